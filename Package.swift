@@ -1,0 +1,59 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Tandem",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "tandem", targets: ["tandem"]),
+        .executable(name: "tandem-bench", targets: ["tandem-bench"]),
+        .library(name: "TandemCore", targets: ["TandemCore"]),
+        .library(name: "TandemHTTP", targets: ["TandemHTTP"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // System libraries: Debian's -dev packages, see README.
+        .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CLinux"),
+
+        .target(
+            name: "TandemHTTP",
+            dependencies: [
+                "COpenSSL", "CZlib", "CLinux",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "TandemCore"),
+        .target(
+            name: "TandemStore",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(
+            name: "TandemServer",
+            dependencies: [
+                "TandemHTTP", "TandemCore", "TandemStore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "tandem",
+            dependencies: [
+                "TandemServer", "TandemHTTP",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(name: "tandem-bench", dependencies: ["TandemCore"]),
+
+        .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP"]),
+        .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore"]),
+        .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore"]),
+        .testTarget(name: "TandemServerTests", dependencies: ["TandemServer", "TandemHTTP", "TandemCore", "TandemStore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

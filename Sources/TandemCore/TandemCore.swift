@@ -1,0 +1,4 @@
+/// TandemCore: text, operations, documents, undo. Pure Swift, no I/O.
+public enum TandemCore {
+    public static let version = "0.1.0"
+}

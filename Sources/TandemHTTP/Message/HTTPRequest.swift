@@ -1,0 +1,125 @@
+/// A request method: any token (RFC 9110 §9), with the common ones named.
+public struct HTTPMethod: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+    public let rawValue: String
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { rawValue = value }
+    public var description: String { rawValue }
+
+    public static let get = HTTPMethod("GET")
+    public static let head = HTTPMethod("HEAD")
+    public static let post = HTTPMethod("POST")
+    public static let put = HTTPMethod("PUT")
+    public static let patch = HTTPMethod("PATCH")
+    public static let delete = HTTPMethod("DELETE")
+    public static let options = HTTPMethod("OPTIONS")
+}
+
+public struct HTTPVersion: Sendable, Hashable, CustomStringConvertible {
+    public var major: Int
+    public var minor: Int
+    public init(major: Int, minor: Int) {
+        self.major = major
+        self.minor = minor
+    }
+    public static let http1_0 = HTTPVersion(major: 1, minor: 0)
+    public static let http1_1 = HTTPVersion(major: 1, minor: 1)
+    public var description: String { "HTTP/\(major).\(minor)" }
+}
+
+/// One complete request: head, whole body (chunked bodies already de-chunked) and trailers.
+public struct HTTPRequest: Sendable {
+    public var method: HTTPMethod
+    /// The request target exactly as sent.
+    public var target: String
+    public var version: HTTPVersion
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    public var trailers: HTTPHeaders
+    /// Path parameters captured by the router, percent-decoded (`:id` → `parameters["id"]`).
+    public var parameters: [String: String]
+    /// The route pattern that matched (`/documents/:id`), for metrics and logs.
+    public var route: String?
+    public var remoteAddress: String
+
+    public init(
+        method: HTTPMethod, target: String, version: HTTPVersion = .http1_1,
+        headers: HTTPHeaders = [:], body: [UInt8] = [], trailers: HTTPHeaders = [:],
+        remoteAddress: String = ""
+    ) {
+        self.method = method
+        self.target = target
+        self.version = version
+        self.headers = headers
+        self.body = body
+        self.trailers = trailers
+        self.parameters = [:]
+        self.route = nil
+        self.remoteAddress = remoteAddress
+    }
+
+    /// The path part of the target, still percent-encoded.
+    public var path: Substring {
+        if let q = target.firstIndex(of: "?") { return target[..<q] }
+        return Substring(target)
+    }
+
+    /// The raw query string after `?`, if any.
+    public var query: Substring? {
+        guard let q = target.firstIndex(of: "?") else { return nil }
+        return target[target.index(after: q)...]
+    }
+
+    /// The first value of a query parameter, percent- and `+`-decoded.
+    public func queryValue(_ name: String) -> String? {
+        guard let query else { return nil }
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = PercentDecoding.decode(parts[0], plusAsSpace: true)
+            if key == name {
+                return parts.count > 1 ? (PercentDecoding.decode(parts[1], plusAsSpace: true) ?? "") : ""
+            }
+        }
+        return nil
+    }
+
+    /// The body as UTF-8 text, or nil if it is not valid UTF-8.
+    public var bodyText: String? {
+        String(validating: body, as: UTF8.self)
+    }
+
+    /// The media type of the body without parameters, lowercased (`application/json`).
+    public var mediaType: String? {
+        guard let ct = headers["Content-Type"] else { return nil }
+        let base = ct.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces } ?? ""
+        return base.isEmpty ? nil : base.lowercased()
+    }
+}
+
+public enum PercentDecoding {
+    /// Decodes `%XX` escapes; nil when an escape is malformed or the result is not UTF-8.
+    public static func decode<S: StringProtocol>(_ s: S, plusAsSpace: Bool = false) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(s.utf8.count)
+        var it = s.utf8.makeIterator()
+        while let b = it.next() {
+            if b == UInt8(ascii: "%") {
+                guard let h = it.next(), let l = it.next(), let hv = hexValue(h), let lv = hexValue(l) else { return nil }
+                bytes.append(hv << 4 | lv)
+            } else if plusAsSpace && b == UInt8(ascii: "+") {
+                bytes.append(UInt8(ascii: " "))
+            } else {
+                bytes.append(b)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

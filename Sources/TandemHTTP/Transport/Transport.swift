@@ -1,0 +1,21 @@
+/// What a read or write on a transport did.
+public enum TransportResult: Sendable, Equatable {
+    /// Bytes moved (always > 0).
+    case transferred(Int)
+    /// Nothing to do now; wait for the next readiness event, in either direction
+    /// (a TLS read may need the socket writable, and a write readable).
+    case wouldBlock
+    /// The peer closed the stream cleanly.
+    case closed
+    case failed(String)
+}
+
+/// The byte stream under one connection: plain TCP, or TLS over it.
+/// Used only from the connection's event-loop thread.
+public protocol Transport: AnyObject {
+    var fileDescriptor: Int32 { get }
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> TransportResult
+    func write(_ buffer: UnsafeRawBufferPointer) -> TransportResult
+    /// Sends what closing needs (TLS close_notify) and closes the descriptor.
+    func close()
+}

@@ -1,0 +1,2 @@
+import TandemCore
+print("tandem-bench \(TandemCore.version)")

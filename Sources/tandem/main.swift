@@ -1,0 +1,2 @@
+import TandemServer
+print("tandem \(TandemServer.version)")

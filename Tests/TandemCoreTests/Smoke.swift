@@ -1,0 +1,6 @@
+import Testing
+@testable import TandemCore
+
+@Test func moduleLoads() {
+    #expect(true)
+}

@@ -1,0 +1,6 @@
+import Testing
+@testable import TandemHTTP
+
+@Test func moduleLoads() {
+    #expect(true)
+}

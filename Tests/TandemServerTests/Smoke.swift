@@ -1,0 +1,6 @@
+import Testing
+@testable import TandemServer
+
+@Test func moduleLoads() {
+    #expect(true)
+}

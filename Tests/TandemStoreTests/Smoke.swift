@@ -1,0 +1,6 @@
+import Testing
+@testable import TandemStore
+
+@Test func moduleLoads() {
+    #expect(true)
+}
