@@ -36,7 +36,7 @@ let package = Package(
         .target(
             name: "TandemServer",
             dependencies: [
-                "TandemHTTP", "TandemCore", "TandemStore",
+                "TandemHTTP", "TandemCore", "TandemStore", "COpenSSL",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,0 +1,23 @@
+/// Everything `tandem serve` can be told, with the embedded defaults.
+public struct ServerConfiguration: Sendable {
+    public var host = "::"
+    public var port = 8080
+    public var publicDirectory = "./Public"
+    public var dataDirectory = "./data"
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+    /// `full`, `normal` or `off`: see TandemStore's `Durability`.
+    public var durability = "full"
+    /// 0 = one event loop per core.
+    public var eventLoops = 0
+    /// Seconds of inactivity after which a session ends.
+    public var sessionTimeout: Double = 3600
+    /// Seconds of pause that end a "Typing" undo group.
+    public var typingPause: Double = 1.0
+    public var maxBodyBytes = 8 << 20
+    public var maxConnections = 10_000
+    /// Seconds to finish in-flight requests on SIGTERM before closing.
+    public var shutdownGrace: Double = 10
+
+    public init() {}
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Synchronization
+
+/// Live sessions. A token is `<session id>.<secret>`: the id finds the session, and the
+/// secret's SHA-256 is compared in constant time with the stored hash.
+public final class SessionRegistry: Sendable {
+    public enum AuthError: Error, Equatable {
+        case malformed
+        case unknownOrExpired
+    }
+
+    private let sessions = Mutex<[String: Session]>([:])
+    private let palette = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4",
+                           "#f032e6", "#469990", "#9a6324", "#800000", "#808000", "#000075"]
+    private let counter = Mutex(0)
+
+    public init(restoring: [Session] = []) {
+        sessions.withLock { s in for session in restoring { s[session.id] = session } }
+    }
+
+    /// Creates a session; returns it and the bearer token, which is shown only this once.
+    public func create(name: String?, now: Double) -> (Session, token: String) {
+        let id = "s_" + Secrets.base64url(Secrets.randomBytes(9))
+        let secret = Secrets.randomBytes(32)
+        let n = counter.withLock { c in c += 1; return c }
+        let session = Session(
+            id: id,
+            name: name ?? "Guest \(n)",
+            color: palette[(n - 1) % palette.count],
+            created: now,
+            lastSeen: now,
+            tokenHash: Secrets.sha256(secret)
+        )
+        sessions.withLock { $0[id] = session }
+        return (session, id + "." + Secrets.base64url(secret))
+    }
+
+    /// The session a bearer token stands for, touching its last-seen time.
+    public func authenticate(token: String, now: Double) throws(AuthError) -> Session {
+        guard let dot = token.firstIndex(of: "."), dot != token.startIndex else { throw .malformed }
+        let id = String(token[..<dot])
+        guard let secret = Self.base64urlDecode(token[token.index(after: dot)...]), secret.count == 32 else {
+            throw .malformed
+        }
+        let hash = Secrets.sha256(secret)
+        let found: Session? = sessions.withLock { s in
+            guard var session = s[id], Secrets.constantTimeEqual(session.tokenHash, hash) else { return nil }
+            session.lastSeen = now
+            s[id] = session
+            return session
+        }
+        guard let found else { throw .unknownOrExpired }
+        return found
+    }
+
+    public func session(id: String) -> Session? { sessions.withLock { $0[id] } }
+
+    public var all: [Session] { sessions.withLock { Array($0.values) } }
+    public var count: Int { sessions.withLock { $0.count } }
+
+    @discardableResult
+    public func remove(id: String) -> Session? { sessions.withLock { $0.removeValue(forKey: id) } }
+
+    /// Removes and returns the sessions idle for longer than `timeout`.
+    public func expire(now: Double, timeout: Double) -> [Session] {
+        sessions.withLock { s in
+            let gone = s.values.filter { now - $0.lastSeen > timeout }
+            for g in gone { s.removeValue(forKey: g.id) }
+            return gone
+        }
+    }
+
+    static func base64urlDecode<S: StringProtocol>(_ s: S) -> [UInt8]? {
+        var out: [UInt8] = []
+        var acc: UInt32 = 0
+        var bits = 0
+        for c in s.utf8 {
+            let v: UInt32
+            switch c {
+            case 65...90: v = UInt32(c - 65)
+            case 97...122: v = UInt32(c - 71)
+            case 48...57: v = UInt32(c + 4)
+            case UInt8(ascii: "-"): v = 62
+            case UInt8(ascii: "_"): v = 63
+            default: return nil
+            }
+            acc = acc << 6 | v
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: acc >> UInt32(bits)))
+            }
+        }
+        return out
+    }
+}
