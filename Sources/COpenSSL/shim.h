@@ -13,4 +13,23 @@ static inline long shim_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int v) { ret
 static inline long shim_SSL_set_mode(SSL *ssl, long mode) { return SSL_set_mode(ssl, mode); }
 static const uint64_t shim_SSL_OP_NO_COMPRESSION = SSL_OP_NO_COMPRESSION;
 static const uint64_t shim_SSL_OP_NO_RENEGOTIATION = SSL_OP_NO_RENEGOTIATION;
+static const uint64_t shim_SSL_OP_IGNORE_UNEXPECTED_EOF = SSL_OP_IGNORE_UNEXPECTED_EOF;
+
+// ALPN: the server speaks only HTTP/1.1. A client that offers other protocols but not
+// http/1.1 gets no ALPN answer (NOACK) rather than a failed handshake.
+static const unsigned char shim_alpn_http11[] = { 8, 'h', 't', 't', 'p', '/', '1', '.', '1' };
+static inline int shim_alpn_select_http11(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+                                          const unsigned char *in, unsigned int inlen, void *arg) {
+    (void)ssl; (void)arg;
+    unsigned char *selected = NULL;
+    if (SSL_select_next_proto(&selected, outlen, shim_alpn_http11, sizeof shim_alpn_http11, in, inlen)
+        != OPENSSL_NPN_NEGOTIATED) {
+        return SSL_TLSEXT_ERR_NOACK;
+    }
+    *out = selected;
+    return SSL_TLSEXT_ERR_OK;
+}
+static inline void shim_SSL_CTX_select_alpn_http11(SSL_CTX *ctx) {
+    SSL_CTX_set_alpn_select_cb(ctx, shim_alpn_select_http11, NULL);
+}
 #endif

@@ -1,0 +1,34 @@
+/// Which media types are worth gzipping: text and text-like formats. Formats that are
+/// already compressed (images other than SVG, fonts in WOFF2, archives, audio, video)
+/// and streams (`text/event-stream`, which must reach the client event by event) are not.
+enum CompressibleMediaType {
+    static func isCompressible(contentType: String) -> Bool {
+        let base = contentType.split(separator: ";", maxSplits: 1).first?.trimmingSpaces ?? ""
+        let slash = base.utf8.firstIndex(of: UInt8(ascii: "/"))
+        guard let slash else { return false }
+        let type = base[..<slash]
+        let subtype = base[base.index(after: slash)...]
+        if HTTPHeaders.namesEqual(type, "text") {
+            return !HTTPHeaders.namesEqual(subtype, "event-stream")
+        }
+        if hasSuffix(subtype, "+json") || hasSuffix(subtype, "+xml") { return true }
+        if HTTPHeaders.namesEqual(type, "application") {
+            for known in ["json", "javascript", "x-javascript", "ecmascript", "xml", "wasm",
+                          "x-ndjson", "graphql", "vnd.ms-fontobject", "x-font-ttf", "x-yaml", "yaml"]
+            where HTTPHeaders.namesEqual(subtype, known) { return true }
+            return false
+        }
+        if HTTPHeaders.namesEqual(type, "image") {
+            return HTTPHeaders.namesEqual(subtype, "x-icon") || HTTPHeaders.namesEqual(subtype, "vnd.microsoft.icon")
+                || HTTPHeaders.namesEqual(subtype, "bmp")
+        }
+        if HTTPHeaders.namesEqual(type, "font") {
+            return HTTPHeaders.namesEqual(subtype, "ttf") || HTTPHeaders.namesEqual(subtype, "otf")
+        }
+        return false
+    }
+
+    private static func hasSuffix(_ s: Substring, _ suffix: String) -> Bool {
+        s.count >= suffix.count && HTTPHeaders.namesEqual(s.suffix(suffix.count), suffix)
+    }
+}

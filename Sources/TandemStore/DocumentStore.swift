@@ -1,0 +1,81 @@
+/// Durable storage for Tandem: documents, their change logs, snapshots and versions,
+/// sessions, pasteboards and a small key/value `meta`. Payloads are opaque bytes: the
+/// server encodes operations and snapshots itself.
+///
+/// Writes are ordered: they run in the order they were submitted, on one writer. An append
+/// is acknowledged (its completion called with `.success`) only after the transaction holding
+/// it committed with the store's `Durability`; a failure reports an error and stores nothing of
+/// the failed operation. Synchronous writes block the calling thread until committed.
+/// Reads see everything whose write has returned or completed.
+///
+/// After a failure such as a full disk, the store stays usable: the next write is tried
+/// afresh and succeeds once the disk works again. The document's stored revision stays where
+/// it was, so the caller re-appends from `lastRevision(document:) + 1`.
+public protocol DocumentStore: Sendable {
+    // MARK: Start-up
+    /// Every document with its newest snapshot and the changes after it, every session,
+    /// pasteboard and meta entry.
+    func loadAll() throws(StoreError) -> StoreContents
+
+    // MARK: Documents
+    /// Creates a document at revision 0, with an optional starting snapshot (its revision
+    /// must be 0). `.conflict` if the id is taken.
+    func createDocument(_ document: StoredDocument, snapshot: StoredSnapshot?) throws(StoreError)
+    /// Replaces title, times and metadata. `.notFound` if absent.
+    func updateDocument(_ document: StoredDocument) throws(StoreError)
+    /// Removes the document with its changes, snapshot and versions. `.notFound` if absent.
+    func deleteDocument(_ id: String) throws(StoreError)
+    func document(_ id: String) throws(StoreError) -> StoredDocument?
+    /// The last stored revision; `.notFound` if absent.
+    func lastRevision(document: String) throws(StoreError) -> Int
+
+    // MARK: Change log
+    /// Queues changes (possibly of several documents) for the next group commit. They are
+    /// stored all or none; each document's first revision must follow its stored one and
+    /// revisions must be consecutive. `completion` runs on the writer thread after the commit
+    /// (or failure): keep it short.
+    func append(_ changes: [StoredChange], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void)
+    /// `append` that blocks until the commit.
+    func appendAndWait(_ changes: [StoredChange]) throws(StoreError)
+    /// Stored changes with `after < revision <= through` (nil: to the end), oldest first.
+    /// Trimmed revisions are gone.
+    func changes(document: String, after: Int, through: Int?) throws(StoreError) -> [StoredChange]
+    /// Replaces the document's snapshot unless the stored one is newer. Its revision must
+    /// not exceed the stored revision (`.conflict`).
+    func writeSnapshot(_ snapshot: StoredSnapshot) throws(StoreError)
+    /// Removes the changes with `revision <= through` (usually those a snapshot covers).
+    func trimChanges(document: String, through: Int) throws(StoreError)
+
+    // MARK: Versions
+    /// `.conflict` if that number exists for the document, `.notFound` if no document.
+    func addVersion(_ version: StoredVersion) throws(StoreError)
+    /// All versions of a document, by number.
+    func versions(document: String) throws(StoreError) -> [StoredVersion]
+    func version(document: String, number: Int) throws(StoreError) -> StoredVersion?
+
+    // MARK: Sessions, pasteboards, meta
+    func upsertSession(_ session: StoredSession) throws(StoreError)
+    func deleteSession(_ id: String) throws(StoreError)
+    func sessions() throws(StoreError) -> [StoredSession]
+    func upsertPasteboard(_ pasteboard: StoredPasteboard) throws(StoreError)
+    func deletePasteboard(_ name: String) throws(StoreError)
+    func pasteboards() throws(StoreError) -> [StoredPasteboard]
+    /// Sets (or with `nil` removes) a meta entry.
+    func setMeta(_ key: String, _ value: [UInt8]?) throws(StoreError)
+    func meta(_ key: String) throws(StoreError) -> [UInt8]?
+
+    // MARK: Life cycle
+    var statistics: StoreStatistics { get }
+    /// Finishes every queued write, then closes. Later calls fail with `.closed`.
+    func close()
+}
+
+extension DocumentStore {
+    public func createDocument(_ document: StoredDocument) throws(StoreError) {
+        try createDocument(document, snapshot: nil)
+    }
+
+    public func changes(document: String, after: Int) throws(StoreError) -> [StoredChange] {
+        try changes(document: document, after: after, through: nil)
+    }
+}

@@ -1,0 +1,18 @@
+/// A session as stored: only a hash of its secret token ever reaches the disk.
+public struct StoredSession: Sendable, Hashable {
+    public var id: String
+    public var tokenHash: [UInt8]
+    public var name: String
+    public var color: String
+    public var created: Double
+    public var lastSeen: Double
+
+    public init(id: String, tokenHash: [UInt8], name: String, color: String, created: Double, lastSeen: Double) {
+        self.id = id
+        self.tokenHash = tokenHash
+        self.name = name
+        self.color = color
+        self.created = created
+        self.lastSeen = lastSeen
+    }
+}

@@ -1,0 +1,145 @@
+import Dispatch
+import Foundation
+import GRDB
+import Synchronization
+
+/// The single writer behind `SQLiteStore`: every write becomes a job in one queue; the writer
+/// thread takes all queued jobs, runs them in ONE transaction (each inside its own savepoint,
+/// so a job that conflicts is undone alone), commits once, then completes them all.
+/// Fifty threads appending at once thus cost one commit (one fsync with `.full`) per batch.
+///
+/// A failure that is not a conflict (disk full, I/O error) aborts the whole transaction and
+/// fails every job in the batch: nothing is reported committed that is not. The connection
+/// stays open and the next batch is tried afresh, so the store recovers by itself.
+final class GroupCommitWriter: Sendable {
+    struct Job: Sendable {
+        /// Changes this job appends, for the statistics.
+        var changeCount: Int
+        var work: @Sendable (Database) throws -> Void
+        var completion: @Sendable (Result<Void, StoreError>) -> Void
+    }
+
+    private struct Queue {
+        var jobs: [Job] = []
+        var closing = false
+    }
+
+    private let database: DatabasePool
+    private let queue = Mutex(Queue())
+    private let counters = Mutex(StoreStatistics())
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(database: DatabasePool) {
+        self.database = database
+        let thread = Thread { [self] in run() }
+        thread.name = "TandemStore writer"
+        thread.start()
+    }
+
+    var statistics: StoreStatistics { counters.withLock { $0 } }
+
+    var isClosed: Bool { queue.withLock { $0.closing } }
+
+    /// Queues a job; fails it at once with `.closed` after `close()`.
+    func submit(_ job: Job) {
+        let accepted = queue.withLock { queue in
+            guard !queue.closing else { return false }
+            queue.jobs.append(job)
+            return true
+        }
+        if accepted {
+            wake.signal()
+        } else {
+            job.completion(.failure(.closed))
+        }
+    }
+
+    /// Queues `work` and blocks until it committed or failed.
+    func perform(_ work: @escaping @Sendable (Database) throws -> Void) throws(StoreError) {
+        let outcome = Outcome()
+        submit(Job(changeCount: 0, work: work) { result in outcome.finish(result) })
+        try outcome.wait().get()
+    }
+
+    /// Lets the writer finish every queued job, then stops it. Idempotent.
+    func close() {
+        let first = queue.withLock { queue in
+            defer { queue.closing = true }
+            return !queue.closing
+        }
+        guard first else { return }
+        wake.signal()
+        finished.wait()
+    }
+
+    private func run() {
+        while true {
+            wake.wait()
+            let (batch, closing) = queue.withLock { queue in
+                defer { queue.jobs.removeAll(keepingCapacity: true) }
+                return (queue.jobs, queue.closing)
+            }
+            if !batch.isEmpty { commit(batch) }
+            // After `closing` is seen no job can be queued any more, so this drain was the last.
+            if closing { break }
+        }
+        finished.signal()
+    }
+
+    private func commit(_ batch: [Job]) {
+        var results: [Result<Void, StoreError>] = []
+        results.reserveCapacity(batch.count)
+        do {
+            try database.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    for job in batch {
+                        do {
+                            try db.inSavepoint {
+                                try job.work(db)
+                                return .commit
+                            }
+                            results.append(.success(()))
+                        } catch let error where StoreError(error).isConflict {
+                            // The savepoint is rolled back: only this job is undone.
+                            results.append(.failure(StoreError(error)))
+                        }
+                    }
+                    return .commit
+                }
+            }
+        } catch {
+            let failure = StoreError(error)
+            counters.withLock {
+                $0.failedTransactions += 1
+                $0.operations += batch.count
+            }
+            for job in batch { job.completion(.failure(failure)) }
+            return
+        }
+        counters.withLock { counters in
+            counters.transactions += 1
+            counters.operations += batch.count
+            for (job, result) in zip(batch, results) where job.changeCount > 0 {
+                if case .success = result { counters.appendedChanges += job.changeCount }
+            }
+        }
+        for (job, result) in zip(batch, results) { job.completion(result) }
+    }
+}
+
+/// A one-shot result handed from the writer thread to a waiting caller.
+private final class Outcome: Sendable {
+    private let result = Mutex<Result<Void, StoreError>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    func finish(_ value: Result<Void, StoreError>) {
+        result.withLock { $0 = value }
+        done.signal()
+    }
+
+    func wait() -> Result<Void, StoreError> {
+        done.wait()
+        return result.withLock { $0! }
+    }
+}

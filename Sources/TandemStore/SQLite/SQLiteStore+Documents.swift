@@ -1,0 +1,55 @@
+import GRDB
+
+extension SQLiteStore {
+    public func createDocument(_ document: StoredDocument, snapshot: StoredSnapshot? = nil) throws(StoreError) {
+        if let snapshot, snapshot.documentID != document.id {
+            throw .conflict("snapshot of \(snapshot.documentID) given for \(document.id)")
+        }
+        try write { db in
+            if try Int.fetchOne(db, sql: "SELECT 1 FROM documents WHERE id = ?", arguments: [document.id]) != nil {
+                throw StoreError.conflict("document \(document.id) exists")
+            }
+            try db.execute(
+                sql: "INSERT INTO documents (\(StoredDocument.columns), revision) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [document.id, document.title, document.created, document.modified,
+                            document.metadata.blob, snapshot?.revision ?? 0])
+            if let snapshot {
+                try db.execute(
+                    sql: "INSERT INTO snapshots (document, revision, payload) VALUES (?, ?, ?)",
+                    arguments: [snapshot.documentID, snapshot.revision, snapshot.payload.blob])
+            }
+        }
+    }
+
+    public func updateDocument(_ document: StoredDocument) throws(StoreError) {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE documents SET title = ?, created = ?, modified = ?, metadata = ? WHERE id = ?",
+                arguments: [document.title, document.created, document.modified, document.metadata.blob, document.id])
+            if db.changesCount == 0 { throw StoreError.notFound("no document \(document.id)") }
+        }
+    }
+
+    public func deleteDocument(_ id: String) throws(StoreError) {
+        try write { db in
+            // Explicit rather than relying on ON DELETE CASCADE alone: it does not depend on
+            // the foreign_keys pragma.
+            for table in ["changes", "snapshots", "versions"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE document = ?", arguments: [id])
+            }
+            try db.execute(sql: "DELETE FROM documents WHERE id = ?", arguments: [id])
+            if db.changesCount == 0 { throw StoreError.notFound("no document \(id)") }
+        }
+    }
+
+    public func document(_ id: String) throws(StoreError) -> StoredDocument? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT \(StoredDocument.columns) FROM documents WHERE id = ?", arguments: [id])
+                .map(StoredDocument.init(row:))
+        }
+    }
+
+    public func lastRevision(document: String) throws(StoreError) -> Int {
+        try read { db in try Self.revision(of: document, in: db) }
+    }
+}

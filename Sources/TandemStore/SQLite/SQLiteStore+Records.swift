@@ -1,0 +1,91 @@
+import GRDB
+
+extension SQLiteStore {
+    // MARK: Versions
+
+    public func addVersion(_ version: StoredVersion) throws(StoreError) {
+        try write { db in
+            _ = try Self.revision(of: version.documentID, in: db)
+            // A taken number violates the primary key: `.conflict`.
+            try db.execute(
+                sql: "INSERT INTO versions (\(StoredVersion.columns)) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [version.documentID, version.number, version.revision, version.time, version.text, version.name])
+        }
+    }
+
+    public func versions(document: String) throws(StoreError) -> [StoredVersion] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT \(StoredVersion.columns) FROM versions WHERE document = ? ORDER BY number",
+                             arguments: [document]).map(StoredVersion.init(row:))
+        }
+    }
+
+    public func version(document: String, number: Int) throws(StoreError) -> StoredVersion? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT \(StoredVersion.columns) FROM versions WHERE document = ? AND number = ?",
+                             arguments: [document, number]).map(StoredVersion.init(row:))
+        }
+    }
+
+    // MARK: Sessions
+
+    public func upsertSession(_ session: StoredSession) throws(StoreError) {
+        try write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO sessions (\(StoredSession.columns)) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [session.id, session.tokenHash.blob, session.name, session.color, session.created, session.lastSeen])
+        }
+    }
+
+    public func deleteSession(_ id: String) throws(StoreError) {
+        try write { db in try db.execute(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id]) }
+    }
+
+    public func sessions() throws(StoreError) -> [StoredSession] {
+        try read { db in try Self.sessions(in: db) }
+    }
+
+    static func sessions(in db: Database) throws -> [StoredSession] {
+        try Row.fetchAll(db, sql: "SELECT \(StoredSession.columns) FROM sessions ORDER BY id").map(StoredSession.init(row:))
+    }
+
+    // MARK: Pasteboards
+
+    public func upsertPasteboard(_ pasteboard: StoredPasteboard) throws(StoreError) {
+        try write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO pasteboards (\(StoredPasteboard.columns)) VALUES (?, ?, ?, ?, ?)",
+                arguments: [pasteboard.name, pasteboard.owner, pasteboard.persistent, pasteboard.changeCount, pasteboard.payload.blob])
+        }
+    }
+
+    public func deletePasteboard(_ name: String) throws(StoreError) {
+        try write { db in try db.execute(sql: "DELETE FROM pasteboards WHERE name = ?", arguments: [name]) }
+    }
+
+    public func pasteboards() throws(StoreError) -> [StoredPasteboard] {
+        try read { db in try Self.pasteboards(in: db) }
+    }
+
+    static func pasteboards(in db: Database) throws -> [StoredPasteboard] {
+        try Row.fetchAll(db, sql: "SELECT \(StoredPasteboard.columns) FROM pasteboards ORDER BY name").map(StoredPasteboard.init(row:))
+    }
+
+    // MARK: Meta
+
+    public func setMeta(_ key: String, _ value: [UInt8]?) throws(StoreError) {
+        try write { db in
+            if let value {
+                try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value.blob])
+            } else {
+                try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [key])
+            }
+        }
+    }
+
+    public func meta(_ key: String) throws(StoreError) -> [UInt8]? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]).map { [UInt8](blob: $0, 0) }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import GRDB
+
+/// The schema, as GRDB migrations so that later versions can add to it.
+/// `documents.revision` is the last stored revision: appends move it forward only by
+/// compare-and-set, which is what makes revisions gap-free.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE documents (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    title TEXT NOT NULL,
+                    created REAL NOT NULL,
+                    modified REAL NOT NULL,
+                    metadata BLOB,
+                    revision INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE TABLE changes (
+                    document TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+                    revision INTEGER NOT NULL,
+                    payload BLOB,
+                    PRIMARY KEY (document, revision)
+                ) WITHOUT ROWID;
+                CREATE TABLE snapshots (
+                    document TEXT PRIMARY KEY NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+                    revision INTEGER NOT NULL,
+                    payload BLOB
+                );
+                CREATE TABLE versions (
+                    document TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+                    number INTEGER NOT NULL,
+                    revision INTEGER NOT NULL,
+                    time REAL NOT NULL,
+                    text TEXT NOT NULL,
+                    name TEXT,
+                    PRIMARY KEY (document, number)
+                );
+                CREATE TABLE sessions (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    token_hash BLOB,
+                    name TEXT NOT NULL,
+                    color TEXT NOT NULL,
+                    created REAL NOT NULL,
+                    last_seen REAL NOT NULL
+                );
+                CREATE TABLE pasteboards (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    owner TEXT,
+                    persistent INTEGER NOT NULL,
+                    change_count INTEGER NOT NULL,
+                    payload BLOB
+                );
+                CREATE TABLE meta (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    value BLOB
+                );
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,14 @@
+/// Counters for metrics and tests. `transactions` counts committed write transactions, so
+/// `appendedChanges / transactions` shows how well group commit batches.
+public struct StoreStatistics: Sendable, Hashable {
+    /// Committed transactions (one per group-commit batch).
+    public var transactions: Int = 0
+    /// Changes stored by committed appends.
+    public var appendedChanges: Int = 0
+    /// Write operations (appends and others) that reached the writer.
+    public var operations: Int = 0
+    /// Batches that failed as a whole (disk full, I/O error…).
+    public var failedTransactions: Int = 0
+
+    public init() {}
+}
