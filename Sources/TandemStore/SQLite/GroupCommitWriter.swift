@@ -56,9 +56,9 @@ final class GroupCommitWriter: Sendable {
     }
 
     /// Queues `work` and blocks until it committed or failed.
-    func perform(_ work: @escaping @Sendable (Database) throws -> Void) throws(StoreError) {
+    func perform(changeCount: Int = 0, _ work: @escaping @Sendable (Database) throws -> Void) throws(StoreError) {
         let outcome = Outcome()
-        submit(Job(changeCount: 0, work: work) { result in outcome.finish(result) })
+        submit(Job(changeCount: changeCount, work: work) { result in outcome.finish(result) })
         try outcome.wait().get()
     }
 

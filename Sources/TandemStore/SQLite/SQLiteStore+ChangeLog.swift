@@ -6,7 +6,7 @@ extension SQLiteStore {
     }
 
     public func appendAndWait(_ changes: [StoredChange]) throws(StoreError) {
-        try write { db in try Self.insert(changes, in: db) }
+        try writer.perform(changeCount: changes.count) { db in try Self.insert(changes, in: db) }
     }
 
     /// Moves each document's revision forward by compare-and-set, then inserts its rows. The
@@ -45,7 +45,7 @@ extension SQLiteStore {
         }
     }
 
-    public func changes(document: String, after: Int, through: Int? = nil) throws(StoreError) -> [StoredChange] {
+    public func changes(document: String, after: Int, through: Int?) throws(StoreError) -> [StoredChange] {
         try read { db in
             _ = try Self.revision(of: document, in: db)
             return try Self.changes(of: document, after: after, through: through ?? Int.max, in: db)

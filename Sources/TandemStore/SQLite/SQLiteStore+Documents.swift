@@ -1,7 +1,7 @@
 import GRDB
 
 extension SQLiteStore {
-    public func createDocument(_ document: StoredDocument, snapshot: StoredSnapshot? = nil) throws(StoreError) {
+    public func createDocument(_ document: StoredDocument, snapshot: StoredSnapshot?) throws(StoreError) {
         if let snapshot, snapshot.documentID != document.id {
             throw .conflict("snapshot of \(snapshot.documentID) given for \(document.id)")
         }

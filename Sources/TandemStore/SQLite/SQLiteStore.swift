@@ -36,6 +36,10 @@ public final class SQLiteStore: DocumentStore {
                 throw StoreError.io("PRAGMA synchronous is \(actual.map(String.init) ?? "nil"), wanted \(wanted)")
             }
         } catch {
+            // SQLite says only "unable to open database file" when the directory is read-only.
+            if case .io = StoreError(error), access(directory, W_OK) != 0, errno == EROFS || errno == EACCES {
+                throw .readOnly
+            }
             throw StoreError(error)
         }
         writer = GroupCommitWriter(database: database)

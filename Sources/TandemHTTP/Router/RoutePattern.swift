@@ -1,0 +1,71 @@
+/// A route pattern split once into segments: `/documents/:id/edits`, `/static/*`.
+struct RoutePattern: Sendable {
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+        /// `*` as the last segment: the rest of the path, possibly empty.
+        case wildcard
+    }
+
+    let text: String
+    let segments: [Segment]
+
+    init(_ text: String) {
+        self.text = text
+        var segments: [Segment] = []
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false).dropFirst(text.hasPrefix("/") ? 1 : 0)
+        for (i, part) in parts.enumerated() {
+            if part == "*" {
+                precondition(i == parts.count - 1, "`*` must be the last segment of \(text)")
+                segments.append(.wildcard)
+            } else if part.hasPrefix(":") {
+                segments.append(.parameter(String(part.dropFirst())))
+            } else {
+                segments.append(.literal(String(part)))
+            }
+        }
+        self.segments = segments
+    }
+
+    /// Captured parameters when `path` (split raw, so `%2F` never spans segments) matches.
+    func match(_ path: [Substring]) -> [String: String]? {
+        var parameters: [String: String] = [:]
+        for (i, segment) in segments.enumerated() {
+            switch segment {
+            case .literal(let literal):
+                guard i < path.count else { return nil }
+                let raw = path[i]
+                if raw.utf8.contains(UInt8(ascii: "%")) {
+                    guard PercentDecoding.decode(raw) == literal else { return nil }
+                } else if raw != literal {
+                    return nil
+                }
+            case .parameter(let name):
+                guard i < path.count, let value = Self.decodeSegment(path[i]), !value.isEmpty else { return nil }
+                parameters[name] = value
+            case .wildcard:
+                var rest: [String] = []
+                for raw in path[i...] {
+                    guard let value = Self.decodeSegment(raw) else { return nil }
+                    rest.append(value)
+                }
+                parameters["*"] = rest.joined(separator: "/")
+                return parameters
+            }
+        }
+        return path.count == segments.count ? parameters : nil
+    }
+
+    /// A decoded path segment, or nil if it is malformed, holds a `/`, or is `.`/`..`.
+    static func decodeSegment(_ raw: Substring) -> String? {
+        guard let value = raw.utf8.contains(UInt8(ascii: "%")) ? PercentDecoding.decode(raw) : String(raw) else { return nil }
+        if value == "." || value == ".." || value.utf8.contains(UInt8(ascii: "/")) || value.utf8.contains(0) { return nil }
+        return value
+    }
+
+    /// The segments of a request path, still percent-encoded; nil unless it is origin-form.
+    static func split(_ path: Substring) -> [Substring]? {
+        guard path.first == "/" else { return nil }
+        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+    }
+}

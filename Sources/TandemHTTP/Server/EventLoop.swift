@@ -1,0 +1,192 @@
+import CLinux
+import Glibc
+import Logging
+import Synchronization
+
+/// One thread running epoll over its own listeners and connections.
+///
+/// Everything not marked otherwise is touched only on the loop's thread; other threads
+/// reach it through `execute`, which queues a task and wakes the loop with an eventfd.
+final class EventLoop: @unchecked Sendable {
+    let epollFD: Int32
+    let wakeFD: Int32
+    let server: ServerCore
+    private let tasks = Mutex<[@Sendable () -> Void]>([])
+    private let wakeArmed = Atomic<Bool>(false)
+    private let hasTasks = Atomic<Bool>(false)
+    private let threadID = Atomic<UInt>(0)
+
+    // Loop-confined state.
+    var listeners: [Int32] = []
+    private var connections: [HTTPConnection?] = []
+    private(set) var connectionCount = 0
+    let readBuffer: UnsafeMutableRawBufferPointer
+    var date = HTTPDateCache()
+    var now: UInt64 = MonotonicClock.now()
+    private var lastSweep: UInt64 = 0
+    private var stopping = false
+    private var graceDeadline: UInt64 = .max
+    private let tickNanos: UInt64
+
+    init(server: ServerCore) throws {
+        self.server = server
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        wakeFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        guard epollFD >= 0, wakeFD >= 0 else { throw HTTPServerError.system("epoll/eventfd", errno) }
+        readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        let t = server.configuration.timeouts
+        let shortest = min(t.headerRead, t.bodyRead, t.idle, t.write).nanoseconds
+        tickNanos = min(max(shortest / 4, 5_000_000), 250_000_000)
+        register(wakeFD, events: EPOLLIN.rawValue)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+        close(epollFD)
+        close(wakeFD)
+    }
+
+    var inLoop: Bool { pthread_self() == threadID.load(ordering: .relaxed) }
+
+    /// Runs `task` on the loop thread soon; callable from any thread.
+    func execute(_ task: @escaping @Sendable () -> Void) {
+        tasks.withLock { $0.append(task) }
+        hasTasks.store(true, ordering: .releasing)
+        if inLoop { return }
+        if !wakeArmed.exchange(true, ordering: .acquiringAndReleasing) {
+            var one: UInt64 = 1
+            _ = Glibc.write(wakeFD, &one, 8)
+        }
+    }
+
+    func register(_ fd: Int32, events: UInt32) {
+        var ev = epoll_event()
+        ev.events = events
+        ev.data.fd = fd
+        epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &ev)
+    }
+
+    func modify(_ fd: Int32, events: UInt32) {
+        var ev = epoll_event()
+        ev.events = events
+        ev.data.fd = fd
+        epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &ev)
+    }
+
+    // MARK: the loop
+
+    func run() {
+        threadID.store(pthread_self(), ordering: .relaxed)
+        for l in listeners { register(l, events: EPOLLIN.rawValue) }
+        let maxEvents = 256
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: maxEvents)
+        defer { events.deallocate() }
+        date.refresh()
+        while true {
+            let n = epoll_wait(epollFD, events, Int32(maxEvents), Int32(tickNanos / 1_000_000))
+            now = MonotonicClock.now()
+            date.refresh()
+            if n > 0 {
+                for i in 0..<Int(n) {
+                    let ev = events[i]
+                    let fd = ev.data.fd
+                    if fd == wakeFD {
+                        var value: UInt64 = 0
+                        _ = Glibc.read(wakeFD, &value, 8)
+                        wakeArmed.store(false, ordering: .releasing)
+                    } else if let conn = fd < connections.count ? connections[Int(fd)] : nil {
+                        conn.handle(events: ev.events)
+                    } else if listeners.contains(fd) {
+                        acceptAll(fd)
+                    }
+                }
+            }
+            runTasks()
+            if now &- lastSweep >= tickNanos {
+                lastSweep = now
+                sweep()
+            }
+            if stopping && (connectionCount == 0 || now >= graceDeadline) {
+                for case let conn? in connections { conn.close() }
+                runTasks()
+                return
+            }
+        }
+    }
+
+    private func runTasks() {
+        while hasTasks.load(ordering: .acquiring) {
+            hasTasks.store(false, ordering: .releasing)
+            let pending = tasks.withLock { t -> [@Sendable () -> Void] in
+                let p = t
+                t.removeAll(keepingCapacity: true)
+                return p
+            }
+            for task in pending { task() }
+        }
+    }
+
+    private func sweep() {
+        for case let conn? in connections { conn.checkTimeouts(now: now) }
+    }
+
+    // MARK: connections
+
+    private func acceptAll(_ listener: Int32) {
+        var accepted = 0
+        while accepted < 128 {
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    shim_accept4(listener, $0, &length, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
+                }
+            }
+            if fd < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                if errno == EMFILE || errno == ENFILE {
+                    server.configuration.logger.error("accept: out of file descriptors")
+                }
+                return
+            }
+            accepted += 1
+            guard server.admitConnection() else {
+                // Over the limit: a fixed 503, best effort, and close (no state is kept).
+                _ = ServerCore.overloadedResponse.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, PlainTransport.noSignal | PlainTransport.dontWait) }
+                Glibc.close(fd)
+                continue
+            }
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let transport = server.configuration.transportFactory(fd)
+            let conn = HTTPConnection(loop: self, transport: transport, remoteAddress: SocketAddress.describe(storage))
+            if Int(fd) >= connections.count {
+                connections.append(contentsOf: repeatElement(nil, count: Int(fd) + 64 - connections.count))
+            }
+            connections[Int(fd)] = conn
+            connectionCount += 1
+            register(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue)
+            if stopping { conn.beginShutdown() }
+        }
+    }
+
+    func removed(_ conn: HTTPConnection, fd: Int32) {
+        if Int(fd) < connections.count, connections[Int(fd)] === conn {
+            connections[Int(fd)] = nil
+            connectionCount -= 1
+            server.releaseConnection()
+        }
+    }
+
+    /// Stops accepting, closes idle connections and lets busy ones finish until `deadline`.
+    func beginShutdown(deadline: UInt64) {
+        stopping = true
+        graceDeadline = deadline
+        for l in listeners {
+            epoll_ctl(epollFD, EPOLL_CTL_DEL, l, nil)
+            Glibc.close(l)
+        }
+        listeners = []
+        for case let conn? in connections { conn.beginShutdown() }
+    }
+}

@@ -1,0 +1,370 @@
+import CLinux
+import Glibc
+import Logging
+
+/// One client connection: reads and parses requests, calls the handler, and writes
+/// responses in request order. Loop-confined: every method runs on `loop`'s thread
+/// (responders and stream writers from other threads hop over through `loop.execute`).
+final class HTTPConnection: @unchecked Sendable {
+    /// A request whose response is awaited or being written, in arrival order.
+    struct Slot {
+        var sequence: Int
+        var isHead: Bool
+        var keepAlive: Bool
+        var keepAliveHeader: Bool
+        var method: HTTPMethod
+        var target: String
+        var started: UInt64
+        var response: HTTPResponse?
+    }
+
+    unowned let loop: EventLoop
+    let transport: Transport
+    let fd: Int32
+    private var parser: HTTPRequestParser
+    private var out: [UInt8] = []
+    private var outOffset = 0
+    private var slots: [Slot] = []
+    private var slotsHead = 0
+    private var nextSequence = 0
+    private var stream: StreamState?
+    private var streamSlotLogged = false
+
+    private var interest: UInt32 = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
+    /// No further requests are read (Connection: close, an error, or shutdown).
+    private var inputDone = false
+    private var peerClosed = false
+    private var closeWhenDrained = false
+    private var lingering = false
+    private var closed = false
+    private var processing = false
+    private var shuttingDown = false
+
+    private var headStarted: UInt64 = 0
+    private var lastRead: UInt64
+    private var lastWriteProgress: UInt64
+    private var lingerStarted: UInt64 = 0
+
+    private static let maxPipelined = 32
+    private static let maxBufferedOutput = 1 << 20
+
+    init(loop: EventLoop, transport: Transport, remoteAddress: String) {
+        self.loop = loop
+        self.transport = transport
+        self.fd = transport.fileDescriptor
+        self.parser = HTTPRequestParser(limits: loop.server.configuration.limits, remoteAddress: remoteAddress)
+        lastRead = loop.now
+        lastWriteProgress = loop.now
+        out.reserveCapacity(4096)
+    }
+
+    private var pendingCount: Int { slots.count - slotsHead }
+    private var isIdle: Bool { pendingCount == 0 && outOffset == out.count && stream == nil && parser.isIdle }
+
+    // MARK: events
+
+    func handle(events: UInt32) {
+        if events & (EPOLLERR.rawValue) != 0 { close(); return }
+        if events & EPOLLOUT.rawValue != 0 {
+            flush()
+            if closed { return }
+        }
+        if events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLRDHUP.rawValue) != 0 {
+            readAvailable()
+        }
+    }
+
+    private func readAvailable() {
+        let buffer = loop.readBuffer
+        switch transport.read(into: buffer) {
+        case .transferred(let n):
+            lastRead = loop.now
+            if lingering { return }
+            if parser.isIdle { headStarted = loop.now }
+            parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+            processInput()
+        case .wouldBlock:
+            return
+        case .closed:
+            peerGone()
+        case .failed:
+            close()
+        }
+    }
+
+    /// The peer sent EOF: finish what was asked (a half-close still wants its answers), unless streaming.
+    private func peerGone() {
+        peerClosed = true
+        if lingering || stream != nil || pendingCount == 0 || !parser.isIdle {
+            close()
+            return
+        }
+        inputDone = true
+        closeWhenDrained = true
+        updateInterest()
+    }
+
+    private func processInput() {
+        processing = true
+        while !inputDone && pendingCount < Self.maxPipelined {
+            let event: HTTPRequestParser.Event?
+            do {
+                event = try parser.next()
+            } catch {
+                fail(error)
+                break
+            }
+            guard let event else { break }
+            switch event {
+            case .continueExpected:
+                if pendingCount == 0 && outOffset == out.count {
+                    out.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
+                }
+            case .request(let request):
+                dispatch(request)
+                headStarted = loop.now
+            }
+        }
+        processing = false
+        writeReady()
+        flush()
+    }
+
+    private func fail(_ error: HTTPParseError) {
+        inputDone = true
+        let slot = Slot(sequence: nextSequence, isHead: false, keepAlive: false, keepAliveHeader: false,
+                        method: "-", target: "-", started: loop.now, response: error.response)
+        nextSequence += 1
+        slots.append(slot)
+    }
+
+    private func dispatch(_ request: HTTPRequest) {
+        let server = loop.server
+        let keepAlive: Bool
+        if request.version.minor == 0 {
+            keepAlive = request.headers.hasToken("keep-alive", in: "Connection")
+        } else {
+            keepAlive = !request.headers.hasToken("close", in: "Connection")
+        }
+        let sequence = nextSequence
+        nextSequence += 1
+        slots.append(Slot(
+            sequence: sequence, isHead: request.method == .head,
+            keepAlive: keepAlive && !shuttingDown, keepAliveHeader: request.version.minor == 0,
+            method: request.method, target: request.target, started: loop.now, response: nil))
+        if !keepAlive || shuttingDown { inputDone = true }
+
+        let loop = self.loop
+        let responder: HTTPResponder
+        if let filter = server.configuration.responseFilter {
+            responder = HTTPResponder { [self] response in
+                let filtered = filter(request, response)
+                if loop.inLoop { complete(sequence, filtered) } else { loop.execute { self.complete(sequence, filtered) } }
+            }
+        } else {
+            responder = HTTPResponder { [self] response in
+                if loop.inLoop { complete(sequence, response) } else { loop.execute { self.complete(sequence, response) } }
+            }
+        }
+        server.handler(request, responder)
+    }
+
+    private func complete(_ sequence: Int, _ response: HTTPResponse) {
+        if closed { return }
+        let index = slotsHead + (sequence - (slotsHead < slots.count ? slots[slotsHead].sequence : sequence))
+        guard index >= slotsHead, index < slots.count, slots[index].sequence == sequence else { return }
+        slots[index].response = response
+        if processing || index != slotsHead { return }
+        writeReady()
+        flush()
+    }
+
+    /// Serializes every answered request at the front of the queue, in order.
+    private func writeReady() {
+        while stream == nil, slotsHead < slots.count, let response = slots[slotsHead].response {
+            let slot = slots[slotsHead]
+            slots[slotsHead].response = nil
+            let keepAlive = slot.keepAlive && !shuttingDown
+            let connection: StaticString? = keepAlive ? (slot.keepAliveHeader ? "keep-alive" : nil) : "close"
+            let before = out.count
+            switch response.body {
+            case .bytes(let body):
+                let allowsBody = response.status.allowsBody
+                ResponseSerializer.appendHead(
+                    status: response.status, headers: response.headers,
+                    framing: allowsBody ? .length(body.count) : .none,
+                    connection: connection, date: loop.date.bytes, to: &out)
+                if allowsBody && !slot.isHead { out.append(contentsOf: body) }
+                popSlot(slot, status: response.status.code, bytes: out.count - before, keepAlive: keepAlive)
+            case .stream(let start):
+                if slot.isHead || !response.status.allowsBody {
+                    ResponseSerializer.appendHead(
+                        status: response.status, headers: response.headers, framing: .none,
+                        connection: connection, date: loop.date.bytes, to: &out)
+                    popSlot(slot, status: response.status.code, bytes: out.count - before, keepAlive: keepAlive)
+                    continue
+                }
+                ResponseSerializer.appendHead(
+                    status: response.status, headers: response.headers, framing: .chunked,
+                    connection: connection, date: loop.date.bytes, to: &out)
+                let loop = self.loop
+                let state = StreamState(maxBuffered: loop.server.configuration.maxStreamBufferBytes) { [self] in
+                    loop.execute { self.pumpStream() }
+                }
+                stream = state
+                streamSlotLogged = false
+                log(slot, status: response.status.code, bytes: out.count - before)
+                start(state.makeWriter())
+            }
+        }
+        if slotsHead == slots.count && slotsHead > 0 {
+            slots.removeAll(keepingCapacity: true)
+            slotsHead = 0
+        }
+    }
+
+    private func popSlot(_ slot: Slot, status: Int, bytes: Int, keepAlive: Bool) {
+        slotsHead += 1
+        log(slot, status: status, bytes: bytes)
+        if !keepAlive {
+            closeWhenDrained = true
+            inputDone = true
+            // Whatever was pipelined after a closing response is dropped.
+            slots.removeSubrange(slotsHead...)
+        }
+    }
+
+    private func log(_ slot: Slot, status: Int, bytes: Int) {
+        let logger = loop.server.configuration.logger
+        guard logger.logLevel <= .info else { return }
+        let micros = (MonotonicClock.now() &- slot.started) / 1000
+        logger.info("\(slot.method.rawValue) \(slot.target) \(status) \(bytes)B \(micros)us")
+    }
+
+    /// Moves a stream's queued chunks into the output; ends the slot when the body is complete.
+    private func pumpStream() {
+        guard let state = stream, !closed else { return }
+        let (bytes, finished) = state.take()
+        out.append(contentsOf: bytes)
+        if finished {
+            stream = nil
+            state.close()
+            let slot = slots[slotsHead]
+            slotsHead += 1
+            if !(slot.keepAlive && !shuttingDown) {
+                closeWhenDrained = true
+                inputDone = true
+                slots.removeSubrange(slotsHead...)
+            }
+            writeReady()
+        }
+        flush()
+        if finished && !closed && !inputDone { processInput() }
+    }
+
+    // MARK: output
+
+    private func flush() {
+        if closed { return }
+        while outOffset < out.count {
+            let result = out.withUnsafeBytes { transport.write(UnsafeRawBufferPointer(rebasing: $0[outOffset...])) }
+            switch result {
+            case .transferred(let n):
+                outOffset += n
+                lastWriteProgress = loop.now
+            case .wouldBlock:
+                stream?.unsent.store(out.count - outOffset, ordering: .relaxed)
+                updateInterest()
+                return
+            case .closed, .failed:
+                close()
+                return
+            }
+        }
+        out.removeAll(keepingCapacity: out.capacity <= 64 * 1024)
+        outOffset = 0
+        stream?.unsent.store(0, ordering: .relaxed)
+        lastWriteProgress = loop.now
+        if closeWhenDrained && pendingCount == 0 && stream == nil {
+            startLingering()
+            return
+        }
+        updateInterest()
+        // Requests held back by the pipeline limit or by output may proceed now.
+        if !processing && !inputDone && pendingCount < Self.maxPipelined && parser.bufferedByteCount > 0 && stream == nil {
+            processInput()
+        }
+    }
+
+    private func updateInterest() {
+        if closed { return }
+        var want: UInt32 = 0
+        let readable = lingering || (!inputDone && pendingCount < Self.maxPipelined && out.count - outOffset < Self.maxBufferedOutput)
+        if readable && !peerClosed { want |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
+        if outOffset < out.count { want |= EPOLLOUT.rawValue }
+        if want != interest {
+            interest = want
+            loop.modify(fd, events: want)
+        }
+    }
+
+    /// After the last response: half-close and read until the peer closes, so it gets the
+    /// response instead of a reset caused by unread request bytes.
+    private func startLingering() {
+        if peerClosed || !(transport is PlainTransport) { close(); return }
+        lingering = true
+        lingerStarted = loop.now
+        Glibc.shutdown(fd, Int32(SHUT_WR))
+        updateInterest()
+    }
+
+    func close() {
+        if closed { return }
+        closed = true
+        transport.close()
+        loop.removed(self, fd: fd)
+        if let state = stream {
+            stream = nil
+            state.close()
+        }
+    }
+
+    // MARK: timeouts and shutdown
+
+    func checkTimeouts(now: UInt64) {
+        if closed { return }
+        let t = loop.server.timeouts
+        if lingering {
+            if now &- lingerStarted > 2_000_000_000 { close() }
+            return
+        }
+        if outOffset < out.count {
+            if now &- lastWriteProgress > t.write { close() }
+            return
+        }
+        if stream != nil || pendingCount > 0 { return }
+        if parser.isIdle {
+            if now &- max(lastRead, lastWriteProgress) > (shuttingDown ? 0 : t.idle) { close() }
+        } else if parser.isReadingBody {
+            if now &- lastRead > t.bodyRead { timedOut("body_timeout", "the request body did not arrive in time") }
+        } else if now &- headStarted > t.headerRead {
+            timedOut("header_timeout", "the request head did not arrive in time")
+        }
+    }
+
+    private func timedOut(_ code: String, _ message: String) {
+        fail(HTTPParseError(.requestTimeout, code, message))
+        writeReady()
+        flush()
+    }
+
+    func beginShutdown() {
+        shuttingDown = true
+        if let state = stream {
+            // Open-ended streams would hold shutdown for the whole grace period: end them now.
+            state.finish()
+            _ = state
+        }
+        if isIdle && !lingering { close() }
+    }
+}

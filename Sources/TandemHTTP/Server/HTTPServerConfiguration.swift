@@ -1,0 +1,75 @@
+import Glibc
+import Logging
+
+extension HTTPServer {
+    public struct Timeouts: Sendable, Equatable {
+        /// From the first byte of a request head to its end (slowloris defence); 408 then close.
+        public var headerRead: Duration
+        /// Longest silence while a body is arriving; 408 then close.
+        public var bodyRead: Duration
+        /// Longest silence of a keep-alive connection between requests; closed quietly.
+        public var idle: Duration
+        /// Longest time queued output may make no progress (also cuts stalled streams).
+        public var write: Duration
+
+        public init(headerRead: Duration = .seconds(10), bodyRead: Duration = .seconds(30),
+                    idle: Duration = .seconds(60), write: Duration = .seconds(30)) {
+            self.headerRead = headerRead
+            self.bodyRead = bodyRead
+            self.idle = idle
+            self.write = write
+        }
+    }
+
+    public struct Configuration: Sendable {
+        /// A name or address: "127.0.0.1", "0.0.0.0", "::" (dual-stack), "localhost".
+        public var host: String
+        /// 0 picks a free port; read it back from `boundPort`.
+        public var port: Int
+        public var eventLoopCount: Int
+        /// Connections beyond this get `503` and are closed at once.
+        public var maxConnections: Int
+        public var limits: HTTPLimits
+        public var timeouts: Timeouts
+        /// A stream refuses writes while more than this many bytes wait for a slow peer.
+        public var maxStreamBufferBytes: Int
+        /// Makes the byte stream of an accepted socket (TLS plugs in here).
+        public var transportFactory: @Sendable (Int32) -> Transport
+        /// Runs on every response before it is written (gzip plugs in here).
+        public var responseFilter: (@Sendable (HTTPRequest, HTTPResponse) -> HTTPResponse)?
+        /// One `.info` line per request; errors of the server itself at `.error`.
+        public var logger: Logger
+
+        public init(
+            host: String = "127.0.0.1", port: Int = 8080,
+            eventLoopCount: Int = Configuration.coreCount,
+            maxConnections: Int = 10_000,
+            limits: HTTPLimits = HTTPLimits(),
+            timeouts: Timeouts = Timeouts(),
+            maxStreamBufferBytes: Int = 1 << 20,
+            transportFactory: @escaping @Sendable (Int32) -> Transport = { PlainTransport(fileDescriptor: $0) },
+            responseFilter: (@Sendable (HTTPRequest, HTTPResponse) -> HTTPResponse)? = nil,
+            logger: Logger = Logger(label: "tandem.http")
+        ) {
+            self.host = host
+            self.port = port
+            self.eventLoopCount = max(1, eventLoopCount)
+            self.maxConnections = maxConnections
+            self.limits = limits
+            self.timeouts = timeouts
+            self.maxStreamBufferBytes = maxStreamBufferBytes
+            self.transportFactory = transportFactory
+            self.responseFilter = responseFilter
+            self.logger = logger
+        }
+
+        public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    }
+}
+
+extension Duration {
+    var nanoseconds: UInt64 {
+        let (s, a) = components
+        return UInt64(max(0, s)) &* 1_000_000_000 &+ UInt64(max(0, a / 1_000_000_000))
+    }
+}

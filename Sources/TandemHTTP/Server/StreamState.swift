@@ -1,0 +1,101 @@
+import Synchronization
+
+/// The shared state behind one `HTTPStreamWriter`: chunks queued by any thread,
+/// drained into the socket by the connection's loop.
+final class StreamState: Sendable {
+    struct Inner {
+        var queued: [UInt8] = []
+        var finished = false
+        var closed = false
+        var pumpScheduled = false
+        var closeHandlers: [@Sendable () -> Void] = []
+    }
+
+    let inner = Mutex(Inner())
+    /// Bytes of this stream handed to the connection but not yet accepted by the socket.
+    let unsent = Atomic<Int>(0)
+    let maxBuffered: Int
+    /// Asks the loop to drain `queued` (set once the connection exists).
+    let schedulePump: @Sendable () -> Void
+
+    init(maxBuffered: Int, schedulePump: @escaping @Sendable () -> Void) {
+        self.maxBuffered = maxBuffered
+        self.schedulePump = schedulePump
+    }
+
+    func write(_ bytes: [UInt8]) -> Bool {
+        if bytes.isEmpty { return !isClosed }
+        let (ok, wake) = inner.withLock { s -> (Bool, Bool) in
+            if s.closed || s.finished { return (false, false) }
+            if s.queued.count + unsent.load(ordering: .relaxed) > maxBuffered { return (false, false) }
+            ResponseSerializer.appendHex(bytes.count, to: &s.queued)
+            s.queued.append(contentsOf: ResponseSerializer.crlf)
+            s.queued.append(contentsOf: bytes)
+            s.queued.append(contentsOf: ResponseSerializer.crlf)
+            let wake = !s.pumpScheduled
+            s.pumpScheduled = true
+            return (true, wake)
+        }
+        if wake { schedulePump() }
+        return ok
+    }
+
+    func finish() {
+        let wake = inner.withLock { s -> Bool in
+            if s.closed || s.finished { return false }
+            s.finished = true
+            s.queued.append(contentsOf: "0\r\n\r\n".utf8)
+            let wake = !s.pumpScheduled
+            s.pumpScheduled = true
+            return wake
+        }
+        if wake { schedulePump() }
+    }
+
+    /// Takes what is queued, and whether the body is now complete.
+    func take() -> ([UInt8], Bool) {
+        inner.withLock { s in
+            s.pumpScheduled = false
+            let bytes = s.queued
+            s.queued = []
+            return (bytes, s.finished)
+        }
+    }
+
+    var bufferedByteCount: Int {
+        inner.withLock { $0.queued.count } + unsent.load(ordering: .relaxed)
+    }
+
+    var isClosed: Bool { inner.withLock { $0.closed || $0.finished } }
+
+    func onClose(_ handler: @escaping @Sendable () -> Void) {
+        let runNow = inner.withLock { s -> Bool in
+            if s.closed { return true }
+            s.closeHandlers.append(handler)
+            return false
+        }
+        if runNow { handler() }
+    }
+
+    /// Ends the stream for good (finished and written, peer gone, or cut off) and runs the handlers once.
+    func close() {
+        let handlers = inner.withLock { s -> [@Sendable () -> Void] in
+            if s.closed { return [] }
+            s.closed = true
+            let h = s.closeHandlers
+            s.closeHandlers = []
+            return h
+        }
+        for h in handlers { h() }
+    }
+
+    func makeWriter() -> HTTPStreamWriter {
+        HTTPStreamWriter(.init(
+            write: { [self] in write($0) },
+            finish: { [self] in finish() },
+            bufferedByteCount: { [self] in bufferedByteCount },
+            isClosed: { [self] in isClosed },
+            onClose: { [self] in onClose($0) }
+        ))
+    }
+}

@@ -1,0 +1,72 @@
+import Dispatch
+import Synchronization
+import Testing
+import TandemStore
+
+@Suite struct GroupCommitTests {
+    let directory = TemporaryDirectory()
+
+    /// 50 threads each append 200 changes one by one, waiting for each like a server request
+    /// would. All land in order, and they share transactions: far fewer commits than appends.
+    @Test func fiftyWritersShareCommits() throws {
+        let store = try SQLiteStore(directory: directory.path, durability: .full)
+        defer { store.close() }
+        let writers = 50, perWriter = 200
+        for writer in 0..<writers { try store.createDocument(Fixture.document("doc-\(writer)")) }
+        let baseline = store.statistics
+        let failures = Mutex<[String]>([])
+        onThreads(writers) { writer in
+            for revision in 1...perWriter {
+                do {
+                    try store.appendAndWait([Fixture.change("doc-\(writer)", revision)])
+                } catch {
+                    failures.withLock { $0.append("doc-\(writer)@\(revision): \(error)") }
+                    return
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let statistics = store.statistics
+        let appends = writers * perWriter
+        let transactions = statistics.transactions - baseline.transactions
+        #expect(statistics.appendedChanges - baseline.appendedChanges == appends)
+        #expect(statistics.operations - baseline.operations == appends)
+        #expect(statistics.failedTransactions == 0)
+        // One commit per append would be `appends`; batching must cut that by a wide margin.
+        #expect(transactions * 4 <= appends, "\(transactions) transactions for \(appends) appends")
+        let contents = try store.loadAll()
+        #expect(contents.documents.count == writers)
+        for loaded in contents.documents {
+            #expect(loaded.revision == perWriter)
+            #expect(loaded.tail == Fixture.changes(loaded.document.id, 1...perWriter))
+        }
+        print("group commit: \(appends) appends in \(transactions) transactions")
+    }
+
+    /// Fire-and-forget appends from many threads: completions all arrive, each once.
+    @Test func asynchronousAppendsAllComplete() throws {
+        let store = try SQLiteStore(directory: directory.path, durability: .normal)
+        defer { store.close() }
+        let writers = 20, perWriter = 100
+        for writer in 0..<writers { try store.createDocument(Fixture.document("d\(writer)")) }
+        let completed = Mutex(0)
+        let failed = Mutex(0)
+        let done = DispatchGroup()
+        onThreads(writers) { writer in
+            for revision in 1...perWriter {
+                done.enter()
+                store.append([Fixture.change("d\(writer)", revision)]) { result in
+                    if case .failure = result { failed.withLock { $0 += 1 } }
+                    completed.withLock { $0 += 1 }
+                    done.leave()
+                }
+            }
+        }
+        done.wait()
+        #expect(completed.withLock { $0 } == writers * perWriter)
+        #expect(failed.withLock { $0 } == 0)
+        for writer in 0..<writers {
+            #expect(try store.lastRevision(document: "d\(writer)") == perWriter)
+        }
+    }
+}

@@ -1,6 +1,0 @@
-import Testing
-@testable import TandemStore
-
-@Test func moduleLoads() {
-    #expect(true)
-}
