@@ -1,0 +1,44 @@
+/// Identifies a session (an editing client) inside a document.
+public typealias SessionID = String
+
+/// What made a change.
+public enum ChangeKind: String, Sendable, Codable {
+    case edit, undo, redo
+}
+
+/// One entry of a document's change log.
+public struct Change: Sendable {
+    /// The revision this change created (the first change of a document is revision 1).
+    public var revision: Int
+    /// The session that made it; nil for anonymous changes.
+    public var session: SessionID?
+    public var kind: ChangeKind
+    /// The undo group it belongs to, or -1 when it was not registered for undo.
+    public var group: Int
+    /// The name of that group ("Typing", "Bold", …); empty when it has none.
+    public var actionName: String
+    /// The operation as applied to the text at `revision - 1`.
+    public var operation: TextOperation
+    public var time: Double
+    /// Where it landed in the resulting text; nil only for an identity operation.
+    public var range: Range<Int>?
+}
+
+/// How an edit is registered with the undo manager.
+public struct EditOptions: Sendable, Hashable, Codable {
+    /// Names the group the edit lands in; an explicit name also starts a new group.
+    public var actionName: String?
+    /// False applies the edit without registering it for undo.
+    public var undoable: Bool
+    /// True never coalesces the edit with the previous one.
+    public var newGroup: Bool
+    /// False keeps the edit from typing coalescing (it still joins an open explicit group).
+    public var coalescing: Bool
+
+    public init(actionName: String? = nil, undoable: Bool = true, newGroup: Bool = false, coalescing: Bool = true) {
+        self.actionName = actionName
+        self.undoable = undoable
+        self.newGroup = newGroup
+        self.coalescing = coalescing
+    }
+}

@@ -1,0 +1,160 @@
+/// The change log in struct-of-arrays form, so a change costs a few dozen bytes and no heap
+/// object of its own.
+///
+/// Each change is a list of splices in the positions of the text before it (as
+/// `TextOperation.splices`); every splice keeps the text it deleted next to the text it
+/// inserted in one shared UTF-16 buffer, so a logged change is its own inverse.
+/// Revision r lives at index `r - trimmed - 1`.
+final class ChangeLog {
+    struct State: Codable, Sendable {
+        /// Changes dropped by trimLog: revisions 1...trimmed.
+        var trimmed = 0
+        /// Text length after revision `trimmed`.
+        var startLength = 0
+        var spliceEnd: [UInt32] = []
+        var textStart: [UInt32] = []
+        /// Undo group id (>= 0) or, for a change not registered for undo, -(chain + 1).
+        var owner: [Int32] = []
+        var kind: [UInt8] = []
+        var time: [Double] = []
+        var lengthAfter: [Int32] = []
+        var splicePosition: [Int32] = []
+        var spliceDeleted: [Int32] = []
+        var spliceInserted: [Int32] = []
+        var text: [UInt16] = []
+    }
+
+    var s = State()
+    /// Receives every state-changing event, for persistence.
+    var journal: ((DocumentEvent) -> Void)?
+
+    init(startLength: Int) { s.startLength = startLength }
+
+    var revision: Int { s.trimmed + s.kind.count }
+    var firstAvailableRevision: Int { s.trimmed + 1 }
+
+    @inline(__always) func index(_ revision: Int) -> Int { revision - s.trimmed - 1 }
+
+    func lengthBefore(_ revision: Int) -> Int {
+        let i = index(revision)
+        return i == 0 ? s.startLength : Int(s.lengthAfter[i - 1])
+    }
+
+    func length(at revision: Int) -> Int {
+        revision == s.trimmed ? s.startLength : Int(s.lengthAfter[index(revision)])
+    }
+
+    func owner(_ revision: Int) -> Int32 { s.owner[index(revision)] }
+    func time(_ revision: Int) -> Double { s.time[index(revision)] }
+    func kind(_ revision: Int) -> ChangeKind {
+        switch s.kind[index(revision)] { case 1: .undo; case 2: .redo; default: .edit }
+    }
+
+    private func spliceRange(_ i: Int) -> Range<Int> {
+        (i == 0 ? 0 : Int(s.spliceEnd[i - 1]))..<Int(s.spliceEnd[i])
+    }
+
+    /// Calls `body(position, deleted, inserted, textOffset)` for each splice of a revision;
+    /// the deleted units start at textOffset, the inserted ones right after them.
+    @inline(__always)
+    func forEachSplice(_ revision: Int, _ body: (Int, Int, Int, Int) -> Void) {
+        let i = index(revision)
+        var offset = Int(s.textStart[i])
+        for k in spliceRange(i) {
+            let d = Int(s.spliceDeleted[k]), n = Int(s.spliceInserted[k])
+            body(Int(s.splicePosition[k]), d, n, offset)
+            offset += d + n
+        }
+    }
+
+    private func string(_ offset: Int, _ count: Int) -> String {
+        count == 0 ? "" : String(decoding: s.text[offset..<offset + count], as: UTF16.self)
+    }
+
+    /// The change of `revision` as an operation on the text before it.
+    func operation(at revision: Int) -> TextOperation {
+        var splices: [TextOperation.Splice] = []
+        forEachSplice(revision) { p, d, n, o in
+            splices.append(.init(position: p, deleted: d, inserted: string(o + d, n)))
+        }
+        return TextOperation(normalized: splices, baseLength: lengthBefore(revision))
+    }
+
+    /// The operation undoing `revision`, on the text right after it.
+    func inverse(at revision: Int) -> TextOperation {
+        var splices: [TextOperation.Splice] = []
+        var delta = 0
+        forEachSplice(revision) { p, d, n, o in
+            splices.append(.init(position: p + delta, deleted: n, inserted: string(o, d)))
+            delta += n - d
+        }
+        return TextOperation(normalized: splices, baseLength: length(at: revision))
+    }
+
+    /// Where `revision` landed in the text after it.
+    func range(at revision: Int) -> Range<Int>? {
+        var lower: Int?, upper = 0, delta = 0
+        forEachSplice(revision) { p, d, n, _ in
+            if lower == nil { lower = p + delta }
+            upper = p + delta + n
+            delta += n - d
+        }
+        return lower.map { $0..<upper }
+    }
+
+    // MARK: appending
+
+    func beginChange() { s.textStart.append(UInt32(s.text.count)) }
+
+    /// Records one splice; `rope` is the text before the whole change (splices are applied
+    /// last first, so base positions still hold when reading deleted text).
+    @inline(__always)
+    func addSplice(_ splice: TextOperation.Splice, insertedCount: Int, rope: Rope) {
+        s.splicePosition.append(Int32(truncatingIfNeeded: splice.position))
+        s.spliceDeleted.append(Int32(truncatingIfNeeded: splice.deleted))
+        s.spliceInserted.append(Int32(truncatingIfNeeded: insertedCount))
+        if splice.deleted > 0 {
+            s.text.append(contentsOf: rope.utf16Units(splice.position..<splice.position + splice.deleted))
+        }
+        s.text.append(contentsOf: splice.inserted.utf16)
+    }
+
+    func endChange(owner: Int32, kind: ChangeKind, time: Double, lengthAfter: Int) {
+        s.spliceEnd.append(UInt32(s.splicePosition.count))
+        s.owner.append(owner)
+        s.kind.append(kind == .edit ? 0 : kind == .undo ? 1 : 2)
+        s.time.append(time)
+        s.lengthAfter.append(Int32(truncatingIfNeeded: lengthAfter))
+    }
+
+    // MARK: trimming
+
+    /// Drops revisions up to `revision`.
+    func trim(through revision: Int) {
+        let n = min(revision, self.revision) - s.trimmed
+        guard n > 0 else { return }
+        let splices = Int(s.spliceEnd[n - 1])
+        let textDropped = n < s.kind.count ? Int(s.textStart[n]) : s.text.count
+        s.startLength = Int(s.lengthAfter[n - 1])
+        s.trimmed += n
+        s.spliceEnd.removeFirst(n)
+        for i in s.spliceEnd.indices { s.spliceEnd[i] -= UInt32(splices) }
+        s.textStart.removeFirst(n)
+        for i in s.textStart.indices { s.textStart[i] -= UInt32(textDropped) }
+        s.owner.removeFirst(n)
+        s.kind.removeFirst(n)
+        s.time.removeFirst(n)
+        s.lengthAfter.removeFirst(n)
+        s.splicePosition.removeFirst(splices)
+        s.spliceDeleted.removeFirst(splices)
+        s.spliceInserted.removeFirst(splices)
+        s.text.removeFirst(textDropped)
+    }
+
+    /// Bytes allocated by the log's arrays.
+    var allocatedBytes: Int {
+        s.spliceEnd.capacity * 4 + s.textStart.capacity * 4 + s.owner.capacity * 4 + s.kind.capacity
+            + s.time.capacity * 8 + s.lengthAfter.capacity * 4 + s.splicePosition.capacity * 4
+            + s.spliceDeleted.capacity * 4 + s.spliceInserted.capacity * 4 + s.text.capacity * 2
+    }
+}

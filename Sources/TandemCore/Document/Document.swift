@@ -1,0 +1,175 @@
+/// A text with its change log, its undo manager and its sessions' selections.
+///
+/// Not Sendable and not locked: the server guards each document with its own Mutex.
+public final class Document {
+    public struct Configuration: Sendable, Hashable, Codable {
+        /// Seconds without typing after which the next keystroke starts a new group.
+        public var typingPause: Double
+        /// Cap on undo groups (0 = unlimited).
+        public var levelsOfUndo: Int
+
+        public init(typingPause: Double = 1.0, levelsOfUndo: Int = 0) {
+            self.typingPause = typingPause
+            self.levelsOfUndo = levelsOfUndo
+        }
+    }
+
+    public let configuration: Configuration
+    public private(set) var rope: Rope
+    public let undoManager: UndoManager
+    let log: ChangeLog
+    var selectionStore: [SessionID: Selection] = [:]
+    /// UIDocument's count of unsaved changes.
+    public internal(set) var changeCount = 0
+    /// While true every change is refused (`editingDisabled`).
+    public var isEditingDisabled = false {
+        didSet { log.journal?(.setEditingDisabled(isEditingDisabled)) }
+    }
+
+    /// The text it starts with is its starting point, not an undoable change.
+    public init(text: String = "", configuration: Configuration = .init()) {
+        self.configuration = configuration
+        rope = Rope(text)
+        log = ChangeLog(startLength: rope.utf16Count)
+        undoManager = UndoManager(log: log, typingPause: configuration.typingPause,
+                                  levelsOfUndo: configuration.levelsOfUndo)
+    }
+
+    public var text: String { rope.description }
+    public var length: Int { rope.utf16Count }
+    /// The number of changes since creation.
+    public var revision: Int { log.revision }
+    /// The oldest revision still in the log; `changes(since:)` and `base` need
+    /// `firstAvailableRevision - 1` or later.
+    public var firstAvailableRevision: Int { log.firstAvailableRevision }
+
+    /// Receives every state-changing event, in order, for persistence: a snapshot plus the
+    /// events after it rebuild the same document (see `replay`).
+    public var journal: ((DocumentEvent) -> Void)? {
+        get { log.journal }
+        set { log.journal = newValue }
+    }
+
+    // MARK: editing
+
+    /// Applies `op`, made on the text at `base` (default: the current revision), as
+    /// `session`. Returns nil, logging and registering nothing, when it changes nothing.
+    @discardableResult
+    public func apply(_ op: TextOperation, base: Int? = nil, session: SessionID?,
+                      options: EditOptions = .init(), time: Double) throws(DocumentError) -> Change? {
+        guard !isEditingDisabled else { throw .editingDisabled }
+        var op = op
+        if let base, base != log.revision {
+            guard base <= log.revision else { throw .revisionInFuture(base: base, current: log.revision) }
+            guard base >= log.firstAvailableRevision - 1 else {
+                throw .revisionTrimmed(base: base, firstAvailable: log.firstAvailableRevision)
+            }
+            let baseLength = log.length(at: base)
+            guard op.baseLength == baseLength else {
+                throw .invalidOperation(.lengthMismatch(expected: op.baseLength, actual: baseLength))
+            }
+            do {
+                for r in (base + 1)...log.revision {
+                    op = try TextOperation.transform(op, log.operation(at: r)).0
+                }
+            } catch { throw .invalidOperation(error) }
+        }
+        let c = undoManager.chain(for: session)
+        let registering = options.undoable && undoManager.isUndoRegistrationEnabled
+        if registering && !undoManager.groupsByEvent && undoManager.chains[c].groupingLevel == 0 {
+            throw .noOpenGroup
+        }
+        guard let revision = try commit(op, chain: c, kind: .edit, owner: -Int32(c) - 1, time: time) else { return nil }
+        var group: Int32 = -1
+        if registering {
+            var shape: UndoManager.EditShape?
+            if case .one(let s) = op.storage {
+                shape = .init(position: s.position, deleted: s.deleted, inserted: s.inserted.utf16.count)
+            }
+            group = undoManager.register(revision: revision, chain: c, options: options, shape: shape, time: time)
+            log.s.owner[log.index(revision)] = group
+        } else {
+            undoManager.chains[c].typing = nil
+        }
+        countChange(.done)
+        let range = log.range(at: revision)
+        mapSelections(through: revision, owner: session, landing: range.map { Selection(caret: $0.upperBound) })
+        log.journal?(.edit(OperationCoding(op), session: session, options: options, time: time))
+        return Change(revision: revision, session: session, kind: .edit, group: Int(group),
+                      actionName: group >= 0 ? undoManager.name(undoManager.groups[Int(group)].name) : "",
+                      operation: op, time: time, range: range)
+    }
+
+    /// Validates `op` on the current text, applies it to the rope and logs it. Returns the
+    /// new revision, or nil when it changes nothing.
+    func commit(_ op: TextOperation, chain: Int, kind: ChangeKind, owner: Int32, time: Double) throws(DocumentError) -> Int? {
+        guard op.baseLength == rope.utf16Count else {
+            throw .invalidOperation(.lengthMismatch(expected: op.baseLength, actual: rope.utf16Count))
+        }
+        var changes = false
+        var failure: OperationError?
+        op.forEachSplice { splice in
+            guard failure == nil else { return }
+            let end = splice.position + splice.deleted
+            if !rope.isCharacterBoundary(splice.position) { failure = .splitsSurrogatePair(at: splice.position); return }
+            if end != splice.position && !rope.isCharacterBoundary(end) { failure = .splitsSurrogatePair(at: end); return }
+            if !changes {
+                let count = splice.inserted.utf16.count
+                changes = count != splice.deleted || rope.substring(splice.position..<end) != splice.inserted
+            }
+        }
+        if let failure { throw .invalidOperation(failure) }
+        guard changes else { return nil }
+        log.beginChange()
+        op.forEachSplice { splice in
+            log.addSplice(splice, insertedCount: splice.inserted.utf16.count, rope: rope)
+        }
+        Self.applyUnchecked(op, to: &rope)
+        log.endChange(owner: owner, kind: kind, time: time, lengthAfter: rope.utf16Count)
+        return log.revision
+    }
+
+    static func applyUnchecked(_ op: TextOperation, to rope: inout Rope) {
+        switch op.storage {
+        case .identity: break
+        case .one(let s): rope.replace(s.position..<s.position + s.deleted, with: s.inserted)
+        case .many(let splices):
+            for s in splices.reversed() { rope.replace(s.position..<s.position + s.deleted, with: s.inserted) }
+        }
+    }
+
+    // MARK: the log
+
+    /// The changes after `revision`, oldest first.
+    public func changes(since revision: Int) throws(DocumentError) -> [Change] {
+        guard revision <= log.revision else { throw .revisionInFuture(base: revision, current: log.revision) }
+        guard revision >= log.firstAvailableRevision - 1 else {
+            throw .revisionTrimmed(base: revision, firstAvailable: log.firstAvailableRevision)
+        }
+        guard revision < log.revision else { return [] }
+        return ((revision + 1)...log.revision).map(change(at:))
+    }
+
+    func change(at revision: Int) -> Change {
+        let owner = log.owner(revision)
+        let group = owner >= 0 ? Int(owner) : -1
+        let chain = owner >= 0 ? Int(undoManager.groups[group].chain) : Int(-owner - 1)
+        return Change(revision: revision, session: undoManager.session(ofChain: chain), kind: log.kind(revision),
+                      group: group, actionName: owner >= 0 ? undoManager.name(undoManager.groups[group].name) : "",
+                      operation: log.operation(at: revision), time: log.time(revision), range: log.range(at: revision))
+    }
+
+    /// Drops the log up to `revision`. Undo groups with a change at or before it can no
+    /// longer be mapped, so they are dropped from their stacks (oldest first, as when
+    /// levelsOfUndo is exceeded); every later group stays undoable.
+    public func trimLog(through revision: Int) {
+        let revision = min(revision, log.revision)
+        guard revision >= log.firstAvailableRevision else { return }
+        undoManager.dropGroups(through: revision)
+        log.trim(through: revision)
+        log.journal?(.trimLog(through: revision))
+    }
+
+    /// Bytes allocated by the change log and the undo history.
+    public var historyBytes: Int { log.allocatedBytes + undoManager.allocatedBytes }
+}

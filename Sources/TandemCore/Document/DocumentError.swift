@@ -1,0 +1,54 @@
+/// Why a document refused a request. Every case leaves the document unchanged.
+public enum DocumentError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The base revision is older than the trimmed log, so it cannot be transformed (410).
+    case revisionTrimmed(base: Int, firstAvailable: Int)
+    /// The base revision does not exist yet (422).
+    case revisionInFuture(base: Int, current: Int)
+    /// The operation does not fit the text at its base revision (422).
+    case invalidOperation(OperationError)
+    case nothingToUndo
+    case nothingToRedo
+    /// endUndoGrouping without an open group (409).
+    case noOpenGroup
+    /// undo while nested groups are open: NSUndoManager only closes a group of level 1 (409).
+    case groupOpen(level: Int)
+    /// Every change is refused while editing is disabled (403).
+    case editingDisabled
+
+    /// A stable snake_case code for API error bodies.
+    public var code: String {
+        switch self {
+        case .revisionTrimmed: "revision_trimmed"
+        case .revisionInFuture: "revision_in_future"
+        case .invalidOperation: "invalid_operation"
+        case .nothingToUndo: "nothing_to_undo"
+        case .nothingToRedo: "nothing_to_redo"
+        case .noOpenGroup: "no_open_group"
+        case .groupOpen: "group_open"
+        case .editingDisabled: "editing_disabled"
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case let .revisionTrimmed(base, first):
+            "base revision \(base) is no longer in the change log, which starts at revision \(first); fetch the text again"
+        case let .revisionInFuture(base, current):
+            "base revision \(base) does not exist yet; the document is at revision \(current)"
+        case let .invalidOperation(error):
+            error.description
+        case .nothingToUndo:
+            "there is nothing to undo"
+        case .nothingToRedo:
+            "there is nothing to redo"
+        case .noOpenGroup:
+            "no undo group is open"
+        case let .groupOpen(level):
+            "\(level) nested undo groups are open; close them before undoing"
+        case .editingDisabled:
+            "editing is disabled for this document"
+        }
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,51 @@
+/// Every call that changes a document's state, as the journal records it. A snapshot plus
+/// the events after it, replayed in order, rebuild the same text, log and undo state,
+/// because the history is a pure function of these events.
+public enum DocumentEvent: Sendable, Codable, Equatable {
+    /// An edit, as applied (already transformed to the revision before it).
+    case edit(OperationCoding, session: SessionID?, options: EditOptions, time: Double)
+    case undo(scope: UndoScope, time: Double, nested: Bool)
+    case redo(scope: UndoScope, time: Double)
+    case beginUndoGrouping(session: SessionID?)
+    case endUndoGrouping(session: SessionID?)
+    case setActionName(String, scope: UndoScope)
+    case setLevelsOfUndo(Int, scope: UndoScope)
+    case setGroupsByEvent(Bool)
+    /// nil scope: removeAllActions().
+    case removeAllActions(scope: UndoScope?)
+    case setActionIsDiscardable(Bool, scope: UndoScope)
+    case disableUndoRegistration
+    case enableUndoRegistration
+    case updateChangeCount(DocumentChangeKind)
+    case setEditingDisabled(Bool)
+    case trimLog(through: Int)
+}
+
+extension Document {
+    /// Re-runs one journaled event.
+    public func replay(_ event: DocumentEvent) throws(DocumentError) {
+        let um = undoManager
+        switch event {
+        case let .edit(op, session, options, time):
+            let operation: TextOperation
+            do { operation = try op.operation() } catch { throw .invalidOperation(error) }
+            try apply(operation, session: session, options: options, time: time)
+        case let .undo(scope, time, nested):
+            if nested { try undoNestedGroup(scope: scope, time: time) } else { try undo(scope: scope, time: time) }
+        case let .redo(scope, time): try redo(scope: scope, time: time)
+        case let .beginUndoGrouping(session): um.beginUndoGrouping(session: session)
+        case let .endUndoGrouping(session): try um.endUndoGrouping(session: session)
+        case let .setActionName(name, scope): um.setActionName(name, scope: scope)
+        case let .setLevelsOfUndo(levels, scope): um.setLevelsOfUndo(levels, scope: scope)
+        case let .setGroupsByEvent(flag): um.groupsByEvent = flag
+        case let .removeAllActions(scope):
+            if let scope { um.removeAllActions(scope) } else { um.removeAllActions() }
+        case let .setActionIsDiscardable(flag, scope): um.setActionIsDiscardable(flag, scope: scope)
+        case .disableUndoRegistration: um.disableUndoRegistration()
+        case .enableUndoRegistration: um.enableUndoRegistration()
+        case let .updateChangeCount(kind): updateChangeCount(kind)
+        case let .setEditingDisabled(flag): isEditingDisabled = flag
+        case let .trimLog(revision): trimLog(through: revision)
+        }
+    }
+}

@@ -1,0 +1,58 @@
+/// One undo group: the changes one undo reverts. 20 bytes; the changes themselves stay in
+/// the log, so a group whose changes are contiguous in the log derives its inverse from it.
+struct UndoGroup: Codable, Sendable {
+    static let discardable: UInt8 = 1
+    static let live: UInt8 = 2
+
+    var chain: Int32
+    /// Revision of its first and of its latest change.
+    var first: Int32
+    var last: Int32
+    /// Interned action name, -1 for none.
+    var name: Int32
+    var flags: UInt8
+
+    var isLive: Bool { flags & Self.live != 0 }
+}
+
+/// The inverse of a group once it had to be mapped through changes that are not its own
+/// (CodeMirror's lazy history mapping): valid on the text at `validAt`.
+struct MappedInverse: Sendable {
+    var inverse: TextOperation
+    var validAt: Int
+    /// The foreign changes made since the group began, rewritten to apply to the text as if
+    /// the group were undone: the mapping the group below it needs once this one is popped.
+    var below: TextOperation?
+}
+
+/// Typing coalescing state of one chain.
+struct TypingRun: Codable, Sendable {
+    var group: Int32
+    var deleting: Bool
+    /// The group's inserted text is start..<caret (start == caret for deletions).
+    var start: Int
+    var caret: Int
+    var time: Double
+    var revision: Int
+}
+
+/// One undo context: a session's (or the anonymous chain's) undo and redo stacks.
+struct UndoChain: Codable, Sendable {
+    var session: SessionID?
+    /// Group ids, oldest first; entries below `undoBottom` were dropped (levelsOfUndo).
+    var undo: [Int32] = []
+    var undoBottom = 0
+    var redo: [Int32] = []
+    var groupingLevel = 0
+    var openGroup: Int32 = -1
+    /// Name for the open explicit group, and whether it was set at the outermost level.
+    var openName: Int32 = -1
+    var openNamedOutside = false
+    var levels = 0
+    var typing: TypingRun?
+
+    var undoCount: Int { undo.count - undoBottom }
+    var undoTop: Int32? { undo.count > undoBottom ? undo[undo.count - 1] : nil }
+
+    init(session: SessionID?) { self.session = session }
+}

@@ -1,0 +1,227 @@
+/// The history algebra. A group's inverse is valid at one revision; everything logged
+/// after that revision and not part of its own chain's stack discipline is "foreign" and
+/// maps it. See docs/undo-rules.md.
+extension UndoManager {
+    /// Operations built from valid pieces cannot fail; a failure is a bug in the history.
+    @inline(__always)
+    static func must<T>(_ body: () throws(OperationError) -> T) -> T {
+        do { return try body() } catch { preconditionFailure("undo history corrupt: \(error)") }
+    }
+
+    /// The inverse of a group whose changes are contiguous in the log.
+    func plainInverse(_ g: Int32) -> MappedInverse {
+        let group = groups[Int(g)]
+        var inverse = log.inverse(at: Int(group.last))
+        var r = Int(group.last) - 1
+        while r >= Int(group.first) {
+            let next = log.inverse(at: r)
+            inverse = Self.must { () throws(OperationError) in try inverse.compose(next) }
+            r -= 1
+        }
+        return MappedInverse(inverse: inverse, validAt: Int(group.last), below: nil)
+    }
+
+    /// The group's inverse mapped through every logged change up to `revision`.
+    func upToDate(_ g: Int32, through revision: Int) -> MappedInverse {
+        var m = mapped[g] ?? plainInverse(g)
+        if m.validAt < revision {
+            for r in (m.validAt + 1)...revision { Self.map(&m, through: log.operation(at: r)) }
+            m.validAt = revision
+        }
+        return m
+    }
+
+    static func map(_ m: inout MappedInverse, through foreign: TextOperation) {
+        let (inverse, before) = must { () throws(OperationError) in try TextOperation.transform(m.inverse, foreign) }
+        m.inverse = inverse
+        if let below = m.below {
+            m.below = must { () throws(OperationError) in try below.compose(before) }
+        } else {
+            m.below = before
+        }
+    }
+
+    // MARK: registering an edit
+
+    /// The shape of a one-splice edit, for typing coalescing.
+    struct EditShape {
+        var position: Int
+        var deleted: Int
+        var inserted: Int
+    }
+
+    /// Registers the change just logged at `revision` for chain `c`; returns its group.
+    func register(revision: Int, chain c: Int, options: EditOptions, shape: EditShape?, time: Double) -> Int32 {
+        clearRedo(c)
+        let scope = Self.scope(ofSession: chains[c].session)
+        if chains[c].groupingLevel > 0 {
+            chains[c].typing = nil
+            if let name = options.actionName { setName(name, scope: scope, outermost: false) }
+            let open = chains[c].openGroup
+            if open >= 0 && groups[Int(open)].isLive {
+                append(revision, to: open)
+                return open
+            }
+            let g = push(revision: revision, chain: c, name: chains[c].openName)
+            chains[c].openGroup = g
+            return g
+        }
+        let typable = shape.map { ($0.deleted == 0) != ($0.inserted == 0) } ?? false
+        if let shape, typable, options.coalescing, !options.newGroup, options.actionName == nil,
+           let run = chains[c].typing, coalesces(run, shape, chain: c, revision: revision, time: time) {
+            append(revision, to: run.group)
+            chains[c].typing!.caret = shape.deleted == 0 ? shape.position + shape.inserted : shape.position
+            if shape.deleted > 0 { chains[c].typing!.start = shape.position }
+            chains[c].typing!.time = time
+            chains[c].typing!.revision = revision
+            post(.checkpoint, scope)
+            return run.group
+        }
+        let name = options.actionName ?? (typable ? "Typing" : "")
+        let g = push(revision: revision, chain: c, name: intern(name))
+        if let shape, typable, options.coalescing, options.actionName == nil {
+            let caret = shape.deleted == 0 ? shape.position + shape.inserted : shape.position
+            chains[c].typing = TypingRun(group: g, deleting: shape.deleted > 0, start: shape.position,
+                                         caret: caret, time: time, revision: revision)
+        } else {
+            chains[c].typing = nil
+        }
+        post(.checkpoint, scope)
+        return g
+    }
+
+    /// Whether a one-splice edit continues the typing run: same kind, adjacent, within
+    /// the pause, and no foreign change touched the run's range since its last keystroke.
+    func coalesces(_ run: TypingRun, _ shape: EditShape, chain c: Int, revision: Int, time: Double) -> Bool {
+        guard chains[c].undoTop == run.group, groups[Int(run.group)].isLive,
+              time - run.time < typingPause, time >= run.time,
+              run.deleting == (shape.deleted > 0) else { return false }
+        var start = run.start, caret = run.caret
+        if run.revision < revision - 1 {
+            for r in (run.revision + 1)..<revision {
+                var delta = 0, touched = false
+                log.forEachSplice(r) { p, d, n, _ in
+                    if touched { return }
+                    if p + d < start { delta += n - d } else if p <= caret { touched = true }
+                }
+                if touched { return false }
+                start += delta
+                caret += delta
+            }
+        }
+        if run.deleting {
+            return shape.position + shape.deleted == caret || shape.position == caret
+        }
+        return shape.position == caret
+    }
+
+    func push(revision: Int, chain c: Int, name: Int32) -> Int32 {
+        let g = Int32(groups.count)
+        groups.append(UndoGroup(chain: Int32(c), first: Int32(revision), last: Int32(revision), name: name, flags: UndoGroup.live))
+        chains[c].undo.append(g)
+        liveUndoCount += 1
+        enforceLevels(c)
+        return g
+    }
+
+    /// Adds the change at `revision` to group `g`, mapping the group first if foreign
+    /// changes came in since its latest change.
+    func append(_ revision: Int, to g: Int32) {
+        if mapped[g] == nil && Int(groups[Int(g)].last) == revision - 1 {
+            groups[Int(g)].last = Int32(revision)
+            return
+        }
+        var m = upToDate(g, through: revision - 1)
+        let own = log.inverse(at: revision)
+        m.inverse = Self.must { () throws(OperationError) in try own.compose(m.inverse) }
+        m.validAt = revision
+        mapped[g] = m
+        groups[Int(g)].last = Int32(revision)
+    }
+
+    // MARK: undo and redo
+
+    /// Picks the chain to undo (or redo) in `scope`, closing a level-1 open group first.
+    func target(_ scope: UndoScope, redo: Bool, closeOpen: Bool) throws(DocumentError) -> Int {
+        var c: Int?
+        switch scope {
+        case .session(let s): c = chainIndex[s]
+        case .document:
+            c = latestChain(redo: redo)
+            if !redo, chains[0].groupingLevel > 0, chains[0].openGroup >= 0 { c = 0 }
+        }
+        guard let c else { throw redo ? .nothingToRedo : .nothingToUndo }
+        if !redo, chains[c].groupingLevel > 0 {
+            guard closeOpen else {
+                if chains[c].openGroup >= 0 { throw .groupOpen(level: chains[c].groupingLevel) }
+                return try nonEmpty(c, redo: redo)
+            }
+            guard chains[c].groupingLevel == 1 else { throw .groupOpen(level: chains[c].groupingLevel) }
+            closeLevel(c)
+        }
+        return try nonEmpty(c, redo: redo)
+    }
+
+    private func nonEmpty(_ c: Int, redo: Bool) throws(DocumentError) -> Int {
+        if redo ? chains[c].redo.isEmpty : chains[c].undoTop == nil { throw redo ? .nothingToRedo : .nothingToUndo }
+        return c
+    }
+
+    /// The operation undoing (redoing) chain c's top group, on the current text.
+    func prepare(chain c: Int, redo: Bool) throws(DocumentError) -> (group: Int32, mapped: MappedInverse) {
+        guard let g = redo ? chains[c].redo.last : chains[c].undoTop else { throw redo ? .nothingToRedo : .nothingToUndo }
+        return (g, upToDate(g, through: log.revision))
+    }
+
+    /// Pops a group whose mapped inverse changes nothing any more.
+    func discard(chain c: Int, group g: Int32, mapped m: MappedInverse, redo: Bool) {
+        pop(chain: c, group: g, mapped: m, revision: log.revision, redo: redo)
+    }
+
+    private func pop(chain c: Int, group g: Int32, mapped m: MappedInverse, revision: Int, redo: Bool) {
+        let popped = groups[Int(g)]
+        kill(g)
+        if redo { chains[c].redo.removeLast() } else { chains[c].undo.removeLast(); liveUndoCount -= 1 }
+        if chains[c].openGroup == g { chains[c].openGroup = -1 }
+        chains[c].typing = nil
+        let below = redo ? chains[c].redo.last : chains[c].undoTop
+        if let h = below {
+            var hm = upToDate(h, through: Int(popped.first) - 1)
+            if let b = m.below { Self.map(&hm, through: b) }
+            hm.validAt = revision
+            mapped[h] = hm
+        }
+    }
+
+    /// Drops every group with a change at or before `revision` (trimLog), oldest first.
+    func dropGroups(through revision: Int) {
+        for c in chains.indices {
+            while let bottom = chains[c].undo.count > chains[c].undoBottom ? chains[c].undo[chains[c].undoBottom] : nil,
+                  groups[Int(bottom)].first <= revision {
+                dropBottom(c)
+            }
+            var keep = 0
+            while keep < chains[c].redo.count, groups[Int(chains[c].redo[keep])].first <= revision { keep += 1 }
+            for g in chains[c].redo[..<keep] { kill(g) }
+            chains[c].redo.removeFirst(keep)
+            if chains[c].openGroup >= 0 && !groups[Int(chains[c].openGroup)].isLive { chains[c].openGroup = -1 }
+        }
+    }
+
+    /// After the document logged the undo (redo) of `g` at `revision`: pops g, brings the
+    /// group below it up to date, and pushes the opposite entry (group id `newGroup`).
+    func finish(chain c: Int, group g: Int32, mapped m: MappedInverse, revision: Int, redo: Bool, newGroup: Int32) {
+        let popped = groups[Int(g)]
+        pop(chain: c, group: g, mapped: m, revision: revision, redo: redo)
+        precondition(Int(newGroup) == groups.count)
+        groups.append(UndoGroup(chain: Int32(c), first: Int32(revision), last: Int32(revision),
+                                name: popped.name, flags: UndoGroup.live | (popped.flags & UndoGroup.discardable)))
+        if redo {
+            chains[c].undo.append(newGroup)
+            liveUndoCount += 1
+            enforceLevels(c)
+        } else {
+            chains[c].redo.append(newGroup)
+        }
+    }
+}

@@ -1,0 +1,397 @@
+/// NSUndoManager for a shared document: one per document, holding one undo context (chain)
+/// per session plus the anonymous one. Groups live in exactly one chain; the document
+/// scope acts on the chain whose top group is the most recent, so both scopes always agree.
+///
+/// Not Sendable: the server guards its document (and so this) with a lock.
+public final class UndoManager {
+    let log: ChangeLog
+    var groups: [UndoGroup] = []
+    /// Chain 0 is the anonymous one.
+    var chains: [UndoChain] = [UndoChain(session: nil)]
+    var chainIndex: [SessionID: Int] = [:]
+    var names: [String] = []
+    var nameIndex: [String: Int32] = [:]
+    var mapped: [Int32: MappedInverse] = [:]
+    var documentLevels = 0
+    var registrationDisabled = 0
+    var liveUndoCount = 0
+    var observers: [(id: Int, body: (UndoNotification) -> Void)] = []
+    var nextObserver = 0
+    var typingPause: Double
+
+    /// True between willUndo and didUndo.
+    public internal(set) var isUndoing = false
+    /// True between willRedo and didRedo.
+    public internal(set) var isRedoing = false
+
+    /// When true (the default), a change outside an explicit group is its own group (or
+    /// joins the typing run); when false, an undoable change needs an open group.
+    public var groupsByEvent = true {
+        didSet { log.journal?(.setGroupsByEvent(groupsByEvent)) }
+    }
+
+    init(log: ChangeLog, typingPause: Double, levelsOfUndo: Int) {
+        self.log = log
+        self.typingPause = typingPause
+        self.documentLevels = max(0, levelsOfUndo)
+    }
+
+    // MARK: chains and names
+
+    func chain(for session: SessionID?) -> Int {
+        guard let session else { return 0 }
+        if let c = chainIndex[session] { return c }
+        chains.append(UndoChain(session: session))
+        chainIndex[session] = chains.count - 1
+        return chains.count - 1
+    }
+
+    func existingChain(_ session: SessionID?) -> Int? {
+        guard let session else { return 0 }
+        return chainIndex[session]
+    }
+
+    func intern(_ name: String) -> Int32 {
+        if name.isEmpty { return -1 }
+        if let i = nameIndex[name] { return i }
+        names.append(name)
+        nameIndex[name] = Int32(names.count - 1)
+        return Int32(names.count - 1)
+    }
+
+    func name(_ index: Int32) -> String { index < 0 ? "" : names[Int(index)] }
+
+    func session(ofChain c: Int) -> SessionID? { chains[c].session }
+
+    static func scope(ofSession session: SessionID?) -> UndoScope {
+        session.map { .session($0) } ?? .document
+    }
+
+    /// The chain whose undo top (or, for redo, redo top) is the most recent.
+    func latestChain(redo: Bool) -> Int? {
+        var best: Int?, bestRevision: Int32 = -1
+        for c in chains.indices {
+            let top = redo ? chains[c].redo.last : chains[c].undoTop
+            guard let top else { continue }
+            let revision = redo ? groups[Int(top)].first : groups[Int(top)].last
+            if revision > bestRevision { best = c; bestRevision = revision }
+        }
+        return best
+    }
+
+    func chains(for scope: UndoScope, redo: Bool) -> Int? {
+        switch scope {
+        case .document: latestChain(redo: redo)
+        case .session(let s): chainIndex[s]
+        }
+    }
+
+    // MARK: notifications
+
+    public func addObserver(_ body: @escaping (UndoNotification) -> Void) -> ObserverToken {
+        nextObserver += 1
+        observers.append((nextObserver, body))
+        return ObserverToken(id: nextObserver)
+    }
+
+    public func removeObserver(_ token: ObserverToken) {
+        observers.removeAll { $0.id == token.id }
+    }
+
+    func post(_ name: UndoNotification.Name, _ scope: UndoScope) {
+        guard !observers.isEmpty else { return }
+        let note = UndoNotification(name: name, scope: scope)
+        for observer in observers { observer.body(note) }
+    }
+
+    // MARK: grouping
+
+    /// Opens a (nested) group for `session` (nil: the anonymous context); returns the new
+    /// grouping level. Changes the session makes while it is open form one group.
+    @discardableResult
+    public func beginUndoGrouping(session: SessionID?) -> Int {
+        let c = chain(for: session)
+        chains[c].groupingLevel += 1
+        chains[c].typing = nil
+        log.journal?(.beginUndoGrouping(session: session))
+        post(.didOpenUndoGroup, Self.scope(ofSession: session))
+        post(.checkpoint, Self.scope(ofSession: session))
+        return chains[c].groupingLevel
+    }
+
+    /// Closes the innermost open group; `noOpenGroup` when none is open.
+    @discardableResult
+    public func endUndoGrouping(session: SessionID?) throws(DocumentError) -> Int {
+        guard let c = existingChain(session), chains[c].groupingLevel > 0 else { throw .noOpenGroup }
+        closeLevel(c)
+        log.journal?(.endUndoGrouping(session: session))
+        return chains[c].groupingLevel
+    }
+
+    func closeLevel(_ c: Int) {
+        let scope = Self.scope(ofSession: chains[c].session)
+        post(.checkpoint, scope)
+        post(.willCloseUndoGroup, scope)
+        chains[c].groupingLevel -= 1
+        if chains[c].groupingLevel == 0 {
+            chains[c].openGroup = -1
+            chains[c].openName = -1
+            chains[c].openNamedOutside = false
+        }
+        post(.didCloseUndoGroup, scope)
+    }
+
+    public func groupingLevel(_ scope: UndoScope) -> Int {
+        switch scope {
+        case .document: chains[0].groupingLevel
+        case .session(let s): chainIndex[s].map { chains[$0].groupingLevel } ?? 0
+        }
+    }
+
+    // MARK: registration
+
+    public var isUndoRegistrationEnabled: Bool { registrationDisabled == 0 }
+
+    /// Nestable, as NSUndoManager's: every disable needs its enable.
+    public func disableUndoRegistration() {
+        registrationDisabled += 1
+        log.journal?(.disableUndoRegistration)
+    }
+
+    public func enableUndoRegistration() {
+        guard registrationDisabled > 0 else { return }
+        registrationDisabled -= 1
+        log.journal?(.enableUndoRegistration)
+    }
+
+    // MARK: levels
+
+    /// The document's cap on undo groups, over all contexts together (0 = unlimited).
+    public var levelsOfUndo: Int {
+        get { documentLevels }
+        set { setLevelsOfUndo(newValue, scope: .document) }
+    }
+
+    public func levelsOfUndo(_ scope: UndoScope) -> Int {
+        switch scope {
+        case .document: documentLevels
+        case .session(let s): chainIndex[s].map { chains[$0].levels } ?? 0
+        }
+    }
+
+    /// Caps a scope's undo stack; the oldest groups beyond it are dropped at once.
+    public func setLevelsOfUndo(_ levels: Int, scope: UndoScope) {
+        let levels = max(0, levels)
+        switch scope {
+        case .document:
+            documentLevels = levels
+            for c in chains.indices { enforceLevels(c) }
+        case .session(let s):
+            let c = chain(for: s)
+            chains[c].levels = levels
+            enforceLevels(c)
+        }
+        log.journal?(.setLevelsOfUndo(levels, scope: scope))
+    }
+
+    func enforceLevels(_ c: Int) {
+        let cap = chains[c].levels
+        if cap > 0 {
+            while chains[c].undoCount > cap { dropBottom(c) }
+        }
+        if documentLevels > 0 {
+            while liveUndoCount > documentLevels {
+                var oldest: Int?, oldestRevision = Int32.max
+                for k in chains.indices where chains[k].undoCount > 0 {
+                    let g = groups[Int(chains[k].undo[chains[k].undoBottom])]
+                    if g.last < oldestRevision { oldest = k; oldestRevision = g.last }
+                }
+                guard let oldest else { break }
+                dropBottom(oldest)
+            }
+        }
+    }
+
+    func dropBottom(_ c: Int) {
+        let g = chains[c].undo[chains[c].undoBottom]
+        kill(g)
+        liveUndoCount -= 1
+        if chains[c].openGroup == g { chains[c].openGroup = -1 }
+        if chains[c].typing?.group == g { chains[c].typing = nil }
+        chains[c].undoBottom += 1
+        if chains[c].undoBottom > 64 && chains[c].undoBottom * 2 > chains[c].undo.count {
+            chains[c].undo.removeFirst(chains[c].undoBottom)
+            chains[c].undoBottom = 0
+        }
+    }
+
+    func kill(_ g: Int32) {
+        groups[Int(g)].flags &= ~UndoGroup.live
+        mapped[g] = nil
+    }
+
+    // MARK: removing
+
+    public func removeAllActions() {
+        for c in chains.indices { clear(c) }
+        log.journal?(.removeAllActions(scope: nil))
+    }
+
+    /// `.document` clears every context, `.session(s)` only that session's.
+    public func removeAllActions(_ scope: UndoScope) {
+        switch scope {
+        case .document: for c in chains.indices { clear(c) }
+        case .session(let s): if let c = chainIndex[s] { clear(c) }
+        }
+        log.journal?(.removeAllActions(scope: scope))
+    }
+
+    /// Clears what `session` registered (when the session ends).
+    public func removeAllActions(withTarget session: SessionID) {
+        if let c = chainIndex[session] { clear(c) }
+        log.journal?(.removeAllActions(scope: .session(session)))
+    }
+
+    func clear(_ c: Int) {
+        for g in chains[c].undo[chains[c].undoBottom...] { kill(g); liveUndoCount -= 1 }
+        for g in chains[c].redo { kill(g) }
+        chains[c].undo = []
+        chains[c].undoBottom = 0
+        chains[c].redo = []
+        chains[c].openGroup = -1
+        chains[c].typing = nil
+    }
+
+    func clearRedo(_ c: Int) {
+        guard !chains[c].redo.isEmpty else { return }
+        for g in chains[c].redo { kill(g) }
+        chains[c].redo.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: names
+
+    /// Names the open group of the scope or, with none open, its latest group.
+    /// Nested groups are one group: a name set at the outermost level wins; a name set
+    /// inside a nested group is used only while the outer level has set none.
+    public func setActionName(_ actionName: String, scope: UndoScope) {
+        setName(actionName, scope: scope, outermost: false)
+        log.journal?(.setActionName(actionName, scope: scope))
+    }
+
+    func setName(_ actionName: String, scope: UndoScope, outermost: Bool) {
+        let c: Int?
+        switch scope {
+        case .document: c = chains[0].groupingLevel > 0 ? 0 : latestChain(redo: false)
+        case .session(let s): c = chainIndex[s]
+        }
+        guard let c else { return }
+        let index = intern(actionName)
+        if chains[c].groupingLevel > 0 {
+            let outer = outermost || chains[c].groupingLevel == 1
+            if outer || !chains[c].openNamedOutside {
+                chains[c].openName = index
+                if outer { chains[c].openNamedOutside = true }
+                if chains[c].openGroup >= 0 { groups[Int(chains[c].openGroup)].name = index }
+            }
+        } else if let top = chains[c].undoTop {
+            groups[Int(top)].name = index
+            chains[c].typing = nil
+        }
+    }
+
+    public func undoActionName(_ scope: UndoScope) -> String {
+        guard let c = chains(for: scope, redo: false), let top = chains[c].undoTop else { return "" }
+        return name(groups[Int(top)].name)
+    }
+
+    public func redoActionName(_ scope: UndoScope) -> String {
+        guard let c = chains(for: scope, redo: true), let top = chains[c].redo.last else { return "" }
+        return name(groups[Int(top)].name)
+    }
+
+    public func undoMenuTitle(forUndoActionName actionName: String) -> String {
+        actionName.isEmpty ? "Undo" : "Undo \(actionName)"
+    }
+
+    public func redoMenuTitle(forUndoActionName actionName: String) -> String {
+        actionName.isEmpty ? "Redo" : "Redo \(actionName)"
+    }
+
+    public func undoMenuItemTitle(_ scope: UndoScope) -> String { undoMenuTitle(forUndoActionName: undoActionName(scope)) }
+    public func redoMenuItemTitle(_ scope: UndoScope) -> String { redoMenuTitle(forUndoActionName: redoActionName(scope)) }
+
+    public func canUndo(_ scope: UndoScope) -> Bool {
+        chains(for: scope, redo: false).map { chains[$0].undoTop != nil } ?? false
+    }
+
+    public func canRedo(_ scope: UndoScope) -> Bool {
+        chains(for: scope, redo: true).map { !chains[$0].redo.isEmpty } ?? false
+    }
+
+    // MARK: discardable
+
+    /// Marks the scope's open (or latest) group as discardable, as NSUndoManager's
+    /// setActionIsDiscardable (e.g. a change that needs no save prompt).
+    public func setActionIsDiscardable(_ discardable: Bool, scope: UndoScope) {
+        let c: Int?
+        switch scope {
+        case .document: c = latestChain(redo: false)
+        case .session(let s): c = chainIndex[s]
+        }
+        guard let c, let top = chains[c].undoTop else { return }
+        if discardable { groups[Int(top)].flags |= UndoGroup.discardable } else { groups[Int(top)].flags &= ~UndoGroup.discardable }
+        log.journal?(.setActionIsDiscardable(discardable, scope: scope))
+    }
+
+    public func undoActionIsDiscardable(_ scope: UndoScope) -> Bool {
+        guard let c = chains(for: scope, redo: false), let top = chains[c].undoTop else { return false }
+        return groups[Int(top)].flags & UndoGroup.discardable != 0
+    }
+
+    public func redoActionIsDiscardable(_ scope: UndoScope) -> Bool {
+        guard let c = chains(for: scope, redo: true), let top = chains[c].redo.last else { return false }
+        return groups[Int(top)].flags & UndoGroup.discardable != 0
+    }
+
+    // MARK: history
+
+    public func history(_ scope: UndoScope) -> UndoHistory {
+        var undo: [UndoHistory.Entry] = [], redo: [UndoHistory.Entry] = []
+        func entry(_ g: Int32, redo: Bool) -> UndoHistory.Entry {
+            let group = groups[Int(g)]
+            let revision = Int(redo ? group.first : group.last)
+            return .init(actionName: name(group.name), revision: revision,
+                         session: chains[Int(group.chain)].session, time: log.time(revision))
+        }
+        let selected: [Int]
+        switch scope {
+        case .document: selected = Array(chains.indices)
+        case .session(let s): selected = chainIndex[s].map { [$0] } ?? []
+        }
+        for c in selected {
+            undo += chains[c].undo[chains[c].undoBottom...].map { entry($0, redo: false) }
+            redo += chains[c].redo.map { entry($0, redo: true) }
+        }
+        if selected.count > 1 {
+            undo.sort { $0.revision < $1.revision }
+            redo.sort { $0.revision < $1.revision }
+        }
+        return UndoHistory(
+            canUndo: canUndo(scope), canRedo: canRedo(scope),
+            undoActionName: undoActionName(scope), redoActionName: redoActionName(scope),
+            undoMenuItemTitle: undoMenuItemTitle(scope), redoMenuItemTitle: redoMenuItemTitle(scope),
+            levelsOfUndo: levelsOfUndo(scope), groupingLevel: groupingLevel(scope),
+            undoStack: undo, redoStack: redo)
+    }
+
+    /// Bytes held by the undo history (groups, stacks, mapped inverses), not the log.
+    var allocatedBytes: Int {
+        var bytes = groups.capacity * MemoryLayout<UndoGroup>.stride
+        for chain in chains { bytes += (chain.undo.capacity + chain.redo.capacity) * 4 }
+        for (_, m) in mapped {
+            bytes += 64
+            m.inverse.forEachSplice { bytes += 40 + $0.inserted.utf8.count }
+        }
+        return bytes
+    }
+}
