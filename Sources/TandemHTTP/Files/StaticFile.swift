@@ -52,7 +52,7 @@ final class StaticFile: Sendable {
         self.body = body
         let etag = identity.etag
         self.etag = etag
-        let lastModified = HTTPDate.imfFixdate(secondsSince1970: identity.modifiedSeconds)
+        let lastModified = IMFFixdate.string(secondsSince1970: identity.modifiedSeconds)
         self.lastModified = lastModified
         let compressible = ContentEncoding.isCompressible(contentType: contentType)
 
