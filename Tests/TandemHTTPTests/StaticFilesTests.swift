@@ -146,8 +146,8 @@ func text(_ response: HTTPResponse?) -> String? {
     }
 
     @Test func lastModifiedIsIMFFixdate() {
-        #expect(HTTPDate.imfFixdate(secondsSince1970: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
-        #expect(HTTPDate.imfFixdate(secondsSince1970: 0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(IMFFixdate.string(secondsSince1970: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(IMFFixdate.string(secondsSince1970: 0) == "Thu, 01 Jan 1970 00:00:00 GMT")
     }
 
     @Test func cachedFilesFollowChangesOnDisk() throws {
