@@ -70,3 +70,44 @@ public struct JSONWriter {
         withUnsafeBytes(of: &tmp) { buf in bytes.append(contentsOf: buf[(20 - len)...]) }
     }
 }
+
+extension JSONWriter {
+    /// Writes a whole `JSONValue` tree.
+    public mutating func value(_ v: JSONValue) {
+        switch v {
+        case .null: null()
+        case .bool(let b): bool(b)
+        case .integer(let n): int(n)
+        case .number(let d): double(d)
+        case .string(let s): string(s)
+        case .array(let items):
+            beginArray()
+            for item in items { value(item) }
+            endArray()
+        case .object(let members):
+            beginObject()
+            for (k, item) in members {
+                key(k)
+                value(item)
+            }
+            endObject()
+        }
+    }
+
+    public static func encode(_ v: JSONValue) -> [UInt8] {
+        var w = JSONWriter()
+        w.value(v)
+        return w.bytes
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .integer(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) { self = .object(elements) }
+    public init(nilLiteral: ()) { self = .null }
+}

@@ -1,0 +1,61 @@
+import TandemCore
+
+/// The compact TextOperation form of the contract: `[5, "hello", -3, 10]`
+/// — a positive integer retains, a string inserts, a negative integer deletes.
+enum CompactOperation {
+    static func decode(_ value: JSONValue) throws(APIError) -> [TextOperation.Component] {
+        guard case .array(let items) = value else {
+            throw .invalidField("ops", "must be an array of integers and strings")
+        }
+        var components: [TextOperation.Component] = []
+        components.reserveCapacity(items.count)
+        for (i, item) in items.enumerated() {
+            switch item {
+            case .string(let s):
+                guard !s.isEmpty else { throw .invalidField("ops[\(i)]", "an insert must not be empty") }
+                components.append(.insert(s))
+            default:
+                guard let n = item.intValue else {
+                    throw .invalidField("ops[\(i)]", "must be a non-zero integer or a string, not \(item.typeName)")
+                }
+                guard n != 0 else { throw .invalidField("ops[\(i)]", "0 is neither a retain nor a delete") }
+                components.append(n > 0 ? .retain(n) : .delete(-n))
+            }
+        }
+        return components
+    }
+
+    static func write(_ op: TextOperation, to w: inout JSONWriter) {
+        w.beginArray()
+        for c in op.components {
+            switch c {
+            case .retain(let n): w.int(n)
+            case .insert(let s): w.string(s)
+            case .delete(let n): w.int(-n)
+            }
+        }
+        w.endArray()
+    }
+
+    static func encode(_ op: TextOperation) -> [UInt8] {
+        var w = JSONWriter(capacity: 32)
+        write(op, to: &w)
+        return w.bytes
+    }
+}
+
+extension APIError {
+    /// Core's validation errors are semantic: the JSON was fine, the operation does not fit (422).
+    static func operation(_ error: OperationError) -> APIError {
+        switch error {
+        case .lengthMismatch:
+            .unprocessable(error.description, code: "length_mismatch")
+        case .positionOutOfRange:
+            .unprocessable(error.description, code: "position_out_of_range")
+        case .splitsSurrogatePair:
+            .unprocessable(error.description, code: "splits_surrogate_pair")
+        case .invalidComponent:
+            .unprocessable(error.description, code: "invalid_operation")
+        }
+    }
+}

@@ -1,0 +1,293 @@
+import Foundation
+import TandemCore
+import TandemHTTP
+import TandemStore
+
+extension ServerContext {
+    var documentEndpoints: [Endpoint] {
+        [
+            Endpoint(
+                method: .post, path: "/documents", operationID: "createDocument",
+                summary: "Create a document; its starting text is not an undoable change", tag: "Documents",
+                requestBody: Endpoint.jsonBody(Schemas.object([
+                    ("title", ["type": "string", "maxLength": 500]), ("text", Schemas.string),
+                    ("id", ["type": "string", "pattern": "^[A-Za-z0-9._-]{1,128}$"]),
+                ], required: []), required: false),
+                responses: [
+                    Endpoint.json(201, "Created", Schemas.ref("Document")),
+                    Endpoint.error(400, "Malformed JSON, field or id"),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(409, "The id is taken"),
+                    Endpoint.error(413, "Too large"),
+                    Endpoint.error(415, "Body is not JSON"),
+                    Endpoint.error(503, "The store cannot save"),
+                ],
+                handler: { [self] req, res in res.respond { () throws(APIError) in try createDocument(req) } }
+            ),
+            Endpoint(
+                method: .get, path: "/documents", operationID: "listDocuments",
+                summary: "All documents", tag: "Documents",
+                responses: [Endpoint.json(200, "Documents by id", Schemas.array(Schemas.ref("DocumentSummary")))],
+                handler: { [self] _, res in res.send(.json(listDocuments())) }
+            ),
+            Endpoint(
+                method: .get, path: "/documents/{id}", operationID: "getDocument",
+                summary: "A document with its text; ETag is the revision", tag: "Documents",
+                parameters: [Endpoint.header("If-None-Match", "An ETag from before: 304 when unchanged")],
+                responses: [
+                    Endpoint.json(200, "The document", Schemas.ref("Document")),
+                    Endpoint.Response(status: 304, description: "Not modified since the ETag"),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(404, "No such document"),
+                ],
+                handler: { [self] req, res in res.respond { () throws(APIError) in try getDocument(req, asText: false) } }
+            ),
+            Endpoint(
+                method: .delete, path: "/documents/{id}", operationID: "deleteDocument",
+                summary: "Delete a document", tag: "Documents",
+                responses: [
+                    Endpoint.Response(status: 204, description: "Deleted"),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(404, "No such document"),
+                    Endpoint.error(503, "The store cannot delete"),
+                ],
+                handler: { [self] req, res in res.respond { () throws(APIError) in try deleteDocument(req) } }
+            ),
+            Endpoint(
+                method: .patch, path: "/documents/{id}", operationID: "updateDocument",
+                summary: "Title, editingDisabled, secure, levelsOfUndo", tag: "Documents",
+                requestBody: Endpoint.jsonBody(Schemas.object([
+                    ("title", ["type": "string", "maxLength": 500]), ("editingDisabled", Schemas.boolean),
+                    ("secure", Schemas.boolean), ("levelsOfUndo", Schemas.nonNegative),
+                ], required: [])),
+                responses: [
+                    Endpoint.json(200, "The document", Schemas.ref("Document")),
+                    Endpoint.error(400, "Malformed JSON or field"),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(404, "No such document"),
+                    Endpoint.error(415, "Body is not JSON"),
+                    Endpoint.error(503, "The store cannot save"),
+                ],
+                handler: { [self] req, res in res.respond { () throws(APIError) in try patchDocument(req) } }
+            ),
+            Endpoint(
+                method: .get, path: "/documents/{id}/text", operationID: "getDocumentText",
+                summary: "The text as text/plain; ETag is the revision", tag: "Documents",
+                parameters: [Endpoint.header("If-None-Match", "An ETag from before: 304 when unchanged")],
+                responses: [
+                    Endpoint.Response(status: 200, description: "The text", schema: Schemas.string, mediaType: "text/plain"),
+                    Endpoint.Response(status: 304, description: "Not modified since the ETag"),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(404, "No such document"),
+                ],
+                handler: { [self] req, res in res.respond { () throws(APIError) in try getDocument(req, asText: true) } }
+            ),
+            Endpoint(
+                method: .put, path: "/documents/{id}/text", operationID: "replaceDocumentText",
+                summary: "Replace the whole text as one undoable change named Replace", tag: "Documents",
+                parameters: [Endpoint.header("If-Match", "Only if the document is still at this ETag (else 412)"),
+                             Endpoint.header("Idempotency-Key", "Makes a resend safe")],
+                requestBody: ["required": true, "content": ["text/plain": ["schema": Schemas.string]]],
+                responses: [
+                    Endpoint.json(200, "The change as applied", Schemas.ref("EditResult")),
+                    Endpoint.error(400, "Body is not UTF-8"),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(403, "Editing is disabled"),
+                    Endpoint.error(404, "No such document"),
+                    Endpoint.error(412, "If-Match does not match"),
+                    Endpoint.error(413, "Too large"),
+                    Endpoint.error(415, "Body is not text/plain"),
+                    Endpoint.error(503, "The store cannot save"),
+                ],
+                handler: { [self] req, res in replaceText(req, res) }
+            ),
+        ]
+    }
+
+    static func isValidDocumentID(_ id: String) -> Bool {
+        guard (1...128).contains(id.utf8.count) else { return false }
+        return id.utf8.allSatisfy { b in
+            (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 46 || b == 95 || b == 45
+        }
+    }
+
+    func createDocument(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
+        _ = try session(of: req)
+        let body = try RequestBody.object(req)
+        try body.allowOnly(["title", "text", "id"])
+        let text = try body.string("text") ?? ""
+        var title = try body.string("title") ?? "Untitled"
+        if title.count > 500 { throw .invalidField("title", "must be at most 500 characters") }
+        if title.isEmpty { title = "Untitled" }
+        let id: String
+        if let given = try body.string("id") {
+            guard Self.isValidDocumentID(given) else {
+                throw .invalidField("id", "must match [A-Za-z0-9._-]{1,128}")
+            }
+            id = given
+        } else {
+            id = Secrets.base64url(Secrets.randomBytes(9))
+        }
+        let time = now()
+        let document = Document(text: text, configuration: documentConfiguration(levelsOfUndo: 0))
+        let state = makeState(document: document, title: title, created: time, modified: time, metadata: DocumentMetadata())
+        let taken = documents.withLock { $0[id] != nil }
+        if taken { throw .conflict("id_taken", "a document with id '\(id)' exists") }
+        do throws(StoreError) {
+            try store.createDocument(
+                StoredDocument(id: id, title: title, created: time, modified: time, metadata: DocumentMetadata(state).encoded),
+                snapshot: StoredSnapshot(documentID: id, revision: 0, payload: SnapshotCodec.encode(document.snapshot())))
+        } catch .conflict {
+            throw .conflict("id_taken", "a document with id '\(id)' exists")
+        } catch {
+            logger.error("could not create document \(id): \(error)")
+            throw .storageFailing
+        }
+        let json = DocumentJSON.document(id: id, state: state)
+        let handle = DocumentHandle(id: id, state: state, events: makeEventChannel())
+        let inserted = documents.withLock { docs -> Bool in
+            if docs[id] != nil { return false }
+            docs[id] = handle
+            return true
+        }
+        if !inserted { throw .conflict("id_taken", "a document with id '\(id)' exists") }
+        metrics.increment("tandem_documents_created_total")
+        return .json(json, status: .created, headers: ["Location": "/documents/\(id)", "ETag": "\"0\""])
+    }
+
+    func documentConfiguration(levelsOfUndo: Int) -> Document.Configuration {
+        var c = Document.Configuration()
+        c.typingPause = configuration.typingPause
+        c.levelsOfUndo = levelsOfUndo
+        return c
+    }
+
+    func listDocuments() -> [UInt8] {
+        let handles = documents.withLock { $0.values.sorted { $0.id < $1.id } }
+        var w = JSONWriter(capacity: 64 * handles.count + 2)
+        w.beginArray()
+        for h in handles {
+            let item = h.state.withLock { st in
+                var one = JSONWriter(capacity: 96)
+                DocumentJSON.summary(id: h.id, state: st, to: &one)
+                return one.bytes
+            }
+            w.raw(item)
+        }
+        w.endArray()
+        return w.bytes
+    }
+
+    func getDocument(_ req: HTTPRequest, asText: Bool) throws(APIError) -> HTTPResponse {
+        _ = try session(of: req)
+        let handle = try document(req.parameters["id"] ?? "")
+        return handle.state.withLock { st -> HTTPResponse in
+            let etag = "\"\(st.document.revision)\""
+            if let inm = req.headers["If-None-Match"], EntityTag.matches(ifNoneMatch: inm, etag: etag) {
+                return HTTPResponse(status: .notModified, headers: ["ETag": etag])
+            }
+            if asText {
+                return HTTPResponse(status: .ok, contentType: "text/plain; charset=utf-8",
+                                    body: Array(st.document.text.utf8), headers: ["ETag": etag])
+            }
+            return .json(DocumentJSON.document(id: handle.id, state: st), headers: ["ETag": etag])
+        }
+    }
+
+    func deleteDocument(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
+        _ = try session(of: req)
+        let id = req.parameters["id"] ?? ""
+        let handle = try document(id)
+        do throws(StoreError) {
+            try store.deleteDocument(id)
+        } catch .notFound {
+        } catch {
+            logger.error("could not delete document \(id): \(error)")
+            throw .storageFailing
+        }
+        let pollers: [DocumentState.Poller] = handle.state.withLock { st in
+            st.deleted = true
+            defer { st.pollers.removeAll() }
+            return st.pollers
+        }
+        documents.withLock { _ = $0.removeValue(forKey: id) }
+        for p in pollers { p.responder.send(APIError.notFound("document '\(id)'").response) }
+        handle.events.closeAll()
+        return HTTPResponse(status: .noContent)
+    }
+
+    func patchDocument(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
+        _ = try session(of: req)
+        let handle = try document(req.parameters["id"] ?? "")
+        let body = try RequestBody.object(req, allowEmpty: false)
+        try body.allowOnly(["title", "editingDisabled", "secure", "levelsOfUndo"])
+        let title = try body.string("title")
+        if let title, title.isEmpty || title.count > 500 { throw .invalidField("title", "must be 1 to 500 characters") }
+        let editingDisabled = try body.bool("editingDisabled")
+        let secure = try body.bool("secure")
+        let levels = try body.int("levelsOfUndo")
+        if let levels, levels < 0 { throw .invalidField("levelsOfUndo", "must be 0 (unlimited) or more") }
+        let (json, stateChanged): ([UInt8], Bool) = try handle.state.withLock { st throws(APIError) in
+            if st.deleted { throw .notFound("document '\(handle.id)'") }
+            var next = st
+            if let title { next.title = title }
+            if let editingDisabled { next.editingDisabled = editingDisabled }
+            if let secure { next.secure = secure }
+            next.modified = now()
+            do {
+                try store.updateDocument(StoredDocument(id: handle.id, title: next.title, created: next.created,
+                                                        modified: next.modified, metadata: DocumentMetadata(next, levelsOfUndo: levels).encoded))
+            } catch {
+                throw .storageFailing
+            }
+            let before = st.condition
+            st.title = next.title
+            st.editingDisabled = next.editingDisabled
+            st.secure = next.secure
+            st.modified = next.modified
+            if let levels { st.document.undoManager.levelsOfUndo = levels }
+            return (DocumentJSON.document(id: handle.id, state: st), before != st.condition)
+        }
+        if stateChanged { broadcastState(handle) }
+        return .json(json)
+    }
+
+    func broadcastState(_ handle: DocumentHandle) {
+        let (rev, condition) = handle.state.withLock { ($0.committedRevision, $0.condition) }
+        var w = JSONWriter(capacity: 48)
+        w.beginObject()
+        w.key("state"); w.string(condition.rawValue)
+        w.endObject()
+        handle.events.send(ServerSentEvents.frame(id: rev, event: "state", data: w.bytes))
+    }
+
+    func replaceText(_ req: HTTPRequest, _ res: HTTPResponder) {
+        let session: Session?
+        let handle: DocumentHandle
+        do throws(APIError) {
+            session = try self.session(of: req)
+            handle = try document(req.parameters["id"] ?? "")
+            if let type = req.mediaType, !(type.hasPrefix("text/") || type == "application/octet-stream") {
+                throw APIError.unsupportedMediaType("text/plain")
+            }
+        } catch {
+            res.send(error.response)
+            return
+        }
+        guard let text = req.bodyText else {
+            res.send(APIError.badRequest("the body is not valid UTF-8", code: "invalid_text").response)
+            return
+        }
+        performChange(handle, request: req, responder: res, session: session) { st throws(APIError) in
+            let etag = "\"\(st.document.revision)\""
+            if let im = req.headers["If-Match"], !EntityTag.matches(ifNoneMatch: im, etag: etag) {
+                throw APIError(.preconditionFailed, "precondition_failed", "the document is at \(etag), not \(im)")
+            }
+            let op: TextOperation
+            do throws(OperationError) { op = try TextDiff.replacement(from: st.document.text, to: text) } catch { throw .operation(error) }
+            return try applyEdit(&st, op: op, base: nil, session: session,
+                                 options: EditOptions(actionName: "Replace", undoable: true, newGroup: true))
+        }
+    }
+}
+

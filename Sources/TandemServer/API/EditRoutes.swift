@@ -1,0 +1,211 @@
+import TandemCore
+import TandemHTTP
+
+extension ServerContext {
+    var editEndpoints: [Endpoint] {
+        let editBody: JSONValue = [
+            "oneOf": [
+                Schemas.object([("base", Schemas.nonNegative), ("ops", Schemas.ref("Operation")), ("actionName", Schemas.string), ("undoable", Schemas.boolean), ("newGroup", Schemas.boolean)], required: ["ops"]),
+                Schemas.object([("base", Schemas.nonNegative), ("insert", Schemas.string), ("at", Schemas.nonNegative), ("actionName", Schemas.string), ("undoable", Schemas.boolean), ("newGroup", Schemas.boolean)], required: ["insert", "at"]),
+                Schemas.object([("base", Schemas.nonNegative), ("delete", Schemas.ref("Range")), ("actionName", Schemas.string), ("undoable", Schemas.boolean), ("newGroup", Schemas.boolean)], required: ["delete"]),
+                Schemas.object([("base", Schemas.nonNegative), ("replace", Schemas.ref("Range")), ("with", Schemas.string), ("actionName", Schemas.string), ("undoable", Schemas.boolean), ("newGroup", Schemas.boolean)], required: ["replace", "with"]),
+            ],
+        ]
+        return [
+            Endpoint(
+                method: .post, path: "/documents/{id}/edits", operationID: "edit",
+                summary: "Apply a change; with base it is transformed through every change since", tag: "Editing",
+                parameters: [Endpoint.header("Idempotency-Key", "Makes a resend safe")],
+                requestBody: Endpoint.jsonBody(editBody),
+                responses: [
+                    Endpoint.json(200, "The change as applied", Schemas.ref("EditResult")),
+                    Endpoint.error(400, "Malformed JSON or field"),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(403, "Editing is disabled"),
+                    Endpoint.error(404, "No such document"),
+                    Endpoint.error(410, "The base revision is older than the kept history"),
+                    Endpoint.error(413, "Too large"),
+                    Endpoint.error(415, "Body is not JSON"),
+                    Endpoint.error(422, "The operation does not fit the document"),
+                    Endpoint.error(503, "The store cannot save"),
+                ],
+                handler: { [self] req, res in postEdit(req, res) }
+            ),
+            Endpoint(
+                method: .get, path: "/documents/{id}/edits", operationID: "listEdits",
+                summary: "The changes after revision since, in order; wait long-polls up to that many seconds", tag: "Editing",
+                parameters: [
+                    Endpoint.query("since", Schemas.nonNegative, "Revision already known (default 0)"),
+                    Endpoint.query("wait", ["type": "number", "minimum": 0, "maximum": 60], "Seconds to wait when there is nothing new"),
+                ],
+                responses: [
+                    Endpoint.json(200, "Changes, oldest first", Schemas.array(Schemas.ref("Change"))),
+                    Endpoint.error(400, "Bad since or wait"),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(404, "No such document"),
+                    Endpoint.error(410, "since is older than the kept history"),
+                ],
+                handler: { [self] req, res in listEdits(req, res) }
+            ),
+        ]
+    }
+
+    /// Decodes the four body forms of the contract into one operation at `base`.
+    struct EditRequest {
+        var base: Int?
+        var options: EditOptions
+        var build: (_ length: Int) throws(APIError) -> TextOperation
+    }
+
+    func decodeEdit(_ req: HTTPRequest) throws(APIError) -> EditRequest {
+        let body = try RequestBody.object(req, allowEmpty: false)
+        try body.allowOnly(["base", "ops", "insert", "at", "delete", "replace", "with", "actionName", "undoable", "newGroup"])
+        let base = try body.int("base")
+        if let base, base < 0 { throw .invalidField("base", "must be a revision (0 or more)") }
+        var options = EditOptions()
+        options.actionName = try body.string("actionName")
+        if let name = options.actionName, name.count > 200 { throw .invalidField("actionName", "must be at most 200 characters") }
+        options.undoable = try body.bool("undoable") ?? true
+        options.newGroup = try body.bool("newGroup") ?? false
+        let forms = ["ops", "insert", "delete", "replace"].filter { body.json[$0] != nil }
+        guard forms.count == 1 else {
+            throw .badRequest("give exactly one of ops, insert, delete or replace", code: "invalid_edit")
+        }
+        switch forms[0] {
+        case "ops":
+            let components = try CompactOperation.decode(body.json["ops"]!)
+            return EditRequest(base: base, options: options) { length throws(APIError) in
+                do throws(OperationError) {
+                    let op = try TextOperation(components)
+                    if op.baseLength != length {
+                        throw OperationError.lengthMismatch(expected: length, actual: op.baseLength)
+                    }
+                    return op
+                } catch { throw .operation(error) }
+            }
+        case "insert":
+            guard let text = try body.string("insert") else { throw .invalidField("insert", "must be a string") }
+            guard let at = try body.int("at") else { throw .invalidField("at", "is required with insert") }
+            return EditRequest(base: base, options: options) { length throws(APIError) in
+                do throws(OperationError) { return try TextOperation.insert(text, at: at, length: length) } catch { throw .operation(error) }
+            }
+        case "delete":
+            let (from, to) = try range(body, "delete")
+            return EditRequest(base: base, options: options) { length throws(APIError) in
+                do throws(OperationError) { return try TextOperation.delete(from: from, to: to, length: length) } catch { throw .operation(error) }
+            }
+        default:
+            let (from, to) = try range(body, "replace")
+            guard let with = try body.string("with") else { throw .invalidField("with", "is required with replace") }
+            return EditRequest(base: base, options: options) { length throws(APIError) in
+                do throws(OperationError) { return try TextOperation.replace(from: from, to: to, with: with, length: length) } catch { throw .operation(error) }
+            }
+        }
+    }
+
+    private func range(_ body: RequestBody, _ key: String) throws(APIError) -> (Int, Int) {
+        guard let r = try body.object(key) else { throw .invalidField(key, "must be {\"from\", \"to\"}") }
+        guard let from = r["from"]?.intValue, let to = r["to"]?.intValue else {
+            throw .invalidField(key, "from and to must be integers")
+        }
+        guard from >= 0, to >= from else { throw .unprocessable("\(key): need 0 <= from <= to, got \(from)...\(to)", code: "position_out_of_range") }
+        return (from, to)
+    }
+
+    func postEdit(_ req: HTTPRequest, _ res: HTTPResponder) {
+        let session: Session?
+        let handle: DocumentHandle
+        let edit: EditRequest
+        do throws(APIError) {
+            session = try self.session(of: req)
+            handle = try document(req.parameters["id"] ?? "")
+            edit = try decodeEdit(req)
+        } catch {
+            res.send(error.response)
+            return
+        }
+        performChange(handle, request: req, responder: res, session: session) { st throws(APIError) in
+            let length: Int
+            if let base = edit.base {
+                length = try lengthAt(base, in: st.document)
+            } else {
+                length = st.document.length
+            }
+            let op = try edit.build(length)
+            return try applyEdit(&st, op: op, base: edit.base, session: session, options: edit.options)
+        }
+    }
+
+    /// The document's length at an older revision: the base length of the first change after it.
+    func lengthAt(_ base: Int, in document: Document) throws(APIError) -> Int {
+        do throws(DocumentError) {
+            return try document.changes(since: base).first?.operation.baseLength ?? document.length
+        } catch {
+            throw .document(error)
+        }
+    }
+
+    /// Applies an operation and shapes the answer of `POST …/edits`.
+    func applyEdit(_ st: inout DocumentState, op: TextOperation, base: Int?, session: Session?, options: EditOptions) throws(APIError) -> ChangeOutcome {
+        let change: Change?
+        do throws(DocumentError) {
+            change = try st.document.apply(op, base: base, session: session?.id, options: options, time: now())
+        } catch {
+            throw APIError.document(error)
+        }
+        let selection = session.flatMap { st.document.selection(for: $0.id) }
+        var w = JSONWriter(capacity: 96)
+        w.beginObject()
+        w.key("revision"); w.int(change?.revision ?? st.document.revision)
+        w.key("ops")
+        if let change { CompactOperation.write(change.operation, to: &w) } else { w.beginArray(); w.endArray() }
+        w.key("selection"); DocumentJSON.selection(selection, to: &w)
+        w.endObject()
+        guard let change else { return .unchanged(.json(w.bytes)) }
+        return .changed(change, response: w.bytes, notification: "checkpoint")
+    }
+
+    func listEdits(_ req: HTTPRequest, _ res: HTTPResponder) {
+        do throws(APIError) {
+            _ = try session(of: req)
+            let handle = try document(req.parameters["id"] ?? "")
+            var since = 0
+            if let s = req.queryValue("since") {
+                guard let v = Int(s), v >= 0 else { throw APIError.invalidField("since", "must be a revision (0 or more)") }
+                since = v
+            }
+            var wait = 0.0
+            if let s = req.queryValue("wait") {
+                guard let v = Double(s), v >= 0, v <= 60 else { throw APIError.invalidField("wait", "must be 0 to 60 seconds") }
+                wait = v
+            }
+            let answer: [UInt8]? = try handle.state.withLock { st throws(APIError) -> [UInt8]? in
+                if since > st.committedRevision && wait == 0 {
+                    throw APIError.unprocessable("since \(since) is after the current revision \(st.committedRevision)", code: "revision_in_future")
+                }
+                // Core knows how far back its log goes; a base before that is 410.
+                do throws(DocumentError) { _ = try st.document.changes(since: min(since, st.document.revision)) } catch { throw .document(error) }
+                if since < st.committedRevision || wait == 0 { return changesJSON(st, since: since) }
+                st.pollers.append(DocumentState.Poller(since: since, deadline: now() + wait, responder: res))
+                return nil
+            }
+            if let answer { res.send(.json(answer)) }
+        } catch {
+            res.send(error.response)
+        }
+    }
+}
+
+extension APIError {
+    static func document(_ error: DocumentError) -> APIError {
+        switch error {
+        case .invalidOperation(let e): .operation(e)
+        case .revisionTrimmed: APIError(.gone, "revision_trimmed", "\(error)")
+        case .revisionInFuture: .unprocessable("\(error)", code: "revision_in_future")
+        case .nothingToUndo: .conflict("nothing_to_undo", "there is nothing to undo")
+        case .nothingToRedo: .conflict("nothing_to_redo", "there is nothing to redo")
+        case .noOpenGroup: .conflict("group_not_open", "no undo group is open")
+        default: .unprocessable("\(error)", code: "invalid_change")
+        }
+    }
+}

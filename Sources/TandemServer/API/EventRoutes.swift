@@ -1,0 +1,165 @@
+import TandemCore
+import TandemHTTP
+
+extension ServerContext {
+    var eventEndpoints: [Endpoint] {
+        [
+            Endpoint(
+                method: .get, path: "/documents/{id}/events", operationID: "documentEvents",
+                summary: "Server-Sent Events: change, presence, history, saved, state, pasteboard; id is the revision", tag: "Editing",
+                parameters: [Endpoint.header("Last-Event-ID", "Resume: the changes after this revision are replayed first"),
+                             Endpoint.query("lastEventId", Schemas.nonNegative, "Same as Last-Event-ID, for clients that cannot set headers")],
+                responses: [
+                    Endpoint.Response(status: 200, description: "An event stream", schema: Schemas.string, mediaType: "text/event-stream"),
+                    Endpoint.error(400, "Bad Last-Event-ID"),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(404, "No such document"),
+                ],
+                handler: { [self] req, res in documentEvents(req, res) }
+            ),
+            Endpoint(
+                method: .put, path: "/documents/{id}/selection", operationID: "setSelection",
+                summary: "The session's selection, kept in place through everyone's changes", tag: "Editing",
+                requestBody: Endpoint.jsonBody(Schemas.ref("Selection")),
+                responses: [
+                    Endpoint.json(200, "The selection", Schemas.ref("Selection")),
+                    Endpoint.error(400, "Malformed JSON or field"),
+                    Endpoint.error(401, "A session is needed"),
+                    Endpoint.error(404, "No such document"),
+                    Endpoint.error(415, "Body is not JSON"),
+                    Endpoint.error(422, "Out of range or inside a surrogate pair"),
+                ],
+                handler: { [self] req, res in res.respond { () throws(APIError) in try putSelection(req) } }
+            ),
+            Endpoint(
+                method: .get, path: "/documents/{id}/presence", operationID: "presence",
+                summary: "Sessions in the document with name, color and selection", tag: "Editing",
+                responses: [
+                    Endpoint.json(200, "Sessions", Schemas.array(Schemas.object([
+                        ("id", Schemas.string), ("name", Schemas.string), ("color", Schemas.string),
+                        ("selection", ["oneOf": [Schemas.ref("Selection"), ["type": "null"]]]),
+                    ], required: ["id", "name", "color", "selection"]))),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(404, "No such document"),
+                ],
+                handler: { [self] req, res in
+                    res.respond { () throws(APIError) in
+                        _ = try session(of: req)
+                        let handle = try document(req.parameters["id"] ?? "")
+                        return .json(presenceJSON(handle))
+                    }
+                }
+            ),
+        ]
+    }
+
+    func documentEvents(_ req: HTTPRequest, _ res: HTTPResponder) {
+        let session: Session?
+        let handle: DocumentHandle
+        var lastEventID: Int?
+        do throws(APIError) {
+            session = try self.session(of: req)
+            handle = try document(req.parameters["id"] ?? "")
+            if let raw = req.headers["Last-Event-ID"] ?? req.queryValue("lastEventId") {
+                guard let v = Int(raw.trimmingSpacesAndTabs), v >= 0 else {
+                    throw APIError.invalidField("Last-Event-ID", "must be a revision")
+                }
+                lastEventID = v
+            }
+        } catch {
+            res.send(error.response)
+            return
+        }
+        let resumeAfter = lastEventID
+        res.send(HTTPResponse(status: .ok, headers: ServerSentEvents.headers, body: .stream { [self] writer in
+            writer.write(ServerSentEvents.preamble)
+            let current: Int = handle.state.withLock { st in
+                if let last = resumeAfter, last < st.committedRevision {
+                    if last < st.document.firstAvailableRevision - 1 {
+                        // Too far behind to replay: the client must reload the document.
+                        writer.write(ServerSentEvents.frame(id: st.committedRevision, event: "reset",
+                                                            data: Array("{\"reason\":\"revision_trimmed\"}".utf8)))
+                    } else if let missed = try? st.document.changes(since: last) {
+                        var batch: [UInt8] = []
+                        for c in missed where c.revision <= st.committedRevision {
+                            batch += ServerSentEvents.frame(id: c.revision, event: "change", data: DocumentJSON.change(c))
+                        }
+                        writer.write(batch)
+                    }
+                }
+                handle.events.add(writer, session: session?.id)
+                return st.committedRevision
+            }
+            writer.write(ServerSentEvents.frame(id: current, event: "presence", data: presenceJSON(handle)))
+            if session != nil { broadcastPresence(handle) }
+            writer.onClose { [self] in if session != nil { broadcastPresence(handle) } }
+        }))
+    }
+
+    func putSelection(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let session = try requireSession(of: req, for: "a selection")
+        let handle = try document(req.parameters["id"] ?? "")
+        let body = try RequestBody.object(req, allowEmpty: false)
+        try body.allowOnly(["anchor", "head"])
+        guard let anchor = try body.int("anchor"), let head = try body.int("head") else {
+            throw .invalidField("anchor", "anchor and head are required integers")
+        }
+        let json = try handle.state.withLock { st throws(APIError) -> [UInt8] in
+            try validateSelection(anchor, head, in: st.document)
+            do throws(DocumentError) {
+                try st.document.setSelection(Selection(anchor: anchor, head: head), for: session.id)
+            } catch {
+                throw .document(error)
+            }
+            var w = JSONWriter(capacity: 32)
+            DocumentJSON.selection(Selection(anchor: anchor, head: head), to: &w)
+            return w.bytes
+        }
+        broadcastPresence(handle)
+        return .json(json)
+    }
+
+    func validateSelection(_ anchor: Int, _ head: Int, in document: Document) throws(APIError) {
+        for p in [anchor, head] {
+            guard p >= 0, p <= document.length else {
+                throw .unprocessable("position \(p) is outside the document (length \(document.length))", code: "position_out_of_range")
+            }
+            guard document.rope.isCharacterBoundary(p) else {
+                throw .unprocessable("position \(p) splits a surrogate pair", code: "splits_surrogate_pair")
+            }
+        }
+    }
+
+    func presenceJSON(_ handle: DocumentHandle) -> [UInt8] {
+        let selections = handle.state.withLock { $0.document.selections }
+        var ids = Set(selections.keys)
+        for id in handle.events.sessions { ids.insert(id) }
+        var w = JSONWriter(capacity: 64 * ids.count + 2)
+        w.beginArray()
+        for id in ids.sorted() {
+            guard let s = sessions.session(id: id) else { continue }
+            w.beginObject()
+            w.key("id"); w.string(s.id)
+            w.key("name"); w.string(s.name)
+            w.key("color"); w.string(s.color)
+            w.key("selection"); DocumentJSON.selection(selections[id], to: &w)
+            w.endObject()
+        }
+        w.endArray()
+        return w.bytes
+    }
+
+    func broadcastPresence(_ handle: DocumentHandle) {
+        let rev = handle.state.withLock { $0.committedRevision }
+        handle.events.send(ServerSentEvents.frame(id: rev, event: "presence", data: presenceJSON(handle)))
+    }
+}
+
+extension String {
+    var trimmingSpacesAndTabs: String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
+        return String(s)
+    }
+}

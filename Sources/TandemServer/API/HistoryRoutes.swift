@@ -1,0 +1,196 @@
+import TandemCore
+import TandemHTTP
+
+extension ServerContext {
+    var historyEndpoints: [Endpoint] {
+        let scope = Endpoint.query("scope", ["type": "string", "enum": ["session", "document"]],
+                                   "session (default with a token) or document (default without)")
+        let changeErrors: [Endpoint.Response] = [
+            Endpoint.error(400, "Bad scope"),
+            Endpoint.error(401, "Bad token, or scope=session without one"),
+            Endpoint.error(403, "Editing is disabled"),
+            Endpoint.error(404, "No such document"),
+            Endpoint.error(503, "The store cannot save"),
+        ]
+        return [
+            Endpoint(
+                method: .post, path: "/documents/{id}/undo", operationID: "undo",
+                summary: "Undo one group: the session's own latest (scope=session) or anyone's (scope=document)", tag: "Undo",
+                parameters: [scope, Endpoint.header("Idempotency-Key", "Makes a resend safe")],
+                responses: [Endpoint.json(200, "The undo as applied", Schemas.ref("UndoResult")),
+                            Endpoint.error(409, "Nothing to undo")] + changeErrors,
+                handler: { [self] req, res in undoOrRedo(req, res, redo: false) }
+            ),
+            Endpoint(
+                method: .post, path: "/documents/{id}/redo", operationID: "redo",
+                summary: "Redo the latest undone group of the scope", tag: "Undo",
+                parameters: [scope, Endpoint.header("Idempotency-Key", "Makes a resend safe")],
+                responses: [Endpoint.json(200, "The redo as applied", Schemas.ref("UndoResult")),
+                            Endpoint.error(409, "Nothing to redo")] + changeErrors,
+                handler: { [self] req, res in undoOrRedo(req, res, redo: true) }
+            ),
+            Endpoint(
+                method: .get, path: "/documents/{id}/history", operationID: "getHistory",
+                summary: "Undo and redo state of the scope, with action names and menu titles", tag: "Undo",
+                parameters: [scope],
+                responses: [Endpoint.json(200, "The history", Schemas.ref("History")),
+                            Endpoint.error(400, "Bad scope"), Endpoint.error(401, "Bad token"), Endpoint.error(404, "No such document")],
+                handler: { [self] req, res in
+                    res.respond { () throws(APIError) in
+                        let (handle, scope, _) = try historyTarget(req)
+                        return .json(handle.state.withLock { historyJSON($0.document, scope: scope) })
+                    }
+                }
+            ),
+            Endpoint(
+                method: .patch, path: "/documents/{id}/history", operationID: "updateHistory",
+                summary: "Name the latest group (setActionName) or cap the stack (levelsOfUndo)", tag: "Undo",
+                parameters: [scope],
+                requestBody: Endpoint.jsonBody(Schemas.object([("actionName", ["type": "string", "maxLength": 200]), ("levelsOfUndo", Schemas.nonNegative)], required: [])),
+                responses: [Endpoint.json(200, "The history", Schemas.ref("History")),
+                            Endpoint.error(400, "Malformed JSON, field or scope"), Endpoint.error(401, "Bad token"),
+                            Endpoint.error(404, "No such document"), Endpoint.error(409, "Nothing to name"), Endpoint.error(415, "Body is not JSON")],
+                handler: { [self] req, res in res.respond { () throws(APIError) in try patchHistory(req) } }
+            ),
+            Endpoint(
+                method: .delete, path: "/documents/{id}/history", operationID: "clearHistory",
+                summary: "removeAllActions for the scope", tag: "Undo",
+                parameters: [scope],
+                responses: [Endpoint.json(200, "The history", Schemas.ref("History")),
+                            Endpoint.error(400, "Bad scope"), Endpoint.error(401, "Bad token"), Endpoint.error(404, "No such document")],
+                handler: { [self] req, res in
+                    res.respond { () throws(APIError) in
+                        let (handle, scope, _) = try historyTarget(req)
+                        let json = handle.state.withLock { st in
+                            st.document.undoManager.removeAllActions(scope)
+                            return historyJSON(st.document, scope: scope)
+                        }
+                        sendHistoryEvent(handle, "removeAllActions", session: scope.sessionID)
+                        return .json(json)
+                    }
+                }
+            ),
+            Endpoint(
+                method: .post, path: "/documents/{id}/history/groups", operationID: "beginUndoGrouping",
+                summary: "beginUndoGrouping for the session (nestable)", tag: "Undo",
+                responses: [Endpoint.json(200, "The grouping level now", Schemas.ref("GroupingLevel")),
+                            Endpoint.error(401, "A session is needed"), Endpoint.error(404, "No such document")],
+                handler: { [self] req, res in res.respond { () throws(APIError) in try grouping(req, begin: true) } }
+            ),
+            Endpoint(
+                method: .delete, path: "/documents/{id}/history/groups", operationID: "endUndoGrouping",
+                summary: "endUndoGrouping for the session", tag: "Undo",
+                responses: [Endpoint.json(200, "The grouping level now", Schemas.ref("GroupingLevel")),
+                            Endpoint.error(401, "A session is needed"), Endpoint.error(404, "No such document"),
+                            Endpoint.error(409, "No group is open")],
+                handler: { [self] req, res in res.respond { () throws(APIError) in try grouping(req, begin: false) } }
+            ),
+        ]
+    }
+
+    /// The document, the scope the request means, and its session.
+    func historyTarget(_ req: HTTPRequest) throws(APIError) -> (DocumentHandle, UndoScope, Session?) {
+        let session = try self.session(of: req)
+        let handle = try document(req.parameters["id"] ?? "")
+        switch req.queryValue("scope") {
+        case nil:
+            return (handle, session.map { .session($0.id) } ?? .document, session)
+        case "session"?:
+            guard let session else { throw .sessionRequired("scope=session") }
+            return (handle, .session(session.id), session)
+        case "document"?:
+            return (handle, .document, session)
+        case let other?:
+            throw .invalidField("scope", "must be session or document, not '\(other)'")
+        }
+    }
+
+    func historyJSON(_ document: Document, scope: UndoScope) -> [UInt8] {
+        var w = JSONWriter(capacity: 512)
+        DocumentJSON.history(document.undoManager.history(scope), to: &w)
+        return w.bytes
+    }
+
+    func sendHistoryEvent(_ handle: DocumentHandle, _ notification: String, session: String?) {
+        let rev = handle.state.withLock { $0.committedRevision }
+        handle.events.send(ServerSentEvents.frame(id: rev, event: "history", data: historyEventJSON(notification, change: nil, session: session)))
+    }
+
+    func undoOrRedo(_ req: HTTPRequest, _ res: HTTPResponder, redo: Bool) {
+        let handle: DocumentHandle
+        let scope: UndoScope
+        let session: Session?
+        do {
+            (handle, scope, session) = try historyTarget(req)
+        } catch {
+            res.send(error.response)
+            return
+        }
+        performChange(handle, request: req, responder: res, session: session) { st throws(APIError) in
+            let change: Change
+            do throws(DocumentError) {
+                change = redo ? try st.document.redo(scope: scope, time: now()) : try st.document.undo(scope: scope, time: now())
+            } catch {
+                throw APIError.document(error)
+            }
+            var w = JSONWriter(capacity: 768)
+            w.beginObject()
+            w.key("revision"); w.int(change.revision)
+            w.key("ops"); CompactOperation.write(change.operation, to: &w)
+            w.key("actionName"); w.string(change.actionName)
+            let range = change.range ?? 0..<0
+            w.key("range"); w.beginObject(); w.key("from"); w.int(range.lowerBound); w.key("to"); w.int(range.upperBound); w.endObject()
+            w.key("history"); DocumentJSON.history(st.document.undoManager.history(scope), to: &w)
+            w.key("selection"); DocumentJSON.selection(session.flatMap { st.document.selection(for: $0.id) }, to: &w)
+            w.endObject()
+            return .changed(change, response: w.bytes, notification: redo ? "didRedo" : "didUndo")
+        }
+    }
+
+    func patchHistory(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let (handle, scope, _) = try historyTarget(req)
+        let body = try RequestBody.object(req, allowEmpty: false)
+        try body.allowOnly(["actionName", "levelsOfUndo"])
+        let name = try body.string("actionName")
+        if let name, name.count > 200 { throw .invalidField("actionName", "must be at most 200 characters") }
+        let levels = try body.int("levelsOfUndo")
+        if let levels, levels < 0 { throw .invalidField("levelsOfUndo", "must be 0 (unlimited) or more") }
+        let json = try handle.state.withLock { st throws(APIError) in
+            let um = st.document.undoManager
+            if let name {
+                guard um.canUndo(scope) || um.groupingLevel(scope) > 0 else {
+                    throw .conflict("nothing_to_undo", "there is no undo group to name")
+                }
+                um.setActionName(name, scope: scope)
+            }
+            if let levels { um.levelsOfUndo = levels }
+            return historyJSON(st.document, scope: scope)
+        }
+        sendHistoryEvent(handle, "checkpoint", session: scope.sessionID)
+        return .json(json)
+    }
+
+    func grouping(_ req: HTTPRequest, begin: Bool) throws(APIError) -> HTTPResponse {
+        let session = try requireSession(of: req, for: "undo grouping")
+        let handle = try document(req.parameters["id"] ?? "")
+        let level = try handle.state.withLock { st throws(APIError) -> Int in
+            do throws(DocumentError) {
+                if begin { return st.document.undoManager.beginUndoGrouping(session: session.id) }
+                return try st.document.undoManager.endUndoGrouping(session: session.id)
+            } catch {
+                throw APIError.document(error)
+            }
+        }
+        sendHistoryEvent(handle, begin ? "didOpenUndoGroup" : "didCloseUndoGroup", session: session.id)
+        var w = JSONWriter(capacity: 24)
+        w.beginObject(); w.key("groupingLevel"); w.int(level); w.endObject()
+        return .json(w.bytes)
+    }
+}
+
+extension UndoScope {
+    var sessionID: String? {
+        if case .session(let s) = self { return s }
+        return nil
+    }
+}

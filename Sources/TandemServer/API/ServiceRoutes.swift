@@ -1,0 +1,35 @@
+import TandemHTTP
+
+extension ServerContext {
+    func serviceEndpoints(openAPI: @escaping @Sendable () -> [UInt8]) -> [Endpoint] {
+        [
+            Endpoint(
+                method: .get, path: "/healthz", operationID: "health",
+                summary: "Liveness and storage health", tag: "Service",
+                responses: [Endpoint.json(200, "Serving", Schemas.ref("Health"))],
+                handler: { [self] _, res in
+                    var w = JSONWriter(capacity: 64)
+                    w.beginObject()
+                    w.key("status"); w.string("ok")
+                    w.key("documents"); w.int(documents.withLock { $0.count })
+                    w.endObject()
+                    res.send(.json(w.bytes))
+                }
+            ),
+            Endpoint(
+                method: .get, path: "/metrics", operationID: "metrics",
+                summary: "Prometheus metrics", tag: "Service",
+                responses: [Endpoint.Response(status: 200, description: "Prometheus text format 0.0.4", schema: ["type": "string"], mediaType: "text/plain")],
+                handler: { [self] _, res in
+                    res.send(HTTPResponse(status: .ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(metrics.render().utf8)))
+                }
+            ),
+            Endpoint(
+                method: .get, path: "/openapi.json", operationID: "openapi",
+                summary: "This API as an OpenAPI 3.1 document", tag: "Service",
+                responses: [Endpoint.json(200, "The OpenAPI document", ["type": "object"])],
+                handler: { _, res in res.send(.json(openAPI())) }
+            ),
+        ]
+    }
+}

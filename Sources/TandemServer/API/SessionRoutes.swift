@@ -1,0 +1,92 @@
+import TandemHTTP
+import TandemStore
+
+extension ServerContext {
+    var sessionEndpoints: [Endpoint] {
+        [
+            Endpoint(
+                method: .post, path: "/sessions", operationID: "createSession",
+                summary: "Start a session; the token is shown only in this answer", tag: "Sessions",
+                requestBody: Endpoint.jsonBody(Schemas.object([("name", ["type": "string", "maxLength": 100])], required: []), required: false),
+                responses: [
+                    Endpoint.json(201, "The new session and its bearer token", Schemas.ref("SessionCreated")),
+                    Endpoint.error(400, "Malformed JSON or field"),
+                    Endpoint.error(415, "Body is not JSON"),
+                    Endpoint.error(503, "The store cannot save the session"),
+                ],
+                handler: { [self] req, res in res.respond { () throws(APIError) in try createSession(req) } }
+            ),
+            Endpoint(
+                method: .get, path: "/sessions/me", operationID: "getSession",
+                summary: "The calling session", tag: "Sessions",
+                responses: [
+                    Endpoint.json(200, "The session", Schemas.ref("Session")),
+                    Endpoint.error(401, "No token, or a wrong or expired one"),
+                ],
+                handler: { [self] req, res in
+                    res.respond { () throws(APIError) in
+                        let s = try requireSession(of: req, for: "GET /sessions/me")
+                        return .json(sessionJSON(s, token: nil))
+                    }
+                }
+            ),
+            Endpoint(
+                method: .delete, path: "/sessions/me", operationID: "endSession",
+                summary: "End the session: its undo contexts are cleared and its non-persistent pasteboards removed", tag: "Sessions",
+                responses: [
+                    Endpoint.Response(status: 204, description: "Ended"),
+                    Endpoint.error(401, "No token, or a wrong or expired one"),
+                ],
+                handler: { [self] req, res in
+                    res.respond { () throws(APIError) in
+                        let s = try requireSession(of: req, for: "DELETE /sessions/me")
+                        endSession(s.id)
+                        return HTTPResponse(status: .noContent)
+                    }
+                }
+            ),
+        ]
+    }
+
+    func createSession(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let body = try RequestBody.object(req)
+        try body.allowOnly(["name"])
+        let name = try body.string("name")
+        if let name, name.isEmpty || name.count > 100 {
+            throw .invalidField("name", "must be 1 to 100 characters")
+        }
+        let (session, token) = sessions.create(name: name, now: now())
+        do {
+            try store.upsertSession(StoredSession(
+                id: session.id, tokenHash: session.tokenHash, name: session.name,
+                color: session.color, created: session.created, lastSeen: session.lastSeen))
+        } catch {
+            sessions.remove(id: session.id)
+            logger.error("could not store session: \(error)")
+            throw .storageFailing
+        }
+        metrics.increment("tandem_sessions_created_total")
+        return .json(sessionJSON(session, token: token), status: .created)
+    }
+
+    /// Ends a session everywhere: its undo contexts, selections and non-persistent pasteboards.
+    func endSession(_ id: String) {
+        sessions.remove(id: id)
+        for handle in documents.withLock({ Array($0.values) }) {
+            handle.sessionEnded(id, context: self)
+        }
+        sessionEndHooks.withLock { $0 }.forEach { $0(id) }
+        do { try store.deleteSession(id) } catch { logger.warning("could not delete session \(id): \(error)") }
+    }
+
+    func sessionJSON(_ s: Session, token: String?) -> [UInt8] {
+        var w = JSONWriter(capacity: 160)
+        w.beginObject()
+        w.key("id"); w.string(s.id)
+        if let token { w.key("token"); w.string(token) }
+        w.key("name"); w.string(s.name)
+        w.key("color"); w.string(s.color)
+        w.endObject()
+        return w.bytes
+    }
+}

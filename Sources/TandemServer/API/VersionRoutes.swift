@@ -1,0 +1,166 @@
+import TandemCore
+import TandemHTTP
+import TandemStore
+
+extension ServerContext {
+    var versionEndpoints: [Endpoint] {
+        let version: JSONValue = Schemas.object([
+            ("number", Schemas.nonNegative), ("revision", Schemas.nonNegative), ("time", Schemas.number),
+            ("length", Schemas.nonNegative), ("name", Schemas.nullableString),
+        ], required: ["number", "revision", "time", "length", "name"])
+        return [
+            Endpoint(
+                method: .post, path: "/documents/{id}/save", operationID: "save",
+                summary: "Checkpoint a version now; resets changeCount", tag: "Documents",
+                responses: [
+                    Endpoint.json(201, "The saved version", version),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(404, "No such document"),
+                    Endpoint.error(503, "The store cannot save"),
+                ],
+                handler: { [self] req, res in
+                    res.respond { () throws(APIError) in
+                        _ = try session(of: req)
+                        let handle = try document(req.parameters["id"] ?? "")
+                        let v = try saveVersion(handle, name: nil)
+                        return .json(versionJSON(v), status: .created)
+                    }
+                }
+            ),
+            Endpoint(
+                method: .get, path: "/documents/{id}/versions", operationID: "listVersions",
+                summary: "Saved versions, oldest first", tag: "Documents",
+                responses: [
+                    Endpoint.json(200, "Versions", Schemas.array(version)),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(404, "No such document"),
+                    Endpoint.error(503, "The store cannot be read"),
+                ],
+                handler: { [self] req, res in
+                    res.respond { () throws(APIError) in
+                        _ = try session(of: req)
+                        let handle = try document(req.parameters["id"] ?? "")
+                        let list: [StoredVersion]
+                        do { list = try store.versions(document: handle.id) } catch { throw .storageFailing }
+                        var w = JSONWriter(capacity: 64 * list.count + 2)
+                        w.beginArray()
+                        for v in list { w.raw(versionJSON(v)) }
+                        w.endArray()
+                        return .json(w.bytes)
+                    }
+                }
+            ),
+            Endpoint(
+                method: .get, path: "/documents/{id}/versions/{n}/text", operationID: "getVersionText",
+                summary: "A saved version's text", tag: "Documents",
+                responses: [
+                    Endpoint.Response(status: 200, description: "The text", schema: Schemas.string, mediaType: "text/plain"),
+                    Endpoint.error(400, "n is not a number"),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(404, "No such document or version"),
+                ],
+                handler: { [self] req, res in
+                    res.respond { () throws(APIError) in
+                        _ = try session(of: req)
+                        let handle = try document(req.parameters["id"] ?? "")
+                        let v = try storedVersion(handle, req.parameters["n"])
+                        return HTTPResponse(status: .ok, contentType: "text/plain; charset=utf-8", body: Array(v.text.utf8))
+                    }
+                }
+            ),
+            Endpoint(
+                method: .post, path: "/documents/{id}/versions/{n}/revert", operationID: "revertToVersion",
+                summary: "Make the text that version's, as one undoable change named Revert to Version", tag: "Documents",
+                parameters: [Endpoint.header("Idempotency-Key", "Makes a resend safe")],
+                responses: [
+                    Endpoint.json(200, "The change as applied", Schemas.ref("EditResult")),
+                    Endpoint.error(400, "n is not a number"),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(403, "Editing is disabled"),
+                    Endpoint.error(404, "No such document or version"),
+                    Endpoint.error(503, "The store cannot save"),
+                ],
+                handler: { [self] req, res in revert(req, res) }
+            ),
+        ]
+    }
+
+    func storedVersion(_ handle: DocumentHandle, _ raw: String?) throws(APIError) -> StoredVersion {
+        guard let raw, let n = Int(raw), n >= 0 else { throw .invalidField("n", "must be a version number") }
+        let v: StoredVersion?
+        do { v = try store.version(document: handle.id, number: n) } catch { throw .storageFailing }
+        guard let v else { throw .notFound("version \(n) of '\(handle.id)'") }
+        return v
+    }
+
+    func versionJSON(_ v: StoredVersion) -> [UInt8] {
+        var w = JSONWriter(capacity: 96)
+        w.beginObject()
+        w.key("number"); w.int(v.number)
+        w.key("revision"); w.int(v.revision)
+        w.key("time"); w.double(v.time)
+        w.key("length"); w.int(v.text.utf16.count)
+        w.key("name"); w.optionalString(v.name)
+        w.endObject()
+        return w.bytes
+    }
+
+    /// Writes the committed text as the next version and clears the change count.
+    @discardableResult
+    func saveVersion(_ handle: DocumentHandle, name: String?) throws(APIError) -> StoredVersion {
+        let version: StoredVersion = try handle.state.withLock { st throws(APIError) in
+            if st.deleted { throw .notFound("document '\(handle.id)'") }
+            let time = now()
+            let number: Int
+            do { number = (try store.versions(document: handle.id).last?.number ?? 0) + 1 } catch { throw .storageFailing }
+            let v = StoredVersion(documentID: handle.id, number: number, revision: st.document.revision,
+                                  time: time, text: st.document.text, name: name)
+            do {
+                try store.addVersion(v)
+            } catch {
+                logger.error("autosave of \(handle.id) failed: \(error)")
+                throw .storageFailing
+            }
+            st.document.updateChangeCount(.cleared)
+            st.lastSavedRevision = st.document.revision
+            st.lastSaved = time
+            handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved", data: versionJSON(v)))
+            return v
+        }
+        return version
+    }
+
+    /// The saveless model: a document with unsaved changes saves itself once it has been
+    /// quiet for a moment, and at least every 30 s while someone keeps typing.
+    func autosave(now: Double) {
+        for handle in documents.withLock({ Array($0.values) }) {
+            let due = handle.state.withLock { st -> Bool in
+                guard st.document.hasUnsavedChanges, !st.savingError, st.committedRevision == st.document.revision else { return false }
+                let quietFor = now - st.modified
+                let sinceSave = now - (st.lastSaved ?? st.created)
+                return quietFor >= 2 || sinceSave >= 30
+            }
+            if due { _ = try? saveVersion(handle, name: nil) }
+        }
+    }
+
+    func revert(_ req: HTTPRequest, _ res: HTTPResponder) {
+        let session: Session?
+        let handle: DocumentHandle
+        let version: StoredVersion
+        do {
+            session = try self.session(of: req)
+            handle = try document(req.parameters["id"] ?? "")
+            version = try storedVersion(handle, req.parameters["n"])
+        } catch {
+            res.send(error.response)
+            return
+        }
+        performChange(handle, request: req, responder: res, session: session) { st throws(APIError) in
+            let op: TextOperation
+            do throws(OperationError) { op = try TextDiff.replacement(from: st.document.text, to: version.text) } catch { throw .operation(error) }
+            return try applyEdit(&st, op: op, base: nil, session: session,
+                                 options: EditOptions(actionName: "Revert to Version", undoable: true, newGroup: true))
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Logging
+import Synchronization
+import TandemCore
+import TandemHTTP
+import TandemStore
+
+/// The services every handler shares. Handlers are extensions of it, one file per area.
+final class ServerContext: Sendable {
+    let configuration: ServerConfiguration
+    let store: any DocumentStore
+    let sessions: SessionRegistry
+    let documents = Mutex<[String: DocumentHandle]>([:])
+    let metrics: Metrics
+    let idempotency = IdempotencyCache()
+    let logger: Logger
+    let subscribers = Atomic<Int>(0)
+    /// Run when a session ends (pasteboards it owns go with it).
+    let sessionEndHooks = Mutex<[@Sendable (String) -> Void]>([])
+
+    init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry, metrics: Metrics, logger: Logger) {
+        self.configuration = configuration
+        self.store = store
+        self.sessions = sessions
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    func now() -> Double { Date().timeIntervalSince1970 }
+
+    /// The calling session, nil for anonymous requests; a wrong or expired token is 401,
+    /// never silently anonymous.
+    func session(of request: HTTPRequest) throws(APIError) -> Session? {
+        guard let header = request.headers["Authorization"] else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw APIError(.unauthorized, "unauthorized", "Authorization must be 'Bearer <token>'",
+                           headers: ["WWW-Authenticate": #"Bearer realm="tandem""#])
+        }
+        do {
+            return try sessions.authenticate(token: String(parts[1].trimmingCharacters(in: .whitespaces)), now: now())
+        } catch {
+            throw .unauthorized
+        }
+    }
+
+    func requireSession(of request: HTTPRequest, for what: String) throws(APIError) -> Session {
+        guard let s = try session(of: request) else { throw .sessionRequired(what) }
+        return s
+    }
+
+    func document(_ id: String) throws(APIError) -> DocumentHandle {
+        guard let d = documents.withLock({ $0[id] }) else { throw .notFound("document '\(id)'") }
+        return d
+    }
+
+    func makeEventChannel() -> EventChannel {
+        EventChannel { [self] delta in subscribers.add(delta, ordering: .relaxed) }
+    }
+}
+
+extension HTTPResponder {
+    /// Runs `body` and answers with its response, or with the error it threw.
+    func respond(_ body: () throws(APIError) -> HTTPResponse) {
+        do {
+            send(try body())
+        } catch {
+            send(error.response)
+        }
+    }
+}

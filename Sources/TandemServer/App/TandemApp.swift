@@ -1,0 +1,165 @@
+import Foundation
+import Logging
+import Synchronization
+import TandemCore
+import TandemHTTP
+import TandemStore
+
+/// The whole server: store, documents, sessions, the REST API on the HTTP server, and the
+/// housekeeping (long-poll deadlines, idle sessions, SSE keep-alives, autosave).
+public final class TandemApp: Sendable {
+    let context: ServerContext
+    private let server: HTTPServer
+    private let stopping = Atomic<Bool>(false)
+
+    public init(configuration: ServerConfiguration, logger: Logger) throws {
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        guard let durability = Durability(rawValue: configuration.durability) else {
+            throw APIError.badRequest("unknown durability \(configuration.durability)")
+        }
+        let store = try SQLiteStore(directory: configuration.dataDirectory, durability: durability)
+        let metrics = Metrics()
+        let contents = try store.loadAll()
+        let sessions = SessionRegistry(restoring: contents.sessions.map {
+            Session(id: $0.id, name: $0.name, color: $0.color, created: $0.created, lastSeen: $0.lastSeen, tokenHash: $0.tokenHash)
+        })
+        let context = ServerContext(configuration: configuration, store: store, sessions: sessions, metrics: metrics, logger: logger)
+        self.context = context
+        try context.restoreDocuments(contents.documents)
+
+        var http = HTTPServer.Configuration(
+            host: configuration.host, port: configuration.port,
+            eventLoopCount: configuration.eventLoops > 0 ? configuration.eventLoops : HTTPServer.Configuration.coreCount,
+            maxConnections: configuration.maxConnections,
+            limits: HTTPLimits(maxBodyBytes: configuration.maxBodyBytes),
+            logger: logger
+        )
+        if let cert = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
+            let tls = try TLSContext(certificatePath: cert, keyPath: key)
+            http.transportFactory = { tls.makeTransport(fileDescriptor: $0) }
+        }
+        http.responseFilter = { request, response in
+            var r = ContentEncoding.negotiate(request: request, response: response)
+            if request.method == .get || request.method == .head, r.headers["Cache-Control"] == nil,
+               r.headers["Content-Type"]?.hasPrefix("application/json") == true {
+                r.headers.set("Cache-Control", "no-store")
+            }
+            return r
+        }
+        let router = context.makeRouter()
+        server = HTTPServer(configuration: http, handler: router.handler)
+        let server = self.server
+        metrics.registerGauge("tandem_http_open_connections", help: "Open client connections.") { server.connectionCount }
+        metrics.registerGauge("tandem_documents", help: "Documents held.") { context.documents.withLock { $0.count } }
+        metrics.registerGauge("tandem_sessions", help: "Live sessions.") { context.sessions.count }
+        metrics.registerGauge("tandem_sse_subscribers", help: "Open event streams.") { context.subscribers.load(ordering: .relaxed) }
+        for kind in ["edit", "undo", "redo"] { metrics.increment("tandem_changes_applied_total{kind=\"\(kind)\"}", by: 0) }
+        metrics.increment("tandem_undos_total", by: 0)
+        metrics.increment("tandem_redos_total", by: 0)
+    }
+
+    public var boundPort: Int { server.boundPort }
+
+    public func start() throws {
+        try server.start()
+        let thread = Thread { [self] in runHousekeeping() }
+        thread.name = "tandem-housekeeping"
+        thread.start()
+    }
+
+    /// Graceful: stops accepting, lets in-flight requests finish, ends event streams,
+    /// then closes the store once every queued change is committed.
+    public func shutdown(gracePeriod: Double) {
+        stopping.store(true, ordering: .relaxed)
+        for handle in context.documents.withLock({ Array($0.values) }) { handle.events.closeAll() }
+        server.shutdown(gracePeriod: .milliseconds(Int(gracePeriod * 1000)))
+        context.store.close()
+    }
+
+    private func runHousekeeping() {
+        var lastKeepAlive = context.now()
+        var lastSessionSweep = context.now()
+        while !stopping.load(ordering: .relaxed) {
+            Thread.sleep(forTimeInterval: 0.1)
+            let now = context.now()
+            context.expirePollers(now: now)
+            if now - lastKeepAlive >= 15 {
+                lastKeepAlive = now
+                context.sendKeepAlives()
+            }
+            if now - lastSessionSweep >= 1 {
+                lastSessionSweep = now
+                for s in context.sessions.expire(now: now, timeout: context.configuration.sessionTimeout) {
+                    context.logger.info("session \(s.id) expired")
+                    context.endSession(s.id)
+                }
+                context.autosave(now: now)
+                context.takeSnapshots()
+            }
+        }
+    }
+}
+
+extension ServerContext {
+    func makeRouter() -> Router {
+        var endpoints: [Endpoint] = []
+        endpoints += sessionEndpoints
+        endpoints += documentEndpoints
+        endpoints += editEndpoints
+        endpoints += historyEndpoints
+        endpoints += eventEndpoints
+        endpoints += versionEndpoints
+        let described = endpoints
+        let openAPI = Mutex<[UInt8]?>(nil)
+        endpoints += serviceEndpoints(openAPI: {
+            openAPI.withLock { cached in
+                if let cached { return cached }
+                let bytes = JSONWriter.encode(OpenAPIDocument.build(described + self.serviceEndpoints(openAPI: { [] }), version: "1.0.0"))
+                cached = bytes
+                return bytes
+            }
+        })
+        var router = Router()
+        for e in endpoints {
+            let handler = e.handler
+            let method = e.method.rawValue
+            let route = e.path
+            router.add(e.method, e.routerPattern) { [metrics] request, responder in
+                let start = DispatchTime.now().uptimeNanoseconds
+                handler(request, HTTPResponder { response in
+                    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                    metrics.observeRequest(method: method, route: route, status: response.status.code, seconds: seconds)
+                    responder.send(response)
+                })
+            }
+        }
+        let files = StaticFiles(root: configuration.publicDirectory)
+        router.fallback = { request, responder in
+            if let r = files.respond(to: request) {
+                responder.send(r)
+            } else {
+                responder.send(APIError.notFound("'\(request.path)'").response)
+            }
+        }
+        return router
+    }
+
+    func expirePollers(now: Double) {
+        for handle in documents.withLock({ Array($0.values) }) {
+            let due: [HTTPResponder] = handle.state.withLock { st in
+                var out: [HTTPResponder] = []
+                st.pollers.removeAll { p in
+                    guard p.deadline <= now else { return false }
+                    out.append(p.responder)
+                    return true
+                }
+                return out
+            }
+            for r in due { r.send(.json(Array("[]".utf8))) }
+        }
+    }
+
+    func sendKeepAlives() {
+        for handle in documents.withLock({ Array($0.values) }) { handle.events.send(ServerSentEvents.keepAlive) }
+    }
+}

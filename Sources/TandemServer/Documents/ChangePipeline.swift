@@ -1,0 +1,116 @@
+import TandemCore
+import TandemHTTP
+import TandemStore
+
+/// What a change request did to the document under its lock.
+enum ChangeOutcome {
+    /// Nothing changed (a no-op edit): answer at once, nothing to store.
+    case unchanged(HTTPResponse)
+    /// A new revision: answered with `response` once the store has committed it.
+    case changed(Change, response: [UInt8], notification: String)
+}
+
+extension ServerContext {
+    /// The one path every change takes: apply under the document's lock, queue it for the
+    /// group commit while still holding the lock (so the store sees revisions in order),
+    /// and answer, broadcast and wake long-polls only once it is committed. Nothing the
+    /// client hears about is ever missing after a crash.
+    func performChange(
+        _ handle: DocumentHandle,
+        request: HTTPRequest,
+        responder: HTTPResponder,
+        session: Session?,
+        _ body: (inout DocumentState) throws(APIError) -> ChangeOutcome
+    ) {
+        let key = idempotencyKey(request, session: session, document: handle.id)
+        if let key {
+            guard key.count <= IdempotencyCache.maxKeyLength + handle.id.count + 40 else {
+                responder.send(APIError.badRequest("Idempotency-Key is longer than 128 bytes", code: "invalid_idempotency_key").response)
+                return
+            }
+            if case .handled = idempotency.claim(key, responder: responder, now: now()) { return }
+        }
+        let finish: @Sendable (HTTPResponse) -> Void = { [self] response in
+            if let key { idempotency.complete(key, with: response, now: now()) }
+            responder.send(response)
+        }
+        let result: Result<ChangeOutcome, APIError> = handle.state.withLock { st in
+            if st.deleted { return .failure(.notFound("document '\(handle.id)'")) }
+            if st.savingError { return .failure(.storageFailing) }
+            if st.editingDisabled {
+                return .failure(APIError(.forbidden, "editing_disabled", "editing is disabled for this document"))
+            }
+            let outcome: ChangeOutcome
+            do throws(APIError) { outcome = try body(&st) } catch { return .failure(error) }
+            if case .changed(let change, let response, let notification) = outcome {
+                st.modified = change.time
+                let stored = StoredChange(documentID: handle.id, revision: change.revision, payload: ChangeCodec.encode(st.journal?.drain() ?? []))
+                store.append([stored]) { [self] result in
+                    switch result {
+                    case .success:
+                        committed(handle, change: change, notification: notification)
+                        finish(.json(response))
+                    case .failure(let error):
+                        storeFailed(handle, error: error)
+                        finish(APIError.storageFailing.response)
+                    }
+                }
+            }
+            return .success(outcome)
+        }
+        switch result {
+        case .failure(let error): finish(error.response)
+        case .success(.unchanged(let response)): finish(response)
+        case .success(.changed): break
+        }
+    }
+
+    private func idempotencyKey(_ request: HTTPRequest, session: Session?, document: String) -> String? {
+        guard let key = request.headers["Idempotency-Key"] else { return nil }
+        let scope = session.map { "s:" + $0.id } ?? "d:" + document
+        return scope + "\u{0}" + request.method.rawValue + " " + String(request.path) + "\u{0}" + key
+    }
+
+    /// The change is durable: publish it. Frames go out under the document's lock, the same
+    /// lock under which a new subscriber replays what it missed, so none is lost or doubled.
+    func committed(_ handle: DocumentHandle, change: Change, notification: String) {
+        let woken: [(HTTPResponder, [UInt8])] = handle.state.withLock { st in
+            st.committedRevision = max(st.committedRevision, change.revision)
+            handle.events.send(ServerSentEvents.frame(id: change.revision, event: "change", data: DocumentJSON.change(change)))
+            handle.events.send(ServerSentEvents.frame(id: change.revision, event: "history", data: historyEventJSON(notification, change: change)))
+            let revision = st.committedRevision
+            let due = st.pollers.filter { $0.since < revision }
+            guard !due.isEmpty else { return [] }
+            st.pollers.removeAll { $0.since < revision }
+            return due.map { ($0.responder, changesJSON(st, since: $0.since)) }
+        }
+        metrics.increment("tandem_changes_applied_total{kind=\"\(change.kind.rawValue)\"}")
+        switch change.kind {
+        case .undo: metrics.increment("tandem_undos_total")
+        case .redo: metrics.increment("tandem_redos_total")
+        case .edit: break
+        }
+        for (responder, body) in woken { responder.send(.json(body)) }
+    }
+
+    func historyEventJSON(_ notification: String, change: Change?, session: String? = nil) -> [UInt8] {
+        var w = JSONWriter(capacity: 96)
+        w.beginObject()
+        w.key("notification"); w.string(notification)
+        w.key("session"); w.optionalString(change?.session ?? session)
+        if let change { w.key("revision"); w.int(change.revision) }
+        w.endObject()
+        return w.bytes
+    }
+
+    /// Changes after `since`, up to what is committed, as the JSON array of `GET …/edits`.
+    func changesJSON(_ st: DocumentState, since: Int) -> [UInt8] {
+        var w = JSONWriter(capacity: 256)
+        w.beginArray()
+        if let list = try? st.document.changes(since: since) {
+            for c in list where c.revision <= st.committedRevision { DocumentJSON.change(c, to: &w) }
+        }
+        w.endArray()
+        return w.bytes
+    }
+}

@@ -1,0 +1,39 @@
+import TandemHTTP
+
+/// The text/event-stream framing (WHATWG HTML §9.2): `id:`, `event:`, then `data:` lines.
+enum ServerSentEvents {
+    static func frame(id: Int?, event: String, data: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(data.count + 32)
+        if let id {
+            out.append(contentsOf: "id: ".utf8)
+            out.append(contentsOf: String(id).utf8)
+            out.append(0x0A)
+        }
+        out.append(contentsOf: "event: ".utf8)
+        out.append(contentsOf: event.utf8)
+        out.append(0x0A)
+        // JSON written by JSONWriter has no raw newlines, but a line break would end the field.
+        var lineStart = true
+        for b in data {
+            if lineStart { out.append(contentsOf: "data: ".utf8); lineStart = false }
+            if b == 0x0A { out.append(0x0A); lineStart = true } else { out.append(b) }
+        }
+        if lineStart { out.append(contentsOf: "data: ".utf8) }
+        out.append(contentsOf: [0x0A, 0x0A])
+        return out
+    }
+
+    static let keepAlive: [UInt8] = Array(": keep-alive\n\n".utf8)
+
+    /// `retry:` tells EventSource how soon to reconnect after a cut-off.
+    static let preamble: [UInt8] = Array("retry: 1000\n\n".utf8)
+
+    static var headers: HTTPHeaders {
+        [
+            "Content-Type": "text/event-stream; charset=utf-8",
+            "Cache-Control": "no-cache",
+            "X-Accel-Buffering": "no",
+        ]
+    }
+}

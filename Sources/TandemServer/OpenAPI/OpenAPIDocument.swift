@@ -1,0 +1,79 @@
+/// Builds `GET /openapi.json` from the same endpoint list the router is made of.
+enum OpenAPIDocument {
+    static func build(_ endpoints: [Endpoint], version: String) -> JSONValue {
+        var paths: [(String, [(String, JSONValue)])] = []
+        for e in endpoints {
+            let op = operation(e)
+            if let i = paths.firstIndex(where: { $0.0 == e.path }) {
+                paths[i].1.append((e.method.rawValue.lowercased(), op))
+            } else {
+                paths.append((e.path, [(e.method.rawValue.lowercased(), op)]))
+            }
+        }
+        return [
+            "openapi": "3.1.0",
+            "info": [
+                "title": "Tandem",
+                "version": .string(version),
+                "description": "Collaborative text editing with per-session undo. Positions are UTF-16 code units.",
+            ],
+            "paths": .object(paths.map { ($0.0, .object($0.1)) }),
+            "components": [
+                "schemas": .object(Schemas.components),
+                "securitySchemes": ["bearer": ["type": "http", "scheme": "bearer"]],
+            ],
+        ]
+    }
+
+    private static func operation(_ e: Endpoint) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("operationId", .string(e.operationID)),
+            ("summary", .string(e.summary)),
+            ("tags", [.string(e.tag)]),
+        ]
+        var params: [JSONValue] = pathParameters(e.path).map { name in
+            ["name": .string(name), "in": "path", "required": true, "schema": ["type": "string"]]
+        }
+        params += e.parameters
+        if !params.isEmpty { members.append(("parameters", .array(params))) }
+        if let body = e.requestBody { members.append(("requestBody", body)) }
+        var responses: [(String, JSONValue)] = []
+        for r in e.responses {
+            var resp: [(String, JSONValue)] = [("description", .string(r.description))]
+            if let schema = r.schema {
+                resp.append(("content", .object([(r.mediaType, .object([("schema", schema)]))])))
+            }
+            responses.append((String(r.status), .object(resp)))
+        }
+        members.append(("responses", .object(responses)))
+        members.append(("security", .array([.object([]), ["bearer": []]])))
+        return .object(members)
+    }
+
+    static func pathParameters(_ path: String) -> [String] {
+        var out: [String] = []
+        var current: String?
+        for c in path {
+            if c == "{" { current = "" } else if c == "}" { if let n = current { out.append(n) }; current = nil } else if current != nil { current!.append(c) }
+        }
+        return out
+    }
+}
+
+extension Endpoint {
+    static func json(_ status: Int, _ description: String, _ schema: JSONValue) -> Response {
+        Response(status: status, description: description, schema: schema)
+    }
+    static func error(_ status: Int, _ description: String) -> Response {
+        Response(status: status, description: description, schema: Schemas.ref("Error"))
+    }
+    static func jsonBody(_ schema: JSONValue, required: Bool = true) -> JSONValue {
+        ["required": .bool(required), "content": ["application/json": ["schema": schema]]]
+    }
+    static func query(_ name: String, _ schema: JSONValue, _ description: String) -> JSONValue {
+        ["name": .string(name), "in": "query", "required": false, "schema": schema, "description": .string(description)]
+    }
+    static func header(_ name: String, _ description: String) -> JSONValue {
+        ["name": .string(name), "in": "header", "required": false, "schema": ["type": "string"], "description": .string(description)]
+    }
+}

@@ -1,0 +1,74 @@
+/// JSON Schemas (OpenAPI 3.1 dialect) of what the API sends and takes.
+enum Schemas {
+    static func ref(_ name: String) -> JSONValue { ["$ref": .string("#/components/schemas/\(name)")] }
+    static func object(_ properties: [(String, JSONValue)], required: [String], additional: Bool = false) -> JSONValue {
+        [
+            "type": "object",
+            "properties": .object(properties),
+            "required": .array(required.map { .string($0) }),
+            "additionalProperties": .bool(additional),
+        ]
+    }
+    static let string: JSONValue = ["type": "string"]
+    static let integer: JSONValue = ["type": "integer"]
+    static let nonNegative: JSONValue = ["type": "integer", "minimum": 0]
+    static let boolean: JSONValue = ["type": "boolean"]
+    static let number: JSONValue = ["type": "number"]
+    static let nullableString: JSONValue = ["type": ["string", "null"]]
+    static func array(_ items: JSONValue) -> JSONValue { ["type": "array", "items": items] }
+
+    static let components: [(String, JSONValue)] = [
+        ("Error", object([
+            ("error", object([("code", string), ("message", string)], required: ["code", "message"])),
+        ], required: ["error"])),
+        ("Session", object([
+            ("id", string), ("name", string), ("color", string),
+        ], required: ["id", "name", "color"])),
+        ("SessionCreated", object([
+            ("id", string), ("token", string), ("name", string), ("color", string),
+        ], required: ["id", "token", "name", "color"])),
+        ("Operation", [
+            "description": "Compact TextOperation: a positive integer retains, a string inserts, a negative integer deletes. Lengths in UTF-16 code units.",
+            "type": "array",
+            "items": ["oneOf": [["type": "integer", "not": ["const": 0]], ["type": "string", "minLength": 1]]],
+        ]),
+        ("Selection", object([("anchor", nonNegative), ("head", nonNegative)], required: ["anchor", "head"])),
+        ("Range", object([("from", nonNegative), ("to", nonNegative)], required: ["from", "to"])),
+        ("DocumentSummary", object([
+            ("id", string), ("title", string), ("revision", nonNegative), ("length", nonNegative), ("modified", number),
+        ], required: ["id", "title", "revision", "length", "modified"])),
+        ("Document", object([
+            ("id", string), ("title", string), ("revision", nonNegative), ("length", nonNegative), ("text", string),
+            ("changeCount", integer), ("hasUnsavedChanges", boolean),
+            ("state", ["type": "string", "enum": ["normal", "editingDisabled", "savingError"]]),
+            ("editingDisabled", boolean), ("secure", boolean), ("levelsOfUndo", nonNegative),
+            ("created", number), ("modified", number),
+        ], required: ["id", "title", "revision", "length", "text", "changeCount", "hasUnsavedChanges", "state", "created", "modified"])),
+        ("EditResult", object([
+            ("revision", nonNegative), ("ops", ref("Operation")), ("selection", ["oneOf": [ref("Selection"), ["type": "null"]]]),
+        ], required: ["revision", "ops", "selection"])),
+        ("Change", object([
+            ("revision", nonNegative), ("ops", ref("Operation")), ("session", nullableString),
+            ("kind", ["type": "string", "enum": ["edit", "undo", "redo"]]),
+            ("actionName", string), ("time", number),
+        ], required: ["revision", "ops", "session", "kind", "actionName"])),
+        ("HistoryEntry", object([
+            ("actionName", string), ("revision", nonNegative), ("session", nullableString), ("time", number),
+        ], required: ["actionName", "revision", "session", "time"])),
+        ("History", object([
+            ("canUndo", boolean), ("canRedo", boolean),
+            ("undoActionName", string), ("redoActionName", string),
+            ("undoMenuItemTitle", string), ("redoMenuItemTitle", string),
+            ("levelsOfUndo", nonNegative), ("groupingLevel", nonNegative),
+            ("undoStack", array(ref("HistoryEntry"))), ("redoStack", array(ref("HistoryEntry"))),
+        ], required: ["canUndo", "canRedo", "undoActionName", "redoActionName", "undoMenuItemTitle",
+                      "redoMenuItemTitle", "levelsOfUndo", "groupingLevel", "undoStack", "redoStack"])),
+        ("UndoResult", object([
+            ("revision", nonNegative), ("ops", ref("Operation")), ("actionName", string),
+            ("range", ref("Range")), ("history", ref("History")),
+            ("selection", ["oneOf": [ref("Selection"), ["type": "null"]]]),
+        ], required: ["revision", "ops", "actionName", "range", "history"])),
+        ("GroupingLevel", object([("groupingLevel", nonNegative)], required: ["groupingLevel"])),
+        ("Health", object([("status", string)], required: ["status"], additional: true)),
+    ]
+}

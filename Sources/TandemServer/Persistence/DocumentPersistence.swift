@@ -1,0 +1,184 @@
+import Foundation
+import TandemCore
+import TandemStore
+
+/// Collects the document's journal events between two stored changes. Each stored change
+/// carries the events since the previous one (its own last), so replaying the stored
+/// payloads in revision order rebuilds text, log and undo history exactly.
+final class JournalBuffer {
+    var events: [DocumentEvent] = []
+
+    func drain() -> [DocumentEvent] {
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
+}
+
+enum ChangeCodec {
+    static func encode(_ events: [DocumentEvent]) -> [UInt8] { JournalCodec.encode(events) }
+}
+
+/// Snapshots are rare (every thousand changes) and hold the whole undo state: Codable is fine here.
+enum SnapshotCodec {
+    static func encode(_ s: DocumentSnapshot) -> [UInt8] {
+        (try? Array(JSONEncoder().encode(s))) ?? []
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> DocumentSnapshot {
+        try JSONDecoder().decode(DocumentSnapshot.self, from: Data(bytes))
+    }
+}
+
+extension ServerContext {
+    static let snapshotEvery = 1000
+    /// Changes kept in memory for `since`/`base` after a trim.
+    static let logKept = 10_000
+
+    /// A new document's state, its journal wired to a fresh buffer.
+    func makeState(document: Document, title: String, created: Double, modified: Double, metadata: DocumentMetadata) -> DocumentState {
+        let buffer = JournalBuffer()
+        document.journal = { [buffer] event in buffer.events.append(event) }
+        var st = DocumentState(document: document, title: title, created: created, modified: modified,
+                               committedRevision: document.revision, lastSavedRevision: document.revision,
+                               lastSaved: nil, lastSnapshotRevision: document.revision)
+        st.journal = buffer
+        st.editingDisabled = metadata.editingDisabled
+        st.secure = metadata.secure
+        return st
+    }
+
+    /// Start-up: each document is its newest snapshot plus the stored changes after it.
+    func restoreDocuments(_ loaded: [LoadedDocument]) throws {
+        for l in loaded {
+            let metadata = DocumentMetadata(decoding: l.document.metadata)
+            let document = try rebuild(l, metadata: metadata)
+            let st = makeState(document: document, title: l.document.title, created: l.document.created,
+                               modified: l.document.modified, metadata: metadata)
+            let handle = DocumentHandle(id: l.document.id, state: st, events: makeEventChannel())
+            handle.state.withLock { $0.lastSnapshotRevision = l.snapshot?.revision ?? 0 }
+            documents.withLock { $0[l.document.id] = handle }
+        }
+        logger.info("restored \(loaded.count) documents")
+    }
+
+    func rebuild(_ l: LoadedDocument, metadata: DocumentMetadata) throws -> Document {
+        let config = documentConfiguration(levelsOfUndo: metadata.levelsOfUndo)
+        let document: Document
+        if let snapshot = l.snapshot, !snapshot.payload.isEmpty {
+            document = try Document(snapshot: SnapshotCodec.decode(snapshot.payload), configuration: config)
+        } else {
+            document = Document(text: "", configuration: config)
+        }
+        for change in l.tail {
+            for event in try JournalCodec.decode(change.payload) { try document.replay(event) }
+            guard document.revision == change.revision else {
+                throw JournalCodec.DecodeError(description: "document \(l.document.id): stored change \(change.revision) rebuilt revision \(document.revision)")
+            }
+        }
+        // Undo-manager events after the last change (an open group, a renamed action).
+        if let pending = try? store.meta(Self.pendingKey(l.document.id)), let (after, events) = Self.decodePending(pending),
+           after == document.revision {
+            for event in events { try document.replay(event) }
+        }
+        return document
+    }
+
+    static func pendingKey(_ id: String) -> String { "journal:" + id }
+
+    /// Undo-manager events that changed no text (grouping, action names, levels) are kept
+    /// at once, so an acknowledged `beginUndoGrouping` survives a crash too; the next stored
+    /// change carries them from then on.
+    func persistPendingJournal(_ handle: DocumentHandle) throws(APIError) {
+        let payload: [UInt8]? = handle.state.withLock { st in
+            guard let buffer = st.journal, !buffer.events.isEmpty else { return nil }
+            var w = JSONWriter(capacity: 128)
+            w.beginObject()
+            w.key("after"); w.int(st.document.revision)
+            w.key("events"); w.raw(JournalCodec.encode(buffer.events))
+            w.endObject()
+            return w.bytes
+        }
+        guard let payload else { return }
+        do {
+            try store.setMeta(Self.pendingKey(handle.id), payload)
+        } catch {
+            logger.error("could not store undo state of \(handle.id): \(error)")
+            throw .storageFailing
+        }
+    }
+
+    static func decodePending(_ bytes: [UInt8]) -> (Int, [DocumentEvent])? {
+        guard let v = try? JSONParser.parse(bytes), let after = v["after"]?.intValue, let events = v["events"],
+              let list = try? JournalCodec.decode(JSONWriter.encode(events)) else { return nil }
+        return (after, list)
+    }
+
+    /// The store failed: stop taking changes (503), show `savingError`, and keep trying until
+    /// the store works again; then the document is rebuilt from what the store really has,
+    /// so nothing that was not acknowledged survives in memory.
+    func storeFailed(_ handle: DocumentHandle, error: StoreError) {
+        let first = handle.state.withLock { st -> Bool in
+            defer { st.savingError = true }
+            return !st.savingError
+        }
+        guard first else { return }
+        logger.error("store failed for \(handle.id): \(error); refusing changes until it recovers")
+        broadcastState(handle)
+        Thread.detachNewThread { [self] in recover(handle) }
+    }
+
+    private func recover(_ handle: DocumentHandle) {
+        while true {
+            Thread.sleep(forTimeInterval: 1)
+            if handle.state.withLock({ $0.deleted }) { return }
+            do {
+                try store.setMeta("health", Array(String(now()).utf8))
+                let contents = try store.loadAll()
+                guard let l = contents.documents.first(where: { $0.document.id == handle.id }) else { return }
+                let metadata = DocumentMetadata(decoding: l.document.metadata)
+                let revision = try handle.state.withLock { st in
+                    let document = try rebuild(l, metadata: metadata)
+                    var fresh = makeState(document: document, title: st.title, created: st.created, modified: st.modified, metadata: metadata)
+                    fresh.pollers = st.pollers
+                    fresh.lastSnapshotRevision = l.snapshot?.revision ?? 0
+                    st = fresh
+                    return document.revision
+                }
+                logger.notice("store recovered; \(handle.id) is back at revision \(revision)")
+                broadcastState(handle)
+                return
+            } catch {
+                continue
+            }
+        }
+    }
+
+    /// Housekeeping: a snapshot every thousand changes keeps start-up time flat however long
+    /// the history, and the stored log behind it is dropped; the log in memory keeps the
+    /// last `logKept` changes for stale bases and catching up.
+    func takeSnapshots() {
+        for handle in documents.withLock({ Array($0.values) }) {
+            let snap: DocumentSnapshot? = handle.state.withLock { st in
+                guard !st.savingError, !st.deleted,
+                      st.document.revision - st.lastSnapshotRevision >= Self.snapshotEvery,
+                      st.committedRevision == st.document.revision,
+                      st.journal?.events.isEmpty ?? true
+                else { return nil }
+                return st.document.snapshot()
+            }
+            guard let snap else { continue }
+            do {
+                try store.writeSnapshot(StoredSnapshot(documentID: handle.id, revision: snap.revision, payload: SnapshotCodec.encode(snap)))
+                try store.trimChanges(document: handle.id, through: snap.revision)
+                handle.state.withLock { st in
+                    st.lastSnapshotRevision = snap.revision
+                    if st.document.revision - st.document.firstAvailableRevision > 2 * Self.logKept {
+                        st.document.trimLog(through: st.document.revision - Self.logKept)
+                    }
+                }
+            } catch {
+                logger.warning("snapshot of \(handle.id) failed: \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import Logging
+import TandemHTTP
+import TandemServer
+
+/// `tandem serve`: runs the server until SIGTERM or SIGINT, then shuts down gracefully.
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the Tandem server.",
+        discussion: "Defaults: port 8080, a SQLite file under ./data, the browser client from ./Public."
+    )
+
+    @Option(help: "Address to listen on; '::' is IPv6 and IPv4 (env: TANDEM_HOST, default: ::).")
+    var host: String?
+
+    @Option(help: "TCP port (env: TANDEM_PORT, default: 8080).")
+    var port: Int?
+
+    @Option(name: .customLong("public"), help: "Folder served at / (env: TANDEM_PUBLIC, default: ./Public).")
+    var publicDirectory: String?
+
+    @Option(name: .customLong("data"), help: "Folder for the SQLite store (env: TANDEM_DATA, default: ./data).")
+    var dataDirectory: String?
+
+    @Option(help: "PEM certificate chain; with --tls-key serves HTTPS (env: TANDEM_TLS_CERT).")
+    var tlsCert: String?
+
+    @Option(help: "PEM private key for --tls-cert (env: TANDEM_TLS_KEY).")
+    var tlsKey: String?
+
+    @Option(help: """
+        full: fsync every commit group, nothing acknowledged is lost; normal: survives a crash \
+        of the process but may lose the last commits on power loss; off: no fsync \
+        (env: TANDEM_DURABILITY, default: full).
+        """)
+    var durability: String?
+
+    @Option(help: "Event-loop threads, 0 = one per core (env: TANDEM_EVENT_LOOPS, default: 0).")
+    var eventLoops: Int?
+
+    @Option(help: "Seconds before an idle session ends (env: TANDEM_SESSION_TIMEOUT, default: 3600).")
+    var sessionTimeout: Double?
+
+    @Option(help: "Seconds of pause that end a Typing undo group (env: TANDEM_TYPING_PAUSE, default: 1).")
+    var typingPause: Double?
+
+    @Option(help: "trace, debug, info, notice, warning, error or critical (env: TANDEM_LOG_LEVEL, default: info).")
+    var logLevel: String?
+
+    mutating func validate() throws {
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        if let d = durability, !["full", "normal", "off"].contains(d) {
+            throw ValidationError("--durability must be full, normal or off")
+        }
+        if let p = port, !(0...65535).contains(p) { throw ValidationError("--port must be 0...65535") }
+    }
+
+    func resolvedConfiguration() throws -> ServerConfiguration {
+        var c = ServerConfiguration()
+        c.host = host ?? Environment.string("TANDEM_HOST") ?? c.host
+        c.port = try port ?? Environment.int("TANDEM_PORT") ?? c.port
+        c.publicDirectory = publicDirectory ?? Environment.string("TANDEM_PUBLIC") ?? c.publicDirectory
+        c.dataDirectory = dataDirectory ?? Environment.string("TANDEM_DATA") ?? c.dataDirectory
+        c.tlsCertificatePath = tlsCert ?? Environment.string("TANDEM_TLS_CERT")
+        c.tlsKeyPath = tlsKey ?? Environment.string("TANDEM_TLS_KEY")
+        c.durability = durability ?? Environment.string("TANDEM_DURABILITY") ?? c.durability
+        c.eventLoops = try eventLoops ?? Environment.int("TANDEM_EVENT_LOOPS") ?? c.eventLoops
+        c.sessionTimeout = try sessionTimeout ?? Environment.double("TANDEM_SESSION_TIMEOUT") ?? c.sessionTimeout
+        c.typingPause = try typingPause ?? Environment.double("TANDEM_TYPING_PAUSE") ?? c.typingPause
+        guard ["full", "normal", "off"].contains(c.durability) else {
+            throw ValidationError("durability must be full, normal or off, not \(c.durability)")
+        }
+        if (c.tlsCertificatePath == nil) != (c.tlsKeyPath == nil) {
+            throw ValidationError("a TLS certificate and key go together")
+        }
+        return c
+    }
+
+    func run() throws {
+        let levelName = logLevel ?? Environment.string("TANDEM_LOG_LEVEL") ?? "info"
+        guard let level = Logger.Level(rawValue: levelName) else {
+            throw ValidationError("unknown log level \(levelName)")
+        }
+        let config = try resolvedConfiguration()
+        // Before any thread starts, so that only the watcher ever sees SIGTERM and SIGINT.
+        SignalWatcher.block()
+        LoggingSystem.bootstrap { LineLogHandler(label: $0, level: level) }
+        let logger = Logger(label: "tandem")
+
+        let app = try TandemApp(configuration: config, logger: logger)
+        try app.start()
+        let scheme = config.tlsCertificatePath == nil ? "http" : "https"
+        logger.notice("Tandem listening on \(scheme)://\(config.host):\(app.boundPort) (data: \(config.dataDirectory), durability: \(config.durability))")
+
+        let signal = SignalWatcher.wait()
+        logger.notice("received signal \(signal), shutting down")
+        app.shutdown(gracePeriod: config.shutdownGrace)
+        logger.notice("stopped")
+    }
+}

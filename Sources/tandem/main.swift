@@ -1,2 +1,0 @@
-import TandemServer
-print("tandem \(TandemServer.version)")

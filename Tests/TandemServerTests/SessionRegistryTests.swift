@@ -1,0 +1,60 @@
+import Testing
+@testable import TandemServer
+
+@Suite struct SessionRegistryTests {
+    @Test func tokenAuthenticatesOnlyItsSession() throws {
+        let r = SessionRegistry()
+        let (a, tokenA) = r.create(name: "Ada", now: 10)
+        let (b, tokenB) = r.create(name: nil, now: 10)
+        #expect(try r.authenticate(token: tokenA, now: 11).id == a.id)
+        #expect(try r.authenticate(token: tokenB, now: 11).id == b.id)
+        #expect(a.id != b.id)
+        #expect(b.name.hasPrefix("Guest"))
+        // The secret has at least 128 random bits and is not stored.
+        let secret = tokenA.split(separator: ".")[1]
+        #expect(SessionRegistry.base64urlDecode(secret)!.count >= 16)
+        #expect(a.tokenHash != Array(secret.utf8))
+    }
+
+    @Test(arguments: ["", ".", "abc", "s_x.", ".abc", "s_unknown.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "s_x.!!!"])
+    func rejectsBadTokens(_ token: String) {
+        let r = SessionRegistry()
+        _ = r.create(name: "A", now: 0)
+        #expect(throws: SessionRegistry.AuthError.self) { try r.authenticate(token: token, now: 0) }
+    }
+
+    @Test func swappedSecretIsRejected() throws {
+        let r = SessionRegistry()
+        let (a, _) = r.create(name: "A", now: 0)
+        let (_, tokenB) = r.create(name: "B", now: 0)
+        let forged = a.id + "." + tokenB.split(separator: ".")[1]
+        #expect(throws: SessionRegistry.AuthError.unknownOrExpired) { try r.authenticate(token: forged, now: 0) }
+    }
+
+    @Test func idleSessionsExpireAndActiveOnesStay() throws {
+        let r = SessionRegistry()
+        let (a, tokenA) = r.create(name: "A", now: 0)
+        let (b, _) = r.create(name: "B", now: 0)
+        _ = try r.authenticate(token: tokenA, now: 50)
+        let gone = r.expire(now: 70, timeout: 60)
+        #expect(gone.map(\.id) == [b.id])
+        #expect(r.session(id: a.id) != nil)
+        #expect(r.expire(now: 200, timeout: 60).map(\.id) == [a.id])
+        #expect(throws: SessionRegistry.AuthError.unknownOrExpired) { try r.authenticate(token: tokenA, now: 200) }
+    }
+
+    @Test func constantTimeEqual() {
+        #expect(Secrets.constantTimeEqual([1, 2, 3], [1, 2, 3]))
+        #expect(!Secrets.constantTimeEqual([1, 2, 3], [1, 2, 4]))
+        #expect(!Secrets.constantTimeEqual([1, 2], [1, 2, 3]))
+    }
+
+    @Test func base64urlRoundTrips() {
+        var g = SystemRandomNumberGenerator()
+        for n in 0..<40 {
+            let bytes = (0..<n).map { _ in UInt8.random(in: 0...255, using: &g) }
+            #expect(SessionRegistry.base64urlDecode(Secrets.base64url(bytes)) == bytes)
+        }
+        #expect(Secrets.sha256(Array("abc".utf8)).prefix(4) == [0xba, 0x78, 0x16, 0xbf])
+    }
+}

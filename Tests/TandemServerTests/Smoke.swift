@@ -1,6 +1,0 @@
-import Testing
-@testable import TandemServer
-
-@Test func moduleLoads() {
-    #expect(true)
-}
