@@ -72,7 +72,7 @@ for r in $(seq 1 "$ROUNDS"); do
       kindname=$([ $kind = 0 ] && echo health || echo doc)
       python3 "$SHARED/http/parse_wrk.py" "$WORK/out/wrk.txt" server=$name path=$path kind=$kindname round=$r cost=$cost >> "$RESULTS"
       kind=1
-      tail -n1 "$RESULTS" | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print(f"round {d["round"]} {d["server"]:12s} {d["path"]:10s} {d["rps"]:>10.0f} req/s  p99 {d["p99_ms"]:.2f} ms")'
+      tail -n1 "$RESULTS" | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("round %d %-12s %-10s %10.0f req/s  p99 %.2f ms" % (d["round"], d["server"], d["path"], d["rps"], d["p99_ms"]))'
     done
     stop_server
     sleep 1
