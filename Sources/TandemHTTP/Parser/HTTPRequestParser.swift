@@ -144,6 +144,8 @@ public struct HTTPRequestParser {
         while scan == start, buffer.count - start >= 2, buffer[start] == HTTPSyntax.cr, buffer[start + 1] == HTTPSyntax.lf {
             start += 2; scan = start; lineStart = start
         }
+        // A lone CR at the start may be the first half of a skippable CRLF: wait for the next byte.
+        if scan == start, buffer.count - start == 1, buffer[start] == HTTPSyntax.cr { return nil }
         if lineStart < start { lineStart = start }
         if scan < start { scan = start }
         let end = buffer.count
@@ -424,7 +426,10 @@ public struct HTTPRequestParser {
                 size = size << 4 | h
                 i += 1
             }
-            if i == start { throw Self.charError(p[i], "invalid_chunk_size", "the chunk size is not hexadecimal") }
+            if i == start {
+                if i == ce { throw .bad("invalid_chunk_size", "the chunk size is empty") }
+                throw Self.charError(p[i], "invalid_chunk_size", "the chunk size is not hexadecimal")
+            }
             // chunk-ext: BWS ";" ... ; its contents are not interpreted, only checked for CTLs.
             while i < ce && (p[i] == HTTPSyntax.sp || p[i] == HTTPSyntax.htab) { i += 1 }
             if i < ce {

@@ -38,6 +38,8 @@ final class HTTPConnection: @unchecked Sendable {
     private var lingering = false
     private var closed = false
     private var processing = false
+    /// Parsing stopped at the pipeline limit with bytes still buffered.
+    private var inputHeldBack = false
     private var shuttingDown = false
 
     private var headStarted: UInt64 = 0
@@ -106,7 +108,12 @@ final class HTTPConnection: @unchecked Sendable {
 
     private func processInput() {
         processing = true
-        while !inputDone && pendingCount < Self.maxPipelined {
+        inputHeldBack = false
+        while !inputDone {
+            if pendingCount >= Self.maxPipelined {
+                inputHeldBack = true
+                break
+            }
             let event: HTTPRequestParser.Event?
             do {
                 event = try parser.next()
@@ -259,7 +266,7 @@ final class HTTPConnection: @unchecked Sendable {
             writeReady()
         }
         flush()
-        if finished && !closed && !inputDone { processInput() }
+        if finished && !closed && !inputDone && !processing { processInput() }
     }
 
     // MARK: output
@@ -291,7 +298,7 @@ final class HTTPConnection: @unchecked Sendable {
         }
         updateInterest()
         // Requests held back by the pipeline limit or by output may proceed now.
-        if !processing && !inputDone && pendingCount < Self.maxPipelined && parser.bufferedByteCount > 0 && stream == nil {
+        if inputHeldBack && !processing && !inputDone && pendingCount < Self.maxPipelined && stream == nil {
             processInput()
         }
     }

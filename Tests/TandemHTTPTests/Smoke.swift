@@ -1,6 +1,0 @@
-import Testing
-@testable import TandemHTTP
-
-@Test func moduleLoads() {
-    #expect(true)
-}
