@@ -36,7 +36,7 @@ extension ServerContext {
                 summary: "The changes after revision since, in order; wait long-polls up to that many seconds", tag: "Editing",
                 parameters: [
                     Endpoint.query("since", Schemas.nonNegative, "Revision already known (default 0)"),
-                    Endpoint.query("wait", ["type": "number", "minimum": 0, "maximum": 60], "Seconds to wait when there is nothing new"),
+                    Endpoint.query("wait", ["type": "number", "minimum": 0, "maximum": 30], "Seconds to wait when there is nothing new (at most 30)"),
                 ],
                 responses: [
                     Endpoint.json(200, "Changes, oldest first", Schemas.array(Schemas.ref("Change"))),
@@ -44,6 +44,7 @@ extension ServerContext {
                     Endpoint.error(401, "Bad token"),
                     Endpoint.error(404, "No such document"),
                     Endpoint.error(410, "since is older than the kept history"),
+                    Endpoint.error(422, "since is after the current revision"),
                 ],
                 handler: { [self] req, res in listEdits(req, res) }
             ),
@@ -176,7 +177,7 @@ extension ServerContext {
             }
             var wait = 0.0
             if let s = req.queryValue("wait") {
-                guard let v = Double(s), v >= 0, v <= 60 else { throw APIError.invalidField("wait", "must be 0 to 60 seconds") }
+                guard let v = Double(s), v >= 0, v <= 30 else { throw APIError.invalidField("wait", "must be 0 to 30 seconds") }
                 wait = v
             }
             let answer: [UInt8]? = try handle.state.withLock { st throws(APIError) -> [UInt8]? in

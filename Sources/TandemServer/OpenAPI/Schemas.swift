@@ -17,6 +17,19 @@ enum Schemas {
     static let nullableString: JSONValue = ["type": ["string", "null"]]
     static func array(_ items: JSONValue) -> JSONValue { ["type": "array", "items": items] }
 
+    /// One event of a text/event-stream, as OpenAPI tools read them: its fields as strings.
+    static func serverSentEvent(_ types: [String]) -> JSONValue {
+        [
+            "type": "object",
+            "properties": [
+                "event": ["type": "string", "enum": .array(types.map { .string($0) })],
+                "data": ["type": "string"],
+                "id": ["type": "string"],
+                "retry": ["type": "integer"],
+            ],
+        ]
+    }
+
     static let components: [(String, JSONValue)] = [
         ("Error", object([
             ("error", object([("code", string), ("message", string)], required: ["code", "message"])),
