@@ -104,27 +104,9 @@ final class ChangeLog {
 
     // MARK: appending
 
-    func beginChange() { s.textStart.append(UInt32(s.text.count)) }
-
-    /// Records one splice; `rope` is the text before the whole change (splices are applied
-    /// last first, so base positions still hold when reading deleted text).
-    @inline(__always)
-    func addSplice(_ splice: TextOperation.Splice, insertedCount: Int, rope: Rope) {
-        s.splicePosition.append(Int32(truncatingIfNeeded: splice.position))
-        s.spliceDeleted.append(Int32(truncatingIfNeeded: splice.deleted))
-        s.spliceInserted.append(Int32(truncatingIfNeeded: insertedCount))
-        if splice.deleted > 0 {
-            s.text.append(contentsOf: rope.utf16Units(splice.position..<splice.position + splice.deleted))
-        }
-        s.text.append(contentsOf: splice.inserted.utf16)
-    }
-
-    func endChange(owner: Int32, kind: ChangeKind, time: Double, lengthAfter: Int) {
-        s.spliceEnd.append(UInt32(s.splicePosition.count))
-        s.owner.append(owner)
-        s.kind.append(kind == .edit ? 0 : kind == .undo ? 1 : 2)
-        s.time.append(time)
-        s.lengthAfter.append(Int32(truncatingIfNeeded: lengthAfter))
+    /// Logs `op`, applied to `rope` (the text before it), in one access to the arrays.
+    func append(_ op: TextOperation, rope: Rope, owner: Int32, kind: ChangeKind, time: Double, lengthAfter: Int) {
+        s.append(op, rope: rope, owner: owner, kind: kind, time: time, lengthAfter: lengthAfter)
     }
 
     // MARK: trimming
@@ -156,5 +138,28 @@ final class ChangeLog {
         s.spliceEnd.capacity * 4 + s.textStart.capacity * 4 + s.owner.capacity * 4 + s.kind.capacity
             + s.time.capacity * 8 + s.lengthAfter.capacity * 4 + s.splicePosition.capacity * 4
             + s.spliceDeleted.capacity * 4 + s.spliceInserted.capacity * 4 + s.text.capacity * 2
+    }
+}
+
+extension ChangeLog.State {
+    mutating func append(_ op: TextOperation, rope: Rope, owner: Int32, kind: ChangeKind, time: Double, lengthAfter: Int) {
+        textStart.append(UInt32(text.count))
+        op.forEachSplice { splice in
+            splicePosition.append(Int32(truncatingIfNeeded: splice.position))
+            spliceDeleted.append(Int32(truncatingIfNeeded: splice.deleted))
+            let before = text.count
+            if splice.deleted > 0 {
+                text.append(contentsOf: rope.utf16Units(splice.position..<splice.position + splice.deleted))
+            }
+            let deletedEnd = text.count
+            text.append(contentsOf: splice.inserted.utf16)
+            _ = before
+            spliceInserted.append(Int32(truncatingIfNeeded: text.count - deletedEnd))
+        }
+        spliceEnd.append(UInt32(splicePosition.count))
+        self.owner.append(owner)
+        self.kind.append(kind == .edit ? 0 : kind == .undo ? 1 : 2)
+        self.time.append(time)
+        self.lengthAfter.append(Int32(truncatingIfNeeded: lengthAfter))
     }
 }

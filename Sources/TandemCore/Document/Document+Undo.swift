@@ -25,9 +25,12 @@ extension Document {
         let c = try um.target(scope, redo: redo, closeOpen: closeOpen)
         let session = um.session(ofChain: c)
         let noteScope = UndoManager.scope(ofSession: session)
+        // As GNUstep's NSUndoManager: will/did notifications bracket the undo; isUndoing
+        // (isRedoing) is true only while the inverse is computed and applied.
         um.post(redo ? .willRedo : .willUndo, noteScope)
         if redo { um.isRedoing = true } else { um.isUndoing = true }
         defer { um.isUndoing = false; um.isRedoing = false }
+        let post = { um.isUndoing = false; um.isRedoing = false; um.post(redo ? .didRedo : .didUndo, noteScope) }
         let kind: ChangeKind = redo ? .redo : .undo
         var pending = try um.prepare(chain: c, redo: redo)
         var revision: Int?
@@ -39,7 +42,7 @@ extension Document {
             if revision != nil { break }
             um.discard(chain: c, group: pending.group, mapped: pending.mapped, redo: redo)
             guard let next = try? um.prepare(chain: c, redo: redo) else {
-                um.post(redo ? .didRedo : .didUndo, noteScope)
+                post()
                 log.journal?(redo ? .redo(scope: scope, time: time) : .undo(scope: scope, time: time, nested: !closeOpen))
                 throw redo ? .nothingToRedo : .nothingToUndo
             }
@@ -52,7 +55,7 @@ extension Document {
         countChange(redo ? .redone : .undone)
         let range = log.range(at: revision)
         mapSelections(through: revision, owner: session, landing: range.map(Selection.init))
-        um.post(redo ? .didRedo : .didUndo, noteScope)
+        post()
         log.journal?(redo ? .redo(scope: scope, time: time) : .undo(scope: scope, time: time, nested: !closeOpen))
         return Change(revision: revision, session: session, kind: kind, group: Int(newGroup),
                       actionName: um.name(um.groups[Int(newGroup)].name), operation: m.inverse, time: time, range: range)

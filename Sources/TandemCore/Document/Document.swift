@@ -18,7 +18,12 @@ public final class Document {
     public private(set) var rope: Rope
     public let undoManager: UndoManager
     let log: ChangeLog
-    var selectionStore: [SessionID: Selection] = [:]
+    var selectionIndex: [SessionID: Int] = [:]
+    var selectionSessions: [SessionID] = []
+    var selectionList: [Selection] = []
+    /// One-entry cache of the last session's chain, to skip hashing on every keystroke.
+    var lastSession: SessionID?
+    var lastChain = 0
     /// UIDocument's count of unsaved changes.
     public internal(set) var changeCount = 0
     /// While true every change is refused (`editingDisabled`).
@@ -74,7 +79,12 @@ public final class Document {
                 }
             } catch { throw .invalidOperation(error) }
         }
-        let c = undoManager.chain(for: session)
+        let c: Int
+        if session == lastSession { c = lastChain } else {
+            c = undoManager.chain(for: session)
+            lastSession = session
+            lastChain = c
+        }
         let registering = options.undoable && undoManager.isUndoRegistrationEnabled
         if registering && !undoManager.groupsByEvent && undoManager.chains[c].groupingLevel == 0 {
             throw .noOpenGroup
@@ -120,12 +130,8 @@ public final class Document {
         }
         if let failure { throw .invalidOperation(failure) }
         guard changes else { return nil }
-        log.beginChange()
-        op.forEachSplice { splice in
-            log.addSplice(splice, insertedCount: splice.inserted.utf16.count, rope: rope)
-        }
+        log.append(op, rope: rope, owner: owner, kind: kind, time: time, lengthAfter: op.targetLength)
         Self.applyUnchecked(op, to: &rope)
-        log.endChange(owner: owner, kind: kind, time: time, lengthAfter: rope.utf16Count)
         return log.revision
     }
 

@@ -7,28 +7,45 @@ extension Document {
             }
             guard rope.isCharacterBoundary(offset) else { throw .invalidOperation(.splitsSurrogatePair(at: offset)) }
         }
-        selectionStore[session] = selection
+        setSelectionUnchecked(selection, for: session)
     }
 
-    public func selection(for session: SessionID) -> Selection? { selectionStore[session] }
+    func setSelectionUnchecked(_ selection: Selection, for session: SessionID) {
+        if let i = selectionIndex[session] {
+            selectionList[i] = selection
+        } else {
+            selectionIndex[session] = selectionList.count
+            selectionSessions.append(session)
+            selectionList.append(selection)
+        }
+    }
 
-    public var selections: [SessionID: Selection] { selectionStore }
+    public func selection(for session: SessionID) -> Selection? { selectionIndex[session].map { selectionList[$0] } }
 
-    public func removeSelection(for session: SessionID) { selectionStore[session] = nil }
+    public var selections: [SessionID: Selection] {
+        Dictionary(uniqueKeysWithValues: zip(selectionSessions, selectionList))
+    }
+
+    public func removeSelection(for session: SessionID) {
+        guard let i = selectionIndex.removeValue(forKey: session) else { return }
+        selectionSessions.remove(at: i)
+        selectionList.remove(at: i)
+        for k in i..<selectionSessions.count { selectionIndex[selectionSessions[k]] = k }
+    }
 
     /// Keeps every selection in place through a change; `owner` gets `landing` instead.
     func mapSelections(through revision: Int, owner: SessionID?, landing: Selection?) {
-        guard !selectionStore.isEmpty else {
-            if let owner, let landing { selectionStore[owner] = landing }
-            return
+        let ownerIndex = owner.flatMap { selectionIndex[$0] }
+        if selectionList.count > (ownerIndex == nil ? 0 : 1) {
+            for i in selectionList.indices where i != ownerIndex {
+                let s = selectionList[i]
+                selectionList[i] = Selection(anchor: mapPosition(s.anchor, revision), head: mapPosition(s.head, revision))
+            }
         }
-        for (session, selection) in selectionStore where session != owner {
-            selectionStore[session] = Selection(anchor: mapPosition(selection.anchor, revision),
-                                                head: mapPosition(selection.head, revision))
+        if let landing {
+            if let ownerIndex { selectionList[ownerIndex] = landing } else if let owner { setSelectionUnchecked(landing, for: owner) }
         }
-        if let owner, let landing { selectionStore[owner] = landing }
     }
-
     /// As TextOperation.transformPosition, on the logged splices (no allocation).
     private func mapPosition(_ position: Int, _ revision: Int) -> Int {
         var delta = 0

@@ -77,8 +77,8 @@ extension UndoManager {
             post(.checkpoint, scope)
             return run.group
         }
-        let name = options.actionName ?? (typable ? "Typing" : "")
-        let g = push(revision: revision, chain: c, name: intern(name))
+        let name = options.actionName.map(intern) ?? (typable ? Self.typingName : -1)
+        let g = push(revision: revision, chain: c, name: name)
         if let shape, typable, options.coalescing, options.actionName == nil {
             let caret = shape.deleted == 0 ? shape.position + shape.inserted : shape.position
             chains[c].typing = TypingRun(group: g, deleting: shape.deleted > 0, start: shape.position,

@@ -34,7 +34,11 @@ public final class UndoManager {
         self.log = log
         self.typingPause = typingPause
         self.documentLevels = max(0, levelsOfUndo)
+        _ = intern("Typing")
     }
+
+    /// The interned index of "Typing" (always 0).
+    static let typingName: Int32 = 0
 
     // MARK: chains and names
 

@@ -1,6 +1,0 @@
-import Testing
-@testable import TandemCore
-
-@Test func moduleLoads() {
-    #expect(true)
-}
