@@ -29,6 +29,8 @@ final class GroupCommitWriter: Sendable {
     private let counters = Mutex(StoreStatistics())
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
+    /// The writer thread, so that a blocking call from a completion fails instead of deadlocking.
+    private let thread = Mutex<pthread_t?>(nil)
 
     init(database: DatabasePool) {
         self.database = database
@@ -57,6 +59,9 @@ final class GroupCommitWriter: Sendable {
 
     /// Queues `work` and blocks until it committed or failed.
     func perform(changeCount: Int = 0, _ work: @escaping @Sendable (Database) throws -> Void) throws(StoreError) {
+        if let writer = thread.withLock({ $0 }), pthread_equal(writer, pthread_self()) != 0 {
+            throw .io("a blocking store call from an append completion would deadlock the writer")
+        }
         let outcome = Outcome()
         submit(Job(changeCount: changeCount, work: work) { result in outcome.finish(result) })
         try outcome.wait().get()
@@ -74,6 +79,7 @@ final class GroupCommitWriter: Sendable {
     }
 
     private func run() {
+        thread.withLock { $0 = pthread_self() }
         while true {
             wake.wait()
             let (batch, closing) = queue.withLock { queue in
