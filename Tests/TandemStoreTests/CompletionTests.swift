@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import Testing
 import TandemStore
 
@@ -12,7 +11,7 @@ import TandemStore
         let store = try SQLiteStore(directory: directory.path)
         defer { store.close() }
         try store.createDocument(Fixture.document("d"))
-        let seen = Mutex<(nested: Result<Void, StoreError>?, revision: Int?)>((nil, nil))
+        let seen = Locked<(nested: Result<Void, StoreError>?, revision: Int?)>((nil, nil))
         let done = DispatchSemaphore(value: 0)
         store.append([Fixture.change("d", 1)]) { _ in
             let nested = Result { () throws(StoreError) in try store.appendAndWait([Fixture.change("d", 2)]) }

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import GRDB
-import Synchronization
 
 /// The single writer behind `SQLiteStore`: every write becomes a job in one queue; the writer
 /// thread takes all queued jobs, runs them in ONE transaction (each inside its own savepoint,
@@ -25,12 +24,12 @@ final class GroupCommitWriter: Sendable {
     }
 
     private let database: DatabasePool
-    private let queue = Mutex(Queue())
-    private let counters = Mutex(StoreStatistics())
+    private let queue = Locked(Queue())
+    private let counters = Locked(StoreStatistics())
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     /// The writer thread, so that a blocking call from a completion fails instead of deadlocking.
-    private let thread = Mutex<pthread_t?>(nil)
+    private let thread = Locked<pthread_t?>(nil)
 
     init(database: DatabasePool) {
         self.database = database
@@ -136,7 +135,7 @@ final class GroupCommitWriter: Sendable {
 
 /// A one-shot result handed from the writer thread to a waiting caller.
 private final class Outcome: Sendable {
-    private let result = Mutex<Result<Void, StoreError>?>(nil)
+    private let result = Locked<Result<Void, StoreError>?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
     func finish(_ value: Result<Void, StoreError>) {
