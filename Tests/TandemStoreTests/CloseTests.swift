@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import Testing
 import TandemStore
 
@@ -10,7 +9,7 @@ import TandemStore
     @Test func closeDrainsTheQueueThenRefuses() throws {
         let store = try SQLiteStore(directory: directory.path)
         try store.createDocument(Fixture.document("d"))
-        let successes = Mutex(0)
+        let successes = Locked(0)
         let done = DispatchGroup()
         for revision in 1...300 {
             done.enter()
@@ -23,7 +22,7 @@ import TandemStore
         done.wait()
         #expect(successes.withLock { $0 } == 300)
 
-        let refused = Mutex<Result<Void, StoreError>?>(nil)
+        let refused = Locked<Result<Void, StoreError>?>(nil)
         store.append([Fixture.change("d", 301)]) { result in refused.withLock { $0 = result } }
         guard case .failure(.closed) = refused.withLock({ $0 }) else {
             Issue.record("append after close should fail with .closed")

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import Testing
 import TandemStore
 
@@ -14,7 +13,7 @@ import TandemStore
         let writers = 50, perWriter = 200
         for writer in 0..<writers { try store.createDocument(Fixture.document("doc-\(writer)")) }
         let baseline = store.statistics
-        let failures = Mutex<[String]>([])
+        let failures = Locked<[String]>([])
         onThreads(writers) { writer in
             for revision in 1...perWriter {
                 do {
@@ -49,8 +48,8 @@ import TandemStore
         defer { store.close() }
         let writers = 20, perWriter = 100
         for writer in 0..<writers { try store.createDocument(Fixture.document("d\(writer)")) }
-        let completed = Mutex(0)
-        let failed = Mutex(0)
+        let completed = Locked(0)
+        let failed = Locked(0)
         let done = DispatchGroup()
         onThreads(writers) { writer in
             for revision in 1...perWriter {

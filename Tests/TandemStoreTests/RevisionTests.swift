@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import Testing
 import TandemStore
 
@@ -57,7 +56,7 @@ import TandemStore
         let store = try SQLiteStore(directory: directory.path)
         defer { store.close() }
         for id in ["a", "b"] { try store.createDocument(Fixture.document(id)) }
-        let results = Mutex<[Int: Result<Void, StoreError>]>([:])
+        let results = Locked<[Int: Result<Void, StoreError>]>([:])
         let done = DispatchGroup()
         let batch: [[StoredChange]] = [
             Fixture.changes("a", 1...2), Fixture.changes("b", 5...5), Fixture.changes("a", 3...3),

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import GRDB
-import Synchronization
 
 /// The single writer behind `SQLiteStore`: every write becomes a job in one queue; the writer
 /// thread takes all queued jobs, runs them in ONE transaction (each inside its own savepoint,
@@ -25,10 +24,12 @@ final class GroupCommitWriter: Sendable {
     }
 
     private let database: DatabasePool
-    private let queue = Mutex(Queue())
-    private let counters = Mutex(StoreStatistics())
+    private let queue = Locked(Queue())
+    private let counters = Locked(StoreStatistics())
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
+    /// The writer thread, so that a blocking call from a completion fails instead of deadlocking.
+    private let thread = Locked<pthread_t?>(nil)
 
     init(database: DatabasePool) {
         self.database = database
@@ -57,6 +58,9 @@ final class GroupCommitWriter: Sendable {
 
     /// Queues `work` and blocks until it committed or failed.
     func perform(changeCount: Int = 0, _ work: @escaping @Sendable (Database) throws -> Void) throws(StoreError) {
+        if let writer = thread.withLock({ $0 }), pthread_equal(writer, pthread_self()) != 0 {
+            throw .io("a blocking store call from an append completion would deadlock the writer")
+        }
         let outcome = Outcome()
         submit(Job(changeCount: changeCount, work: work) { result in outcome.finish(result) })
         try outcome.wait().get()
@@ -74,6 +78,7 @@ final class GroupCommitWriter: Sendable {
     }
 
     private func run() {
+        thread.withLock { $0 = pthread_self() }
         while true {
             wake.wait()
             let (batch, closing) = queue.withLock { queue in
@@ -130,7 +135,7 @@ final class GroupCommitWriter: Sendable {
 
 /// A one-shot result handed from the writer thread to a waiting caller.
 private final class Outcome: Sendable {
-    private let result = Mutex<Result<Void, StoreError>?>(nil)
+    private let result = Locked<Result<Void, StoreError>?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
     func finish(_ value: Result<Void, StoreError>) {
