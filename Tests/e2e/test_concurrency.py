@@ -1,0 +1,108 @@
+"""Many sessions editing one document through stale bases, and converging."""
+
+import random
+import re
+import threading
+
+import pytest
+
+from tandem_client import Client, new_session
+from utf16 import apply_ops, boundaries, length
+
+START = "😀 start · ........ · end 😀"
+TOKEN = re.compile(r"<c\d+e\d+>")
+
+
+def _safe_positions(text: str) -> list[int]:
+    """Offsets that split neither a surrogate pair nor another client's token."""
+    inside = set()
+    for m in TOKEN.finditer(text):
+        a, b = length(text[:m.start()]), length(text[:m.end()])
+        inside.update(range(a + 1, b))
+    return [p for p in boundaries(text) if p not in inside]
+
+
+def _dots(text: str) -> list[int]:
+    """UTF-16 offsets of the filler dots, which clients delete now and then."""
+    return [length(text[:i]) for i, ch in enumerate(text) if ch == "."]
+
+
+def _run_clients(base: str, doc_id: str, clients: list[Client], edits_each: int, seed: int):
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(len(clients))
+
+    def work(n: int, client: Client):
+        rng = random.Random(seed * 1000 + n)
+        try:
+            barrier.wait(timeout=30)
+            known = client.doc(doc_id)
+            for e in range(edits_each):
+                # Refresh the view only now and then, so most edits go out against a stale base.
+                if e % 4 == 3:
+                    known = client.doc(doc_id)
+                text, rev = known["text"], known["revision"]
+                n16 = length(text)
+                dots = _dots(text)
+                if dots and rng.random() < 0.2:
+                    p = rng.choice(dots)
+                    ops = [x for x in (p, -1, n16 - p - 1) if x != 0]
+                else:
+                    p = rng.choice(_safe_positions(text))
+                    ops = [x for x in (p, f"<c{n}e{e}>", n16 - p) if x != 0]
+                client.edit(doc_id, {"base": rev, "ops": ops})
+        except BaseException as exc:  # surfaced in the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n, c)) for n, c in enumerate(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads), "a client thread hung"
+    if errors:
+        raise errors[0]
+
+
+@pytest.mark.parametrize("sessions,edits_each", [(2, 25), (10, 10)])
+def test_concurrent_sessions_converge(base, sessions, edits_each):
+    anon = Client(base)
+    doc = anon.create_doc(START)
+    clients = [new_session(base, f"writer {i}") for i in range(sessions)]
+    _run_clients(base, doc["id"], clients, edits_each, seed=sessions)
+
+    final = anon.doc(doc["id"])
+    text = final["text"]
+    for n in range(sessions):
+        for e in range(edits_each):
+            assert text.count(f"<c{n}e{e}>") == 1, f"insert <c{n}e{e}> is not present exactly once"
+    # Nothing but the tokens, the filler and the fixed words is left.
+    rest = TOKEN.sub("", text)
+    assert rest.replace(".", "") == START.replace(".", "")
+    assert final["length"] == length(text)
+
+    changes = anon.changes(doc["id"], since=0)
+    assert [c["revision"] for c in changes] == list(range(1, final["revision"] + 1))
+    replayed = START
+    for c in changes:
+        replayed = apply_ops(replayed, c["ops"])
+    assert replayed == text
+    assert anon.get(f"/documents/{doc['id']}/text").content.decode() == text
+    by_session = {c["session"] for c in changes}
+    assert by_session == {c.id for c in clients}
+
+
+def test_concurrent_session_undo_keeps_everyone_elses_text(base):
+    anon = Client(base)
+    doc = anon.create_doc("")
+    clients = [new_session(base, f"undoer {i}") for i in range(4)]
+    _run_clients(base, doc["id"], clients, 6, seed=99)
+    # Client 0 undoes everything it did while the others' text stays put.
+    c0 = clients[0]
+    statuses = [c0.undo(doc["id"]).status_code for _ in range(7)]
+    assert statuses == [200] * 6 + [409]
+    text = anon.text(doc["id"])
+    for e in range(6):
+        assert f"<c0e{e}>" not in text
+    for n in range(1, 4):
+        for e in range(6):
+            assert text.count(f"<c{n}e{e}>") == 1
