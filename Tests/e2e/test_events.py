@@ -32,7 +32,7 @@ def test_change_event_shape(anon, alice):
     d = anon.create_doc("")
     with _subscribe(anon, d["id"]) as s:
         rev = _synced(alice, s, d["id"])
-        alice.insert(d["id"], "x", 1, actionName="Type X")
+        alice.insert(d["id"], "x", 1, actionName="Type X", newGroup=True)
         ev = s.next_change()
         assert ev.id == str(rev + 1)
         data = ev.json()
