@@ -27,8 +27,11 @@ def _dots(text: str) -> list[int]:
     return [length(text[:i]) for i, ch in enumerate(text) if ch == "."]
 
 
-def _run_clients(base: str, doc_id: str, clients: list[Client], edits_each: int, seed: int):
+def _run_clients(base: str, doc_id: str, clients: list[Client], edits_each: int, seed: int,
+                 deletes: bool = True) -> list[str]:
+    """Runs the clients at once; returns every token they inserted."""
     errors: list[BaseException] = []
+    inserted: list[str] = []
     barrier = threading.Barrier(len(clients))
 
     def work(n: int, client: Client):
@@ -43,13 +46,16 @@ def _run_clients(base: str, doc_id: str, clients: list[Client], edits_each: int,
                 text, rev = known["text"], known["revision"]
                 n16 = length(text)
                 dots = _dots(text)
-                if dots and rng.random() < 0.2:
+                if deletes and dots and rng.random() < 0.2:
                     p = rng.choice(dots)
                     ops = [x for x in (p, -1, n16 - p - 1) if x != 0]
                 else:
                     p = rng.choice(_safe_positions(text))
-                    ops = [x for x in (p, f"<c{n}e{e}>", n16 - p) if x != 0]
+                    token = f"<c{n}e{e}>"
+                    ops = [x for x in (p, token, n16 - p) if x != 0]
                 client.edit(doc_id, {"base": rev, "ops": ops})
+                if isinstance(ops[0], str) or (len(ops) > 1 and isinstance(ops[1], str)):
+                    inserted.append(ops[0] if isinstance(ops[0], str) else ops[1])
         except BaseException as exc:  # surfaced in the main thread
             errors.append(exc)
 
@@ -61,6 +67,7 @@ def _run_clients(base: str, doc_id: str, clients: list[Client], edits_each: int,
     assert not any(t.is_alive() for t in threads), "a client thread hung"
     if errors:
         raise errors[0]
+    return inserted
 
 
 @pytest.mark.parametrize("sessions,edits_each", [(2, 25), (10, 10)])
@@ -68,13 +75,14 @@ def test_concurrent_sessions_converge(base, sessions, edits_each):
     anon = Client(base)
     doc = anon.create_doc(START)
     clients = [new_session(base, f"writer {i}") for i in range(sessions)]
-    _run_clients(base, doc["id"], clients, edits_each, seed=sessions)
+    inserted = _run_clients(base, doc["id"], clients, edits_each, seed=sessions)
+    assert len(inserted) > edits_each * sessions // 2
 
     final = anon.doc(doc["id"])
     text = final["text"]
-    for n in range(sessions):
-        for e in range(edits_each):
-            assert text.count(f"<c{n}e{e}>") == 1, f"insert <c{n}e{e}> is not present exactly once"
+    for token in inserted:
+        assert text.count(token) == 1, f"insert {token} is not present exactly once"
+    assert sorted(TOKEN.findall(text)) == sorted(inserted)
     # Nothing but the tokens, the filler and the fixed words is left.
     rest = TOKEN.sub("", text)
     assert rest.replace(".", "") == START.replace(".", "")
@@ -95,7 +103,8 @@ def test_concurrent_session_undo_keeps_everyone_elses_text(base):
     anon = Client(base)
     doc = anon.create_doc("")
     clients = [new_session(base, f"undoer {i}") for i in range(4)]
-    _run_clients(base, doc["id"], clients, 6, seed=99)
+    inserted = _run_clients(base, doc["id"], clients, 6, seed=99, deletes=False)
+    assert len(inserted) == 24
     # Client 0 undoes everything it did while the others' text stays put.
     c0 = clients[0]
     statuses = [c0.undo(doc["id"]).status_code for _ in range(7)]
