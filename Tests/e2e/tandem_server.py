@@ -115,6 +115,11 @@ class TandemServer:
             time.sleep(0.05)
         return False, f"timed out ({last})"
 
+    def restart(self) -> "TandemServer":
+        """Stops the server gracefully and starts it again on the same data folder."""
+        self.stop()
+        return self.start()
+
     def log_tail(self, lines: int = 40) -> str:
         try:
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])

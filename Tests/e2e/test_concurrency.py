@@ -115,3 +115,40 @@ def test_concurrent_session_undo_keeps_everyone_elses_text(base):
     for n in range(1, 4):
         for e in range(6):
             assert text.count(f"<c{n}e{e}>") == 1
+
+
+def test_undo_while_others_type(base):
+    """One session edits and undoes again and again while three others insert: every
+    insert of the others survives exactly once, and the undoer leaves nothing behind."""
+    anon = Client(base)
+    doc = anon.create_doc("")
+    undoer = new_session(base, "undoer")
+    writers = [new_session(base, f"typist {i}") for i in range(3)]
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def churn():
+        try:
+            i = 0
+            while not stop.is_set() and i < 40:
+                text = undoer.text(doc["id"])
+                p = random.Random(i).choice(_safe_positions(text))
+                undoer.edit(doc["id"], {"insert": f"(u{i})", "at": p, "newGroup": True})
+                r = undoer.undo(doc["id"])
+                assert r.status_code == 200, r.text
+                i += 1
+        except BaseException as e:
+            errors.append(e)
+
+    t = threading.Thread(target=churn)
+    t.start()
+    try:
+        inserted = _run_clients(base, doc["id"], writers, 15, seed=7, deletes=False)
+    finally:
+        stop.set()
+        t.join(timeout=60)
+    assert not errors, errors[0]
+    text = anon.text(doc["id"])
+    assert "(u" not in text
+    assert sorted(TOKEN.findall(text)) == sorted(inserted)
+    assert len(inserted) == 45

@@ -171,3 +171,53 @@ def test_long_poll_times_out_empty(anon):
     assert r.status_code == 200, describe(r)
     assert change_list(r.json()) == []
     assert elapsed >= 0.9, f"answered after {elapsed:.2f}s instead of waiting"
+
+
+def test_resume_while_edits_keep_coming(base, anon):
+    """Drops the stream mid-burst and resumes while a writer goes on: the replay and the
+    live stream meet with no gap and no duplicate."""
+    d = anon.create_doc("")
+    writer = new_session(base, "writer")
+    total = 150
+    done = threading.Event()
+    errors = []
+
+    def write():
+        try:
+            for i in range(total):
+                writer.edit(d["id"], {"insert": "x", "at": 0, "newGroup": True})
+        except BaseException as e:
+            errors.append(e)
+        finally:
+            done.set()
+
+    s = _subscribe(anon, d["id"])
+    t = threading.Thread(target=write)
+    t.start()
+    seen = []
+    try:
+        while len(seen) < 40:
+            seen.append(s.next_change(timeout=15).json()["revision"])
+        last = s.last_id
+    finally:
+        s.close()
+    with _subscribe(anon, d["id"], last_event_id=last) as s2:
+        while len(seen) < total:
+            seen.append(s2.next_change(timeout=15).json()["revision"])
+    t.join(timeout=60)
+    assert not errors, errors[0]
+    assert seen == list(range(1, total + 1))
+
+
+def test_presence_event_on_selection(anon, alice, bob):
+    d = anon.create_doc("hello world")
+    with _subscribe(bob, d["id"]) as s:
+        r = alice.put(f"/documents/{d['id']}/selection", {"anchor": 2, "head": 5})
+        assert r.status_code in (200, 204), describe(r)
+        # Bob's own arrival may come first; Alice's selection must follow.
+        deadline = time.monotonic() + 10
+        while True:
+            ev = s.next_of("presence", timeout=max(0.01, deadline - time.monotonic()))
+            if alice.id in ev.data:
+                break
+        assert '"anchor":2' in ev.data.replace(" ", "") and '"head":5' in ev.data.replace(" ", "")
