@@ -103,3 +103,17 @@ def test_bad_request_does_not_burn_the_key(anon):
     r = _post(anon, f"/documents/{d['id']}/edits", {"insert": "y", "at": 1}, key)
     assert r.status_code == 200, describe(r)
     assert anon.text(d["id"]) == "xy"
+
+
+def test_resent_put_text_does_not_overwrite_later_edits(anon, alice):
+    d = anon.create_doc("old")
+    key = unique("key")
+    headers = {"Content-Type": "text/plain", "Idempotency-Key": key}
+    r1 = alice.request("PUT", f"/documents/{d['id']}/text", data=b"new", headers=headers)
+    assert r1.status_code in (200, 204), describe(r1)
+    anon.insert(d["id"], "er", 3)
+    r2 = alice.request("PUT", f"/documents/{d['id']}/text", data=b"new", headers=headers)
+    assert r2.status_code == r1.status_code
+    assert r2.content == r1.content
+    assert anon.text(d["id"]) == "newer"
+    assert anon.doc(d["id"])["revision"] == 2
