@@ -188,7 +188,7 @@ def test_edits_log_lists_changes_in_order(anon, alice):
 
 def test_edits_since_rejects_bad_numbers(anon):
     d = anon.create_doc("")
-    for q in ("since=abc", "since=-1", "since=1.5"):
+    for q in ("since=abc", "since=-1", "since=1.5", "since=0&wait=abc", "since=0&wait=-1"):
         assert_error(anon.get(f"/documents/{d['id']}/edits?{q}"), (400, 422))
 
 

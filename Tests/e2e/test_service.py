@@ -18,6 +18,13 @@ def test_healthz(base):
     assert r.status_code == 200
 
 
+def test_root_serves_the_browser_client(base):
+    r = requests.get(base + "/", timeout=10)
+    assert r.status_code == 200
+    assert r.headers["Content-Type"].startswith("text/html")
+    assert b"<" in r.content
+
+
 def parse_metrics(text: str):
     """Parses Prometheus text format 0.0.4 strictly enough to catch malformed output."""
     types, samples = {}, []

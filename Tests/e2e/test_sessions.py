@@ -82,7 +82,10 @@ def test_delete_session_ends_it_and_clears_its_undo(base, anon):
 
 def test_idle_session_times_out(servers):
     srv = servers(session_timeout=1, name="timeout")
+    anon = Client(srv.base)
     ada = new_session(srv.base, "Ada")
+    doc = anon.create_doc("")
+    ada.insert(doc["id"], "idle", 0)
     assert ada.get("/sessions/me").status_code == 200
     # Each probe touches the session, so probes are spaced wider than the timeout.
     deadline = time.monotonic() + 20
@@ -94,3 +97,6 @@ def test_idle_session_times_out(servers):
             break
     assert status == 401, "an idle session was still alive long after --session-timeout 1"
     assert_error(ada.get("/sessions/me"), 401, "unauthorized")
+    # It ended "the same way" as DELETE /sessions/me: its undo actions are gone, its text stays.
+    assert_error(anon.undo(doc["id"], scope="document"), 409, "nothing_to_undo")
+    assert anon.text(doc["id"]) == "idle"

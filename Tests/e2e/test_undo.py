@@ -276,3 +276,26 @@ def test_ended_session_changes_stay_in_the_text(base, anon):
     carol.insert(d["id"], "carol", 0)
     carol.delete("/sessions/me")
     assert anon.text(d["id"]) == "carol"
+
+
+def test_range_is_where_the_change_landed_after_others_edits(anon, alice, bob):
+    d = anon.create_doc("abc")
+    alice.insert(d["id"], "XYZ", 3)
+    bob.insert(d["id"], "123", 0)
+    assert anon.text(d["id"]) == "123abcXYZ"
+    body, text = _undo(alice, d["id"])
+    assert text == "123abc"
+    assert body["range"] == {"from": 6, "to": 6}
+    bob.insert(d["id"], "--", 0, newGroup=True)
+    body, text = _undo(alice, d["id"], redo=True)
+    assert text == "--123abcXYZ"
+    assert body["range"] == {"from": 8, "to": 11}
+
+
+def test_name_the_latest_group_of_the_document(anon):
+    d = anon.create_doc("")
+    anon.insert(d["id"], "x", 0)
+    r = anon.patch(f"/documents/{d['id']}/history", {"actionName": "Bold"}, params={"scope": "document"})
+    assert r.status_code in (200, 204), describe(r)
+    h = anon.history(d["id"], scope="document")
+    assert h["undoActionName"] == "Bold" and h["undoMenuItemTitle"] == "Undo Bold"
