@@ -221,3 +221,22 @@ def test_presence_event_on_selection(anon, alice, bob):
             if alice.id in ev.data:
                 break
         assert '"anchor":2' in ev.data.replace(" ", "") and '"head":5' in ev.data.replace(" ", "")
+
+
+def test_history_events_name_the_undo_notifications(anon, alice):
+    d = anon.create_doc("")
+    with _subscribe(alice, d["id"]) as s:
+        _synced(alice, s, d["id"])
+        r = alice.post(f"/documents/{d['id']}/history/groups")
+        assert r.status_code in (200, 201), describe(r)
+        alice.insert(d["id"], "x", 1)
+        alice.delete(f"/documents/{d['id']}/history/groups")
+        alice.undo(d["id"])
+        alice.redo(d["id"])
+        wanted = ["didOpenUndoGroup", "didCloseUndoGroup", "didUndo", "didRedo"]
+        found = []
+        deadline = time.monotonic() + 10
+        while len(found) < len(wanted):
+            ev = s.next_of("history", timeout=max(0.01, deadline - time.monotonic()))
+            found += [w for w in wanted if w in ev.data and w not in found]
+        assert found == wanted

@@ -2,6 +2,7 @@
 
 import http.client
 import json
+import re
 import socket
 from urllib.parse import urlsplit
 
@@ -112,3 +113,35 @@ def test_bad_input_does_not_kill_the_connection(base, anon):
         assert json.loads(r.read())["text"] == "hello"
     finally:
         conn.close()
+
+
+def test_pipelined_requests_are_answered_in_order(base, anon):
+    d = anon.create_doc("pipe")
+    host = urlsplit(base).netloc
+    body = json.dumps({"insert": "!", "at": 4}).encode()
+    reqs = (f"GET /documents/{d['id']}/text HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
+            + f"POST /documents/{d['id']}/edits HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+              f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+            + f"GET /documents/{d['id']}/text HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+    u = urlsplit(base)
+    with socket.create_connection((u.hostname, u.port), timeout=10) as s:
+        s.sendall(reqs)
+        data = b""
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    assert data.count(b"HTTP/1.1 200") == 3, data
+    first, second = data.index(b"\r\n\r\npipe"), data.index(b"\r\n\r\npipe!")
+    edited = re.search(rb'"revision":\s*1\b', data)
+    assert edited and first < edited.start() < second
+
+
+def test_chunked_request_body(anon):
+    d = anon.create_doc("")
+    pieces = [b'{"insert": ', b'"chunked \xf0\x9f', b'\x98\x80", ', b'"at": 0}']
+    r = anon.request("POST", f"/documents/{d['id']}/edits", data=iter(pieces),
+                     headers={"Content-Type": "application/json"})
+    assert r.status_code == 200, r.text
+    assert anon.text(d["id"]) == "chunked 😀"
