@@ -110,9 +110,9 @@ def test_text_as_plain_text(anon):
 def test_put_text_replaces_raw_bytes_and_is_one_undoable_replace(anon, alice):
     d = anon.create_doc("old text")
     raw = "new 😀 text\r\nwith\ttabs and ünïcödé\n".encode()
-    # curl --data-binary sends application/x-www-form-urlencoded unless told otherwise: it must work.
-    for ctype in ("text/plain; charset=utf-8", "application/x-www-form-urlencoded"):
-        r = alice.request("PUT", f"/documents/{d['id']}/text", data=raw, headers={"Content-Type": ctype})
+    for _ in range(2):
+        r = alice.request("PUT", f"/documents/{d['id']}/text", data=raw,
+                          headers={"Content-Type": "text/plain; charset=utf-8"})
         assert r.status_code in (200, 204), describe(r)
         assert anon.get(f"/documents/{d['id']}/text").content == raw
     assert anon.doc(d["id"])["revision"] == 1  # the second PUT changed nothing
@@ -123,6 +123,17 @@ def test_put_text_replaces_raw_bytes_and_is_one_undoable_replace(anon, alice):
     assert r.status_code == 200, describe(r)
     assert r.json()["actionName"] == "Replace"
     assert anon.text(d["id"]) == "old text"
+
+
+def test_put_text_takes_what_curl_data_binary_sends(anon):
+    """`curl -X PUT --data-binary @file URL` sends Content-Type application/x-www-form-urlencoded
+    unless told otherwise; the contract says that must work."""
+    d = anon.create_doc("old")
+    for ctype in ("application/x-www-form-urlencoded", None):
+        headers = {"Content-Type": ctype} if ctype else {}
+        r = anon.request("PUT", f"/documents/{d['id']}/text", data=f"sent as {ctype}".encode(), headers=headers)
+        assert r.status_code in (200, 204), describe(r)
+        assert anon.text(d["id"]) == f"sent as {ctype}"
 
 
 def test_put_text_if_match(anon):
@@ -232,3 +243,30 @@ def _version_number(v):
         if isinstance(v.get(key), int):
             return v[key]
     raise AssertionError(f"a version entry without a number: {v}")
+
+
+def test_awkward_characters_round_trip(anon, base):
+    from tandem_client import new_session
+    awkward = 'quote " backslash \\ nul \x00 unit-sep \x1f del \x7f ls \u2028 emoji 😀 é\r\n\ttab'
+    d = anon.create_doc(awkward, title=awkward)
+    got = anon.doc(d["id"])
+    assert got["text"] == awkward and got["title"] == awkward
+    assert anon.get(f"/documents/{d['id']}/text").content == awkward.encode()
+    anon.insert(d["id"], awkward, 0)
+    assert anon.text(d["id"]) == awkward + awkward
+    s = new_session(base, awkward)
+    assert s.get("/sessions/me").json()["name"] == awkward
+
+
+def test_large_document(anon):
+    big = ("line of text with ünïcode 😀\n" * 40000)  # about 1.2 MB
+    d = anon.create_doc("")
+    r = anon.request("PUT", f"/documents/{d['id']}/text", data=big.encode(), headers={"Content-Type": "text/plain"})
+    assert r.status_code in (200, 204), describe(r)
+    doc = anon.doc(d["id"])
+    assert doc["length"] == len(big.encode("utf-16-le")) // 2
+    line = "line of text with ünïcode 😀\n"
+    k = 20000  # insert at the start of line k: 29 UTF-16 units per line, 28 characters
+    anon.insert(d["id"], "MIDDLE", k * 29)
+    text = anon.get(f"/documents/{d['id']}/text").content.decode()
+    assert text == big[: k * len(line)] + "MIDDLE" + big[k * len(line):]

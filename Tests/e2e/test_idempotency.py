@@ -87,7 +87,7 @@ def test_resent_document_creation(alice):
     assert r1.json()["id"] == r2.json()["id"]
 
 
-def test_too_long_key_is_400(anon):
+def test_key_limit_is_128_bytes(anon):
     d = anon.create_doc("x")
     with unchanged(anon, d["id"]):
         r = _post(anon, f"/documents/{d['id']}/edits", {"insert": "y", "at": 0}, "k" * 129)
