@@ -1,0 +1,148 @@
+"""Starting and stopping the real `tandem serve` binary for the end-to-end suite."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import requests
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def binary_path() -> Path:
+    """The server binary: `$TANDEM_BIN`, else this checkout's debug build."""
+    override = os.environ.get("TANDEM_BIN")
+    return Path(override) if override else REPO / ".build" / "debug" / "tandem"
+
+
+def free_port() -> int:
+    # Bound and released at once; the server binds it a moment later. A clash is
+    # possible but shows up as a clear start-up failure, never as a wrong result.
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServerStartError(RuntimeError):
+    pass
+
+
+class TandemServer:
+    """One `tandem serve` process on a free loopback port with its own data folder."""
+
+    def __init__(self, *, typing_pause: float | None = None, session_timeout: float | None = None,
+                 extra_args: tuple[str, ...] = (), env: dict[str, str] | None = None,
+                 name: str = "tandem"):
+        self.binary = binary_path()
+        self.typing_pause = typing_pause
+        self.session_timeout = session_timeout
+        self.extra_args = extra_args
+        self.extra_env = env or {}
+        self.name = name
+        self.port = 0
+        self.process: subprocess.Popen | None = None
+        self.workdir = Path(tempfile.mkdtemp(prefix=f"tandem-e2e-{name}-"))
+        self.data = self.workdir / "data"
+        self.log_path = self.workdir / "server.log"
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+    def public_dir(self) -> Path:
+        wanted = Path(os.environ.get("TANDEM_PUBLIC", REPO / "Public"))
+        if wanted.is_dir():
+            return wanted
+        fallback = self.workdir / "Public"
+        fallback.mkdir(exist_ok=True)
+        (fallback / "index.html").write_text("<!doctype html><title>Tandem</title>\n")
+        return fallback
+
+    def start(self, attempts: int = 3) -> "TandemServer":
+        if not self.binary.is_file() or not os.access(self.binary, os.X_OK):
+            raise ServerStartError(
+                f"Tandem binary not found or not executable at {self.binary}. "
+                "Run `swift build` in the repository first, or point TANDEM_BIN at a built `tandem`.")
+        last = ""
+        for _ in range(attempts):
+            self.port = free_port()
+            self.data.mkdir(parents=True, exist_ok=True)
+            args = [str(self.binary), "serve", "--host", "127.0.0.1", "--port", str(self.port),
+                    "--data", str(self.data), "--public", str(self.public_dir()),
+                    "--log-level", "warning"]
+            if self.typing_pause is not None:
+                args += ["--typing-pause", _num(self.typing_pause)]
+            if self.session_timeout is not None:
+                args += ["--session-timeout", _num(self.session_timeout)]
+            args += list(self.extra_args)
+            env = dict(os.environ, **self.extra_env)
+            log = open(self.log_path, "ab")
+            self.process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                            stdin=subprocess.DEVNULL, start_new_session=True)
+            log.close()
+            ok, last = self._wait_healthy(deadline=time.monotonic() + 30)
+            if ok:
+                return self
+            self.stop()
+            if "address already in use" not in self.log_tail().lower():
+                break
+        raise ServerStartError(f"`{' '.join(args)}` did not become healthy: {last}\n"
+                               f"--- server log ({self.log_path}) ---\n{self.log_tail()}")
+
+    def _wait_healthy(self, deadline: float) -> tuple[bool, str]:
+        last = "no answer"
+        while time.monotonic() < deadline:
+            code = self.process.poll()
+            if code is not None:
+                return False, f"the process exited with status {code} before /healthz answered"
+            try:
+                r = requests.get(self.url("/healthz"), timeout=1)
+                if r.status_code == 200:
+                    return True, ""
+                last = f"/healthz answered {r.status_code}"
+            except requests.RequestException as e:
+                last = f"/healthz: {e.__class__.__name__}"
+            time.sleep(0.05)
+        return False, f"timed out ({last})"
+
+    def restart(self) -> "TandemServer":
+        """Stops the server gracefully and starts it again on the same data folder."""
+        self.stop()
+        return self.start()
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except FileNotFoundError:
+            return "(no log)"
+
+    def stop(self) -> None:
+        p = self.process
+        if p is None:
+            return
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(timeout=5)
+        self.process = None
+
+    def cleanup(self) -> None:
+        self.stop()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)

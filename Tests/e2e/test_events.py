@@ -1,0 +1,242 @@
+"""Server-Sent Events: every change exactly once and in order, resuming with Last-Event-ID,
+the other event types; and long-polling of GET …/edits."""
+
+import threading
+import time
+
+
+from sse import SSEStream
+from tandem_client import Client, change_list, describe, new_session
+from utf16 import apply_ops
+
+
+def _subscribe(client: Client, doc_id: str, last_event_id=None) -> SSEStream:
+    headers = client.headers()
+    if last_event_id is not None:
+        headers["Last-Event-ID"] = str(last_event_id)
+    s = SSEStream(client.base, f"/documents/{doc_id}/events", headers=headers)
+    assert s.status == 200, f"events answered {s.status}"
+    assert s.headers.get("content-type", "").startswith("text/event-stream")
+    return s
+
+
+def _synced(client: Client, stream: SSEStream, doc_id: str) -> int:
+    """Makes one change and waits for its event, proving the subscription is live."""
+    r = client.insert(doc_id, "~", 0)
+    ev = stream.next_change()
+    assert ev.json()["revision"] == r["revision"]
+    return r["revision"]
+
+
+def test_change_event_shape(anon, alice):
+    d = anon.create_doc("")
+    with _subscribe(anon, d["id"]) as s:
+        rev = _synced(alice, s, d["id"])
+        alice.insert(d["id"], "x", 1, actionName="Type X", newGroup=True)
+        ev = s.next_change()
+        assert ev.id == str(rev + 1)
+        data = ev.json()
+        assert set(data) >= {"revision", "ops", "session", "kind", "actionName"}
+        assert data["revision"] == rev + 1
+        assert data["session"] == alice.id
+        assert data["kind"] == "edit"
+        assert data["actionName"] == "Type X"
+        assert apply_ops("~", data["ops"]) == "~x"
+        alice.undo(d["id"])
+        ev = s.next_change()
+        assert ev.json()["kind"] == "undo" and ev.id == str(rev + 2)
+        alice.redo(d["id"])
+        assert s.next_change().json()["kind"] == "redo"
+
+
+def test_every_change_exactly_once_in_order(base, anon):
+    d = anon.create_doc("")
+    writers = [new_session(base, f"w{i}") for i in range(4)]
+    with _subscribe(anon, d["id"]) as s:
+        first = _synced(anon, s, d["id"])
+        errors = []
+
+        def write(n, client):
+            try:
+                for e in range(50):
+                    client.edit(d["id"], {"insert": f"<{n}.{e}>", "at": 0, "newGroup": True})
+            except BaseException as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=write, args=(n, c)) for n, c in enumerate(writers)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert not errors, errors[0]
+        final = anon.doc(d["id"])
+        assert final["revision"] == first + 200
+        seen, text = [], "~"
+        while len(seen) < 200:
+            ev = s.next_change(timeout=15)
+            data = ev.json()
+            assert ev.id == str(data["revision"])
+            seen.append(data["revision"])
+            text = apply_ops(text, data["ops"])
+        assert seen == list(range(first + 1, first + 201))
+        assert text == final["text"]
+        # Nothing more arrives: no duplicates trail behind.
+        anon.insert(d["id"], "!", 0)
+        assert s.next_change().json()["revision"] == first + 201
+
+
+def test_resume_with_last_event_id(anon, alice):
+    d = anon.create_doc("")
+    s = _subscribe(anon, d["id"])
+    try:
+        _synced(alice, s, d["id"])
+        for i in range(4):
+            alice.insert(d["id"], str(i), 1 + i)
+        got = [s.next_change().json()["revision"] for _ in range(4)]
+        assert got == [2, 3, 4, 5]
+        last_id = s.last_id
+        assert last_id == "5"
+    finally:
+        s.close()  # dropped mid-stream
+    for i in range(5):
+        alice.insert(d["id"], "abcde"[i], 0)
+    with _subscribe(anon, d["id"], last_event_id=last_id) as s2:
+        missed = [s2.next_change().json()["revision"] for _ in range(5)]
+        assert missed == [6, 7, 8, 9, 10]
+        alice.insert(d["id"], "!", 0)
+        assert s2.next_change().json()["revision"] == 11  # then live, with no duplicate in between
+
+
+def test_last_event_id_zero_replays_everything(anon):
+    d = anon.create_doc("start")
+    for i in range(3):
+        anon.insert(d["id"], str(i), 0)
+    with _subscribe(anon, d["id"], last_event_id=0) as s:
+        assert [s.next_change().json()["revision"] for _ in range(3)] == [1, 2, 3]
+
+
+def test_history_saved_and_state_events(anon, alice):
+    d = anon.create_doc("")
+    with _subscribe(alice, d["id"]) as s:
+        _synced(alice, s, d["id"])
+        alice.undo(d["id"])
+        ev = s.next_of("history")
+        assert isinstance(ev.json(), dict)
+        anon.post(f"/documents/{d['id']}/save")
+        assert isinstance(s.next_of("saved").json(), dict)
+        anon.patch(f"/documents/{d['id']}", {"editingDisabled": True})
+        state = s.next_of("state").json()
+        assert "editingDisabled" in str(state)
+
+
+def test_events_of_unknown_document_is_404(anon):
+    r = anon.get("/documents/never-made/events", timeout=5)
+    assert r.status_code == 404, describe(r)
+
+
+def test_long_poll_wakes_on_a_change(anon):
+    d = anon.create_doc("")
+    anon.insert(d["id"], "a", 0)
+
+    def later():
+        time.sleep(0.5)
+        Client(anon.base).insert(d["id"], "b", 1)
+
+    t = threading.Thread(target=later)
+    started = time.monotonic()
+    t.start()
+    r = anon.get(f"/documents/{d['id']}/edits", params={"since": 1, "wait": 5})
+    elapsed = time.monotonic() - started
+    t.join()
+    assert r.status_code == 200, describe(r)
+    changes = change_list(r.json())
+    assert [c["revision"] for c in changes] == [2]
+    assert elapsed < 4, f"the long poll answered after {elapsed:.1f}s, not when the change came"
+
+
+def test_long_poll_answers_at_once_when_changes_exist(anon):
+    d = anon.create_doc("")
+    anon.insert(d["id"], "a", 0)
+    started = time.monotonic()
+    r = anon.get(f"/documents/{d['id']}/edits", params={"since": 0, "wait": 5})
+    assert [c["revision"] for c in change_list(r.json())] == [1]
+    assert time.monotonic() - started < 4
+
+
+def test_long_poll_times_out_empty(anon):
+    d = anon.create_doc("")
+    started = time.monotonic()
+    r = anon.get(f"/documents/{d['id']}/edits", params={"since": 0, "wait": 1})
+    elapsed = time.monotonic() - started
+    assert r.status_code == 200, describe(r)
+    assert change_list(r.json()) == []
+    assert elapsed >= 0.9, f"answered after {elapsed:.2f}s instead of waiting"
+
+
+def test_resume_while_edits_keep_coming(base, anon):
+    """Drops the stream mid-burst and resumes while a writer goes on: the replay and the
+    live stream meet with no gap and no duplicate."""
+    d = anon.create_doc("")
+    writer = new_session(base, "writer")
+    total = 150
+    done = threading.Event()
+    errors = []
+
+    def write():
+        try:
+            for i in range(total):
+                writer.edit(d["id"], {"insert": "x", "at": 0, "newGroup": True})
+        except BaseException as e:
+            errors.append(e)
+        finally:
+            done.set()
+
+    s = _subscribe(anon, d["id"])
+    t = threading.Thread(target=write)
+    t.start()
+    seen = []
+    try:
+        while len(seen) < 40:
+            seen.append(s.next_change(timeout=15).json()["revision"])
+        last = s.last_id
+    finally:
+        s.close()
+    with _subscribe(anon, d["id"], last_event_id=last) as s2:
+        while len(seen) < total:
+            seen.append(s2.next_change(timeout=15).json()["revision"])
+    t.join(timeout=60)
+    assert not errors, errors[0]
+    assert seen == list(range(1, total + 1))
+
+
+def test_presence_event_on_selection(anon, alice, bob):
+    d = anon.create_doc("hello world")
+    with _subscribe(bob, d["id"]) as s:
+        r = alice.put(f"/documents/{d['id']}/selection", {"anchor": 2, "head": 5})
+        assert r.status_code in (200, 204), describe(r)
+        # Bob's own arrival may come first; Alice's selection must follow.
+        deadline = time.monotonic() + 10
+        while True:
+            ev = s.next_of("presence", timeout=max(0.01, deadline - time.monotonic()))
+            if alice.id in ev.data:
+                break
+        assert '"anchor":2' in ev.data.replace(" ", "") and '"head":5' in ev.data.replace(" ", "")
+
+
+def test_history_events_name_the_undo_notifications(anon, alice):
+    d = anon.create_doc("")
+    with _subscribe(alice, d["id"]) as s:
+        _synced(alice, s, d["id"])
+        r = alice.post(f"/documents/{d['id']}/history/groups")
+        assert r.status_code in (200, 201), describe(r)
+        alice.insert(d["id"], "x", 1)
+        alice.delete(f"/documents/{d['id']}/history/groups")
+        alice.undo(d["id"])
+        alice.redo(d["id"])
+        wanted = ["didOpenUndoGroup", "didCloseUndoGroup", "didUndo", "didRedo"]
+        found = []
+        deadline = time.monotonic() + 10
+        while len(found) < len(wanted):
+            ev = s.next_of("history", timeout=max(0.01, deadline - time.monotonic()))
+            found += [w for w in wanted if w in ev.data and w not in found]
+        assert found == wanted

@@ -1,0 +1,102 @@
+"""Sessions: create, whoami, end, tokens, idle timeout."""
+
+import time
+
+import requests
+
+from tandem_client import Client, assert_error, new_session, unchanged
+
+
+def test_create_session_with_name(base):
+    r = requests.post(base + "/sessions", json={"name": "Ada"}, timeout=10)
+    assert r.status_code == 201
+    assert r.headers["Content-Type"].startswith("application/json")
+    body = r.json()
+    assert set(body) >= {"id", "token", "name", "color"}
+    assert body["name"] == "Ada"
+    assert isinstance(body["id"], str) and body["id"]
+    assert isinstance(body["token"], str) and len(body["token"]) >= 16
+    assert isinstance(body["color"], str) and body["color"]
+
+
+def test_create_session_without_name_gets_one(base):
+    for kwargs in ({"json": {}}, {"data": b""}):
+        r = requests.post(base + "/sessions", timeout=10, **kwargs)
+        assert r.status_code == 201, r.text
+        body = r.json()
+        assert isinstance(body["name"], str) and body["name"]
+
+
+def test_sessions_are_distinct(base):
+    a, b = new_session(base, "A"), new_session(base, "B")
+    assert a.id != b.id
+    assert a.token != b.token
+
+
+def test_sessions_me(alice):
+    r = alice.get("/sessions/me")
+    assert r.status_code == 200, r.text
+    me = r.json()
+    assert me["id"] == alice.id
+    assert me["name"] == "Alice"
+    assert me["color"] == alice.session["color"]
+
+
+def test_sessions_me_without_token_is_401(anon):
+    assert_error(anon.get("/sessions/me"), 401)
+
+
+def test_wrong_tokens_are_401_never_anonymous(base, alice, anon):
+    doc = anon.create_doc("safe")
+    id_part = alice.token.split(".")[0]
+    for bad in ("garbage", alice.token + "x", alice.token[:-4] + "AAAA", id_part + ".",
+                "s_unknownid." + "A" * 43):
+        c = Client(base, token=bad)
+        assert_error(c.get("/sessions/me"), 401, "unauthorized")
+        # Reads and writes alike: a bad token must never fall back to anonymous.
+        assert_error(c.get(f"/documents/{doc['id']}"), 401, "unauthorized")
+        with unchanged(anon, doc["id"]):
+            assert_error(c.post(f"/documents/{doc['id']}/edits", {"insert": "x", "at": 0}), 401, "unauthorized")
+            assert_error(c.undo(doc["id"]), 401, "unauthorized")
+
+
+def test_non_bearer_authorization_is_401(base, anon):
+    r = requests.get(base + "/sessions/me", headers={"Authorization": "Basic YWxhZGRpbjpvcGVuc2VzYW1l"}, timeout=10)
+    assert_error(r, 401, "unauthorized")
+
+
+def test_delete_session_ends_it_and_clears_its_undo(base, anon):
+    doc = anon.create_doc("")
+    ada = new_session(base, "Ada")
+    ada.insert(doc["id"], "mine", 0)
+    assert anon.history(doc["id"], scope="document")["canUndo"] is True
+    r = ada.delete("/sessions/me")
+    assert r.status_code in (200, 204), r.text
+    assert_error(ada.get("/sessions/me"), 401, "unauthorized")
+    assert_error(ada.post(f"/documents/{doc['id']}/edits", {"insert": "x", "at": 0}), 401, "unauthorized")
+    # removeAllActions with the session as target: nothing of Ada's is left to undo.
+    with unchanged(anon, doc["id"]):
+        assert_error(anon.undo(doc["id"], scope="document"), 409, "nothing_to_undo")
+    assert anon.text(doc["id"]) == "mine"
+
+
+def test_idle_session_times_out(servers):
+    srv = servers(session_timeout=1, name="timeout")
+    anon = Client(srv.base)
+    ada = new_session(srv.base, "Ada")
+    doc = anon.create_doc("")
+    ada.insert(doc["id"], "idle", 0)
+    assert ada.get("/sessions/me").status_code == 200
+    # Each probe touches the session, so probes are spaced wider than the timeout.
+    deadline = time.monotonic() + 20
+    status = 200
+    while time.monotonic() < deadline:
+        time.sleep(1.6)
+        status = ada.get("/sessions/me").status_code
+        if status == 401:
+            break
+    assert status == 401, "an idle session was still alive long after --session-timeout 1"
+    assert_error(ada.get("/sessions/me"), 401, "unauthorized")
+    # It ended "the same way" as DELETE /sessions/me: its undo actions are gone, its text stays.
+    assert_error(anon.undo(doc["id"], scope="document"), 409, "nothing_to_undo")
+    assert anon.text(doc["id"]) == "idle"
