@@ -24,7 +24,7 @@ export async function requestMotionPermission() {
 /** Calls `onShake()` when the device is shaken and the setting is on. */
 export function watchShake(onShake) {
   let jolts = [];
-  let last = 0;
+  let last = -Infinity;
   window.addEventListener('devicemotion', (e) => {
     if (!shakeSetting.enabled) return;
     const a = e.acceleration && e.acceleration.x !== null ? e.acceleration : null;
