@@ -1,0 +1,123 @@
+// The REST client: one session per tab (its token lives in sessionStorage, so two windows
+// are two people), JSON in and out, errors as ApiError with the server's code.
+
+const SESSION_KEY = 'tandem.session';
+const NAME_KEY = 'tandem.name';
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message || code);
+    this.status = status;
+    this.code = code;
+  }
+  /** True when nothing reached the server or it could not answer: worth retrying. */
+  get retryable() { return this.status === 0 || this.status === 503 || this.status === 502 || this.status === 504; }
+}
+
+/** A random key for Idempotency-Key; works outside secure contexts too. */
+export function randomKey() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+const GUEST_NAMES = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Ken', 'Margaret', 'Donald', 'Frances', 'Niklaus'];
+
+export function preferredName() {
+  const saved = localStorage.getItem(NAME_KEY);
+  if (saved) return saved;
+  return `${GUEST_NAMES[Math.floor(Math.random() * GUEST_NAMES.length)]} (guest)`;
+}
+
+export class Api {
+  constructor(base = '') {
+    this.base = base;
+    this.session = null;
+    try { this.session = JSON.parse(sessionStorage.getItem(SESSION_KEY) || 'null'); } catch { this.session = null; }
+    this.sessionPromise = null;
+    this.listeners = new Set();
+  }
+
+  onSessionChange(fn) { this.listeners.add(fn); }
+
+  /** The tab's session, created on first use. */
+  async ensureSession() {
+    if (this.session) return this.session;
+    if (!this.sessionPromise) {
+      this.sessionPromise = (async () => {
+        const s = await this.request('POST', '/sessions', { body: { name: preferredName() }, auth: false });
+        this.session = s;
+        sessionStorage.setItem(SESSION_KEY, JSON.stringify(s));
+        for (const fn of this.listeners) fn(s);
+        return s;
+      })().finally(() => { this.sessionPromise = null; });
+    }
+    return this.sessionPromise;
+  }
+
+  /** Ends this session and starts another under `name` (a new name needs a new session). */
+  async renameSession(name) {
+    localStorage.setItem(NAME_KEY, name);
+    if (this.session) {
+      try { await this.request('DELETE', '/sessions/me'); } catch { /* it may have expired */ }
+    }
+    this.forgetSession();
+    return this.ensureSession();
+  }
+
+  forgetSession() {
+    this.session = null;
+    sessionStorage.removeItem(SESSION_KEY);
+  }
+
+  authHeaders() {
+    return this.session ? { Authorization: `Bearer ${this.session.token}` } : {};
+  }
+
+  /**
+   * Sends a request; `body` is JSON unless `text` is given. A 401 (expired session) starts
+   * a new session and retries once. Resolves to parsed JSON (or text with `as: 'text'`).
+   */
+  async request(method, path, { body, text, headers = {}, idempotencyKey, auth = true, as = 'json', signal } = {}) {
+    if (auth) await this.ensureSession();
+    const h = { ...headers };
+    if (auth) Object.assign(h, this.authHeaders());
+    if (idempotencyKey) h['Idempotency-Key'] = idempotencyKey;
+    let payload;
+    if (text !== undefined) { payload = text; h['Content-Type'] = 'text/plain; charset=utf-8'; }
+    else if (body !== undefined) { payload = JSON.stringify(body); h['Content-Type'] = 'application/json'; }
+    let res;
+    try {
+      res = await fetch(this.base + path, { method, headers: h, body: payload, signal, cache: 'no-store' });
+    } catch (e) {
+      if (e && e.name === 'AbortError') throw e;
+      throw new ApiError(0, 'network', 'The server cannot be reached');
+    }
+    if (res.status === 401 && auth) {
+      this.forgetSession();
+      await this.ensureSession();
+      return this.request(method, path, { body, text, headers, idempotencyKey, auth, as, signal });
+    }
+    if (!res.ok) {
+      let code = `http_${res.status}`;
+      let message = res.statusText;
+      try {
+        const j = await res.json();
+        if (j && j.error) { code = j.error.code || code; message = j.error.message || message; }
+      } catch { /* not JSON */ }
+      throw new ApiError(res.status, code, message);
+    }
+    if (res.status === 204) return null;
+    if (as === 'text') return res.text();
+    const type = res.headers.get('Content-Type') || '';
+    return type.includes('json') ? res.json() : res.text();
+  }
+
+  get(path, opts) { return this.request('GET', path, opts); }
+  post(path, body, opts = {}) { return this.request('POST', path, { ...opts, body }); }
+  put(path, body, opts = {}) { return this.request('PUT', path, { ...opts, body }); }
+  patch(path, body, opts = {}) { return this.request('PATCH', path, { ...opts, body }); }
+  del(path, opts) { return this.request('DELETE', path, opts); }
+}
+
+export const enc = encodeURIComponent;

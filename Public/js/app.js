@@ -1,0 +1,63 @@
+// Tandem's browser client: routes between the document list and one open document
+// (the address holds it: #/doc/<id>, so a link can be shared).
+import { Api } from './api.js';
+import { $ } from './ui.js';
+import { ListView } from './list.js';
+import { DocView } from './docview.js';
+import { shakeSetting, requestMotionPermission } from './shake.js';
+
+const api = new Api();
+const list = new ListView(api);
+const doc = new DocView(api);
+
+function route() {
+  const hash = location.hash || '#/';
+  const query = new URLSearchParams(location.search);
+  const m = hash.match(/^#\/doc\/(.+)$/);
+  const id = m ? decodeURIComponent(m[1]) : query.get('doc');
+  if (id) {
+    list.hide();
+    doc.show(id);
+  } else {
+    doc.close();
+    list.show();
+  }
+}
+
+function setupSettings() {
+  const dialog = $('#settings-dialog');
+  $('#settings-button').addEventListener('click', () => {
+    $('#settings-name').value = (api.session && api.session.name) || '';
+    $('#settings-shake').checked = shakeSetting.enabled;
+    dialog.returnValue = '';
+    dialog.showModal();
+  });
+  $('#settings-shake').addEventListener('change', async (e) => {
+    if (e.target.checked) await requestMotionPermission();
+  });
+  dialog.addEventListener('close', async () => {
+    if (dialog.returnValue !== 'ok') return;
+    shakeSetting.enabled = $('#settings-shake').checked;
+    const name = $('#settings-name').value.trim();
+    if (name && (!api.session || name !== api.session.name)) {
+      await api.renameSession(name);
+      if (doc.id) doc.show(doc.id); // a new session: reconnect as it
+    }
+  });
+}
+
+setupSettings();
+window.addEventListener('hashchange', route);
+api.ensureSession().catch(() => { /* retried on first request */ }).finally(route);
+
+// For the browser tests and for debugging from the console.
+window.tandem = {
+  api,
+  get view() { return doc; },
+  get collab() { return doc.collab; },
+  /** Cuts the event stream as a network failure would (typing goes on). */
+  dropEvents() { if (doc.collab) doc.collab.stream.stop(); },
+  /** Reconnects it; it resumes with Last-Event-ID. */
+  resumeEvents() { if (doc.collab) doc.collab.stream.start(); },
+  shake() { doc.history.offerShake(); },
+};

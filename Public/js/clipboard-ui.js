@@ -1,0 +1,255 @@
+// Cut, Copy, Paste and Select All through the server's pasteboards, enabled exactly as
+// GET …/actions says, and a panel showing the chosen pasteboard live. Without the
+// server's clipboard (…/actions answers 404) the panel hides and the buttons use the
+// browser's clipboard instead.
+import { $, el, plural, toast } from './ui.js';
+import { enc } from './api.js';
+
+export class ClipboardUI {
+  constructor(view) {
+    this.view = view;
+    this.supported = true;
+    this.pasteboard = 'general';
+    this.actions = null;
+    this.selTimer = null;
+    this.actTimer = null;
+    this.selectionDirty = false;
+    $('#cut-button').addEventListener('click', () => this.perform('cut'));
+    $('#copy-button').addEventListener('click', () => this.perform('copy'));
+    $('#paste-button').addEventListener('click', () => this.perform('paste'));
+    $('#select-all-button').addEventListener('click', () => this.selectAll());
+    $('#pasteboard-select').addEventListener('change', (e) => {
+      this.pasteboard = e.target.value;
+      this.refreshPasteboard();
+      this.scheduleActions();
+    });
+    $('#new-pasteboard-button').addEventListener('click', () => this.createPasteboard());
+  }
+
+  get api() { return this.view.api; }
+
+  async open() {
+    this.selectionDirty = true;
+    await this.syncSelection();
+    if (!this.supported) return;
+    await Promise.all([this.refreshList(), this.refreshPasteboard()]);
+  }
+
+  setSupported(on) {
+    this.supported = on;
+    $('#clipboard-panel').hidden = !on;
+    $('#pasteboard-select').hidden = !on;
+    if (!on) this.renderFallback();
+  }
+
+  // ---- selection and actions ----
+
+  selectionChanged() {
+    this.selectionDirty = true;
+    if (!this.supported) { this.renderFallback(); return; }
+    clearTimeout(this.selTimer);
+    this.selTimer = setTimeout(() => this.syncSelection(), 120);
+  }
+
+  changed() {
+    // Everyone's edits move selections and may empty or fill the document.
+    this.selectionDirty = true;
+    clearTimeout(this.selTimer);
+    this.selTimer = setTimeout(() => this.syncSelection(), 200);
+  }
+
+  /** Tells the server our selection (only when our positions are its positions). */
+  async syncSelection() {
+    const c = this.view.collab;
+    if (!c || !this.selectionDirty) return;
+    if (c.state !== 'synchronized' || c.actionBusy) {
+      c.whenSynchronized().then(() => this.syncSelection());
+      return;
+    }
+    this.selectionDirty = false;
+    const sel = this.view.editor.selection();
+    try {
+      await this.api.put(`${this.view.base}/selection`, sel);
+    } catch (e) {
+      if (e.status === 422) this.selectionDirty = true; // our text was behind; try again later
+    }
+    await this.refreshActions();
+  }
+
+  scheduleActions() {
+    clearTimeout(this.actTimer);
+    this.actTimer = setTimeout(() => this.refreshActions(), 60);
+  }
+
+  async refreshActions() {
+    if (!this.supported || !this.view.collab) return;
+    try {
+      const q = this.pasteboard === 'general' ? '' : `?pasteboard=${enc(this.pasteboard)}`;
+      this.actions = await this.api.get(`${this.view.base}/actions${q}`);
+    } catch (e) {
+      if (e.status === 404 && this.view.collab) this.setSupported(false);
+      return;
+    }
+    this.render();
+  }
+
+  render() {
+    const a = this.actions || {};
+    const readOnly = this.view.editor.textarea.readOnly;
+    $('#cut-button').disabled = !a.cut || readOnly;
+    $('#copy-button').disabled = !a.copy;
+    $('#paste-button').disabled = !a.paste || readOnly;
+    $('#select-all-button').disabled = a.selectAll === false;
+    if (a.pasteMenuItemTitle) $('#paste-button').title = a.pasteMenuItemTitle;
+  }
+
+  renderFallback() {
+    const sel = this.view.editor.selection();
+    const some = sel.anchor !== sel.head;
+    const clip = navigator.clipboard;
+    $('#cut-button').disabled = !some || !clip || this.view.editor.textarea.readOnly;
+    $('#copy-button').disabled = !some || !clip;
+    $('#paste-button').disabled = !clip || typeof clip.readText !== 'function';
+    $('#select-all-button').disabled = false;
+  }
+
+  // ---- performing ----
+
+  async perform(name) {
+    if (!this.supported) { await this.performLocally(name); return; }
+    const view = this.view;
+    const ta = view.editor.textarea;
+    await view.action(async () => {
+      const sel = view.editor.selection();
+      const from = Math.min(sel.anchor, sel.head);
+      const to = Math.max(sel.anchor, sel.head);
+      const body = { from, to };
+      if (this.pasteboard !== 'general') body.pasteboard = this.pasteboard;
+      const res = await view.post(`/${name}`, body);
+      if (name === 'copy') {
+        toast(`Copied ${plural(to - from, 'character')}`);
+      } else if (res && res.revision !== undefined) {
+        // Paste leaves the caret after the text; cut leaves it where the text was.
+        const s = res.selection;
+        const range = s ? { from: s.head, to: s.head } : view.constructor.rangeOf(res.ops);
+        view.selectWhenReached(res.revision, range && { from: range.to, to: range.to });
+      }
+    });
+    ta.focus({ preventScroll: true });
+    this.selectionDirty = true;
+    this.syncSelection();
+  }
+
+  async selectAll() {
+    const view = this.view;
+    view.editor.textarea.focus({ preventScroll: true });
+    view.editor.textarea.select();
+    if (!this.supported) { this.renderFallback(); return; }
+    this.selectionDirty = true;
+    await this.syncSelection();
+  }
+
+  /** The browser's clipboard, when the server has none. */
+  async performLocally(name) {
+    const ed = this.view.editor;
+    const ta = ed.textarea;
+    const sel = ed.selection();
+    const from = Math.min(sel.anchor, sel.head);
+    const to = Math.max(sel.anchor, sel.head);
+    try {
+      if (name === 'copy' || name === 'cut') {
+        await navigator.clipboard.writeText(ed.getText().slice(from, to));
+        if (name === 'cut') {
+          ta.setRangeText('', from, to, 'end');
+          ed.flushInput('deleteByCut');
+        }
+      } else if (name === 'paste') {
+        const text = await navigator.clipboard.readText();
+        ta.setRangeText(text, from, to, 'end');
+        ed.flushInput('insertFromPaste');
+      }
+    } catch (e) {
+      toast(`The clipboard is not available here (${e.message}). Use Ctrl+C / Ctrl+V.`, { kind: 'error' });
+    }
+    ta.focus();
+  }
+
+  // ---- pasteboards ----
+
+  onEvent(data) {
+    if (!this.supported) return;
+    const name = data && (data.name || data.pasteboard);
+    if (!name || name === this.pasteboard) this.refreshPasteboard();
+    if (data && data.removed && name === this.pasteboard) { this.pasteboard = 'general'; this.refreshList(); }
+    else if (name && !this.known.has(name)) this.refreshList();
+    this.scheduleActions();
+  }
+
+  async refreshList() {
+    let list;
+    try {
+      list = await this.api.get('/pasteboards');
+      if (!Array.isArray(list)) list = list.pasteboards || [];
+    } catch (e) {
+      if (e.status === 404) this.setSupported(false);
+      return;
+    }
+    const select = $('#pasteboard-select');
+    select.textContent = '';
+    this.known = new Set(list.map((p) => p.name));
+    if (!this.known.has('general')) list.unshift({ name: 'general' });
+    if (!this.known.has(this.pasteboard)) this.pasteboard = 'general';
+    for (const p of list) select.append(el('option', { value: p.name, text: p.name }));
+    select.value = this.pasteboard;
+  }
+
+  known = new Set(['general']);
+
+  async refreshPasteboard() {
+    let pb;
+    try {
+      pb = await this.api.get(`/pasteboards/${enc(this.pasteboard)}`);
+    } catch (e) {
+      if (e.status === 404 && this.pasteboard === 'general') this.setSupported(false);
+      return;
+    }
+    $('#pasteboard-name').textContent = pb.name;
+    $('#pasteboard-count').textContent = `#${pb.changeCount}`;
+    $('#pasteboard-count').title = `Change count ${pb.changeCount}`;
+    const list = $('#pasteboard-items');
+    list.textContent = '';
+    const items = pb.items || [];
+    items.forEach((item, i) => {
+      const reps = Array.isArray(item) ? item : [item];
+      const text = reps.find((r) => typeof r.string === 'string');
+      list.append(el('li', { class: 'pasteboard-item' },
+        el('div', { class: 'item-types', text: reps.map((r) => r.type).join(', ') || `item ${i + 1}` }),
+        el('div', { class: 'item-preview', text: text ? clip(text.string) : `${reps.length} binary representation(s)` })));
+    });
+    $('#pasteboard-empty').hidden = items.length > 0;
+  }
+
+  async createPasteboard() {
+    const dialog = $('#pasteboard-dialog');
+    $('#pasteboard-new-name').value = '';
+    dialog.returnValue = '';
+    dialog.showModal();
+    dialog.addEventListener('close', async () => {
+      if (dialog.returnValue !== 'ok') return;
+      const body = { persistent: $('#pasteboard-persistent').checked };
+      const name = $('#pasteboard-new-name').value.trim();
+      if (name) body.name = name;
+      try {
+        const pb = await this.api.post('/pasteboards', body);
+        this.pasteboard = pb.name;
+        await this.refreshList();
+        await this.refreshPasteboard();
+        this.scheduleActions();
+      } catch (e) {
+        toast(`Could not create the pasteboard: ${e.message}`, { kind: 'error' });
+      }
+    }, { once: true });
+  }
+}
+
+function clip(s) { return s.length > 280 ? `${s.slice(0, 280)}…` : s; }

@@ -1,0 +1,237 @@
+// One open document: wires the editor, the OT client and the panels together.
+import { $, toast } from './ui.js';
+import { enc, randomKey } from './api.js';
+import { Collab } from './collab.js';
+import { Editor } from './editor.js';
+import { HistoryUI } from './history-ui.js';
+import { ClipboardUI } from './clipboard-ui.js';
+import { VersionsUI } from './versions-ui.js';
+import { PresenceUI } from './presence-ui.js';
+import { watchShake, shakeSetting } from './shake.js';
+import * as ot from './ot.js';
+
+export class DocView {
+  constructor(api) {
+    this.api = api;
+    this.section = $('#doc-view');
+    this.editor = new Editor($('#editor'));
+    this.collab = null;
+    this.doc = null;
+    this.pendingSelects = [];
+    this.history = new HistoryUI(this);
+    this.clipboard = new ClipboardUI(this);
+    this.versions = new VersionsUI(this);
+    this.presence = new PresenceUI(this);
+
+    const ed = this.editor;
+    ed.sink = (op, meta) => { if (this.collab) this.collab.applyLocal(op, meta); };
+    ed.addEventListener('undo', () => this.history.perform('undo'));
+    ed.addEventListener('redo', () => this.history.perform('redo'));
+    ed.addEventListener('selection', () => this.clipboard.selectionChanged());
+    ed.addEventListener('compositionstart', () => this.collab && this.collab.hold());
+    ed.addEventListener('compositionend', () => this.collab && this.collab.release());
+    ed.textarea.addEventListener('keydown', (e) => this.onKey(e));
+
+    const title = $('#doc-title');
+    title.addEventListener('change', () => this.rename(title.value));
+    title.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); ed.textarea.focus(); } });
+
+    watchShake(() => { if (this.collab && !this.section.hidden) this.history.offerShake(); });
+    window.addEventListener('beforeunload', (e) => {
+      if (this.collab && this.collab.pendingCount) { e.preventDefault(); e.returnValue = ''; }
+    });
+  }
+
+  get id() { return this.doc && this.doc.id; }
+  get base() { return `/documents/${enc(this.id)}`; }
+
+  async show(id) {
+    this.close();
+    let doc;
+    try {
+      doc = await this.api.get(`/documents/${enc(id)}`);
+    } catch (e) {
+      if (e.status === 404) { $('#missing-view').hidden = false; document.title = 'Not found · Tandem'; return; }
+      toast(`Could not open the document: ${e.message}`, { kind: 'error' });
+      return;
+    }
+    this.doc = doc;
+    this.section.hidden = false;
+    $('#doc-heading').hidden = false;
+    $('#appbar-status').hidden = false;
+    $('#doc-title').value = doc.title || '';
+    document.title = `${doc.title || 'Untitled'} · Tandem`;
+    this.editor.setText(doc.text);
+    this.editor.textarea.readOnly = false;
+    this.changeCount = doc.changeCount || 0;
+    this.setDocState(doc.state || 'normal');
+
+    const collab = new Collab(this.api, doc, this.editor);
+    this.collab = collab;
+    collab.addEventListener('sync', () => { this.updateStatus(); this.presence.render(); });
+    collab.addEventListener('connection', () => this.updateStatus());
+    collab.addEventListener('retrying', () => this.updateStatus());
+    collab.addEventListener('change', (e) => this.onChange(e.detail));
+    collab.addEventListener('presence', (e) => this.presence.update(e.detail.people));
+    collab.addEventListener('history', (e) => this.history.onEvent(e.detail));
+    collab.addEventListener('saved', (e) => this.onSaved(e.detail));
+    collab.addEventListener('state', (e) => this.setDocState(e.detail && e.detail.state));
+    collab.addEventListener('pasteboard', (e) => this.clipboard.onEvent(e.detail));
+    collab.addEventListener('reset', (e) => this.onReset(e.detail));
+    collab.addEventListener('failed', (e) => this.onFailed(e.detail));
+    collab.start();
+    this.updateStatus();
+    this.updateSaveStatus();
+    await Promise.all([this.history.refresh(), this.versions.refresh(), this.clipboard.open(), this.presence.open()]);
+  }
+
+  close() {
+    if (this.collab) this.collab.stop();
+    this.collab = null;
+    this.doc = null;
+    this.pendingSelects = [];
+    this.section.hidden = true;
+    $('#missing-view').hidden = true;
+    $('#doc-heading').hidden = true;
+    $('#appbar-status').hidden = true;
+    $('#people').textContent = '';
+    this.editor.setOthers([]);
+  }
+
+  onKey(e) {
+    const mod = e.ctrlKey || e.metaKey;
+    if (!mod || e.altKey) return;
+    const key = e.key.toLowerCase();
+    if (key === 'z' && !e.shiftKey) { e.preventDefault(); this.history.perform('undo'); }
+    else if ((key === 'z' && e.shiftKey) || (key === 'y' && e.ctrlKey && !e.metaKey)) { e.preventDefault(); this.history.perform('redo'); }
+    else if (key === 's') { e.preventDefault(); this.versions.save(); }
+  }
+
+  onChange({ change }) {
+    if (change.kind === 'undo') this.changeCount -= 1;
+    else this.changeCount += 1;
+    this.updateSaveStatus();
+    this.presence.render();
+    this.history.changed(change);
+    this.clipboard.changed(change);
+    this.runPendingSelects();
+  }
+
+  /** After a change of ours made on the server (undo, paste…), select where it landed. */
+  selectWhenReached(revision, range) {
+    if (!range) return;
+    this.pendingSelects.push({ revision, range });
+    this.runPendingSelects();
+  }
+
+  runPendingSelects() {
+    const c = this.collab;
+    if (!c) return;
+    const ready = this.pendingSelects.filter((p) => c.revision >= p.revision);
+    this.pendingSelects = this.pendingSelects.filter((p) => c.revision < p.revision);
+    for (const p of ready) {
+      const r = c.fromRevision(p.range, p.revision);
+      this.editor.select(c.toLocal(r.from), c.toLocal(r.to, true));
+    }
+  }
+
+  /** Runs a server-side change of ours (see Collab.runAction), reporting failures. */
+  async action(fn) {
+    if (!this.collab) return undefined;
+    try {
+      return await this.collab.runAction(fn);
+    } catch (e) {
+      toast(e.message || String(e), { kind: 'error' });
+      return undefined;
+    }
+  }
+
+  post(path, body) {
+    return this.api.post(`${this.base}${path}`, body, { idempotencyKey: randomKey() });
+  }
+
+  async rename(title) {
+    try {
+      const doc = await this.api.patch(this.base, { title: title.trim() });
+      document.title = `${doc && doc.title || title || 'Untitled'} · Tandem`;
+    } catch (e) {
+      toast(`Rename failed: ${e.message}`, { kind: 'error' });
+    }
+  }
+
+  setDocState(state) {
+    const banner = $('#banner');
+    const ta = this.editor.textarea;
+    ta.readOnly = state === 'editingDisabled';
+    if (state === 'editingDisabled') {
+      banner.textContent = 'Editing is turned off for this document. You can read it and copy from it.';
+      banner.hidden = false;
+      banner.dataset.kind = 'info';
+    } else if (state === 'savingError') {
+      banner.textContent = 'The server cannot save right now. Your changes are kept and will be saved when it recovers.';
+      banner.hidden = false;
+      banner.dataset.kind = 'error';
+    } else {
+      banner.hidden = true;
+    }
+  }
+
+  onSaved(version) {
+    this.changeCount = 0;
+    this.lastSaved = version;
+    this.updateSaveStatus();
+    this.versions.refresh();
+  }
+
+  async onReset({ pending }) {
+    const id = this.id;
+    toast(pending ? `Reloaded the document; ${pending} change(s) could not be sent.` : 'Reloaded the document to catch up.', { kind: pending ? 'error' : 'info', ms: 6000 });
+    await this.show(id);
+  }
+
+  onFailed({ error }) {
+    toast(`The server refused a change (${error.message}). Reloading the document.`, { kind: 'error', ms: 6000 });
+    this.show(this.id);
+  }
+
+  updateStatus() {
+    const c = this.collab;
+    const pill = $('#sync-status');
+    if (!c) return;
+    const connected = c.stream.status === 'open';
+    const pending = c.pendingCount;
+    let state;
+    let text;
+    if (!connected && c.stream.status !== 'open') {
+      state = 'offline';
+      text = pending ? `Offline · ${pending} waiting` : (c.stream.status === 'connecting' ? 'Connecting…' : 'Offline');
+    } else if (pending) {
+      state = 'syncing';
+      text = 'Syncing…';
+    } else {
+      state = 'synced';
+      text = 'Up to date';
+    }
+    pill.dataset.state = state;
+    pill.textContent = text;
+  }
+
+  updateSaveStatus() {
+    const s = $('#save-status');
+    const last = this.lastSaved || this.versions.latest;
+    if (this.changeCount !== 0) {
+      s.textContent = 'Unsaved changes';
+      s.dataset.state = 'dirty';
+      s.title = `${Math.abs(this.changeCount)} change(s) since the last save`;
+    } else {
+      s.textContent = last ? `Saved · version ${last.number}` : 'No changes';
+      s.dataset.state = 'clean';
+      s.title = last ? `Version ${last.number} saved ${new Date((last.time < 1e12 ? last.time * 1000 : last.time)).toLocaleString()}` : '';
+    }
+  }
+
+  /** Where a change of ours landed, when the server gave no range. */
+  static rangeOf(ops) { return ops ? ot.changedRange(ops) : null; }
+
+  shakeEnabled() { return shakeSetting.enabled; }
+}
