@@ -68,10 +68,11 @@ extension UndoManager {
         }
         let typable = shape.map { ($0.deleted == 0) != ($0.inserted == 0) } ?? false
         if let shape, typable, options.coalescing, !options.newGroup, options.actionName == nil,
-           let run = chains[c].typing, coalesces(run, shape, chain: c, revision: revision, time: time) {
+           let run = chains[c].typing, let mappedStart = coalesces(run, shape, chain: c, revision: revision, time: time) {
             append(revision, to: run.group)
             chains[c].typing!.caret = shape.deleted == 0 ? shape.position + shape.inserted : shape.position
-            if shape.deleted > 0 { chains[c].typing!.start = shape.position }
+            // The run's start moves with foreign changes before it, like its caret.
+            chains[c].typing!.start = shape.deleted > 0 ? shape.position : mappedStart
             chains[c].typing!.time = time
             chains[c].typing!.revision = revision
             post(.checkpoint, scope)
@@ -92,10 +93,11 @@ extension UndoManager {
 
     /// Whether a one-splice edit continues the typing run: same kind, adjacent, within
     /// the pause, and no foreign change touched the run's range since its last keystroke.
-    func coalesces(_ run: TypingRun, _ shape: EditShape, chain c: Int, revision: Int, time: Double) -> Bool {
+    /// Returns the run's start mapped to the current text, or nil when it does not continue.
+    func coalesces(_ run: TypingRun, _ shape: EditShape, chain c: Int, revision: Int, time: Double) -> Int? {
         guard chains[c].undoTop == run.group, groups[Int(run.group)].isLive,
               time - run.time < typingPause, time >= run.time,
-              run.deleting == (shape.deleted > 0) else { return false }
+              run.deleting == (shape.deleted > 0) else { return nil }
         var start = run.start, caret = run.caret
         if run.revision < revision - 1 {
             for r in (run.revision + 1)..<revision {
@@ -104,15 +106,15 @@ extension UndoManager {
                     if touched { return }
                     if p + d < start { delta += n - d } else if p <= caret { touched = true }
                 }
-                if touched { return false }
+                if touched { return nil }
                 start += delta
                 caret += delta
             }
         }
         if run.deleting {
-            return shape.position + shape.deleted == caret || shape.position == caret
+            return shape.position + shape.deleted == caret || shape.position == caret ? start : nil
         }
-        return shape.position == caret
+        return shape.position == caret ? start : nil
     }
 
     func push(revision: Int, chain c: Int, name: Int32) -> Int32 {

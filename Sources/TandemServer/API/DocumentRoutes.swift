@@ -267,7 +267,9 @@ extension ServerContext {
         do throws(APIError) {
             session = try self.session(of: req)
             handle = try document(req.parameters["id"] ?? "")
-            if let type = req.mediaType, !(type.hasPrefix("text/") || type == "application/octet-stream") {
+            // curl --data-binary labels the bytes x-www-form-urlencoded unless told otherwise.
+            if let type = req.mediaType,
+               !(type.hasPrefix("text/") || type == "application/octet-stream" || type == "application/x-www-form-urlencoded") {
                 throw APIError.unsupportedMediaType("text/plain")
             }
         } catch {

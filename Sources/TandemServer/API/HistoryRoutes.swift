@@ -163,7 +163,7 @@ extension ServerContext {
                 }
                 um.setActionName(name, scope: scope)
             }
-            if let levels { um.levelsOfUndo = levels }
+            if let levels { um.setLevelsOfUndo(levels, scope: scope) }
             return historyJSON(st.document, scope: scope)
         }
         sendHistoryEvent(handle, "checkpoint", session: scope.sessionID)

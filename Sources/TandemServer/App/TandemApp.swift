@@ -124,13 +124,28 @@ extension ServerContext {
             let handler = e.handler
             let method = e.method.rawValue
             let route = e.path
-            router.add(e.method, e.routerPattern) { [metrics] request, responder in
+            let mutating = e.method != .get
+            router.add(e.method, e.routerPattern) { [self] request, responder in
                 let start = DispatchTime.now().uptimeNanoseconds
-                handler(request, HTTPResponder { response in
+                var answer = HTTPResponder { [metrics] response in
                     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
                     metrics.observeRequest(method: method, route: route, status: response.status.code, seconds: seconds)
                     responder.send(response)
-                })
+                }
+                if mutating, let key = request.headers["Idempotency-Key"] {
+                    guard let scoped = idempotencyScope(request, key: key) else {
+                        answer.send(APIError.badRequest("Idempotency-Key must be 1 to \(IdempotencyCache.maxKeyLength) bytes",
+                                                        code: "invalid_idempotency_key").response)
+                        return
+                    }
+                    if case .handled = idempotency.claim(scoped, responder: answer, now: now()) { return }
+                    let inner = answer
+                    answer = HTTPResponder { [self] response in
+                        idempotency.complete(scoped, with: response, now: now())
+                        inner.send(response)
+                    }
+                }
+                handler(request, answer)
             }
         }
         let files = StaticFiles(root: configuration.publicDirectory)
@@ -142,6 +157,19 @@ extension ServerContext {
             }
         }
         return router
+    }
+
+    /// An Idempotency-Key is scoped to the session (the id half of the bearer token) or, for
+    /// anonymous requests, to the document the path names; and always to method and path.
+    func idempotencyScope(_ request: HTTPRequest, key: String) -> String? {
+        guard (1...IdempotencyCache.maxKeyLength).contains(key.utf8.count) else { return nil }
+        var scope = "anonymous"
+        if let auth = request.headers["Authorization"], let dot = auth.firstIndex(of: ".") {
+            scope = "session " + auth[..<dot].split(separator: " ").last.map(String.init)!
+        } else if let id = request.parameters["id"] {
+            scope = "document " + id
+        }
+        return scope + "\u{0}" + request.method.rawValue + " " + String(request.path) + "\u{0}" + key
     }
 
     func expirePollers(now: Double) {

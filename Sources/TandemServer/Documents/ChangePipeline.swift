@@ -14,7 +14,8 @@ extension ServerContext {
     /// The one path every change takes: apply under the document's lock, queue it for the
     /// group commit while still holding the lock (so the store sees revisions in order),
     /// and answer, broadcast and wake long-polls only once it is committed. Nothing the
-    /// client hears about is ever missing after a crash.
+    /// client hears about is ever missing after a crash. (Idempotency-Key is handled for
+    /// every endpoint by the router wrapper, see `makeRouter`.)
     func performChange(
         _ handle: DocumentHandle,
         request: HTTPRequest,
@@ -22,18 +23,7 @@ extension ServerContext {
         session: Session?,
         _ body: (inout DocumentState) throws(APIError) -> ChangeOutcome
     ) {
-        let key = idempotencyKey(request, session: session, document: handle.id)
-        if let key {
-            guard key.count <= IdempotencyCache.maxKeyLength + handle.id.count + 40 else {
-                responder.send(APIError.badRequest("Idempotency-Key is longer than 128 bytes", code: "invalid_idempotency_key").response)
-                return
-            }
-            if case .handled = idempotency.claim(key, responder: responder, now: now()) { return }
-        }
-        let finish: @Sendable (HTTPResponse) -> Void = { [self] response in
-            if let key { idempotency.complete(key, with: response, now: now()) }
-            responder.send(response)
-        }
+        let finish: @Sendable (HTTPResponse) -> Void = { response in responder.send(response) }
         let result: Result<ChangeOutcome, APIError> = handle.state.withLock { st in
             if st.deleted { return .failure(.notFound("document '\(handle.id)'")) }
             if st.savingError { return .failure(.storageFailing) }
@@ -63,12 +53,6 @@ extension ServerContext {
         case .success(.unchanged(let response)): finish(response)
         case .success(.changed): break
         }
-    }
-
-    private func idempotencyKey(_ request: HTTPRequest, session: Session?, document: String) -> String? {
-        guard let key = request.headers["Idempotency-Key"] else { return nil }
-        let scope = session.map { "s:" + $0.id } ?? "d:" + document
-        return scope + "\u{0}" + request.method.rawValue + " " + String(request.path) + "\u{0}" + key
     }
 
     /// The change is durable: publish it. Frames go out under the document's lock, the same
