@@ -33,7 +33,8 @@ public protocol DocumentStore: Sendable {
     /// Queues changes (possibly of several documents) for the next group commit. They are
     /// stored all or none; each document's first revision must follow its stored one and
     /// revisions must be consecutive. `completion` runs on the writer thread after the commit
-    /// (or failure): keep it short.
+    /// (or failure): keep it short, and do not call blocking writes from it (they fail with
+    /// `.io` rather than deadlock); reads and further `append`s are fine.
     func append(_ changes: [StoredChange], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void)
     /// `append` that blocks until the commit.
     func appendAndWait(_ changes: [StoredChange]) throws(StoreError)
@@ -43,6 +44,8 @@ public protocol DocumentStore: Sendable {
     /// Replaces the document's snapshot unless the stored one is newer. Its revision must
     /// not exceed the stored revision (`.conflict`).
     func writeSnapshot(_ snapshot: StoredSnapshot) throws(StoreError)
+    /// The document's stored snapshot, if any.
+    func snapshot(document: String) throws(StoreError) -> StoredSnapshot?
     /// Removes the changes with `revision <= through` (usually those a snapshot covers).
     func trimChanges(document: String, through: Int) throws(StoreError)
 
