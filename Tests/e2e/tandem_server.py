@@ -120,6 +120,13 @@ class TandemServer:
         self.stop()
         return self.start()
 
+    def kill(self) -> None:
+        """SIGKILL: no chance to flush anything that was not already durable."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+            self.process = None
+
     def log_tail(self, lines: int = 40) -> str:
         try:
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])

@@ -166,6 +166,30 @@ def test_delete_document(anon):
     assert all(x.get("id") != d["id"] for x in _items(anon.get("/documents").json()))
 
 
+def test_recreated_document_starts_fresh(anon, alice):
+    d = anon.create_doc("first life")
+    alice.insert(d["id"], "!", 10)
+    assert anon.delete(f"/documents/{d['id']}").status_code in (200, 204)
+    again = anon.create_doc("second life", doc_id=d["id"])
+    assert again["revision"] == 0 and again["text"] == "second life"
+    assert anon.changes(d["id"]) == []
+    assert alice.history(d["id"])["canUndo"] is False
+    assert_error(alice.undo(d["id"]), 409, "nothing_to_undo")
+    assert anon.text(d["id"]) == "second life"
+
+
+def test_each_save_is_a_version(anon):
+    d = anon.create_doc("")
+    for word in ("one", " two"):
+        anon.insert(d["id"], word, len(anon.text(d["id"])))
+        assert anon.post(f"/documents/{d['id']}/save").status_code in (200, 201, 204)
+    versions = _items(anon.get(f"/documents/{d['id']}/versions").json(), "versions")
+    numbers = [_version_number(v) for v in versions]
+    assert len(numbers) == 2 and len(set(numbers)) == 2
+    texts = [anon.get(f"/documents/{d['id']}/versions/{n}/text").content.decode() for n in sorted(numbers)]
+    assert texts == ["one", "one two"]
+
+
 def test_save_resets_change_count_and_makes_a_version(anon):
     d = anon.create_doc("a")
     anon.insert(d["id"], "b", 1)
