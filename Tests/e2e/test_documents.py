@@ -46,6 +46,26 @@ def test_create_with_taken_id_is_409(anon):
     assert anon.text(d["id"]) == "first"
 
 
+def test_racing_creations_of_one_id(base, anon):
+    import threading
+
+    from tandem_client import Client
+    doc_id = unique("race")
+    statuses = []
+
+    def create(n):
+        r = Client(base).post("/documents", {"id": doc_id, "text": f"by {n}"})
+        statuses.append(r.status_code)
+
+    threads = [threading.Thread(target=create, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert sorted(statuses) == [201] + [409] * 7
+    assert anon.text(doc_id).startswith("by ")
+
+
 def test_create_with_bad_slug_is_rejected(anon):
     for bad in ("has space", "slash/y", "é", "", "x" * 129, "semi;colon"):
         r = anon.post("/documents", {"id": bad})

@@ -66,3 +66,20 @@ def test_kill_9_loses_no_acknowledged_change(servers):
     text = Client(srv.base).text(d["id"])
     missing = [tok for tok in acknowledged if tok not in text]
     assert not missing, f"{len(missing)} acknowledged edits lost after kill -9, e.g. {missing[:5]}"
+
+
+def test_events_resume_across_a_restart(servers):
+    from sse import SSEStream
+
+    srv = servers(name="resume-restart")
+    anon = Client(srv.base)
+    d = anon.create_doc("")
+    for ch in "abc":
+        anon.insert(d["id"], ch, 0, newGroup=True)
+    srv.restart()
+    anon = Client(srv.base)
+    with SSEStream(srv.base, f"/documents/{d['id']}/events", headers={"Last-Event-ID": "1"}) as s:
+        assert s.status == 200
+        assert [s.next_change().json()["revision"] for _ in range(2)] == [2, 3]
+        anon.insert(d["id"], "d", 0)
+        assert s.next_change().json()["revision"] == 4
