@@ -175,7 +175,8 @@ def test_typing_of_two_sessions_stays_apart(anon, alice, bob):
 
 
 def test_typing_pause_ends_the_group(servers):
-    srv = servers(typing_pause=0.4, name="typing")
+    # Set through the environment, the other way to configure `tandem serve`.
+    srv = servers(env={"TANDEM_TYPING_PAUSE": "0.4"}, name="typing")
     from tandem_client import Client
     anon = Client(srv.base)
     ada = new_session(srv.base, "Ada")
