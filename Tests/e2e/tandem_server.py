@@ -86,10 +86,12 @@ class TandemServer:
                 args += ["--session-timeout", _num(self.session_timeout)]
             args += list(self.extra_args)
             env = dict(os.environ, **self.extra_env)
-            log = open(self.log_path, "ab")
-            self.process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env,
-                                            stdin=subprocess.DEVNULL, start_new_session=True)
-            log.close()
+            with open(self.log_path, "ab") as log:
+                try:
+                    self.process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                                    stdin=subprocess.DEVNULL, start_new_session=True)
+                except OSError as e:  # e.g. "Text file busy" while the binary is being rebuilt
+                    raise ServerStartError(f"cannot run {self.binary}: {e}") from None
             ok, last = self._wait_healthy(deadline=time.monotonic() + 30)
             if ok:
                 return self
@@ -119,6 +121,13 @@ class TandemServer:
         """Stops the server gracefully and starts it again on the same data folder."""
         self.stop()
         return self.start()
+
+    def kill(self) -> None:
+        """SIGKILL: no chance to flush anything that was not already durable."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+            self.process = None
 
     def log_tail(self, lines: int = 40) -> str:
         try:

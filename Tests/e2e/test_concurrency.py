@@ -131,9 +131,13 @@ def test_undo_while_others_type(base):
         try:
             i = 0
             while not stop.is_set() and i < 40:
-                text = undoer.text(doc["id"])
+                known = undoer.doc(doc["id"])
+                text, n16 = known["text"], length(known["text"])
                 p = random.Random(i).choice(_safe_positions(text))
-                undoer.edit(doc["id"], {"insert": f"(u{i})", "at": p, "newGroup": True})
+                # Against the base it was chosen in, so the server's transform (not luck)
+                # keeps it out of the tokens typed meanwhile.
+                ops = [x for x in (p, f"(u{i})", n16 - p) if x != 0]
+                undoer.edit(doc["id"], {"base": known["revision"], "ops": ops, "newGroup": True})
                 r = undoer.undo(doc["id"])
                 assert r.status_code == 200, r.text
                 i += 1

@@ -46,6 +46,26 @@ def test_create_with_taken_id_is_409(anon):
     assert anon.text(d["id"]) == "first"
 
 
+def test_racing_creations_of_one_id(base, anon):
+    import threading
+
+    from tandem_client import Client
+    doc_id = unique("race")
+    statuses = []
+
+    def create(n):
+        r = Client(base).post("/documents", {"id": doc_id, "text": f"by {n}"})
+        statuses.append(r.status_code)
+
+    threads = [threading.Thread(target=create, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert sorted(statuses) == [201] + [409] * 7
+    assert anon.text(doc_id).startswith("by ")
+
+
 def test_create_with_bad_slug_is_rejected(anon):
     for bad in ("has space", "slash/y", "é", "", "x" * 129, "semi;colon"):
         r = anon.post("/documents", {"id": bad})
@@ -164,6 +184,30 @@ def test_delete_document(anon):
     assert_error(anon.get(f"/documents/{d['id']}"), 404, "not_found")
     assert_error(anon.delete(f"/documents/{d['id']}"), 404, "not_found")
     assert all(x.get("id") != d["id"] for x in _items(anon.get("/documents").json()))
+
+
+def test_recreated_document_starts_fresh(anon, alice):
+    d = anon.create_doc("first life")
+    alice.insert(d["id"], "!", 10)
+    assert anon.delete(f"/documents/{d['id']}").status_code in (200, 204)
+    again = anon.create_doc("second life", doc_id=d["id"])
+    assert again["revision"] == 0 and again["text"] == "second life"
+    assert anon.changes(d["id"]) == []
+    assert alice.history(d["id"])["canUndo"] is False
+    assert_error(alice.undo(d["id"]), 409, "nothing_to_undo")
+    assert anon.text(d["id"]) == "second life"
+
+
+def test_each_save_is_a_version(anon):
+    d = anon.create_doc("")
+    for word in ("one", " two"):
+        anon.insert(d["id"], word, len(anon.text(d["id"])))
+        assert anon.post(f"/documents/{d['id']}/save").status_code in (200, 201, 204)
+    versions = _items(anon.get(f"/documents/{d['id']}/versions").json(), "versions")
+    numbers = [_version_number(v) for v in versions]
+    assert len(numbers) == 2 and len(set(numbers)) == 2
+    texts = [anon.get(f"/documents/{d['id']}/versions/{n}/text").content.decode() for n in sorted(numbers)]
+    assert texts == ["one", "one two"]
 
 
 def test_save_resets_change_count_and_makes_a_version(anon):

@@ -240,3 +240,34 @@ def test_history_events_name_the_undo_notifications(anon, alice):
             ev = s.next_of("history", timeout=max(0.01, deadline - time.monotonic()))
             found += [w for w in wanted if w in ev.data and w not in found]
         assert found == wanted
+
+
+def test_many_subscribers_each_see_every_change(base, anon):
+    d = anon.create_doc("")
+    streams = [_subscribe(anon, d["id"]) for _ in range(10)]
+    try:
+        first = _synced(anon, streams[0], d["id"])
+        for s in streams[1:]:
+            assert s.next_change().json()["revision"] == first
+        writer = new_session(base, "fan-out")
+        for i in range(40):
+            writer.edit(d["id"], {"insert": "x", "at": 0, "newGroup": True})
+        for s in streams:
+            assert [s.next_change().json()["revision"] for _ in range(40)] == list(range(first + 1, first + 41))
+    finally:
+        for s in streams:
+            s.close()
+
+
+def test_selection_is_kept_in_place_through_others_changes(anon, alice, bob):
+    d = anon.create_doc("hello world")
+    r = alice.put(f"/documents/{d['id']}/selection", {"anchor": 6, "head": 11})
+    assert r.status_code in (200, 204), describe(r)
+    bob.insert(d["id"], ">> ", 0)
+    r = anon.get(f"/documents/{d['id']}/presence")
+    assert r.status_code == 200, describe(r)
+    body = r.json()
+    people = body if isinstance(body, list) else body.get("sessions", [])
+    mine = [p for p in people if p.get("id") == alice.id]
+    assert mine, body
+    assert mine[0]["selection"] == {"anchor": 9, "head": 14}

@@ -145,3 +145,36 @@ def test_chunked_request_body(anon):
                      headers={"Content-Type": "application/json"})
     assert r.status_code == 200, r.text
     assert anon.text(d["id"]) == "chunked 😀"
+
+
+def test_expect_100_continue(base, anon):
+    """curl sends `Expect: 100-continue` for bodies over 1 KiB: the server says go on."""
+    d = anon.create_doc("")
+    u = urlsplit(base)
+    with socket.create_connection((u.hostname, u.port), timeout=10) as s:
+        s.sendall(f"PUT /documents/{d['id']}/text HTTP/1.1\r\nHost: {u.netloc}\r\nContent-Type: text/plain\r\n"
+                  "Content-Length: 5\r\nExpect: 100-continue\r\n\r\n".encode())
+        interim = s.recv(1000)
+        assert interim.startswith(b"HTTP/1.1 100"), interim
+        s.sendall(b"hello")
+        final = b""
+        while b"\r\n\r\n" not in final:
+            final += s.recv(65536)
+        assert final.startswith(b"HTTP/1.1 200") or final.startswith(b"HTTP/1.1 204"), final
+    assert anon.text(d["id"]) == "hello"
+
+
+def test_curl_put_of_a_file(base, anon, tmp_path):
+    import shutil
+    import subprocess
+    curl = shutil.which("curl")
+    assert curl, "curl is needed (scripts/test.sh installs it)"
+    d = anon.create_doc("")
+    body = ("ünïcode 😀 line\n" * 500).encode()
+    f = tmp_path / "body.txt"
+    f.write_bytes(body)
+    run = subprocess.run([curl, "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "PUT",
+                          "--data-binary", f"@{f}", f"{base}/documents/{d['id']}/text"],
+                         capture_output=True, text=True, timeout=30)
+    assert run.stdout in ("200", "204"), run
+    assert anon.get(f"/documents/{d['id']}/text").content == body

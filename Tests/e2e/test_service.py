@@ -128,6 +128,7 @@ TESTED = {
     ("/documents/{}/undo", "post"), ("/documents/{}/redo", "post"), ("/documents/{}/history", "get"),
     ("/documents/{}/history", "patch"), ("/documents/{}/history", "delete"),
     ("/documents/{}/history/groups", "post"), ("/documents/{}/history/groups", "delete"),
+    ("/documents/{}/selection", "put"),
     ("/healthz", "get"), ("/metrics", "get"), ("/openapi.json", "get"),
 }
 

@@ -299,3 +299,22 @@ def test_name_the_latest_group_of_the_document(anon):
     assert r.status_code in (200, 204), describe(r)
     h = anon.history(d["id"], scope="document")
     assert h["undoActionName"] == "Bold" and h["undoMenuItemTitle"] == "Undo Bold"
+
+
+def test_undo_of_a_change_others_erased_leaves_their_work(anon, alice, bob):
+    d = anon.create_doc("")
+    alice.insert(d["id"], "abc", 0)
+    bob.edit(d["id"], {"delete": {"from": 0, "to": 3}})
+    r = alice.undo(d["id"])
+    # Nothing of Alice's change is left: either an undo that changes nothing or nothing to undo.
+    assert r.status_code in (200, 409), describe(r)
+    if r.status_code == 409:
+        assert_error(r, 409, "nothing_to_undo")
+    assert anon.text(d["id"]) == ""
+    _, text = _undo(bob, d["id"])
+    assert text == "abc"
+    changes = anon.changes(d["id"])
+    replayed = ""
+    for c in changes:
+        replayed = apply_ops(replayed, c["ops"])
+    assert replayed == "abc"
