@@ -15,11 +15,11 @@ FROM debian:bookworm-slim
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libssl3 zlib1g libsqlite3-0 ca-certificates tzdata \
     && rm -rf /var/lib/apt/lists/* \
-    && useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin tandem \
+    && useradd --system --uid 10001 --user-group --home-dir /data --shell /usr/sbin/nologin tandem \
     && mkdir -p /data && chown tandem:tandem /data
 COPY --from=build /out/tandem /usr/local/bin/tandem
 COPY Public /app/Public
-USER tandem
+USER 10001:10001
 VOLUME ["/data"]
 EXPOSE 8080
 ENV TANDEM_HOST=:: TANDEM_PORT=8080 TANDEM_DATA=/data TANDEM_PUBLIC=/app/Public

@@ -15,9 +15,9 @@ for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && 
 BASE=http://127.0.0.1:$PORT
 CHECKS=not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance
 common=(--checks "$CHECKS" -n "$EXAMPLES" --generation-deterministic --request-timeout 35)
-"$VENV/bin/schemathesis" run "$BASE/openapi.json" "${common[@]}"
+"$VENV/bin/schemathesis" --config-file "$(dirname "$0")/../schemathesis.toml" run "$BASE/openapi.json" "${common[@]}"
 TOKEN=$(curl -sf -XPOST "$BASE/sessions" -H 'Content-Type: application/json' -d '{"name":"fuzz"}' |
     python3 -c 'import json,sys;print(json.load(sys.stdin)["token"])')
-"$VENV/bin/schemathesis" run "$BASE/openapi.json" "${common[@]}" -H "Authorization: Bearer $TOKEN" --exclude-operation-id endSession
+"$VENV/bin/schemathesis" --config-file "$(dirname "$0")/../schemathesis.toml" run "$BASE/openapi.json" "${common[@]}" -H "Authorization: Bearer $TOKEN" --exclude-operation-id endSession
 kill -0 $PID || { echo "FAILED: the server died under fuzzing" >&2; tail -20 "$DATA/server.log" >&2; exit 1; }
 echo "schemathesis: both passes clean"

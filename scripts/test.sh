@@ -42,13 +42,12 @@ grep -E "✘" /tmp/tandem-test.log | head -40 || true
 tail -n 3 /tmp/tandem-test.log
 [ $swift_status -eq 0 ] || { echo "FAILED: swift test" >&2; exit 1; }
 
-suites=()
-[ -d Tests/e2e ] && suites+=(Tests/e2e)
-[ -d Tests/browser ] && suites+=(Tests/browser)
-if [ ${#suites[@]} -gt 0 ]; then
-    echo "== pytest ${suites[*]} (the real server over real sockets, headless Chromium)"
-    "$TANDEM_VENV/bin/python" -m pytest -q -p no:cacheprovider "${suites[@]}"
-fi
+# Each suite has its own conftest, so each runs in its own pytest process.
+for suite in Tests/e2e Tests/browser; do
+    [ -d "$suite" ] || continue
+    echo "== pytest $suite (the real server over real sockets$( [ $suite = Tests/browser ] && echo ', headless Chromium'))"
+    "$TANDEM_VENV/bin/python" -m pytest -q -p no:cacheprovider -rs "$suite"
+done
 
 echo "== schemathesis against /openapi.json"
 ./scripts/schemathesis.sh "$TANDEM_BIN" 25
