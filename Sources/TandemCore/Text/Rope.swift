@@ -39,7 +39,7 @@ public struct Rope: Sendable {
     /// combining accent is allowed, as in `NSString`.
     public func isCharacterBoundary(_ offset: Int) -> Bool {
         guard offset > 0 && offset < root.count else { return offset == 0 || offset == root.count }
-        return !UTF16.splitsSurrogatePair(root.unit(at: offset - 1), root.unit(at: offset))
+        return !root.splitsSurrogatePair(at: offset)
     }
 
     /// The text in `range` (UTF-16 offsets). A range that cuts a surrogate pair yields
@@ -66,18 +66,21 @@ public struct Rope: Sendable {
     /// Replaces the text in `range` (UTF-16 offsets) with `string`.
     public mutating func replace(_ range: Range<Int>, with string: String) {
         checkRange(range)
+        let units = string.utf16
+        let count = units.count
+        if range.isEmpty && count == 0 { return }
+        makeRootUnique()
+        if root.replaceInOneLeaf(range, with: units, count: count, isRoot: true) { return }
         if !range.isEmpty { removeUnchecked(range) }
-        if !string.isEmpty { insertUnchecked(string.utf16, at: range.lowerBound) }
+        if count > 0 { insertUnchecked(units, at: range.lowerBound) }
     }
 
     public mutating func insert(_ string: String, at offset: Int) {
-        checkRange(offset..<offset)
-        if !string.isEmpty { insertUnchecked(string.utf16, at: offset) }
+        replace(offset..<offset, with: string)
     }
 
     public mutating func remove(_ range: Range<Int>) {
-        checkRange(range)
-        if !range.isEmpty { removeUnchecked(range) }
+        replace(range, with: "")
     }
 
     // MARK: Internals
