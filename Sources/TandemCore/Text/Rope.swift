@@ -137,17 +137,19 @@ extension Rope: Equatable {
     public static func == (lhs: Rope, rhs: Rope) -> Bool {
         if lhs.root === rhs.root { return true }
         guard lhs.root.count == rhs.root.count else { return false }
-        var left = ContiguousArray<UInt16>()
-        left.reserveCapacity(lhs.root.count)
-        lhs.root.forEachLeaf { left.append(contentsOf: $0) }
-        var offset = 0
-        var equal = true
-        rhs.root.forEachLeaf { chunk in
-            guard equal else { return }
-            equal = left[offset..<offset + chunk.count].elementsEqual(chunk)
-            offset += chunk.count
+        // Chunks may be cut differently, so walk both leaf lists side by side.
+        var left: [ContiguousArray<UInt16>] = [], right: [ContiguousArray<UInt16>] = []
+        lhs.root.forEachLeaf { left.append($0) }
+        rhs.root.forEachLeaf { right.append($0) }
+        var i = 0, j = 0, a = 0, b = 0 // leaf indices and offsets inside them
+        while i < left.count && j < right.count {
+            let n = min(left[i].count - a, right[j].count - b)
+            if !left[i][a..<a + n].elementsEqual(right[j][b..<b + n]) { return false }
+            a += n; b += n
+            if a == left[i].count { i += 1; a = 0 }
+            if b == right[j].count { j += 1; b = 0 }
         }
-        return equal
+        return true
     }
 }
 
