@@ -103,6 +103,13 @@ struct RopePropertyTests {
             reference.replaceSubrange(lower..<upper, with: text)
             rope.replace(range, with: text)
             #expect(Array(rope.description.utf16) == Array(reference.utf16), "seed \(seed) step \(step)")
+            // Same text, chunked differently.
+            #expect(rope == Rope(reference))
+            if !reference.isEmpty {
+                var changed = rope
+                changed.replace(0..<1, with: "\u{1}")
+                #expect(changed != rope)
+            }
         }
     }
 

@@ -86,6 +86,20 @@ struct RopeTests {
         #expect(rope.utf16Units(0..<2) == [0xD83D, 0xDE00])
     }
 
+    /// 2047 + 2 + 2047 units are cut into two chunks of 2048, so the pair straddles them.
+    @Test func surrogatePairAcrossChunks() throws {
+        let text = String(repeating: "a", count: 2_047) + "😀" + String(repeating: "b", count: 2_047)
+        var rope = Rope(text)
+        #expect(rope.height == 1)
+        #expect(rope.isCharacterBoundary(2_047))
+        #expect(!rope.isCharacterBoundary(2_048))
+        #expect(rope.isCharacterBoundary(2_049))
+        #expect(rope.substring(2_040..<2_052) == "aaaaaaa😀bbb")
+        let cut = try TextOperation.insert("x", at: 2_048, length: rope.utf16Count)
+        #expect(throws: OperationError.splitsSurrogatePair(at: 2_048)) { try cut.apply(to: &rope) }
+        #expect(rope.description == text)
+    }
+
     @Test func surrogatePairRejoinedAcrossEdits() {
         // Insert the two halves' neighbours around a pair and take them out again.
         var rope = Rope("😀")

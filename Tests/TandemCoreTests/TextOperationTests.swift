@@ -221,6 +221,7 @@ struct TextOperationTests {
         #expect(try aPrime.apply(to: b.apply(to: base)) == "aXYbc")
         #expect(try b.transformed(against: a, priority: false) == bPrime)
         #expect(try a.transformed(against: b, priority: true) == aPrime)
+        #expect(try a.transform(against: b, priority: true) == aPrime)
         // With priority the other way round, b's text goes first.
         let bFirst = try a.transformed(against: b, priority: false)
         #expect(try bFirst.apply(to: b.apply(to: base)) == "aYXbc")

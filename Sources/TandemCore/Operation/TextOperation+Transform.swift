@@ -66,6 +66,11 @@ extension TextOperation {
         priority ? try Self.transform(self, other).0 : try Self.transform(other, self).1
     }
 
+    /// Same as `transformed(against:priority:)`, under the name the other layers were told.
+    public func transform(against other: TextOperation, priority: Bool) throws(OperationError) -> TextOperation {
+        try transformed(against: other, priority: priority)
+    }
+
     /// Maps an offset in the base document to the matching offset in the result, for
     /// cursors and selections.
     ///

@@ -39,7 +39,7 @@ public struct Rope: Sendable {
     /// combining accent is allowed, as in `NSString`.
     public func isCharacterBoundary(_ offset: Int) -> Bool {
         guard offset > 0 && offset < root.count else { return offset == 0 || offset == root.count }
-        return !UTF16.splitsSurrogatePair(root.unit(at: offset - 1), root.unit(at: offset))
+        return !root.splitsSurrogatePair(at: offset)
     }
 
     /// The text in `range` (UTF-16 offsets). A range that cuts a surrogate pair yields
@@ -66,18 +66,21 @@ public struct Rope: Sendable {
     /// Replaces the text in `range` (UTF-16 offsets) with `string`.
     public mutating func replace(_ range: Range<Int>, with string: String) {
         checkRange(range)
+        let units = string.utf16
+        let count = units.count
+        if range.isEmpty && count == 0 { return }
+        makeRootUnique()
+        if root.replaceInOneLeaf(range, with: units, count: count, isRoot: true) { return }
         if !range.isEmpty { removeUnchecked(range) }
-        if !string.isEmpty { insertUnchecked(string.utf16, at: range.lowerBound) }
+        if count > 0 { insertUnchecked(units, at: range.lowerBound) }
     }
 
     public mutating func insert(_ string: String, at offset: Int) {
-        checkRange(offset..<offset)
-        if !string.isEmpty { insertUnchecked(string.utf16, at: offset) }
+        replace(offset..<offset, with: string)
     }
 
     public mutating func remove(_ range: Range<Int>) {
-        checkRange(range)
-        if !range.isEmpty { removeUnchecked(range) }
+        replace(range, with: "")
     }
 
     // MARK: Internals
@@ -134,17 +137,19 @@ extension Rope: Equatable {
     public static func == (lhs: Rope, rhs: Rope) -> Bool {
         if lhs.root === rhs.root { return true }
         guard lhs.root.count == rhs.root.count else { return false }
-        var left = ContiguousArray<UInt16>()
-        left.reserveCapacity(lhs.root.count)
-        lhs.root.forEachLeaf { left.append(contentsOf: $0) }
-        var offset = 0
-        var equal = true
-        rhs.root.forEachLeaf { chunk in
-            guard equal else { return }
-            equal = left[offset..<offset + chunk.count].elementsEqual(chunk)
-            offset += chunk.count
+        // Chunks may be cut differently, so walk both leaf lists side by side.
+        var left: [ContiguousArray<UInt16>] = [], right: [ContiguousArray<UInt16>] = []
+        lhs.root.forEachLeaf { left.append($0) }
+        rhs.root.forEachLeaf { right.append($0) }
+        var i = 0, j = 0, a = 0, b = 0 // leaf indices and offsets inside them
+        while i < left.count && j < right.count {
+            let n = min(left[i].count - a, right[j].count - b)
+            if !left[i][a..<a + n].elementsEqual(right[j][b..<b + n]) { return false }
+            a += n; b += n
+            if a == left[i].count { i += 1; a = 0 }
+            if b == right[j].count { j += 1; b = 0 }
         }
-        return equal
+        return true
     }
 }
 

@@ -22,21 +22,34 @@ final class RopeNode: @unchecked Sendable {
     var units: ContiguousArray<UInt16>
     /// Inner-node storage (empty in leaves).
     var children: ContiguousArray<RopeNode>
+    /// `children[i].count`, kept beside the pointers so that a walk down the tree reads one
+    /// small array per level instead of touching every child (a cache miss each in a big
+    /// document).
+    var counts: ContiguousArray<Int>
 
     init(leaf units: ContiguousArray<UInt16>) {
         self.count = units.count
         self.height = 0
         self.units = units
         self.children = []
+        self.counts = []
     }
 
     init(height: Int, children: ContiguousArray<RopeNode>) {
-        var total = 0
-        for child in children { total += child.count }
-        self.count = total
+        self.count = 0
         self.height = height
         self.units = []
         self.children = children
+        self.counts = []
+        recount()
+    }
+
+    /// Rebuilds `counts` and `count` after the children changed shape.
+    func recount() {
+        counts = ContiguousArray(children.lazy.map(\.count))
+        var total = 0
+        for size in counts { total += size }
+        count = total
     }
 
     @inline(__always) var isLeaf: Bool { height == 0 }
@@ -46,7 +59,12 @@ final class RopeNode: @unchecked Sendable {
     }
 
     func copy() -> RopeNode {
-        isLeaf ? RopeNode(leaf: units) : RopeNode(height: height, children: children)
+        let node = RopeNode(leaf: units)
+        node.height = height
+        node.children = children
+        node.counts = counts
+        node.count = count
+        return node
     }
 }
 
@@ -98,16 +116,38 @@ extension RopeNode {
 // MARK: - Reading
 
 extension RopeNode {
-    func unit(at offset: Int) -> UInt16 {
+    /// The leaf holding `offset` (in `0..<count`) and the offset inside it.
+    @inline(__always)
+    func leaf(containing offset: Int) -> (RopeNode, Int) {
         var node = self
         var offset = offset
         while !node.isLeaf {
-            for child in node.children {
-                if offset < child.count { node = child; break }
-                offset -= child.count
+            var index = 0
+            let last = node.counts.count - 1
+            while index < last {
+                let size = node.counts[index]
+                if offset < size { break }
+                offset -= size
+                index += 1
             }
+            node = node.children[index]
         }
-        return node.units[offset]
+        return (node, offset)
+    }
+
+    func unit(at offset: Int) -> UInt16 {
+        let (leaf, local) = leaf(containing: offset)
+        return leaf.units[local]
+    }
+
+    /// Whether a cut at `offset` (in `1..<count`) separates a surrogate pair; one walk down
+    /// unless the cut is at the start of a leaf.
+    func splitsSurrogatePair(at offset: Int) -> Bool {
+        let (leaf, local) = leaf(containing: offset)
+        let after = leaf.units[local]
+        guard UTF16.isTrailSurrogate(after) else { return false }
+        let before = local > 0 ? leaf.units[local - 1] : unit(at: offset - 1)
+        return UTF16.isLeadSurrogate(before)
     }
 
     /// Appends the units of `range` (relative to this node) to `buffer`.
@@ -117,8 +157,8 @@ extension RopeNode {
             return
         }
         var start = 0
-        for child in children {
-            let end = start + child.count
+        for (child, size) in zip(children, counts) {
+            let end = start + size
             if end > range.lowerBound && start < range.upperBound {
                 let lower = max(range.lowerBound, start) - start
                 let upper = min(range.upperBound, end) - start
@@ -163,7 +203,7 @@ extension RopeNode {
         var local = offset
         let last = children.count - 1
         while index < last {
-            let size = children[index].count
+            let size = counts[index]
             if local <= size { break }
             local -= size
             index += 1
@@ -172,14 +212,54 @@ extension RopeNode {
             children[index] = children[index].copy()
         }
         let overflow = children[index].insert(new, count: newCount, at: local)
+        counts[index] = children[index].count
         if overflow.isEmpty { return [] }
         children.insert(contentsOf: overflow, at: index + 1)
+        counts.insert(contentsOf: overflow.lazy.map(\.count), at: index + 1)
         if children.count <= Self.maxChildren { return [] }
         var groups = Self.parents(of: children, height: height)
         children = groups[0].children
+        counts = groups[0].counts
         count = groups[0].count
         groups.removeFirst()
         return groups
+    }
+}
+
+// MARK: - Replacing inside one leaf
+
+extension RopeNode {
+    /// The common small edit: when `range` lies in one leaf and the leaf stays between half
+    /// full and full, edits it in place with one walk down. Returns false, with the text
+    /// unchanged, when the edit needs the general path. Self must be uniquely referenced.
+    func replaceInOneLeaf<C: Collection<UInt16>>(_ range: Range<Int>, with new: C, count newCount: Int, isRoot: Bool) -> Bool {
+        if isLeaf {
+            let size = units.count - range.count + newCount
+            guard size <= Self.maxLeaf, isRoot || size >= Self.minLeaf else { return false }
+            units.replaceSubrange(range, with: new)
+            count = size
+            return true
+        }
+        // An empty range on a boundary belongs to the end of the left child, like inserts.
+        var index = 0
+        var start = 0
+        let last = counts.count - 1
+        while index < last {
+            let end = start + counts[index]
+            if range.lowerBound < end || (range.isEmpty && range.lowerBound == end) { break }
+            start = end
+            index += 1
+        }
+        guard range.upperBound <= start + counts[index] else { return false }
+        if !isKnownUniquelyReferenced(&children[index]) {
+            children[index] = children[index].copy()
+        }
+        let local = range.lowerBound - start..<range.upperBound - start
+        guard children[index].replaceInOneLeaf(local, with: new, count: newCount, isRoot: false) else { return false }
+        let delta = newCount - range.count
+        counts[index] += delta
+        count += delta
+        return true
     }
 }
 
@@ -201,7 +281,7 @@ extension RopeNode {
         var coveredStart = -1
         var coveredCount = 0
         while index < children.count {
-            let size = children[index].count
+            let size = counts[index]
             let end = start + size
             if end > range.lowerBound {
                 if start >= range.upperBound { break }
@@ -216,6 +296,7 @@ extension RopeNode {
                     let lower = max(range.lowerBound, start) - start
                     let upper = min(range.upperBound, end) - start
                     children[index].remove(lower..<upper)
+                    counts[index] = children[index].count
                 }
             }
             start = end
@@ -223,16 +304,21 @@ extension RopeNode {
         }
         if coveredCount > 0 {
             children.removeSubrange(coveredStart..<coveredStart + coveredCount)
+            counts.removeSubrange(coveredStart..<coveredStart + coveredCount)
         }
         if children.isEmpty { return }
         // The partly cut children are now at firstTouched and firstTouched + 1.
         let low = min(max(firstTouched, 0), children.count - 1)
-        Self.repairUnderfull(&children, from: low, through: low + 1)
+        if Self.repairUnderfull(&children, from: low, through: low + 1) {
+            recount()
+        }
     }
 
     /// Merges each underfull node in `from...through` with a neighbour, while there are
     /// at least two nodes.
-    static func repairUnderfull(_ nodes: inout ContiguousArray<RopeNode>, from: Int, through: Int) {
+    @discardableResult
+    static func repairUnderfull(_ nodes: inout ContiguousArray<RopeNode>, from: Int, through: Int) -> Bool {
+        var changed = false
         var index = max(from, 0)
         var stop = through
         while index <= stop && index < nodes.count && nodes.count > 1 {
@@ -240,11 +326,13 @@ extension RopeNode {
             let left = index + 1 < nodes.count ? index : index - 1
             let merged = merge(nodes[left], nodes[left + 1])
             nodes.replaceSubrange(left...left + 1, with: merged)
+            changed = true
             // Recheck from the merged node: it may still be underfull and need its other
             // neighbour.
             index = left
             stop = max(stop - (2 - merged.count), left + merged.count - 1)
         }
+        return changed
     }
 
     /// Joins two siblings into one node, or two balanced ones when they do not fit in one.
@@ -276,11 +364,11 @@ extension RopeNode {
                 && (isRoot || units.count >= Self.minLeaf)
         }
         var total = 0
-        for child in children {
-            guard child.height == height - 1, child.checkInvariants(isRoot: false) else { return false }
+        for (child, size) in zip(children, counts) {
+            guard child.height == height - 1, child.count == size, child.checkInvariants(isRoot: false) else { return false }
             total += child.count
         }
-        return total == count && units.isEmpty && children.count <= Self.maxChildren
+        return total == count && counts.count == children.count && units.isEmpty && children.count <= Self.maxChildren
             && children.count >= (isRoot ? 2 : Self.minChildren)
     }
 }
