@@ -189,6 +189,8 @@ extension ServerContext {
                 do { json = try JSONParser.parse(req.body) } catch { throw .invalidJSON("the body is not valid JSON: \(error.description)") }
                 return try PasteboardJSON.items(json)
             }
+            // A Content-Type is a MIME type: "public.png" there is a mistake, not a UTI.
+            guard media.contains("/") else { throw .unsupportedMediaType("a MIME type a pasteboard can hold") }
             rawType = media
         }
         guard let given = rawType, let type = PasteboardType.identifier(for: given) else {
@@ -232,8 +234,9 @@ extension ServerContext {
             return
         }
         res.send(HTTPResponse(status: .ok, headers: ServerSentEvents.headers, body: .stream { [self] writer in
-            writer.write(ServerSentEvents.preamble)
+            // Subscribed before the preamble goes out: a client that has read it hears every later write.
             pasteboards.events.add(writer, session: session?.id)
+            writer.write(ServerSentEvents.preamble)
         }))
     }
 
