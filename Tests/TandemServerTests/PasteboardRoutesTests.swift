@@ -277,3 +277,40 @@ func jsonString(_ s: String) -> String {
     w.string(s)
     return String(decoding: w.bytes, as: UTF8.self)
 }
+
+@Suite struct PasteboardOpenAPITests {
+    @Test func everyNewEndpointIsDescribedAndEveryReferenceResolves() throws {
+        let server = try TestServer()
+        defer { server.stopAndRemove() }
+        let doc = try server.client.send("GET", "/openapi.json").json
+        guard case .object(let paths)? = doc["paths"] else { Issue.record("no paths"); return }
+        let described = Set(paths.flatMap { path, ops in (ops.objectKeys ?? []).map { "\($0.uppercased()) \(path)" } })
+        var expected: Set<String> = [
+            "GET /pasteboards", "POST /pasteboards", "GET /pasteboards/events", "GET /pasteboards/{name}",
+            "PATCH /pasteboards/{name}", "DELETE /pasteboards/{name}", "PUT /pasteboards/{name}/items",
+            "POST /pasteboards/{name}/items", "GET /pasteboards/{name}/items/{index}", "GET /documents/{id}/actions",
+        ]
+        for a in ["cut", "copy", "paste", "delete", "select", "selectAll"] { expected.insert("POST /documents/{id}/\(a)") }
+        #expect(expected.subtracting(described).isEmpty, "missing: \(expected.subtracting(described))")
+        let components = Set(doc["components"]?["schemas"]?.objectKeys ?? [])
+        var refs: [String] = []
+        func walk(_ v: JSONValue) {
+            switch v {
+            case .object(let members):
+                for (k, m) in members {
+                    if k == "$ref", let r = m.stringValue { refs.append(r) } else { walk(m) }
+                }
+            case .array(let items): items.forEach(walk)
+            default: break
+            }
+        }
+        walk(doc)
+        let prefix = "#/components/schemas/"
+        for r in refs {
+            #expect(r.hasPrefix(prefix) && components.contains(String(r.dropFirst(prefix.count))), "unresolved \(r)")
+        }
+        for name in ["Pasteboard", "PasteboardSummary", "PasteboardItems", "Representation", "PasteboardEvent", "Actions", "ActionResult", "CopyResult", "SelectResult"] {
+            #expect(components.contains(name))
+        }
+    }
+}

@@ -29,10 +29,6 @@ extension Schemas {
     ]
 
     static let actionComponents: [(String, JSONValue)] = [
-        ("ActionRequest", object([
-            ("from", nonNegative), ("to", nonNegative),
-            ("pasteboard", string), ("type", string),
-        ], required: [])),
         ("ActionResult", object([
             ("revision", nonNegative), ("ops", ref("Operation")), ("actionName", string),
             ("selection", ["oneOf": [ref("Selection"), ["type": "null"]]]),
