@@ -1,3 +1,5 @@
+import TandemCore
+
 /// Everything `tandem serve` can be told, with the embedded defaults.
 public struct ServerConfiguration: Sendable {
     public var host = "::"
@@ -15,6 +17,7 @@ public struct ServerConfiguration: Sendable {
     /// Seconds of pause that end a "Typing" undo group.
     public var typingPause: Double = 1.0
     public var maxBodyBytes = 8 << 20
+    public var pasteboardLimits = PasteboardLimits()
     public var maxConnections = 10_000
     /// Seconds to finish in-flight requests on SIGTERM before closing.
     public var shutdownGrace: Double = 10

@@ -17,6 +17,7 @@ final class ServerContext: Sendable {
     let subscribers = Atomic<Int>(0)
     /// Run when a session ends (pasteboards it owns go with it).
     let sessionEndHooks = Mutex<[@Sendable (String) -> Void]>([])
+    let pasteboards: PasteboardRegistry
 
     init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry, metrics: Metrics, logger: Logger) {
         self.configuration = configuration
@@ -24,6 +25,7 @@ final class ServerContext: Sendable {
         self.sessions = sessions
         self.metrics = metrics
         self.logger = logger
+        pasteboards = PasteboardRegistry(store: store, limits: configuration.pasteboardLimits)
     }
 
     func now() -> Double { Date().timeIntervalSince1970 }

@@ -26,6 +26,7 @@ public final class TandemApp: Sendable {
         let context = ServerContext(configuration: configuration, store: store, sessions: sessions, metrics: metrics, logger: logger)
         self.context = context
         try context.restoreDocuments(contents.documents)
+        context.startPasteboards(contents.pasteboards)
 
         var http = HTTPServer.Configuration(
             host: configuration.host, port: configuration.port,
@@ -52,7 +53,7 @@ public final class TandemApp: Sendable {
         metrics.registerGauge("tandem_http_open_connections", help: "Open client connections.") { server.connectionCount }
         metrics.registerGauge("tandem_documents", help: "Documents held.") { context.documents.withLock { $0.count } }
         metrics.registerGauge("tandem_sessions", help: "Live sessions.") { context.sessions.count }
-        metrics.registerGauge("tandem_sse_subscribers", help: "Open event streams.") { context.subscribers.load(ordering: .relaxed) }
+        metrics.registerGauge("tandem_sse_subscribers", help: "Open event streams.") { context.subscribers.load(ordering: .relaxed) + context.pasteboards.events.count }
         for kind in ["edit", "undo", "redo"] { metrics.increment("tandem_changes_applied_total{kind=\"\(kind)\"}", by: 0) }
         metrics.increment("tandem_undos_total", by: 0)
         metrics.increment("tandem_redos_total", by: 0)
@@ -72,6 +73,7 @@ public final class TandemApp: Sendable {
     public func shutdown(gracePeriod: Double) {
         stopping.store(true, ordering: .relaxed)
         for handle in context.documents.withLock({ Array($0.values) }) { handle.events.closeAll() }
+        context.pasteboards.events.closeAll()
         server.shutdown(gracePeriod: .milliseconds(Int(gracePeriod * 1000)))
         context.store.close()
     }
@@ -109,6 +111,8 @@ extension ServerContext {
         endpoints += historyEndpoints
         endpoints += eventEndpoints
         endpoints += versionEndpoints
+        endpoints += pasteboardEndpoints
+        endpoints += actionEndpoints
         let described = endpoints
         let openAPI = Mutex<[UInt8]?>(nil)
         endpoints += serviceEndpoints(openAPI: {
@@ -189,5 +193,6 @@ extension ServerContext {
 
     func sendKeepAlives() {
         for handle in documents.withLock({ Array($0.values) }) { handle.events.send(ServerSentEvents.keepAlive) }
+        pasteboards.events.send(ServerSentEvents.keepAlive)
     }
 }

@@ -83,5 +83,5 @@ enum Schemas {
         ], required: ["revision", "ops", "actionName", "range", "history"])),
         ("GroupingLevel", object([("groupingLevel", nonNegative)], required: ["groupingLevel"])),
         ("Health", object([("status", string)], required: ["status"], additional: true)),
-    ]
+    ] + pasteboardComponents + actionComponents
 }

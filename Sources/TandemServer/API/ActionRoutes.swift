@@ -1,0 +1,322 @@
+import TandemCore
+import TandemHTTP
+
+/// UIResponderStandardEditActions on a document: cut, copy, paste, delete, select,
+/// selectAll, and canPerformAction as `GET …/actions`.
+///
+/// The target is `{"from","to"}` when given, else the session's selection (401 without a
+/// session). Where text is needed (cut, copy, delete) an empty target is refused: an empty
+/// selection is a state conflict (409 `empty_selection`), an empty explicit range invalid
+/// input (422 `empty_range`); no selection at all is 409 `no_selection`.
+extension ServerContext {
+    enum EditAction: String, CaseIterable {
+        case cut, copy, paste, delete, select, selectAll
+
+        var actionName: String {
+            switch self {
+            case .cut: "Cut"
+            case .paste: "Paste"
+            case .delete: "Delete"
+            default: ""
+            }
+        }
+
+        var fields: Set<String> {
+            switch self {
+            case .cut, .copy: ["from", "to", "pasteboard"]
+            case .paste: ["from", "to", "pasteboard", "type"]
+            case .delete, .select: ["from", "to"]
+            case .selectAll: []
+            }
+        }
+
+        var summary: String {
+            switch self {
+            case .cut: "Cut: the target's text onto the pasteboard as plain text, then deleted (undoable \"Cut\"); caret at its start"
+            case .copy: "Copy: the target's text onto the pasteboard as plain text; answers the pasteboard's changeCount"
+            case .paste: "Paste: the first item's plain text (or ?type) replaces the target (undoable \"Paste\"); caret after it"
+            case .delete: "Delete the target's text (undoable \"Delete\"); caret at its start"
+            case .select: "Select the range, or with no range the word around the caret"
+            case .selectAll: "Select the whole text"
+            }
+        }
+    }
+
+    var actionEndpoints: [Endpoint] {
+        var list: [Endpoint] = EditAction.allCases.map { action in
+            var responses: [Endpoint.Response]
+            switch action {
+            case .copy: responses = [Endpoint.json(200, "Copied", Schemas.ref("CopyResult"))]
+            case .select, .selectAll: responses = [Endpoint.json(200, "The selection", Schemas.ref("SelectResult"))]
+            default: responses = [Endpoint.json(200, "The change as applied", Schemas.ref("ActionResult"))]
+            }
+            responses += [
+                Endpoint.error(400, "Malformed JSON, field or type"),
+                Endpoint.error(401, "Bad token, or no session where the selection is the target"),
+                Endpoint.error(404, "No such document or pasteboard"),
+                Endpoint.error(415, "Body is not JSON"),
+            ]
+            switch action {
+            case .cut: responses.append(Endpoint.error(403, "Editing is disabled, or the document is secure (secure_document)"))
+            case .copy: responses.append(Endpoint.error(403, "The document is secure (secure_document)"))
+            case .paste, .delete: responses.append(Endpoint.error(403, "Editing is disabled"))
+            default: break
+            }
+            switch action {
+            case .cut, .copy, .delete: responses.append(Endpoint.error(409, "No selection, or an empty one"))
+            case .paste: responses.append(Endpoint.error(409, "No selection, or no text on the pasteboard (nothing_to_paste)"))
+            case .select: responses.append(Endpoint.error(409, "No selection to start from, or no text"))
+            case .selectAll: responses.append(Endpoint.error(409, "No text"))
+            }
+            responses.append(Endpoint.error(422, "Range out of the text, splitting a surrogate pair, empty where text is needed, or a non-UTF-8 representation"))
+            if action == .cut || action == .copy || action == .paste {
+                responses.append(Endpoint.error(413, "The text is beyond the pasteboard's limits"))
+            }
+            if action == .cut || action == .paste || action == .delete || action == .copy {
+                responses.append(Endpoint.error(503, "The store cannot save"))
+            }
+            return Endpoint(
+                method: .post, path: "/documents/{id}/\(action.rawValue)", operationID: action.rawValue,
+                summary: action.summary, tag: "Editing actions",
+                parameters: action == .cut || action == .paste || action == .delete ? [Endpoint.header("Idempotency-Key", "Makes a resend safe")] : [],
+                requestBody: action.fields.isEmpty ? nil : Endpoint.jsonBody(Schemas.object(
+                    action.fields.sorted().map { f in
+                        (f, f == "from" || f == "to" ? Schemas.nonNegative : Schemas.string)
+                    }, required: []), required: false),
+                responses: responses,
+                handler: { [self] req, res in perform(action, req, res) }
+            )
+        }
+        list.append(Endpoint(
+            method: .get, path: "/documents/{id}/actions", operationID: "canPerformActions",
+            summary: "canPerformAction for the calling session, as an edit menu shows it", tag: "Editing actions",
+            parameters: [Endpoint.query("pasteboard", Schemas.string, "The pasteboard paste would read (default general)")],
+            responses: [Endpoint.json(200, "What the menu offers", Schemas.ref("Actions")),
+                        Endpoint.error(401, "Bad token"), Endpoint.error(404, "No such document or pasteboard")],
+            handler: { [self] req, res in res.respond { () throws(APIError) in try canPerformActions(req) } }
+        ))
+        return list
+    }
+
+    /// A decoded action body.
+    struct ActionRequest {
+        var range: (Int, Int)?
+        var pasteboard: String
+        var type: String?
+    }
+
+    func decodeAction(_ action: EditAction, _ req: HTTPRequest) throws(APIError) -> ActionRequest {
+        let body = try RequestBody.object(req)
+        try body.allowOnly(action.fields)
+        let from = try body.int("from"), to = try body.int("to")
+        var range: (Int, Int)?
+        switch (from, to) {
+        case (nil, nil): break
+        case let (f?, t?):
+            guard f >= 0, t >= f else { throw .unprocessable("need 0 <= from <= to, got \(f)...\(t)", code: "position_out_of_range") }
+            range = (f, t)
+        default: throw .invalidField(from == nil ? "from" : "to", "from and to go together")
+        }
+        var type: String?
+        if let given = try body.string("type") {
+            guard let t = PasteboardType.identifier(for: given) else {
+                throw .badRequest("type: '\(given)' is neither a UTI nor a MIME type", code: "invalid_type")
+            }
+            type = t
+        }
+        return ActionRequest(range: range, pasteboard: try body.string("pasteboard") ?? Pasteboard.generalName, type: type)
+    }
+
+    func perform(_ action: EditAction, _ req: HTTPRequest, _ res: HTTPResponder) {
+        let session: Session?
+        let handle: DocumentHandle
+        let body: ActionRequest
+        do throws(APIError) {
+            session = try self.session(of: req)
+            handle = try document(req.parameters["id"] ?? "")
+            body = try decodeAction(action, req)
+            if action == .select || action == .selectAll, session == nil { throw .sessionRequired(action.rawValue) }
+            // The pasteboard must exist before anything is done.
+            if action == .cut || action == .copy || action == .paste { _ = try pasteboards.pasteboard(body.pasteboard) }
+        } catch {
+            res.send(error.response)
+            return
+        }
+        switch action {
+        case .copy: res.respond { () throws(APIError) in try copy(handle, session: session, body) }
+        case .select, .selectAll: res.respond { () throws(APIError) in try select(handle, all: action == .selectAll, session: session!, body) }
+        case .cut, .delete: cutOrDelete(handle, cut: action == .cut, req, res, session: session, body)
+        case .paste: paste(handle, req, res, session: session, body)
+        }
+    }
+
+    /// The explicit range, else the session's selection.
+    func target(_ st: DocumentState, _ body: ActionRequest, session: Session?, needsText: Bool) throws(APIError) -> Range<Int> {
+        if let (f, t) = body.range {
+            try validateSelection(f, t, in: st.document)
+            if needsText && f == t { throw .unprocessable("the range \(f)...\(t) is empty", code: "empty_range") }
+            return f..<t
+        }
+        guard let session else { throw .sessionRequired("acting on the selection (or give {\"from\",\"to\"})") }
+        guard let selection = st.document.selection(for: session.id) else {
+            throw .conflict("no_selection", "the session has no selection in this document: PUT …/selection first, or give {\"from\",\"to\"}")
+        }
+        if needsText && selection.range.isEmpty { throw .conflict("empty_selection", "the selection is empty") }
+        return selection.range
+    }
+
+    static let secureDocument = APIError(.forbidden, "secure_document", "the document is secure: its text is never copied to a pasteboard")
+
+    func copy(_ handle: DocumentHandle, session: Session?, _ body: ActionRequest) throws(APIError) -> HTTPResponse {
+        try handle.state.withLock { st throws(APIError) -> HTTPResponse in
+            if st.deleted { throw .notFound("document '\(handle.id)'") }
+            if st.secure { throw Self.secureDocument }
+            let range = try target(st, body, session: session, needsText: true)
+            let text = st.document.rope.substring(range)
+            let p = try pasteboards.write(body.pasteboard, publish: publishPasteboard) { p, limits throws(PasteboardError) in
+                try p.setString(text, limits: limits)
+            }
+            var w = JSONWriter(capacity: 96)
+            w.beginObject()
+            w.key("pasteboard"); w.string(p.name)
+            w.key("changeCount"); w.int(p.changeCount)
+            w.key("selection"); DocumentJSON.selection(session.flatMap { st.document.selection(for: $0.id) }, to: &w)
+            w.endObject()
+            return .json(w.bytes)
+        }
+    }
+
+    func cutOrDelete(_ handle: DocumentHandle, cut: Bool, _ req: HTTPRequest, _ res: HTTPResponder, session: Session?, _ body: ActionRequest) {
+        performChange(handle, request: req, responder: res, session: session) { st throws(APIError) in
+            if cut && st.secure { throw Self.secureDocument }
+            let range = try target(st, body, session: session, needsText: true)
+            let op: TextOperation
+            do throws(OperationError) {
+                op = try TextOperation.delete(from: range.lowerBound, to: range.upperBound, length: st.document.length)
+            } catch { throw .operation(error) }
+            var written: Pasteboard?
+            if cut {
+                // Onto the pasteboard first: if that is refused, the text stays.
+                let text = st.document.rope.substring(range)
+                written = try pasteboards.write(body.pasteboard, publish: publishPasteboard) { p, limits throws(PasteboardError) in
+                    try p.setString(text, limits: limits)
+                }
+            }
+            return try applyAction(&st, op: op, actionName: cut ? "Cut" : "Delete", session: session, pasteboard: written)
+        }
+    }
+
+    func paste(_ handle: DocumentHandle, _ req: HTTPRequest, _ res: HTTPResponder, session: Session?, _ body: ActionRequest) {
+        performChange(handle, request: req, responder: res, session: session) { st throws(APIError) in
+            let range = try target(st, body, session: session, needsText: false)
+            let p = try pasteboards.pasteboard(body.pasteboard)
+            guard let item = p.items.first else {
+                throw .conflict("nothing_to_paste", "pasteboard '\(p.name)' is empty")
+            }
+            let rep: PasteboardRepresentation
+            if let type = body.type {
+                guard let r = item[type] else { throw .conflict("nothing_to_paste", "the first item of '\(p.name)' has no \(type)") }
+                rep = r
+            } else {
+                guard let r = item.plainText else { throw .conflict("nothing_to_paste", "the first item of '\(p.name)' has no plain text") }
+                rep = r
+            }
+            guard let text = rep.string else { throw .unprocessable("the \(rep.type) representation is not UTF-8 text", code: "not_text") }
+            let op: TextOperation
+            do throws(OperationError) {
+                op = try TextOperation.replace(from: range.lowerBound, to: range.upperBound, with: text, length: st.document.length)
+            } catch { throw .operation(error) }
+            return try applyAction(&st, op: op, actionName: "Paste", session: session, pasteboard: nil)
+        }
+    }
+
+    /// `applyEdit` as its own undo group, answered as `ActionResult`: the selection is where
+    /// a text field leaves it (the session's, or for anonymous calls the caret it would get).
+    func applyAction(_ st: inout DocumentState, op: TextOperation, actionName: String, session: Session?, pasteboard: Pasteboard?) throws(APIError) -> ChangeOutcome {
+        let outcome = try applyEdit(&st, op: op, base: nil, session: session,
+                                    options: EditOptions(actionName: actionName, newGroup: true))
+        var change: Change?
+        if case .changed(let c, _, _) = outcome { change = c }
+        var selection = session.flatMap { st.document.selection(for: $0.id) }
+        if selection == nil, let r = change?.range { selection = Selection(caret: r.upperBound) }
+        var w = JSONWriter(capacity: 128)
+        w.beginObject()
+        w.key("revision"); w.int(change?.revision ?? st.document.revision)
+        w.key("ops")
+        if let change { CompactOperation.write(change.operation, to: &w) } else { w.beginArray(); w.endArray() }
+        w.key("actionName"); w.string(actionName)
+        w.key("selection"); DocumentJSON.selection(selection, to: &w)
+        if let pasteboard {
+            w.key("pasteboard"); w.string(pasteboard.name)
+            w.key("changeCount"); w.int(pasteboard.changeCount)
+        }
+        w.endObject()
+        guard let change else { return .unchanged(.json(w.bytes)) }
+        return .changed(change, response: w.bytes, notification: "checkpoint")
+    }
+
+    func select(_ handle: DocumentHandle, all: Bool, session: Session, _ body: ActionRequest) throws(APIError) -> HTTPResponse {
+        let json = try handle.state.withLock { st throws(APIError) -> [UInt8] in
+            if st.deleted { throw .notFound("document '\(handle.id)'") }
+            guard st.document.length > 0 else { throw .conflict("no_text", "the document is empty: there is nothing to select") }
+            let selection: Selection
+            if all {
+                selection = Selection(anchor: 0, head: st.document.length)
+            } else if let (f, t) = body.range {
+                try validateSelection(f, t, in: st.document)
+                selection = Selection(anchor: f, head: t)
+            } else {
+                guard let current = st.document.selection(for: session.id) else {
+                    throw .conflict("no_selection", "the session has no caret to select a word around: give {\"from\",\"to\"}")
+                }
+                // With a caret: the word around it (none touching it: the caret stays).
+                if current.range.isEmpty, let word = st.document.wordRange(around: current.head) {
+                    selection = Selection(word)
+                } else {
+                    selection = current
+                }
+            }
+            do throws(DocumentError) { try st.document.setSelection(selection, for: session.id) } catch { throw .document(error) }
+            var w = JSONWriter(capacity: 64)
+            w.beginObject()
+            w.key("revision"); w.int(st.document.revision)
+            w.key("selection"); DocumentJSON.selection(selection, to: &w)
+            w.endObject()
+            return w.bytes
+        }
+        broadcastPresence(handle)
+        return .json(json)
+    }
+
+    func canPerformActions(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let session = try self.session(of: req)
+        let handle = try document(req.parameters["id"] ?? "")
+        let p = try pasteboards.pasteboard(req.queryValue("pasteboard") ?? Pasteboard.generalName)
+        let json = handle.state.withLock { st -> [UInt8] in
+            let doc = st.document
+            let selection = session.flatMap { doc.selection(for: $0.id) }
+            let hasSelection = selection.map { !$0.range.isEmpty } ?? false
+            let accepts = !st.editingDisabled && !st.savingError && !st.deleted
+            let hasText = doc.length > 0
+            let scope: UndoScope = session.map { .session($0.id) } ?? .document
+            let um = doc.undoManager
+            var w = JSONWriter(capacity: 256)
+            w.beginObject()
+            w.key("cut"); w.bool(hasSelection && accepts && !st.secure)
+            w.key("copy"); w.bool(hasSelection && !st.secure)
+            w.key("paste"); w.bool(selection != nil && accepts && p.hasStrings)
+            w.key("delete"); w.bool(hasSelection && accepts)
+            w.key("select"); w.bool(session != nil && hasText)
+            w.key("selectAll"); w.bool(session != nil && hasText)
+            w.key("undo"); w.bool(accepts && um.canUndo(scope))
+            w.key("redo"); w.bool(accepts && um.canRedo(scope))
+            w.key("undoMenuItemTitle"); w.string(um.undoMenuItemTitle(scope))
+            w.key("redoMenuItemTitle"); w.string(um.redoMenuItemTitle(scope))
+            w.key("pasteboard"); w.string(p.name)
+            w.key("selection"); DocumentJSON.selection(selection, to: &w)
+            w.endObject()
+            return w.bytes
+        }
+        return .json(json)
+    }
+}

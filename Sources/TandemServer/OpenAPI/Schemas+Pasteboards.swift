@@ -1,0 +1,52 @@
+/// Schemas of pasteboards and editing actions.
+extension Schemas {
+    static let pasteboardComponents: [(String, JSONValue)] = [
+        ("Representation", [
+            "description": "One representation: a UTI (MIME types are accepted and mapped) and its bytes, as a string for text types with UTF-8 bytes, else base64.",
+            "oneOf": [
+                object([("type", string), ("string", string)], required: ["type", "string"]),
+                object([("type", string), ("base64", ["type": "string", "contentEncoding": "base64"])], required: ["type", "base64"]),
+            ],
+        ]),
+        ("PasteboardSummary", object([
+            ("name", string), ("changeCount", nonNegative), ("persistent", boolean), ("owner", nullableString),
+            ("numberOfItems", nonNegative), ("types", array(string)),
+        ], required: ["name", "changeCount", "persistent", "owner", "numberOfItems", "types"])),
+        ("Pasteboard", object([
+            ("name", string), ("changeCount", nonNegative), ("persistent", boolean), ("owner", nullableString),
+            ("numberOfItems", nonNegative), ("types", array(string)), ("items", array(array(ref("Representation")))),
+        ], required: ["name", "changeCount", "persistent", "owner", "numberOfItems", "types", "items"])),
+        ("PasteboardItems", [
+            "oneOf": [
+                object([("items", array(array(ref("Representation"))))], required: ["items"]),
+                array(array(ref("Representation"))),
+            ],
+        ]),
+        ("PasteboardEvent", object([
+            ("kind", ["type": "string", "enum": ["changed", "removed"]]), ("name", string),
+            ("changeCount", nonNegative), ("typesAdded", array(string)), ("typesRemoved", array(string)),
+        ], required: ["kind", "name"])),
+    ]
+
+    static let actionComponents: [(String, JSONValue)] = [
+        ("ActionResult", object([
+            ("revision", nonNegative), ("ops", ref("Operation")), ("actionName", string),
+            ("selection", ["oneOf": [ref("Selection"), ["type": "null"]]]),
+            ("pasteboard", string), ("changeCount", nonNegative),
+        ], required: ["revision", "ops", "actionName", "selection"])),
+        ("CopyResult", object([
+            ("pasteboard", string), ("changeCount", nonNegative),
+            ("selection", ["oneOf": [ref("Selection"), ["type": "null"]]]),
+        ], required: ["pasteboard", "changeCount", "selection"])),
+        ("SelectResult", object([
+            ("revision", nonNegative), ("selection", ref("Selection")),
+        ], required: ["revision", "selection"])),
+        ("Actions", object([
+            ("cut", boolean), ("copy", boolean), ("paste", boolean), ("delete", boolean),
+            ("select", boolean), ("selectAll", boolean), ("undo", boolean), ("redo", boolean),
+            ("undoMenuItemTitle", string), ("redoMenuItemTitle", string),
+            ("pasteboard", string), ("selection", ["oneOf": [ref("Selection"), ["type": "null"]]]),
+        ], required: ["cut", "copy", "paste", "delete", "select", "selectAll", "undo", "redo",
+                      "undoMenuItemTitle", "redoMenuItemTitle", "pasteboard", "selection"])),
+    ]
+}

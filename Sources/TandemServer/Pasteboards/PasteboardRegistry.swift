@@ -1,0 +1,168 @@
+import Logging
+import Synchronization
+import TandemCore
+import TandemStore
+
+/// Every pasteboard, behind one lock of its own (pasteboards are written rarely, so one lock
+/// is enough and keeps each pasteboard's writes, stored copies and events in one order).
+/// Persistent pasteboards are written to the store before memory changes: a write the
+/// store refuses changes nothing. Events go out under the lock, so subscribers hear the
+/// writes in the order they happened.
+///
+/// Lock order: a document's lock may be held when this lock is taken (cut, copy), never
+/// the other way round.
+final class PasteboardRegistry: Sendable {
+    let limits: PasteboardLimits
+    /// Pasteboards one session may own at once.
+    let maxPerSession: Int
+    /// `GET /pasteboards/events`.
+    let events: EventChannel
+    private let store: any DocumentStore
+    private let boards = Mutex<[String: Pasteboard]>([Pasteboard.generalName: .general()])
+
+    typealias Publish = (PasteboardEvent) -> Void
+
+    init(store: any DocumentStore, limits: PasteboardLimits, maxPerSession: Int = 100, events: EventChannel = EventChannel()) {
+        self.store = store
+        self.limits = limits
+        self.maxPerSession = maxPerSession
+        self.events = events
+    }
+
+    /// Start-up: the persistent pasteboards the store holds (`general` among them once written).
+    func restore(_ stored: [StoredPasteboard], logger: Logger) {
+        boards.withLock { boards in
+            for s in stored {
+                do {
+                    let items = try PasteboardCodec.decode(s.payload)
+                    boards[s.name] = Pasteboard(name: s.name, owner: s.name == Pasteboard.generalName ? nil : s.owner,
+                                                persistent: true, changeCount: s.changeCount, items: items)
+                } catch {
+                    logger.error("pasteboard '\(s.name)' is stored in an unreadable form; it is skipped")
+                }
+            }
+        }
+    }
+
+    static func isValidName(_ name: String) -> Bool {
+        // "events" would be shadowed by GET /pasteboards/events.
+        name != "events" && ServerContext.isValidDocumentID(name)
+    }
+
+    func list() -> [Pasteboard] {
+        boards.withLock { $0.values.sorted { $0.name < $1.name } }
+    }
+
+    func pasteboard(_ name: String) throws(APIError) -> Pasteboard {
+        guard let p = boards.withLock({ $0[name] }) else { throw .notFound("pasteboard '\(name)'") }
+        return p
+    }
+
+    func create(name: String?, owner: String, persistent: Bool) throws(APIError) -> Pasteboard {
+        try boards.withLock { boards throws(APIError) in
+            guard boards.values.count(where: { $0.owner == owner }) < maxPerSession else {
+                throw .conflict("too_many_pasteboards", "a session may own at most \(maxPerSession) pasteboards")
+            }
+            var chosen = name
+            while chosen == nil {
+                let candidate = Secrets.base64url(Secrets.randomBytes(9))
+                if boards[candidate] == nil, Self.isValidName(candidate) { chosen = candidate }
+            }
+            let n = chosen!
+            guard boards[n] == nil else { throw .conflict("name_taken", "a pasteboard named '\(n)' exists") }
+            let p = Pasteboard(name: n, owner: owner, persistent: persistent)
+            if persistent { try save(p) }
+            boards[n] = p
+            return p
+        }
+    }
+
+    /// Changes a pasteboard's items with `body` (all or nothing), stores it if persistent
+    /// and publishes what changed. Returns the pasteboard as written.
+    @discardableResult
+    func write(_ name: String, publish: Publish, _ body: (inout Pasteboard, PasteboardLimits) throws(PasteboardError) -> Void) throws(APIError) -> Pasteboard {
+        try boards.withLock { boards throws(APIError) in
+            guard var p = boards[name] else { throw .notFound("pasteboard '\(name)'") }
+            let before = p.types
+            do throws(PasteboardError) { try body(&p, limits) } catch { throw .pasteboard(error) }
+            if p.persistent { try save(p) }
+            boards[name] = p
+            publish(.changed(p, Pasteboard.change(from: before, to: p.types)))
+            return p
+        }
+    }
+
+    /// PATCH: only the owner may change it (anyone, once its owner's session has ended).
+    func setPersistent(_ name: String, _ persistent: Bool, by session: String) throws(APIError) -> Pasteboard {
+        try boards.withLock { boards throws(APIError) in
+            guard var p = boards[name] else { throw .notFound("pasteboard '\(name)'") }
+            try Self.checkOwner(p, session)
+            guard p.persistent != persistent else { return p }
+            p.persistent = persistent
+            do throws(StoreError) {
+                if persistent { try store.upsertPasteboard(Self.stored(p)) } else { try store.deletePasteboard(name) }
+            } catch {
+                throw .storageFailing
+            }
+            boards[name] = p
+            return p
+        }
+    }
+
+    func remove(_ name: String, by session: String, publish: Publish) throws(APIError) {
+        try boards.withLock { boards throws(APIError) in
+            guard let p = boards[name] else { throw .notFound("pasteboard '\(name)'") }
+            try Self.checkOwner(p, session)
+            if p.persistent {
+                do throws(StoreError) { try store.deletePasteboard(name) } catch { throw .storageFailing }
+            }
+            boards[name] = nil
+            publish(.removed(p))
+        }
+    }
+
+    /// The session ended: its non-persistent pasteboards go; its persistent ones stay, owned
+    /// by nobody from now on.
+    func sessionEnded(_ session: String, logger: Logger, publish: Publish) {
+        boards.withLock { boards in
+            for p in boards.values where p.owner == session {
+                if p.persistent {
+                    var orphan = p
+                    orphan.owner = nil
+                    do { try save(orphan) } catch { logger.warning("could not store pasteboard '\(p.name)': \(error)") }
+                    boards[p.name] = orphan
+                } else {
+                    boards[p.name] = nil
+                    publish(.removed(p))
+                }
+            }
+        }
+    }
+
+    private static func checkOwner(_ p: Pasteboard, _ session: String) throws(APIError) {
+        if p.isGeneral { throw APIError(.forbidden, "not_owner", "the general pasteboard belongs to everyone and cannot be changed or removed") }
+        if let owner = p.owner, owner != session {
+            throw APIError(.forbidden, "not_owner", "only the session that created pasteboard '\(p.name)' may change or remove it")
+        }
+    }
+
+    private func save(_ p: Pasteboard) throws(APIError) {
+        do throws(StoreError) { try store.upsertPasteboard(Self.stored(p)) } catch { throw .storageFailing }
+    }
+
+    static func stored(_ p: Pasteboard) -> StoredPasteboard {
+        StoredPasteboard(name: p.name, owner: p.owner, persistent: p.persistent, changeCount: p.changeCount,
+                         payload: PasteboardCodec.encode(p.items))
+    }
+}
+
+extension APIError {
+    static func pasteboard(_ error: PasteboardError) -> APIError {
+        switch error {
+        case .tooLarge(let what): APIError(.payloadTooLarge, "pasteboard_too_large", what)
+        case .invalidType: .badRequest(error.description, code: "invalid_type")
+        case .emptyItem: .unprocessable(error.description, code: "empty_item")
+        case .duplicateType: .unprocessable(error.description, code: "duplicate_type")
+        }
+    }
+}
