@@ -120,6 +120,16 @@ class TandemServer:
         self.stop()
         return self.start()
 
+    def kill(self) -> None:
+        """`kill -9`: the process gets no chance to flush or close anything."""
+        p = self.process
+        if p is None:
+            return
+        if p.poll() is None:
+            p.send_signal(signal.SIGKILL)
+        p.wait(timeout=15)
+        self.process = None
+
     def log_tail(self, lines: int = 40) -> str:
         try:
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
