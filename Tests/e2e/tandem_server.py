@@ -123,11 +123,14 @@ class TandemServer:
         return self.start()
 
     def kill(self) -> None:
-        """SIGKILL: no chance to flush anything that was not already durable."""
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait(timeout=10)
-            self.process = None
+        """`kill -9`: the process gets no chance to flush or close anything."""
+        p = self.process
+        if p is None:
+            return
+        if p.poll() is None:
+            p.send_signal(signal.SIGKILL)
+        p.wait(timeout=15)
+        self.process = None
 
     def log_tail(self, lines: int = 40) -> str:
         try:

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Issue 4 and issue 6 load benchmarks: builds the release server, runs scripts/bench-load.py
+# (50 typing sessions with stale bases on one document + 50 SSE subscribers, and the no-op
+# edit HTTP ceiling) once with --durability full and once with --durability off, then prints
+# a table with the goals and the full/off ratios (group commit should keep full within 2x of off).
+#
+# Usage: scripts/bench-load.sh [-d SECONDS] [-c CEILING_SECONDS]
+# All traffic goes to 127.0.0.1; every run is bounded by its duration and `timeout`.
+set -euo pipefail
+DUR=20; CEIL=10
+while getopts "d:c:" o; do case $o in d) DUR=$OPTARG;; c) CEIL=$OPTARG;; *) exit 2;; esac; done
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$(mktemp -d /tmp/tandem-bench-load.XXXXXX)
+trap 'rm -rf "$OUT"' EXIT
+
+(cd "$ROOT" && swift build -c release --product tandem 2>&1 | tail -1)
+BIN=$ROOT/.build/release/tandem
+
+for mode in full off; do
+  timeout $((DUR + CEIL + 180)) python3 "$ROOT/scripts/bench-load.py" --binary "$BIN" --durability "$mode" \
+    --seconds "$DUR" --ceiling-seconds "$CEIL" --json "$OUT/$mode.json"
+  echo
+done
+
+python3 - "$OUT/full.json" "$OUT/off.json" <<'PY'
+import json, sys
+full, off = (json.load(open(p)) for p in sys.argv[1:3])
+rows = [
+    ("edits/s applied", "edits_per_s", "{:.0f}", "higher"),
+    ("edit latency p50 (ms)", "edit_p50_ms", "{:.2f}", "lower"),
+    ("edit latency p99 (ms)", "edit_p99_ms", "{:.2f}", "lower"),
+    ("fan-out p99 (ms)", "fanout_p99_ms", "{:.2f}", "lower"),
+    ("HTTP ceiling (no-op edits/s)", "ceiling_per_s", "{:.0f}", "higher"),
+    ("peak memory (MB)", "peak_memory_mb", "{:.1f}", "lower"),
+    ("server CPU under load (cores)", "server_cpu_cores_load", "{:.2f}", "-"),
+]
+print(f"{'':32}{'full':>12}{'off':>12}{'full/off':>10}")
+for label, key, fmt, _ in rows:
+    a, b = full[key], off[key]
+    print(f"{label:32}{fmt.format(a):>12}{fmt.format(b):>12}{a / b if b else float('nan'):>10.2f}")
+print()
+for name, f in (("full", full), ("off", off)):
+    ratio = f["edits_per_s"] / f["ceiling_per_s"]
+    print(f"goals ({name}): edits/ceiling {ratio:.2f} {'ok' if ratio >= 0.5 else 'MISSED'} (>= 0.5); "
+          f"p99 edit {f['edit_p99_ms']:.1f} ms {'ok' if f['edit_p99_ms'] <= 10 else 'MISSED'} (<= 10); "
+          f"p99 fan-out {f['fanout_p99_ms']:.1f} ms {'ok' if f['fanout_p99_ms'] <= 50 else 'MISSED'} (<= 50)")
+slow = off["edits_per_s"] / full["edits_per_s"]
+print(f"issue 6: off/full edits/s = {slow:.2f} ({'ok' if slow <= 2 else 'MISSED'}: full within 2x of off)")
+PY
