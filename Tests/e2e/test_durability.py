@@ -318,10 +318,6 @@ def test_restart_keeps_versions_and_every_undo_and_redo_stack(servers, how):
     assert inserted(r.json()["ops"]) == "THREE "
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "server bug: persistPendingJournal (Persistence/DocumentPersistence.swift) is never called; "
-    "PATCH …/history and POST/DELETE …/history/groups (API/HistoryRoutes.swift) keep their "
-    "undo-manager events only in memory until the next change, so a restart loses them"))
 @pytest.mark.parametrize("how", ["graceful", "kill -9"])
 def test_restart_keeps_a_renamed_action_and_an_open_group_without_changes(servers, how):
     srv = servers(name=f"meta-{how.split()[0]}")

@@ -182,12 +182,6 @@ def test_full_disk_refuses_edits_keeps_reads_and_recovers(small_disk_server):
         events.close()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "server bug: a change the store refused stays applied in memory until the recovery "
-    "loop rebuilds the document, and GET /documents/{id} (and …/text) read the in-memory "
-    "document, not the committed state (Documents/ChangePipeline.swift performChange; "
-    "API/DocumentRoutes.swift), so readers see a revision and text that were answered 503 "
-    "and that a different change will reuse after recovery"))
 def test_reads_during_a_store_failure_show_only_acknowledged_changes(small_disk_server):
     srv = small_disk_server
     anon = Client(srv.base)

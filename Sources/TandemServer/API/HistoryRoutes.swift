@@ -65,6 +65,7 @@ extension ServerContext {
                             st.document.undoManager.removeAllActions(scope)
                             return historyJSON(st.document, scope: scope)
                         }
+                        try persistPendingJournal(handle)
                         sendHistoryEvent(handle, "removeAllActions", session: scope.sessionID)
                         return .json(json)
                     }
@@ -166,6 +167,7 @@ extension ServerContext {
             if let levels { um.setLevelsOfUndo(levels, scope: scope) }
             return historyJSON(st.document, scope: scope)
         }
+        try persistPendingJournal(handle)
         sendHistoryEvent(handle, "checkpoint", session: scope.sessionID)
         return .json(json)
     }
@@ -181,6 +183,7 @@ extension ServerContext {
                 throw APIError.document(error)
             }
         }
+        try persistPendingJournal(handle)
         sendHistoryEvent(handle, begin ? "didOpenUndoGroup" : "didCloseUndoGroup", session: session.id)
         var w = JSONWriter(capacity: 24)
         w.beginObject(); w.key("groupingLevel"); w.int(level); w.endObject()

@@ -121,6 +121,13 @@ extension ServerContext {
             defer { st.savingError = true }
             return !st.savingError
         }
+        // Readers must not see the refused change: go back to what the store holds now
+        // (reads still work on a full disk). If even that fails, the recovery loop retries.
+        do {
+            try reloadFromStore(handle, keepSavingError: true)
+        } catch {
+            logger.error("could not reload \(handle.id) from the store: \(error)")
+        }
         guard first else { return }
         logger.error("store failed for \(handle.id): \(error); refusing changes until it recovers")
         broadcastState(handle)
@@ -133,23 +140,34 @@ extension ServerContext {
             if handle.state.withLock({ $0.deleted }) { return }
             do {
                 try store.setMeta("health", Array(String(now()).utf8))
-                let contents = try store.loadAll()
-                guard let l = contents.documents.first(where: { $0.document.id == handle.id }) else { return }
-                let metadata = DocumentMetadata(decoding: l.document.metadata)
-                let revision = try handle.state.withLock { st in
-                    let document = try rebuild(l, metadata: metadata)
-                    var fresh = makeState(document: document, title: st.title, created: st.created, modified: st.modified, metadata: metadata)
-                    fresh.pollers = st.pollers
-                    fresh.lastSnapshotRevision = l.snapshot?.revision ?? 0
-                    st = fresh
-                    return document.revision
-                }
+                guard let revision = try reloadFromStore(handle, keepSavingError: false) else { return }
                 logger.notice("store recovered; \(handle.id) is back at revision \(revision)")
                 broadcastState(handle)
                 return
             } catch {
                 continue
             }
+        }
+    }
+
+    /// Replaces the document in memory with the one the store holds (snapshot plus tail),
+    /// keeping long-polls and settings. Returns the revision, nil if the document is gone.
+    @discardableResult
+    func reloadFromStore(_ handle: DocumentHandle, keepSavingError: Bool) throws -> Int? {
+        guard let stored = try store.document(handle.id) else { return nil }
+        let snapshot = try store.snapshot(document: handle.id)
+        let tail = try store.changes(document: handle.id, after: snapshot?.revision ?? 0)
+        let loaded = LoadedDocument(document: stored, revision: tail.last?.revision ?? snapshot?.revision ?? 0,
+                                    snapshot: snapshot, tail: tail)
+        let metadata = DocumentMetadata(decoding: stored.metadata)
+        return try handle.state.withLock { st in
+            let document = try rebuild(loaded, metadata: metadata)
+            var fresh = makeState(document: document, title: st.title, created: st.created, modified: st.modified, metadata: metadata)
+            fresh.pollers = st.pollers
+            fresh.lastSnapshotRevision = snapshot?.revision ?? 0
+            fresh.savingError = keepSavingError
+            st = fresh
+            return document.revision
         }
     }
 
