@@ -147,6 +147,16 @@ public final class Document {
     // MARK: the log
 
     /// The changes after `revision`, oldest first.
+    /// The text's length at an older revision (for building an edit made there), without
+    /// materializing the changes since.
+    public func length(atRevision revision: Int) throws(DocumentError) -> Int {
+        guard revision >= log.firstAvailableRevision - 1 else {
+            throw .revisionTrimmed(base: revision, firstAvailable: log.firstAvailableRevision)
+        }
+        guard revision <= log.revision else { throw .revisionInFuture(base: revision, current: log.revision) }
+        return log.length(at: revision)
+    }
+
     public func changes(since revision: Int) throws(DocumentError) -> [Change] {
         guard revision <= log.revision else { throw .revisionInFuture(base: revision, current: log.revision) }
         guard revision >= log.firstAvailableRevision - 1 else {

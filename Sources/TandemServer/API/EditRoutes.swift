@@ -137,10 +137,10 @@ extension ServerContext {
         }
     }
 
-    /// The document's length at an older revision: the base length of the first change after it.
+    /// The document's length at an older revision.
     func lengthAt(_ base: Int, in document: Document) throws(APIError) -> Int {
         do throws(DocumentError) {
-            return try document.changes(since: base).first?.operation.baseLength ?? document.length
+            return try document.length(atRevision: base)
         } catch {
             throw .document(error)
         }

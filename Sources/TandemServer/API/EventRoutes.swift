@@ -88,7 +88,7 @@ extension ServerContext {
                         writer.write(batch)
                     }
                 }
-                handle.events.add(writer, session: session?.id)
+                handle.events.add(writer, session: session?.id, revision: st.committedRevision)
                 return st.committedRevision
             }
             writer.write(ServerSentEvents.frame(id: current, event: "presence", data: presenceJSON(handle)))

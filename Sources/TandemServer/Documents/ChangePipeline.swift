@@ -58,10 +58,12 @@ extension ServerContext {
     /// The change is durable: publish it. Frames go out under the document's lock, the same
     /// lock under which a new subscriber replays what it missed, so none is lost or doubled.
     func committed(_ handle: DocumentHandle, change: Change, notification: String) {
+        // Both events of a change go out as one write; the publisher keeps revision order.
+        var frames = ServerSentEvents.frame(id: change.revision, event: "change", data: DocumentJSON.change(change))
+        frames += ServerSentEvents.frame(id: change.revision, event: "history", data: historyEventJSON(notification, change: change))
         let woken: [(HTTPResponder, [UInt8])] = handle.state.withLock { st in
             st.committedRevision = max(st.committedRevision, change.revision)
-            handle.events.send(ServerSentEvents.frame(id: change.revision, event: "change", data: DocumentJSON.change(change)))
-            handle.events.send(ServerSentEvents.frame(id: change.revision, event: "history", data: historyEventJSON(notification, change: change)))
+            handle.events.send(frames, revision: change.revision)
             let revision = st.committedRevision
             let due = st.pollers.filter { $0.since < revision }
             guard !due.isEmpty else { return [] }

@@ -28,6 +28,7 @@ struct DocumentState {
     var lastSavedRevision: Int
     var lastSaved: Double?
     var lastSnapshotRevision: Int
+    var lastSnapshotTime: Double = 0
     /// Journal events not yet carried by a stored change.
     var journal: JournalBuffer?
 

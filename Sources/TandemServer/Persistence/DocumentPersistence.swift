@@ -31,6 +31,13 @@ enum SnapshotCodec {
 
 extension ServerContext {
     static let snapshotEvery = 1000
+
+    /// A snapshot holds the whole undo history, so taking one costs time proportional to it:
+    /// every 1,000 changes, but while a document is busy at most every 10 s (start-up then
+    /// replays at most the changes of those seconds) unless 20,000 have piled up.
+    static func snapshotDue(changes: Int, seconds: Double) -> Bool {
+        changes >= 20 * snapshotEvery || (changes >= snapshotEvery && seconds >= 10)
+    }
     /// Changes kept in memory for `since`/`base` after a trim.
     static let logKept = 10_000
 
@@ -178,7 +185,8 @@ extension ServerContext {
         for handle in documents.withLock({ Array($0.values) }) {
             let snap: DocumentSnapshot? = handle.state.withLock { st in
                 guard !st.savingError, !st.deleted,
-                      st.document.revision - st.lastSnapshotRevision >= Self.snapshotEvery,
+                      Self.snapshotDue(changes: st.document.revision - st.lastSnapshotRevision,
+                                       seconds: now() - st.lastSnapshotTime),
                       st.committedRevision == st.document.revision,
                       st.journal?.events.isEmpty ?? true
                 else { return nil }
@@ -190,6 +198,7 @@ extension ServerContext {
                 try store.trimChanges(document: handle.id, through: snap.revision)
                 handle.state.withLock { st in
                     st.lastSnapshotRevision = snap.revision
+                    st.lastSnapshotTime = now()
                     if st.document.revision - st.document.firstAvailableRevision > 2 * Self.logKept {
                         st.document.trimLog(through: st.document.revision - Self.logKept)
                     }
