@@ -97,5 +97,6 @@ struct Serve: ParsableCommand {
         logger.notice("received signal \(signal), shutting down")
         app.shutdown(gracePeriod: config.shutdownGrace)
         logger.notice("stopped")
+        LogSink.shared.flush()
     }
 }
