@@ -1,17 +1,6 @@
 import Testing
 @testable import TandemCore
 
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// An ot.js-style client: one operation in flight, later local edits buffered, server
 /// changes received in order with delays.
 struct SimClient {
@@ -67,7 +56,7 @@ struct SimClient {
     }
 }
 
-func randomEdit(_ text: String, _ rng: inout SplitMix) throws -> TextOperation {
+func randomEdit(_ text: String, _ rng: inout SplitMix64) throws -> TextOperation {
     let n = text.utf16.count
     let alphabet = ["a", "b", "c", "d", "é", "😀", "xy", "\n"]
     if n > 0 && Int.random(in: 0..<3, using: &rng) == 0 {
@@ -88,7 +77,7 @@ func randomEdit(_ text: String, _ rng: inout SplitMix) throws -> TextOperation {
     /// own groups on the server; every client ends with the server's text.
     @Test(arguments: 0..<400)
     func clientsConverge(seed: Int) throws {
-        var rng = SplitMix(state: UInt64(seed) &* 7919 &+ 1)
+        var rng = SplitMix64(seed: UInt64(seed) &* 7919 &+ 1)
         let doc = Document(text: "shared", configuration: .init(typingPause: 0.5))
         var clients = (0..<3).map { SimClient(id: "s\($0)", text: "shared", revision: 0) }
         var time = 0.0
@@ -149,7 +138,7 @@ func randomEdit(_ text: String, _ rng: inout SplitMix) throws -> TextOperation {
     /// everyone else's text exactly as they made it.
     @Test(arguments: 0..<300)
     func disjointRegionsUndoExactly(seed: Int) throws {
-        var rng = SplitMix(state: UInt64(seed) &+ 0xABCDEF)
+        var rng = SplitMix64(seed: UInt64(seed) &+ 0xABCDEF)
         let sessions = ["p", "q", "r"]
         let start = "|one|two|three|"
         let doc = Document(text: start, configuration: .init(typingPause: 1))

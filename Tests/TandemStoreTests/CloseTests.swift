@@ -1,6 +1,6 @@
 import Dispatch
 import Testing
-import TandemStore
+@testable import TandemStore
 
 @Suite struct CloseTests {
     let directory = TemporaryDirectory()

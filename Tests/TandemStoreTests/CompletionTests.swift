@@ -1,6 +1,6 @@
 import Dispatch
 import Testing
-import TandemStore
+@testable import TandemStore
 
 @Suite struct CompletionTests {
     let directory = TemporaryDirectory()

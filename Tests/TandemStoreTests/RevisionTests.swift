@@ -1,6 +1,6 @@
 import Dispatch
 import Testing
-import TandemStore
+@testable import TandemStore
 
 /// Revisions are gap-free and strictly increasing, and a refused append leaves nothing behind.
 @Suite struct RevisionTests {

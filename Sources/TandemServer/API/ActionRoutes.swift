@@ -79,7 +79,7 @@ extension ServerContext {
                 method: .post, path: "/documents/{id}/\(action.rawValue)", operationID: action.rawValue,
                 summary: action.summary, tag: "Editing actions",
                 parameters: action == .cut || action == .paste || action == .delete ? [Endpoint.header("Idempotency-Key", "Makes a resend safe")] : [],
-                requestBody: action.fields.isEmpty ? nil : Endpoint.jsonBody(Schemas.object(
+                requestBody: action.fields.isEmpty ? JSONValue?.none : Endpoint.jsonBody(Schemas.object(
                     action.fields.sorted().map { f in
                         (f, f == "from" || f == "to" ? Schemas.nonNegative : Schemas.string)
                     }, required: []), required: false),

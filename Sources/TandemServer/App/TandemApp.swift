@@ -75,6 +75,7 @@ public final class TandemApp: Sendable {
         for handle in context.documents.withLock({ Array($0.values) }) { handle.events.closeAll() }
         context.pasteboards.events.closeAll()
         server.shutdown(gracePeriod: .milliseconds(Int(gracePeriod * 1000)))
+        context.takeSnapshots(all: true)
         context.store.close()
     }
 

@@ -34,9 +34,10 @@ extension ServerContext {
 
     /// A snapshot holds the whole undo history, so taking one costs time proportional to it:
     /// every 1,000 changes, but while a document is busy at most every 10 s (start-up then
-    /// replays at most the changes of those seconds) unless 20,000 have piled up.
+    /// replays at most the changes of those seconds) unless 5,000 have piled up. A graceful
+    /// shutdown snapshots every document, so a clean restart replays nothing.
     static func snapshotDue(changes: Int, seconds: Double) -> Bool {
-        changes >= 20 * snapshotEvery || (changes >= snapshotEvery && seconds >= 10)
+        changes >= 5 * snapshotEvery || (changes >= snapshotEvery && seconds >= 10)
     }
     /// Changes kept in memory for `since`/`base` after a trim.
     static let logKept = 10_000
@@ -181,12 +182,12 @@ extension ServerContext {
     /// Housekeeping: a snapshot every thousand changes keeps start-up time flat however long
     /// the history, and the stored log behind it is dropped; the log in memory keeps the
     /// last `logKept` changes for stale bases and catching up.
-    func takeSnapshots() {
+    func takeSnapshots(all: Bool = false) {
         for handle in documents.withLock({ Array($0.values) }) {
             let snap: DocumentSnapshot? = handle.state.withLock { st in
+                let changes = st.document.revision - st.lastSnapshotRevision
                 guard !st.savingError, !st.deleted,
-                      Self.snapshotDue(changes: st.document.revision - st.lastSnapshotRevision,
-                                       seconds: now() - st.lastSnapshotTime),
+                      all ? changes > 0 : Self.snapshotDue(changes: changes, seconds: now() - st.lastSnapshotTime),
                       st.committedRevision == st.document.revision,
                       st.journal?.events.isEmpty ?? true
                 else { return nil }
