@@ -206,7 +206,8 @@ extension APIError {
         case .nothingToUndo: .conflict("nothing_to_undo", "there is nothing to undo")
         case .nothingToRedo: .conflict("nothing_to_redo", "there is nothing to redo")
         case .noOpenGroup: .conflict("group_not_open", "no undo group is open")
-        default: .unprocessable("\(error)", code: "invalid_change")
+        case .groupOpen: .conflict("group_open", error.message)
+        case .editingDisabled: APIError(.forbidden, "editing_disabled", "editing is disabled for this document")
         }
     }
 }
