@@ -1,4 +1,0 @@
-/// TandemCore: text, operations, documents, undo. Pure Swift, no I/O.
-public enum TandemCore {
-    public static let version = "0.1.0"
-}
