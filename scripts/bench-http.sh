@@ -10,6 +10,13 @@
 # where the machine has no hardware counters (VMs without a PMU) it falls back to task-clock,
 # i.e. CPU microseconds per request, and says so.
 # All traffic goes to 127.0.0.1; every run is bounded by -d and `timeout`.
+# The servers take turns going first (odd rounds Tandem, even rounds Hummingbird), so neither
+# always meets the machine warm or cold.
+# Not quite the same work on the "health" route: Tandem's /healthz answers JSON with the
+# document count (`{"status":"ok","documents":N}`), Hummingbird's /hello a fixed plain string.
+# The static route is the same 2 KB JSON file on both.
+# A run with socket errors or non-2xx/3xx answers is printed as REJECTED and left out of
+# the medians; the script exits 3 when any run was rejected.
 set -uo pipefail
 ROUNDS=5; DUR=10
 while getopts "r:d:" o; do case $o in r) ROUNDS=$OPTARG;; d) DUR=$OPTARG;; *) exit 2;; esac; done
@@ -52,7 +59,8 @@ trap stop_server EXIT INT TERM
 RESULTS=$WORK/out/results-$(date +%s).jsonl
 : > "$RESULTS"
 for r in $(seq 1 "$ROUNDS"); do
-  for name in tandem hummingbird; do
+  order="tandem hummingbird"; [ $((r % 2)) = 0 ] && order="hummingbird tandem"
+  for name in $order; do
     if [ $name = tandem ]; then port=$TANDEM_PORT; cmd=$TANDEM_CMD; paths=$TANDEM_PATHS
     else port=$HB_PORT; cmd=$HB_CMD; paths=$HB_PATHS; fi
     port_open "$port" && { echo "port $port busy" >&2; exit 1; }
@@ -72,7 +80,14 @@ for r in $(seq 1 "$ROUNDS"); do
       kindname=$([ $kind = 0 ] && echo health || echo doc)
       python3 "$SHARED/http/parse_wrk.py" "$WORK/out/wrk.txt" server=$name path=$path kind=$kindname round=$r cost=$cost >> "$RESULTS"
       kind=1
-      tail -n1 "$RESULTS" | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("round %d %-12s %-10s %10.0f req/s  p99 %.2f ms" % (d["round"], d["server"], d["path"], d["rps"], d["p99_ms"]))'
+      tail -n1 "$RESULTS" | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+bad = d.get("sock_errors", 0) or d.get("non2xx", 0) or not d.get("rps")
+line = "round %d %-12s %-10s %10.0f req/s  p99 %.2f ms" % (d["round"], d["server"], d["path"], d["rps"] or 0, d["p99_ms"] or 0)
+if bad:
+    line += "  REJECTED: %d socket errors, %d non-2xx/3xx (%s)" % (d.get("sock_errors", 0), d.get("non2xx", 0), d["file"])
+print(line)'
     done
     stop_server
     sleep 1
@@ -81,8 +96,14 @@ done
 
 python3 - "$RESULTS" "$EVENT" "$DUR" <<'PY'
 import json, statistics, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
+every = [json.loads(l) for l in open(sys.argv[1])]
 event, dur = sys.argv[2], float(sys.argv[3])
+def clean(d): return d.get("rps") and not d.get("sock_errors") and not d.get("non2xx")
+rows = [d for d in every if clean(d)]
+rejected = [d for d in every if not clean(d)]
+for d in rejected:
+    print(f"REJECTED round {d['round']} {d['server']} {d['path']}: {d.get('sock_errors', 0)} socket errors, {d.get('non2xx', 0)} non-2xx/3xx")
+if not rows: sys.exit(3)
 def per_request(d):
     # perf ran DUR+1 s around a DUR s wrk run (plus the 0.5 s lead-in): charge it to wrk's requests.
     if not d.get("requests") or d.get("cost") in (None, "", "<not supported>"): return None
@@ -106,4 +127,7 @@ for kind in ("health", "doc"):
     if ("tandem", kind) in med and ("hummingbird", kind) in med:
         t, h = med[("tandem", kind)], med[("hummingbird", kind)]
         print(f"{kind}: tandem/hummingbird req/s x{t[0]/h[0]:.2f}, p99 x{t[1]/h[1]:.2f}, {unit} x{t[2]/h[2]:.2f}")
+if rejected:
+    print(f"{len(rejected)} run(s) rejected for errors: the medians above leave them out")
+    sys.exit(3)
 PY

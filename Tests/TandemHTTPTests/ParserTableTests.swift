@@ -277,9 +277,12 @@ enum ParserTable {
         for method in ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT", "get"] {
             rows.append(.ok("method \(method)", "\(method) /m HTTP/1.1\r\n\(H)\r\n", ["\(method) /m HTTP/1.1"]))
         }
+        // A malformed version after a good request of either version: the good one is
+        // parsed, then the bad line fails.
         for version in ["HTTP/1.0", "HTTP/1.1"] {
-            for v in ["HTTP/1.x", "HTTPS/1.1", "HTTP/11", "HTTP/1.1.1", "HTTP /1.1", "XTTP/1.1", "HTTP/a.1"] where v != version {
-                rows.append(.bad("version \(v) (\(version) family)", "GET / \(v)\r\n\(H)\r\n", v == "HTTP /1.1" ? "400 invalid_version" : "400 invalid_version"))
+            for v in ["HTTP/1.x", "HTTPS/1.1", "HTTP/11", "HTTP/1.1.1", "HTTP /1.1", "XTTP/1.1", "HTTP/a.1"] {
+                rows.append(.bad("version \(v) after a \(version) request", "GET /ok \(version)\r\n\(H)\r\nGET / \(v)\r\n\(H)\r\n",
+                                 "400 invalid_version", before: ["GET /ok \(version)"]))
             }
         }
         return rows
@@ -315,7 +318,9 @@ struct ParserTableTests {
         Self.check(row, ParserHarness.parse(row.raw))
     }
 
-    @Test("every split point and byte by byte give the same result", arguments: ParserTable.all.filter { $0.raw.count <= 400 })
+    /// Rows up to 400 bytes get every 2-way split, 3-way splits and byte-by-byte feeding;
+    /// longer ones (the "too large" rows) every 2-way split, which is linear in their size.
+    @Test("every split point and byte by byte give the same result", arguments: ParserTable.all.filter { $0.raw.count <= 2048 })
     func splits(_ row: ParserRow) {
         let whole = ParserHarness.parse(row.raw)
         for cut in 0...row.raw.count {
@@ -323,6 +328,7 @@ struct ParserTableTests {
             #expect(split == whole, "\(row.name) split at \(cut)")
             if split != whole { return }
         }
+        if row.raw.count > 400 { return }
         for cut in stride(from: 0, through: row.raw.count, by: 7) {
             let cut2 = min(row.raw.count, cut + 3)
             let three = ParserHarness.parse([row.raw[..<cut], row.raw[cut..<cut2], row.raw[cut2...]])

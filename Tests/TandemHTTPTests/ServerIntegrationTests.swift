@@ -23,6 +23,33 @@ struct ServerIntegrationTests {
         }
     }
 
+    @Test func requestsPipelinedAfterAnUnsafeOneWaitForItsAnswer() throws {
+        let value = Mutex(0)
+        let handler: HTTPHandler = { request, responder in
+            switch request.method {
+            case .post:
+                // Answered later, from another thread, as a group commit would.
+                later(100) {
+                    let now = value.withLock { v -> Int in v += 1; return v }
+                    responder.send(.text("set \(now)"))
+                }
+            default:
+                responder.send(.text("value \(value.withLock { $0 })"))
+            }
+        }
+        try withServer(handler: handler) { server in
+            let c = try TestClient(port: server.boundPort)
+            try c.send("GET /v HTTP/1.1\r\nHost: t\r\n\r\nPOST /inc HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n"
+                       + "GET /v HTTP/1.1\r\nHost: t\r\n\r\nPOST /inc HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\nHEAD /v HTTP/1.1\r\nHost: t\r\n\r\nGET /v HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try c.readResponse().text == "value 0")
+            #expect(try c.readResponse().text == "set 1")
+            #expect(try c.readResponse().text == "value 1")
+            #expect(try c.readResponse().text == "set 2")
+            #expect(try c.readResponse(head: true).headers["Content-Length"] == "7")
+            #expect(try c.readResponse().text == "value 2")
+        }
+    }
+
     @Test func chunkedUploadWithTrailers() throws {
         try withServer(handler: echoHandler) { server in
             let c = try TestClient(port: server.boundPort)
@@ -39,6 +66,26 @@ struct ServerIntegrationTests {
             try c.send("PUT /x HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
             let interim = try c.readResponse()
             #expect(interim.status == 100)
+            try c.send("hello")
+            let r = try c.readResponse()
+            #expect(r.status == 200)
+            #expect(r.text == "PUT /x hello")
+        }
+    }
+
+    @Test func expectContinueBehindAPendingResponseIsSentInOrder() throws {
+        let handler: HTTPHandler = { request, responder in
+            if request.target == "/slow" {
+                later(200) { responder.send(.text("slow")) }
+            } else {
+                echoHandler(request, responder)
+            }
+        }
+        try withServer(handler: handler) { server in
+            let c = try TestClient(port: server.boundPort, receiveTimeoutSeconds: 3)
+            try c.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\nPUT /x HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+            #expect(try c.readResponse().text == "slow")
+            #expect(try c.readResponse().status == 100)
             try c.send("hello")
             let r = try c.readResponse()
             #expect(r.status == 200)
@@ -293,6 +340,9 @@ struct ServerIntegrationTests {
             let second = try TestClient(port: server.boundPort)
             let r = try second.readResponse()
             #expect(r.status == 503)
+            #expect(r.headers["Date"]?.hasSuffix(" GMT") == true)
+            #expect(r.headers["Connection"] == "close")
+            #expect(r.text == #"{"error":{"code":"too_many_connections","message":"the server is at capacity"}}"#)
             #expect(second.isClosedByPeer())
         }
     }

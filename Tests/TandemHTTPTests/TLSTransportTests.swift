@@ -245,4 +245,41 @@ final class TLSPair {
         }
         #expect(ERR_peek_error() == 0)
     }
+
+    @Test func readThatMustWriteFirstAsksForWritability() throws {
+        let pair = try TLSPair()
+        // The ClientHello goes out; the client then waits for the server's answer.
+        #expect(SSL_get_error(pair.client, SSL_do_handshake(pair.client)) == SSL_ERROR_WANT_READ)
+        // Fill the server's direction so the ServerHello cannot be written.
+        let junk = [UInt8](repeating: 0, count: 65536)
+        var filled = 0
+        while filled < 64 << 20 {
+            let n = junk.withUnsafeBytes { send(pair.server.fileDescriptor, $0.baseAddress, $0.count, 0x40) }
+            if n <= 0 { break }
+            filled += n
+        }
+        #expect(pair.serverRead().0 == .wouldBlock)
+        #expect(pair.server.readNeedsWritable)
+    }
+
+    @Test func bytesLeftInsideOpenSSLAreReported() throws {
+        let pair = try TLSPair()
+        let message = Array("GET /a HTTP/1.1\r\nHost: t\r\n\r\nGET /b HTTP/1.1\r\nHost: t\r\n\r\n".utf8)
+        #expect(pair.sendToServer(Array("x".utf8)) == Array("x".utf8))
+        #expect(message.withUnsafeBytes { SSL_write(pair.client, $0.baseAddress, Int32($0.count)) } == Int32(message.count))
+        // A small read takes part of the record; the rest waits in OpenSSL, not on the socket.
+        var small = [UInt8](repeating: 0, count: 10)
+        let first = small.withUnsafeMutableBytes { pair.server.read(into: $0) }
+        #expect(first == .transferred(10))
+        #expect(pair.server.hasBufferedInput)
+        var received = Array(small)
+        var rest = [UInt8](repeating: 0, count: 4096)
+        while pair.server.hasBufferedInput {
+            guard case .transferred(let n) = rest.withUnsafeMutableBytes({ pair.server.read(into: $0) }) else { break }
+            received += rest[..<n]
+        }
+        #expect(received == message)
+        #expect(!pair.server.hasBufferedInput)
+        #expect(!pair.server.readNeedsWritable)
+    }
 }

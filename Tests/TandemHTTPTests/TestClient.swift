@@ -1,3 +1,4 @@
+import COpenSSL
 import Glibc
 import TandemHTTP
 
@@ -16,13 +17,23 @@ final class TestClient {
 
     let fd: Int32
     private var buffer: [UInt8] = []
+    /// Set when the client speaks TLS (no certificate check: the server is the test's own).
+    private var tlsContext: OpaquePointer?
+    private var tls: OpaquePointer?
+    /// The TLS peer's close_notify arrived (a clean close, not a bare EOF).
+    private(set) var receivedCloseNotify = false
 
-    init(port: Int, host: String = "127.0.0.1", receiveTimeoutSeconds: Int = 10) throws {
+    init(port: Int, host: String = "127.0.0.1", receiveTimeoutSeconds: Int = 10, useTLS: Bool = false,
+         receiveBufferBytes: Int32? = nil) throws {
         let v6 = host.contains(":")
         fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         var tv = timeval(tv_sec: receiveTimeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBufferBytes {
+            // Before connect, so the window offered to the server stays small.
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var rc: Int32
         if v6 {
             var addr = sockaddr_in6()
@@ -41,16 +52,33 @@ final class TestClient {
             Glibc.close(fd)
             throw Failure(description: "connect failed: errno \(errno)")
         }
+        if useTLS {
+            tlsContext = SSL_CTX_new(TLS_client_method())
+            tls = SSL_new(tlsContext)
+            _ = SSL_set_fd(tls, fd)
+            guard SSL_connect(tls) == 1 else {
+                ERR_clear_error()
+                throw Failure(description: "TLS handshake failed")
+            }
+        }
     }
 
-    deinit { Glibc.close(fd) }
+    deinit {
+        if let tls { SSL_free(tls) }
+        if let tlsContext { SSL_CTX_free(tlsContext) }
+        ERR_clear_error()
+        Glibc.close(fd)
+    }
 
     func send(_ text: String) throws { try send(Array(text.utf8)) }
 
     func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0x4000) }
+            let n = bytes[offset...].withUnsafeBytes { raw -> Int in
+                if let tls { return Int(SSL_write(tls, raw.baseAddress, Int32(raw.count))) }
+                return Glibc.send(fd, raw.baseAddress, raw.count, 0x4000)
+            }
             guard n > 0 else { throw Failure(description: "send failed: errno \(errno)") }
             offset += n
         }
@@ -59,6 +87,19 @@ final class TestClient {
     /// Reads more bytes; false at EOF or reset.
     private func fill() throws -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
+        if let tls {
+            let n = chunk.withUnsafeMutableBytes { SSL_read(tls, $0.baseAddress, Int32($0.count)) }
+            if n > 0 { buffer.append(contentsOf: chunk[..<Int(n)]); return true }
+            let savedErrno = errno
+            let error = SSL_get_error(tls, n)
+            ERR_clear_error()
+            if error == SSL_ERROR_SYSCALL && (savedErrno == EAGAIN || savedErrno == EWOULDBLOCK) {
+                throw Failure(description: "receive timed out")
+            }
+            if error == SSL_ERROR_ZERO_RETURN { receivedCloseNotify = true }
+            if error == SSL_ERROR_WANT_READ { throw Failure(description: "receive timed out") }
+            return false
+        }
         let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         if n > 0 { buffer.append(contentsOf: chunk[..<n]); return true }
         if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { throw Failure(description: "receive timed out") }
@@ -132,6 +173,20 @@ final class TestClient {
 
     /// Reads a response head only (for streamed bodies read chunk by chunk).
     func readHeadOnly() throws -> Response { try readResponse(head: true) }
+
+    /// Reads up to `limit` raw bytes of whatever arrives (plain sockets only); nil at EOF or reset.
+    func receiveRaw(limit: Int) throws -> Int? {
+        if !buffer.isEmpty {
+            let n = min(limit, buffer.count)
+            buffer.removeSubrange(..<n)
+            return n
+        }
+        var chunk = [UInt8](repeating: 0, count: limit)
+        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n > 0 { return n }
+        if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { throw Failure(description: "receive timed out") }
+        return nil
+    }
 
     /// True when the server closed: EOF (or reset) with nothing more to read.
     func isClosedByPeer() -> Bool {

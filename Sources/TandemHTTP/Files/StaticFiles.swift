@@ -83,7 +83,9 @@ public struct StaticFiles: Sendable {
         var fileName = names.last.map { Substring($0) } ?? ""
         if isDirectory(status) {
             guard trailingSlash || names.isEmpty else {
-                var location = String(path) + "/"
+                // From the names, not the raw path: `//js` must not become `//js/`, which a
+                // browser reads as another host.
+                var location = "/" + path.split(separator: "/").joined(separator: "/") + "/"
                 if let query = request.query { location += "?" + query }
                 return HTTPResponse(status: HTTPStatus(301), headers: ["Location": location, "Cache-Control": "no-cache"])
             }

@@ -12,6 +12,14 @@ public struct HTTPMethod: Sendable, Hashable, CustomStringConvertible, Expressib
     public static let patch = HTTPMethod("PATCH")
     public static let delete = HTTPMethod("DELETE")
     public static let options = HTTPMethod("OPTIONS")
+
+    /// GET, HEAD, OPTIONS and TRACE: read-only by definition (RFC 9110 §9.2.1).
+    public var isSafe: Bool {
+        switch rawValue {
+        case "GET", "HEAD", "OPTIONS", "TRACE": true
+        default: false
+        }
+    }
 }
 
 public struct HTTPVersion: Sendable, Hashable, CustomStringConvertible {

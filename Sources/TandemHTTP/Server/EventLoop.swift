@@ -27,6 +27,13 @@ final class EventLoop: @unchecked Sendable {
     private var stopping = false
     private var graceDeadline: UInt64 = .max
     private let tickNanos: UInt64
+    /// Held open so that, out of descriptors, one can be freed to accept and turn away a client.
+    private var spareFD: Int32 = -1
+    /// Listeners are out of epoll until then (0: watched), after accept ran out of descriptors:
+    /// a readable listener that cannot be accepted from would wake the loop without end.
+    private var listenersPausedUntil: UInt64 = 0
+    private var descriptorShortage = false
+    private static let acceptBackoff: UInt64 = 100_000_000
 
     init(server: ServerCore) throws {
         self.server = server
@@ -38,9 +45,11 @@ final class EventLoop: @unchecked Sendable {
         let shortest = min(t.headerRead, t.bodyRead, t.idle, t.write).nanoseconds
         tickNanos = min(max(shortest / 4, 5_000_000), 250_000_000)
         register(wakeFD, events: EPOLLIN.rawValue)
+        spareFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
     }
 
     deinit {
+        if spareFD >= 0 { close(spareFD) }
         readBuffer.deallocate()
         close(epollFD)
         close(wakeFD)
@@ -83,9 +92,14 @@ final class EventLoop: @unchecked Sendable {
         defer { events.deallocate() }
         date.refresh()
         while true {
-            let n = epoll_wait(epollFD, events, Int32(maxEvents), Int32(tickNanos / 1_000_000))
+            let wait = listenersPausedUntil == 0 ? tickNanos : min(tickNanos, Self.acceptBackoff)
+            let n = epoll_wait(epollFD, events, Int32(maxEvents), Int32(wait / 1_000_000))
             now = MonotonicClock.now()
             date.refresh()
+            if listenersPausedUntil != 0 && now >= listenersPausedUntil {
+                listenersPausedUntil = 0
+                for l in listeners { register(l, events: EPOLLIN.rawValue) }
+            }
             if n > 0 {
                 for i in 0..<Int(n) {
                     let ev = events[i]
@@ -139,21 +153,21 @@ final class EventLoop: @unchecked Sendable {
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let fd = withUnsafeMutablePointer(to: &storage) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    shim_accept4(listener, $0, &length, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
+                    server.configuration.accept(listener, $0, &length, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
                 }
             }
             if fd < 0 {
                 if errno == EINTR || errno == ECONNABORTED { continue }
-                if errno == EMFILE || errno == ENFILE {
-                    server.configuration.logger.error("accept: out of file descriptors")
-                }
+                if errno == EMFILE || errno == ENFILE { outOfDescriptors(listener) }
                 return
             }
             accepted += 1
+            if descriptorShortage {
+                descriptorShortage = false
+                server.configuration.logger.notice("accept: descriptors available again")
+            }
             guard server.admitConnection() else {
-                // Over the limit: a fixed 503, best effort, and close (no state is kept).
-                _ = ServerCore.overloadedResponse.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, PlainTransport.noSignal | PlainTransport.dontWait) }
-                Glibc.close(fd)
+                turnAway(fd)
                 continue
             }
             var one: Int32 = 1
@@ -168,6 +182,33 @@ final class EventLoop: @unchecked Sendable {
             register(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue)
             if stopping { conn.beginShutdown() }
         }
+    }
+
+    /// Over the limit: a 503, best effort, and close (no state is kept).
+    private func turnAway(_ fd: Int32) {
+        let response = ServerCore.overloadedResponse(date: date.bytes)
+        _ = response.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, PlainTransport.noSignal | PlainTransport.dontWait) }
+        Glibc.close(fd)
+    }
+
+    /// Frees the spare descriptor to answer one waiting client with 503, then stops watching
+    /// the listeners for a moment; logs once per shortage, not once per wake-up.
+    private func outOfDescriptors(_ listener: Int32) {
+        if !descriptorShortage {
+            descriptorShortage = true
+            server.configuration.logger.error("accept: out of file descriptors (\(connectionCount) connections on this loop); turning clients away")
+        }
+        if spareFD >= 0 {
+            Glibc.close(spareFD)
+            spareFD = -1
+            let fd = server.configuration.accept(listener, nil, nil, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
+            if fd >= 0 { turnAway(fd) }
+            spareFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        }
+        if listenersPausedUntil == 0 {
+            for l in listeners { epoll_ctl(epollFD, EPOLL_CTL_DEL, l, nil) }
+        }
+        listenersPausedUntil = now &+ Self.acceptBackoff
     }
 
     func removed(_ conn: HTTPConnection, fd: Int32) {

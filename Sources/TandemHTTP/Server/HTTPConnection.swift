@@ -41,11 +41,26 @@ final class HTTPConnection: @unchecked Sendable {
     /// Parsing stopped at the pipeline limit with bytes still buffered.
     private var inputHeldBack = false
     private var shuttingDown = false
+    /// A TLS read needs the socket writable before it can go on (handshake or key update).
+    private var readWaitsForWritable = false
+    /// `Expect: 100-continue` seen; the interim answer goes out once every earlier response has.
+    private var continuePending = false
+    /// Requests with unsafe methods handed to the handler and not yet answered. While there
+    /// are any, later pipelined requests wait (RFC 9112 §9.3.2 allows running pipelined
+    /// requests together only when all are safe): a GET after a POST must see its effect.
+    private var unsafeInFlight = 0
 
     private var headStarted: UInt64 = 0
     private var lastRead: UInt64
     private var lastWriteProgress: UInt64
     private var lingerStarted: UInt64 = 0
+    /// When the current body began arriving (0: no body), and how much of it has come since.
+    private var bodyStarted: UInt64 = 0
+    private var bodyReceived = 0
+    /// When the socket last refused output with more queued (0: not since the queue emptied),
+    /// and how much the peer has taken since.
+    private var writeBlockedSince: UInt64 = 0
+    private var writtenWhileBlocked = 0
 
     private static let maxPipelined = 32
     private static let maxBufferedOutput = 1 << 20
@@ -68,6 +83,11 @@ final class HTTPConnection: @unchecked Sendable {
     func handle(events: UInt32) {
         if events & (EPOLLERR.rawValue) != 0 { close(); return }
         if events & EPOLLOUT.rawValue != 0 {
+            if readWaitsForWritable {
+                readWaitsForWritable = false
+                readAvailable()
+                if closed { return }
+            }
             flush()
             if closed { return }
         }
@@ -77,21 +97,54 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private func readAvailable() {
+        if lingering { discardInput(); return }
         let buffer = loop.readBuffer
-        switch transport.read(into: buffer) {
-        case .transferred(let n):
-            lastRead = loop.now
-            if lingering { return }
-            if parser.isIdle { headStarted = loop.now }
-            parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
-            processInput()
-        case .wouldBlock:
-            return
-        case .closed:
-            peerGone()
-        case .failed:
-            close()
+        // Bytes OpenSSL has already decrypted are invisible to epoll: take them now, or
+        // pipelined requests in the same TLS record would wait for the client's next packet.
+        repeat {
+            switch transport.read(into: buffer) {
+            case .transferred(let n):
+                lastRead = loop.now
+                if parser.isIdle { headStarted = loop.now }
+                let inBody = parser.isReadingBody
+                parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+                processInput()
+                noteBodyProgress(inBody ? n : 0)
+            case .wouldBlock:
+                if transport.readNeedsWritable {
+                    readWaitsForWritable = true
+                    updateInterest()
+                }
+                return
+            case .closed:
+                peerGone()
+                return
+            case .failed:
+                close()
+                return
+            }
+        } while !closed && !lingering && transport.hasBufferedInput
+    }
+
+    private func noteBodyProgress(_ bytes: Int) {
+        if !parser.isReadingBody {
+            bodyStarted = 0
+        } else if bodyStarted == 0 {
+            bodyStarted = loop.now
+            bodyReceived = 0
+        } else {
+            bodyReceived += bytes
         }
+    }
+
+    /// While lingering: raw bytes thrown away (after TLS close_notify nothing is decrypted),
+    /// until the peer's EOF.
+    private func discardInput() {
+        let buffer = loop.readBuffer
+        let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+        if n > 0 { lastRead = loop.now; return }
+        if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return }
+        close()
     }
 
     /// The peer sent EOF: finish what was asked (a half-close still wants its answers), unless streaming.
@@ -110,7 +163,7 @@ final class HTTPConnection: @unchecked Sendable {
         processing = true
         inputHeldBack = false
         while !inputDone {
-            if pendingCount >= Self.maxPipelined {
+            if pendingCount >= Self.maxPipelined || unsafeInFlight > 0 {
                 inputHeldBack = true
                 break
             }
@@ -124,9 +177,7 @@ final class HTTPConnection: @unchecked Sendable {
             guard let event else { break }
             switch event {
             case .continueExpected:
-                if pendingCount == 0 && outOffset == out.count {
-                    out.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
-                }
+                continuePending = true
             case .request(let request):
                 dispatch(request)
                 headStarted = loop.now
@@ -139,6 +190,7 @@ final class HTTPConnection: @unchecked Sendable {
 
     private func fail(_ error: HTTPParseError) {
         inputDone = true
+        continuePending = false
         let slot = Slot(sequence: nextSequence, isHead: false, keepAlive: false, keepAliveHeader: false,
                         method: "-", target: "-", started: loop.now, response: error.response)
         nextSequence += 1
@@ -153,6 +205,9 @@ final class HTTPConnection: @unchecked Sendable {
         } else {
             keepAlive = !request.headers.hasToken("close", in: "Connection")
         }
+        // The body is here already: an interim answer would only be noise.
+        continuePending = false
+        if !request.method.isSafe { unsafeInFlight += 1 }
         let sequence = nextSequence
         nextSequence += 1
         slots.append(Slot(
@@ -181,6 +236,15 @@ final class HTTPConnection: @unchecked Sendable {
         let index = slotsHead + (sequence - (slotsHead < slots.count ? slots[slotsHead].sequence : sequence))
         guard index >= slotsHead, index < slots.count, slots[index].sequence == sequence else { return }
         slots[index].response = response
+        if !slots[index].method.isSafe {
+            unsafeInFlight -= 1
+            // What the unsafe request held back may be parsed now (on an already-answered
+            // head slot, processInput's own writeReady sends it).
+            if unsafeInFlight == 0 && inputHeldBack && !processing && !inputDone {
+                processInput()
+                return
+            }
+        }
         if processing || index != slotsHead { return }
         writeReady()
         flush()
@@ -227,6 +291,14 @@ final class HTTPConnection: @unchecked Sendable {
         if slotsHead == slots.count && slotsHead > 0 {
             slots.removeAll(keepingCapacity: true)
             slotsHead = 0
+        }
+        if continuePending && pendingCount == 0 && stream == nil && !inputDone {
+            continuePending = false
+            out.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
+            // The client waited for this before sending the body: its clocks start now.
+            lastRead = loop.now
+            bodyStarted = loop.now
+            bodyReceived = 0
         }
     }
 
@@ -279,7 +351,12 @@ final class HTTPConnection: @unchecked Sendable {
             case .transferred(let n):
                 outOffset += n
                 lastWriteProgress = loop.now
+                if writeBlockedSince != 0 { writtenWhileBlocked += n }
             case .wouldBlock:
+                if writeBlockedSince == 0 {
+                    writeBlockedSince = loop.now
+                    writtenWhileBlocked = 0
+                }
                 stream?.unsent.store(out.count - outOffset, ordering: .relaxed)
                 updateInterest()
                 return
@@ -290,6 +367,7 @@ final class HTTPConnection: @unchecked Sendable {
         }
         out.removeAll(keepingCapacity: out.capacity <= 64 * 1024)
         outOffset = 0
+        writeBlockedSince = 0
         stream?.unsent.store(0, ordering: .relaxed)
         lastWriteProgress = loop.now
         if closeWhenDrained && pendingCount == 0 && stream == nil {
@@ -298,7 +376,7 @@ final class HTTPConnection: @unchecked Sendable {
         }
         updateInterest()
         // Requests held back by the pipeline limit or by output may proceed now.
-        if inputHeldBack && !processing && !inputDone && pendingCount < Self.maxPipelined && stream == nil {
+        if inputHeldBack && !processing && !inputDone && pendingCount < Self.maxPipelined && stream == nil && unsafeInFlight == 0 {
             processInput()
         }
     }
@@ -306,22 +384,25 @@ final class HTTPConnection: @unchecked Sendable {
     private func updateInterest() {
         if closed { return }
         var want: UInt32 = 0
-        let readable = lingering || (!inputDone && pendingCount < Self.maxPipelined && out.count - outOffset < Self.maxBufferedOutput)
+        // A TLS read that must write first would only spin on readability.
+        let readable = !readWaitsForWritable
+            && (lingering || (!inputDone && unsafeInFlight == 0 && pendingCount < Self.maxPipelined
+                              && out.count - outOffset < Self.maxBufferedOutput))
         if readable && !peerClosed { want |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
-        if outOffset < out.count { want |= EPOLLOUT.rawValue }
+        if outOffset < out.count || readWaitsForWritable { want |= EPOLLOUT.rawValue }
         if want != interest {
             interest = want
             loop.modify(fd, events: want)
         }
     }
 
-    /// After the last response: half-close and read until the peer closes, so it gets the
-    /// response instead of a reset caused by unread request bytes.
+    /// After the last response: half-close (after TLS close_notify) and read until the peer
+    /// closes, so it gets the response instead of a reset caused by unread request bytes.
     private func startLingering() {
-        if peerClosed || !(transport is PlainTransport) { close(); return }
+        if peerClosed { close(); return }
         lingering = true
         lingerStarted = loop.now
-        Glibc.shutdown(fd, Int32(SHUT_WR))
+        transport.shutdownOutput()
         updateInterest()
     }
 
@@ -346,14 +427,24 @@ final class HTTPConnection: @unchecked Sendable {
             return
         }
         if outOffset < out.count {
-            if now &- lastWriteProgress > t.write { close() }
+            let stalled = now &- lastWriteProgress > t.write
+            let tooSlow = writeBlockedSince != 0 && now &- writeBlockedSince > ServerCore.TimeoutNanos.allowance(
+                grace: t.write, bytes: writtenWhileBlocked, rate: t.minimumWriteRate)
+            if stalled || tooSlow { close() }
             return
         }
         if stream != nil || pendingCount > 0 { return }
         if parser.isIdle {
             if now &- max(lastRead, lastWriteProgress) > (shuttingDown ? 0 : t.idle) { close() }
         } else if parser.isReadingBody {
-            if now &- lastRead > t.bodyRead { timedOut("body_timeout", "the request body did not arrive in time") }
+            if bodyStarted == 0 {
+                bodyStarted = now
+                bodyReceived = 0
+            }
+            let silent = now &- lastRead > t.bodyRead
+            let tooSlow = now &- bodyStarted > ServerCore.TimeoutNanos.allowance(
+                grace: t.bodyRead, bytes: bodyReceived, rate: t.minimumBodyRate)
+            if silent || tooSlow { timedOut("body_timeout", "the request body did not arrive in time") }
         } else if now &- headStarted > t.headerRead {
             timedOut("header_timeout", "the request head did not arrive in time")
         }

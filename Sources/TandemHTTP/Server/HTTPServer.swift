@@ -32,6 +32,13 @@ public final class HTTPServer: Sendable {
         signal(SIGPIPE, SIG_IGN)
         try state.withLock { s in
             if s.started { throw HTTPServerError.alreadyStarted }
+            let descriptors = DescriptorLimit.raiseToHardLimit()
+            core.maxConnections = DescriptorLimit.connectionCap(
+                configured: configuration.maxConnections, descriptors: descriptors,
+                eventLoops: configuration.eventLoopCount)
+            if core.maxConnections < configuration.maxConnections {
+                configuration.logger.warning("open-file limit \(descriptors) allows \(core.maxConnections) connections, not \(configuration.maxConnections)")
+            }
             var addresses = try SocketAddress.resolve(host: configuration.host, port: configuration.port)
             var loops: [EventLoop] = []
             for _ in 0..<configuration.eventLoopCount { loops.append(try EventLoop(server: core)) }
@@ -70,6 +77,9 @@ public final class HTTPServer: Sendable {
     public var boundPort: Int { state.withLock { $0.boundPort } }
     /// The bound socket addresses, e.g. `127.0.0.1:8080`, `[::]:8080`.
     public var boundAddresses: [String] { state.withLock { $0.boundAddresses } }
+    /// The connection limit in force: `configuration.maxConnections`, or less once `start`
+    /// has found the open-file limit lower.
+    public var maxConnections: Int { core.maxConnections }
     /// Open connections across all loops.
     public var connectionCount: Int { core.connectionCount }
 

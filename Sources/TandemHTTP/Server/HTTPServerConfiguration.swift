@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import Logging
 
@@ -5,19 +6,32 @@ extension HTTPServer {
     public struct Timeouts: Sendable, Equatable {
         /// From the first byte of a request head to its end (slowloris defence); 408 then close.
         public var headerRead: Duration
-        /// Longest silence while a body is arriving; 408 then close.
+        /// Longest silence while a body is arriving, and the grace before `minimumBodyRate`
+        /// applies; 408 then close.
         public var bodyRead: Duration
         /// Longest silence of a keep-alive connection between requests; closed quietly.
         public var idle: Duration
-        /// Longest time queued output may make no progress (also cuts stalled streams).
+        /// Longest time queued output may make no progress, and the grace before
+        /// `minimumWriteRate` applies (also cuts stalled streams).
         public var write: Duration
+        /// Bytes per second a body must average once `bodyRead` has passed: each byte buys
+        /// `1/rate` s more (as Apache's mod_reqtimeout), so a trickle of one byte per
+        /// silence period cannot hold a connection for the whole body. 0 turns it off.
+        public var minimumBodyRate: Int
+        /// Bytes per second a client must take while output waits for it, measured from the
+        /// moment the socket first refused bytes until the queue is empty again; a stream
+        /// whose reader keeps up is never cut, however long it lives. 0 turns it off.
+        public var minimumWriteRate: Int
 
         public init(headerRead: Duration = .seconds(10), bodyRead: Duration = .seconds(30),
-                    idle: Duration = .seconds(60), write: Duration = .seconds(30)) {
+                    idle: Duration = .seconds(60), write: Duration = .seconds(30),
+                    minimumBodyRate: Int = 1024, minimumWriteRate: Int = 1024) {
             self.headerRead = headerRead
             self.bodyRead = bodyRead
             self.idle = idle
             self.write = write
+            self.minimumBodyRate = max(0, minimumBodyRate)
+            self.minimumWriteRate = max(0, minimumWriteRate)
         }
     }
 
@@ -39,6 +53,10 @@ extension HTTPServer {
         public var responseFilter: (@Sendable (HTTPRequest, HTTPResponse) -> HTTPResponse)?
         /// One `.info` line per request; errors of the server itself at `.error`.
         public var logger: Logger
+        /// accept4(2); tests put a failing one here to see how the loop copes with EMFILE.
+        var accept: @Sendable (Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32) -> Int32 = {
+            shim_accept4($0, $1, $2, $3)
+        }
 
         public init(
             host: String = "127.0.0.1", port: Int = 8080,

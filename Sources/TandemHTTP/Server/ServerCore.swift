@@ -7,27 +7,42 @@ final class ServerCore: Sendable {
         var bodyRead: UInt64
         var idle: UInt64
         var write: UInt64
+        var minimumBodyRate: UInt64
+        var minimumWriteRate: UInt64
+
+        /// How long `bytes` may take at `rate` bytes/s after `grace` (never, with rate 0).
+        static func allowance(grace: UInt64, bytes: Int, rate: UInt64) -> UInt64 {
+            guard rate > 0 else { return .max }
+            let b = UInt64(max(0, bytes))
+            return grace &+ (b / rate) &* 1_000_000_000 &+ (b % rate) &* 1_000_000_000 / rate
+        }
     }
 
     let configuration: HTTPServer.Configuration
     let handler: HTTPHandler
     let timeouts: TimeoutNanos
     private let connections = Atomic<Int>(0)
-
-    static let overloadedResponse: [UInt8] = Array(
-        "HTTP/1.1 503 Service Unavailable\r\nServer: Tandem\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 79\r\nConnection: close\r\n\r\n{\"error\":{\"code\":\"too_many_connections\",\"message\":\"the server is at capacity\"}}".utf8)
+    /// `configuration.maxConnections`, lowered at start to what the descriptor limit allows.
+    private let connectionCap: Atomic<Int>
 
     init(configuration: HTTPServer.Configuration, handler: @escaping HTTPHandler) {
         self.configuration = configuration
         self.handler = handler
         let t = configuration.timeouts
         timeouts = TimeoutNanos(headerRead: t.headerRead.nanoseconds, bodyRead: t.bodyRead.nanoseconds,
-                                idle: t.idle.nanoseconds, write: t.write.nanoseconds)
+                                idle: t.idle.nanoseconds, write: t.write.nanoseconds,
+                                minimumBodyRate: UInt64(t.minimumBodyRate), minimumWriteRate: UInt64(t.minimumWriteRate))
+        connectionCap = Atomic(configuration.maxConnections)
+    }
+
+    var maxConnections: Int {
+        get { connectionCap.load(ordering: .relaxed) }
+        set { connectionCap.store(newValue, ordering: .relaxed) }
     }
 
     func admitConnection() -> Bool {
         let n = connections.wrappingAdd(1, ordering: .relaxed).newValue
-        if n > configuration.maxConnections {
+        if n > maxConnections {
             connections.wrappingSubtract(1, ordering: .relaxed)
             return false
         }
@@ -39,4 +54,17 @@ final class ServerCore: Sendable {
     }
 
     var connectionCount: Int { connections.load(ordering: .relaxed) }
+
+    /// The answer to a connection turned away at accept, dated like every other response.
+    static func overloadedResponse(date: [UInt8]) -> [UInt8] {
+        let error = HTTPResponse.error(.serviceUnavailable, code: "too_many_connections", message: "the server is at capacity")
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        let body = error.bodyBytes ?? []
+        ResponseSerializer.appendHead(
+            status: error.status, headers: error.headers, framing: .length(body.count),
+            connection: "close", date: date, to: &out)
+        out.append(contentsOf: body)
+        return out
+    }
 }

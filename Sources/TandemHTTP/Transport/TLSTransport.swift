@@ -8,9 +8,9 @@ import Glibc
 /// The handshake happens implicitly in the first `read`/`write`, so a `.wouldBlock`
 /// can mean "wait for either direction" (a read may need to write handshake bytes).
 /// Rules for the caller, as for any non-blocking OpenSSL stream:
-/// - read until `.wouldBlock`: OpenSSL decrypts whole records, so bytes may sit in its
-///   buffer with nothing left on the socket for edge-triggered epoll to report
-///   (`hasBufferedInput` tells);
+/// - after a read, take what `hasBufferedInput` reports: OpenSSL decrypts whole records, so
+///   bytes may sit in its buffer with nothing left on the socket for epoll to report;
+/// - after a read's `.wouldBlock`, `readNeedsWritable` says which readiness to wait for;
 /// - after a write's `.wouldBlock`, retry with the same bytes (their address may change).
 ///
 /// Not thread-safe: one event-loop thread uses it, as `Transport` says.
@@ -21,6 +21,10 @@ public final class TLSTransport: Transport {
     private let context: TLSContext
     private let setupError: String?
     private var isClosed = false
+    private var outputShut = false
+    private var wantedWrite = false
+    /// Set by the last read that would block: OpenSSL needed to write first.
+    public private(set) var readNeedsWritable = false
 
     init(context: TLSContext, fileDescriptor: Int32) {
         self.context = context
@@ -51,9 +55,12 @@ public final class TLSTransport: Transport {
         guard let ssl, !isClosed else { return .failed(setupError ?? "TLS transport is closed") }
         guard let base = buffer.baseAddress, buffer.count > 0 else { return .transferred(0) }
         ERR_clear_error()
+        readNeedsWritable = false
         let n = SSL_read(ssl, base, Int32(clamping: buffer.count))
         if n > 0 { return .transferred(Int(n)) }
-        return outcome(of: n, ssl: ssl)
+        let result = outcome(of: n, ssl: ssl)
+        readNeedsWritable = result == .wouldBlock && wantedWrite
+        return result
     }
 
     public func write(_ buffer: UnsafeRawBufferPointer) -> TransportResult {
@@ -88,13 +95,27 @@ public final class TLSTransport: Transport {
     }
 
     /// Sends close_notify if it fits in the socket now (best effort, never waits), then
+    /// half-closes TCP; what the peer still sends is for the caller to discard raw.
+    public func shutdownOutput() {
+        guard let ssl, !isClosed, !outputShut else { return }
+        outputShut = true
+        if SSL_is_init_finished(ssl) == 1 {
+            ERR_clear_error()
+            _ = SSL_shutdown(ssl)
+            ERR_clear_error()
+        }
+        _ = Glibc.shutdown(fileDescriptor, Int32(SHUT_WR))
+    }
+
+    /// Sends close_notify if it fits in the socket now (best effort, never waits), then
     /// closes the descriptor.
     public func close() {
         guard !isClosed else { return }
         isClosed = true
         if let ssl {
             // A half-done handshake has nothing to notify; shutting it down would only error.
-            if SSL_is_init_finished(ssl) == 1 {
+            // After shutdownOutput the notify is sent and the input was read past OpenSSL.
+            if SSL_is_init_finished(ssl) == 1 && !outputShut {
                 _ = SSL_shutdown(ssl)
             }
             ERR_clear_error()
@@ -106,6 +127,7 @@ public final class TLSTransport: Transport {
     private func outcome(of result: Int32, ssl: OpaquePointer) -> TransportResult {
         let savedErrno = errno
         let code = SSL_get_error(ssl, result)
+        wantedWrite = code == SSL_ERROR_WANT_WRITE
         switch code {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
             return .wouldBlock
