@@ -59,7 +59,7 @@ struct TextOperationPropertyTests {
             let document = RandomOperation.document(using: &rng)
             let op = RandomOperation.make(on: document, using: &rng)
             var rope = Rope(document)
-            let inverse = op.inverted(against: rope)
+            let inverse = try op.inverted(against: rope)
             #expect(inverse.baseLength == op.targetLength && inverse.targetLength == op.baseLength)
             try op.apply(to: &rope)
             try inverse.apply(to: &rope)

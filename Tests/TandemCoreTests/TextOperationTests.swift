@@ -148,9 +148,23 @@ struct TextOperationTests {
         #expect(rope.description == expected)
         #expect(op.targetLength == expected.utf16.count)
         // Invert restores the original.
-        let inverse = op.inverted(against: Rope(document))
+        let inverse = try op.inverted(against: Rope(document))
         #expect(try inverse.apply(to: expected) == document)
-        #expect(inverse.inverted(against: Rope(expected)) == op)
+        #expect(try inverse.inverted(against: Rope(expected)) == op)
+    }
+
+    @Test func invertChecksLikeApply() throws {
+        let op = try TextOperation.delete(from: 1, to: 3, length: 4)
+        #expect(throws: OperationError.lengthMismatch(expected: 4, actual: 3)) { try op.inverted(against: "abc") }
+        #expect(throws: OperationError.lengthMismatch(expected: 4, actual: 5)) { try op.inverted(against: Rope("abcde")) }
+        // "a😀b": offset 2 is between the two halves of the emoji.
+        #expect(throws: OperationError.splitsSurrogatePair(at: 2)) {
+            try TextOperation.delete(from: 0, to: 2, length: 4).inverted(against: "a😀b")
+        }
+        #expect(throws: OperationError.splitsSurrogatePair(at: 2)) {
+            try TextOperation.insert("x", at: 2, length: 4).inverted(against: "a😀b")
+        }
+        #expect(try op.inverted(against: "a😀b") == TextOperation.insert("😀", at: 1, length: 2))
     }
 
     @Test func applyLengthMismatchChangesNothing() throws {

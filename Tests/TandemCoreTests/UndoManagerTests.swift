@@ -135,13 +135,46 @@ import Testing
         um.disableUndoRegistration()
         um.disableUndoRegistration()
         try doc.apply(ins(doc, "a", at: 0), session: "a", time: 0)
-        um.enableUndoRegistration()
+        try um.enableUndoRegistration()
         #expect(!um.isUndoRegistrationEnabled)
-        um.enableUndoRegistration()
+        try um.enableUndoRegistration()
         #expect(um.isUndoRegistrationEnabled)
         try doc.apply(ins(doc, "b", at: 1), session: "a", options: .init(undoable: false), time: 0)
         #expect(!um.canUndo(.session("a")))
         #expect(try doc.changes(since: 0).map(\.group) == [-1, -1])
+    }
+
+    @Test func enablingWithoutADisableIsAnError() throws {
+        let doc = Document()
+        var events: [DocumentEvent] = []
+        doc.journal = { events.append($0) }
+        #expect(throws: DocumentError.undoRegistrationNotDisabled) { try doc.undoManager.enableUndoRegistration() }
+        doc.undoManager.disableUndoRegistration()
+        try doc.undoManager.enableUndoRegistration()
+        #expect(throws: DocumentError.undoRegistrationNotDisabled) { try doc.undoManager.enableUndoRegistration() }
+        #expect(doc.undoManager.isUndoRegistrationEnabled)
+        #expect(events == [.disableUndoRegistration, .enableUndoRegistration])
+        #expect(DocumentError.undoRegistrationNotDisabled.code == "undo_registration_not_disabled")
+    }
+
+    @Test func removeAllActionsReenablesRegistration() throws {
+        for clearDocumentScope in [false, true] {
+            let doc = Document()
+            let um = doc.undoManager
+            um.disableUndoRegistration()
+            um.disableUndoRegistration()
+            if clearDocumentScope { um.removeAllActions(.document) } else { um.removeAllActions() }
+            #expect(um.isUndoRegistrationEnabled)
+            try doc.apply(ins(doc, "a", at: 0), session: "a", time: 0)
+            #expect(um.canUndo(.session("a")))
+            #expect(throws: DocumentError.undoRegistrationNotDisabled) { try um.enableUndoRegistration() }
+        }
+        // A session's context is not the manager: its registration state stays.
+        let doc = Document()
+        try doc.apply(ins(doc, "a", at: 0), session: "a", time: 0)
+        doc.undoManager.disableUndoRegistration()
+        doc.undoManager.removeAllActions(.session("a"))
+        #expect(!doc.undoManager.isUndoRegistrationEnabled)
     }
 
     @Test func groupsByEventOffNeedsAnOpenGroup() throws {
@@ -188,6 +221,21 @@ import Testing
         #expect(!doc.undoManager.canUndo(.document))
     }
 
+    @Test func removeAllActionsForAnUnknownSessionJournalsNothing() throws {
+        let doc = Document()
+        try doc.apply(ins(doc, "a", at: 0), session: "a", time: 0)
+        var events: [DocumentEvent] = []
+        doc.journal = { events.append($0) }
+        doc.undoManager.removeAllActions(withTarget: "stranger")
+        doc.undoManager.removeAllActions(.session("stranger"))
+        #expect(events.isEmpty)
+        #expect(doc.undoManager.history(.session("stranger")).undoStack.isEmpty)
+        #expect(doc.undoManager.canUndo(.session("a")))
+        doc.undoManager.removeAllActions(withTarget: "a")
+        #expect(events == [.removeAllActions(scope: .session("a"))])
+        #expect(!doc.undoManager.canUndo(.session("a")))
+    }
+
     @Test func discardableFlags() throws {
         let doc = Document()
         try doc.apply(ins(doc, "a", at: 0), session: "a", time: 0)
@@ -195,6 +243,41 @@ import Testing
         #expect(doc.undoManager.undoActionIsDiscardable(.session("a")))
         try doc.undo(scope: .session("a"), time: 1)
         #expect(doc.undoManager.redoActionIsDiscardable(.session("a")))
+    }
+
+    @Test func discardableSetBeforeTheOpenGroupsFirstChangeMarksThatGroup() throws {
+        let doc = Document()
+        let um = doc.undoManager
+        try doc.apply(ins(doc, "a", at: 0), session: "a", time: 0)
+        um.beginUndoGrouping(session: "a")
+        um.setActionIsDiscardable(true, scope: .session("a"))
+        #expect(!um.undoActionIsDiscardable(.session("a")))         // the closed group is untouched
+        try doc.apply(ins(doc, "b", at: 1), session: "a", time: 1)
+        try um.endUndoGrouping(session: "a")
+        #expect(um.undoActionIsDiscardable(.session("a")))
+        try doc.undo(scope: .session("a"), time: 2)
+        #expect(!um.undoActionIsDiscardable(.session("a")))
+        // The flag belongs to that open group only.
+        um.beginUndoGrouping(session: "a")
+        try doc.apply(ins(doc, "c", at: 1), session: "a", time: 3)
+        try um.endUndoGrouping(session: "a")
+        #expect(!um.undoActionIsDiscardable(.session("a")))
+    }
+
+    @Test func discardableAtDocumentScopeMarksTheAnonymousOpenGroup() throws {
+        let doc = Document()
+        let um = doc.undoManager
+        try doc.apply(ins(doc, "a", at: 0), session: "a", time: 0)
+        um.beginUndoGrouping(session: nil)
+        um.setActionIsDiscardable(true, scope: .document)
+        try doc.apply(ins(doc, "b", at: 1), session: nil, time: 1)
+        try um.endUndoGrouping(session: nil)
+        #expect(um.undoActionIsDiscardable(.document))
+        #expect(!um.undoActionIsDiscardable(.session("a")))
+        // With no group open the document scope marks the latest group by anyone.
+        try doc.apply(ins(doc, "c", at: 2), session: "a", time: 2)
+        um.setActionIsDiscardable(true, scope: .document)
+        #expect(um.undoActionIsDiscardable(.session("a")))
     }
 
     @Test func notificationsInOrder() throws {
@@ -213,10 +296,37 @@ import Testing
         try doc.redo(scope: .session("a"), time: 0)
         #expect(box.names == [.didOpenUndoGroup, .checkpoint, .checkpoint, .willCloseUndoGroup, .didCloseUndoGroup,
                               .willUndo, .didUndo, .willRedo, .didRedo])
+        // Around the undo (at will and did), it is not undoing yet, or any more.
         #expect(box.undoing.allSatisfy { !$0 })
         um.removeObserver(token)
         try doc.undo(scope: .session("a"), time: 0)
         #expect(box.names.count == 9)
+    }
+
+    @Test func isUndoingWhileTheUndoIsAppliedAndReported() throws {
+        let doc = Document()
+        let um = doc.undoManager
+        final class Box { var seen: [String] = [] }
+        let box = Box()
+        doc.journal = { event in
+            switch event {
+            case .undo: box.seen.append("undo undoing=\(um.isUndoing) redoing=\(um.isRedoing)")
+            case .redo: box.seen.append("redo undoing=\(um.isUndoing) redoing=\(um.isRedoing)")
+            default: break
+            }
+        }
+        let token = um.addObserver { note in
+            if note.name == .didUndo || note.name == .didRedo {
+                box.seen.append("\(note.name.rawValue) undoing=\(um.isUndoing) redoing=\(um.isRedoing)")
+            }
+        }
+        try doc.apply(ins(doc, "a", at: 0), session: "a", time: 0)
+        try doc.undo(scope: .session("a"), time: 1)
+        try doc.redo(scope: .session("a"), time: 2)
+        #expect(box.seen == ["undo undoing=true redoing=false", "didUndo undoing=false redoing=false",
+                             "redo undoing=false redoing=true", "didRedo undoing=false redoing=false"])
+        #expect(!um.isUndoing && !um.isRedoing)
+        um.removeObserver(token)
     }
 
     @Test func menuTitles() {

@@ -169,6 +169,21 @@ def test_put_text_if_match(anon):
     assert anon.text(d["id"]) == "won"
 
 
+def test_put_text_if_match_compares_strongly(anon):
+    """RFC 9110 §13.1.1: If-Match uses the strong comparison, so a weak tag never matches;
+    a list matches when one of its tags does, and `*` matches an existing document."""
+    d = anon.create_doc("v0")
+    path = f"/documents/{d['id']}/text"
+    with unchanged(anon, d["id"]):
+        for tag in ('W/"0"', '"7", W/"0"', "0", '"00"'):
+            r = anon.request("PUT", path, data=b"lost", headers={"Content-Type": "text/plain", "If-Match": tag})
+            assert_error(r, 412, "precondition_failed")
+    for n, tag in enumerate(('"7", "0"', "*")):
+        r = anon.request("PUT", path, data=f"won {n}".encode(), headers={"Content-Type": "text/plain", "If-Match": tag})
+        assert r.status_code == 200, describe(r)
+    assert anon.text(d["id"]) == "won 1"
+
+
 def test_put_text_rejects_invalid_utf8(anon):
     d = anon.create_doc("keep")
     with unchanged(anon, d["id"]):
@@ -215,7 +230,14 @@ def test_save_resets_change_count_and_makes_a_version(anon):
     anon.insert(d["id"], "b", 1)
     anon.insert(d["id"], "c", 2)
     doc = anon.doc(d["id"])
-    assert doc["changeCount"] == 2 and doc["hasUnsavedChanges"] is True
+    # Adjacent typing is one "Typing" group, and UIDocument counts groups, not keystrokes.
+    assert doc["changeCount"] == 1 and doc["hasUnsavedChanges"] is True
+    r = anon.post(f"/documents/{d['id']}/edits", json={"insert": "!", "at": 0, "newGroup": True})
+    assert r.status_code == 200, describe(r)
+    assert anon.doc(d["id"])["changeCount"] == 2
+    r = anon.post(f"/documents/{d['id']}/undo")
+    assert r.status_code == 200, describe(r)
+    assert anon.doc(d["id"])["changeCount"] == 1
     r = anon.post(f"/documents/{d['id']}/save")
     assert r.status_code in (200, 201, 204), describe(r)
     doc = anon.doc(d["id"])

@@ -12,8 +12,9 @@ extension Document {
         try revert(scope: scope, redo: true, closeOpen: true, time: time)
     }
 
-    /// NSUndoManager.undoNestedGroup: undoes the latest closed group without closing an
-    /// open one; `groupOpen` if the open group already holds changes.
+    /// NSUndoManager.undoNestedGroup: undoes the last closed group, nested or not, without
+    /// closing an open one. Inside an open group that is the last closed nested group, as
+    /// long as nothing was registered since it closed; otherwise `groupOpen`.
     @discardableResult
     public func undoNestedGroup(scope: UndoScope, time: Double) throws(DocumentError) -> Change {
         try revert(scope: scope, redo: false, closeOpen: false, time: time)
@@ -22,15 +23,31 @@ extension Document {
     private func revert(scope: UndoScope, redo: Bool, closeOpen: Bool, time: Double) throws(DocumentError) -> Change {
         guard !isEditingDisabled else { throw .editingDisabled }
         let um = undoManager
-        let c = try um.target(scope, redo: redo, closeOpen: closeOpen)
+        let openLevels = closeOpen && !redo ? um.openLevels : 0
+        let groupCount = um.groups.count
+        let event: DocumentEvent = redo ? .redo(scope: scope, time: time) : .undo(scope: scope, time: time, nested: !closeOpen)
+        let c: Int
+        do { c = try um.target(scope, redo: redo, closeOpen: closeOpen) } catch {
+            // An undo that closed an open group and then found nothing to undo still closed
+            // it: journaled, so a replay closes it too.
+            if !redo && closeOpen && um.openLevels != openLevels { log.journal?(event) }
+            throw error
+        }
+        // A nested group split off its open group is a group of its own from now on: counted
+        // as done here, so its undo below leaves the count where it was.
+        if um.groups.count > groupCount { countChange(.done) }
         let session = um.session(ofChain: c)
         let noteScope = UndoManager.scope(ofSession: session)
-        // As GNUstep's NSUndoManager: will/did notifications bracket the undo; isUndoing
-        // (isRedoing) is true only while the inverse is computed and applied.
+        // As NSUndoManager: will/did notifications bracket the undo, and isUndoing
+        // (isRedoing) is true while its change is applied and reported to the journal.
         um.post(redo ? .willRedo : .willUndo, noteScope)
         if redo { um.isRedoing = true } else { um.isUndoing = true }
         defer { um.isUndoing = false; um.isRedoing = false }
-        let post = { um.isUndoing = false; um.isRedoing = false; um.post(redo ? .didRedo : .didUndo, noteScope) }
+        let done = {
+            um.isUndoing = false
+            um.isRedoing = false
+            um.post(redo ? .didRedo : .didUndo, noteScope)
+        }
         let kind: ChangeKind = redo ? .redo : .undo
         var pending = try um.prepare(chain: c, redo: redo)
         var revision: Int?
@@ -42,8 +59,10 @@ extension Document {
             if revision != nil { break }
             um.discard(chain: c, group: pending.group, mapped: pending.mapped, redo: redo)
             guard let next = try? um.prepare(chain: c, redo: redo) else {
-                post()
-                log.journal?(redo ? .redo(scope: scope, time: time) : .undo(scope: scope, time: time, nested: !closeOpen))
+                // The discarded groups changed the state: journaled, so a replay discards
+                // them too (and meets the same error).
+                log.journal?(event)
+                done()
                 throw redo ? .nothingToRedo : .nothingToUndo
             }
             pending = next
@@ -55,8 +74,8 @@ extension Document {
         countChange(redo ? .redone : .undone)
         let range = log.range(at: revision)
         mapSelections(through: revision, owner: session, landing: range.map(Selection.init))
-        post()
-        log.journal?(redo ? .redo(scope: scope, time: time) : .undo(scope: scope, time: time, nested: !closeOpen))
+        log.journal?(event)
+        done()
         return Change(revision: revision, session: session, kind: kind, group: Int(newGroup),
                       actionName: um.name(um.groups[Int(newGroup)].name), operation: m.inverse, time: time, range: range)
     }

@@ -91,17 +91,23 @@ public final class Document {
         }
         guard let revision = try commit(op, chain: c, kind: .edit, owner: -Int32(c) - 1, time: time) else { return nil }
         var group: Int32 = -1
+        // UIDocument counts a change when its undo group closes, so a group counts once
+        // however many changes it gathers (and one undo takes it back); a change without a
+        // group can never be undone and counts on its own.
+        var startsGroup = true
         if registering {
             var shape: UndoManager.EditShape?
             if case .one(let s) = op.storage {
                 shape = .init(position: s.position, deleted: s.deleted, inserted: s.inserted.utf16.count)
             }
+            let groupCount = undoManager.groups.count
             group = undoManager.register(revision: revision, chain: c, options: options, shape: shape, time: time)
+            startsGroup = undoManager.groups.count > groupCount
             log.s.owner[log.index(revision)] = group
         } else {
             undoManager.chains[c].typing = nil
         }
-        countChange(.done)
+        if startsGroup { countChange(.done) }
         let range = log.range(at: revision)
         mapSelections(through: revision, owner: session, landing: range.map { Selection(caret: $0.upperBound) })
         log.journal?(.edit(OperationCoding(op), session: session, options: options, time: time))

@@ -14,6 +14,9 @@ public enum DocumentError: Error, Equatable, Sendable, CustomStringConvertible {
     case groupOpen(level: Int)
     /// Every change is refused while editing is disabled (403).
     case editingDisabled
+    /// enableUndoRegistration without a matching disableUndoRegistration (409), where
+    /// NSUndoManager raises.
+    case undoRegistrationNotDisabled
 
     /// A stable snake_case code for API error bodies.
     public var code: String {
@@ -26,6 +29,7 @@ public enum DocumentError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noOpenGroup: "no_open_group"
         case .groupOpen: "group_open"
         case .editingDisabled: "editing_disabled"
+        case .undoRegistrationNotDisabled: "undo_registration_not_disabled"
         }
     }
 
@@ -44,9 +48,11 @@ public enum DocumentError: Error, Equatable, Sendable, CustomStringConvertible {
         case .noOpenGroup:
             "no undo group is open"
         case let .groupOpen(level):
-            "\(level) nested undo groups are open; close them before undoing"
+            "\(level) nested undo groups are open; close them before undoing or redoing"
         case .editingDisabled:
             "editing is disabled for this document"
+        case .undoRegistrationNotDisabled:
+            "undo registration is not disabled: every enableUndoRegistration needs an earlier disableUndoRegistration"
         }
     }
 

@@ -31,8 +31,13 @@ extension Document {
             do { operation = try op.operation() } catch { throw .invalidOperation(error) }
             try apply(operation, session: session, options: options, time: time)
         case let .undo(scope, time, nested):
-            if nested { try undoNestedGroup(scope: scope, time: time) } else { try undo(scope: scope, time: time) }
-        case let .redo(scope, time): try redo(scope: scope, time: time)
+            // An undo that found nothing left to undo is journaled for the groups it dropped
+            // on the way; replayed, it drops them again and ends the same way.
+            do {
+                if nested { try undoNestedGroup(scope: scope, time: time) } else { try undo(scope: scope, time: time) }
+            } catch .nothingToUndo {}
+        case let .redo(scope, time):
+            do { try redo(scope: scope, time: time) } catch .nothingToRedo {}
         case let .beginUndoGrouping(session): um.beginUndoGrouping(session: session)
         case let .endUndoGrouping(session): try um.endUndoGrouping(session: session)
         case let .setActionName(name, scope): um.setActionName(name, scope: scope)
@@ -42,7 +47,7 @@ extension Document {
             if let scope { um.removeAllActions(scope) } else { um.removeAllActions() }
         case let .setActionIsDiscardable(flag, scope): um.setActionIsDiscardable(flag, scope: scope)
         case .disableUndoRegistration: um.disableUndoRegistration()
-        case .enableUndoRegistration: um.enableUndoRegistration()
+        case .enableUndoRegistration: try um.enableUndoRegistration()
         case let .updateChangeCount(kind): updateChangeCount(kind)
         case let .setEditingDisabled(flag): isEditingDisabled = flag
         case let .trimLog(revision): trimLog(through: revision)

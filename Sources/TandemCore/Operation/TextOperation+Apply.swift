@@ -53,17 +53,23 @@ extension TextOperation {
 
     /// The operation that undoes this one: applied after it, it restores `rope`, which must
     /// be the document this operation applies to (the text before it). The deleted text is
-    /// read from `rope`. If `rope` is not of `baseLength`, the result is clipped to it and
-    /// meaningless, but never traps.
-    public func inverted(against rope: Rope) -> TextOperation {
+    /// read from `rope`, so it is checked as `apply(to:)` checks: a `rope` of another length
+    /// or a splice that cuts a surrogate pair is an error, never a clipped or U+FFFD inverse.
+    public func inverted(against rope: Rope) throws(OperationError) -> TextOperation {
+        guard rope.utf16Count == baseLength else {
+            throw .lengthMismatch(expected: baseLength, actual: rope.utf16Count)
+        }
+        try forEachSplice { (splice) throws(OperationError) in
+            guard rope.isCharacterBoundary(splice.position) else { throw .splitsSurrogatePair(at: splice.position) }
+            let end = splice.position + splice.deleted
+            guard end == splice.position || rope.isCharacterBoundary(end) else { throw .splitsSurrogatePair(at: end) }
+        }
         var builder = OperationBuilder()
         var delta = 0
         forEachSplice { splice in
             let inserted = splice.inserted.utf16.count
-            let start = min(splice.position, rope.utf16Count)
-            let end = min(splice.position + splice.deleted, rope.utf16Count)
             builder.retain(splice.position + delta - builder.baseLength)
-            builder.insert(rope.substring(start..<end))
+            builder.insert(rope.substring(splice.position..<splice.position + splice.deleted))
             builder.delete(inserted)
             delta += inserted - splice.deleted
         }
@@ -71,7 +77,7 @@ extension TextOperation {
     }
 
     /// `inverted(against:)` for a document held as a String.
-    public func inverted(against string: String) -> TextOperation {
-        inverted(against: Rope(string))
+    public func inverted(against string: String) throws(OperationError) -> TextOperation {
+        try inverted(against: Rope(string))
     }
 }

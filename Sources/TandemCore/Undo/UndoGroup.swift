@@ -48,6 +48,15 @@ struct UndoChain: Codable, Sendable {
     /// Name for the open explicit group, and whether it was set at the outermost level.
     var openName: Int32 = -1
     var openNamedOutside = false
+    /// setActionIsDiscardable for the open explicit group, kept until it has a change.
+    /// (Optionals here and below, so snapshots written before they existed still decode.)
+    var openDiscardable: Bool?
+    /// For each open nested level (2, 3, …): the revision of its first registered change,
+    /// -1 while it has none.
+    var nestedStarts: [Int32]?
+    /// The open group's changes from this revision on are the last closed nested group,
+    /// as long as nothing was registered since it closed (what undoNestedGroup undoes).
+    var nestedTail: Int32?
     var levels = 0
     var typing: TypingRun?
 

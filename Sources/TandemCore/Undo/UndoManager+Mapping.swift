@@ -57,12 +57,17 @@ extension UndoManager {
         if chains[c].groupingLevel > 0 {
             chains[c].typing = nil
             if let name = options.actionName { setName(name, scope: scope, outermost: false) }
+            chains[c].nestedTail = nil
+            if let starts = chains[c].nestedStarts, starts.contains(-1) {
+                chains[c].nestedStarts = starts.map { $0 < 0 ? Int32(revision) : $0 }
+            }
             let open = chains[c].openGroup
             if open >= 0 && groups[Int(open)].isLive {
                 append(revision, to: open)
                 return open
             }
             let g = push(revision: revision, chain: c, name: chains[c].openName)
+            if chains[c].openDiscardable == true { setDiscardable(true, g) }
             chains[c].openGroup = g
             return g
         }
@@ -153,9 +158,14 @@ extension UndoManager {
             if !redo, chains[0].groupingLevel > 0, chains[0].openGroup >= 0 { c = 0 }
         }
         guard let c else { throw redo ? .nothingToRedo : .nothingToUndo }
+        // A redo would land above the open group, which later changes must still join:
+        // refused, as NSUndoManager raises on redo inside an open group.
+        if redo, chains[c].groupingLevel > 0, chains[c].openGroup >= 0 {
+            throw .groupOpen(level: chains[c].groupingLevel)
+        }
         if !redo, chains[c].groupingLevel > 0 {
             guard closeOpen else {
-                if chains[c].openGroup >= 0 { throw .groupOpen(level: chains[c].groupingLevel) }
+                if chains[c].openGroup >= 0 { try splitNestedTail(chain: c) }
                 return try nonEmpty(c, redo: redo)
             }
             guard chains[c].groupingLevel == 1 else { throw .groupOpen(level: chains[c].groupingLevel) }
@@ -172,6 +182,8 @@ extension UndoManager {
     /// The operation undoing (redoing) chain c's top group, on the current text.
     func prepare(chain c: Int, redo: Bool) throws(DocumentError) -> (group: Int32, mapped: MappedInverse) {
         guard let g = redo ? chains[c].redo.last : chains[c].undoTop else { throw redo ? .nothingToRedo : .nothingToUndo }
+        // Once a nested group's undo dropped it, the open group below is never undone.
+        if g == chains[c].openGroup { throw .nothingToUndo }
         return (g, upToDate(g, through: log.revision))
     }
 

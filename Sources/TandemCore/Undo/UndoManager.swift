@@ -19,9 +19,9 @@ public final class UndoManager {
     var nextObserver = 0
     var typingPause: Double
 
-    /// True between willUndo and didUndo.
+    /// True while an undo's change is applied and journaled: after willUndo, before didUndo.
     public internal(set) var isUndoing = false
-    /// True between willRedo and didRedo.
+    /// True while a redo's change is applied and journaled: after willRedo, before didRedo.
     public internal(set) var isRedoing = false
 
     /// When true (the default), a change outside an explicit group is its own group (or
@@ -117,6 +117,7 @@ public final class UndoManager {
         let c = chain(for: session)
         chains[c].groupingLevel += 1
         chains[c].typing = nil
+        if chains[c].groupingLevel > 1 { chains[c].nestedStarts = (chains[c].nestedStarts ?? []) + [-1] }
         log.journal?(.beginUndoGrouping(session: session))
         post(.didOpenUndoGroup, Self.scope(ofSession: session))
         post(.checkpoint, Self.scope(ofSession: session))
@@ -136,14 +137,23 @@ public final class UndoManager {
         let scope = Self.scope(ofSession: chains[c].session)
         post(.checkpoint, scope)
         post(.willCloseUndoGroup, scope)
+        if chains[c].groupingLevel > 1, let start = chains[c].nestedStarts?.popLast() {
+            chains[c].nestedTail = start >= 0 ? start : nil
+        }
         chains[c].groupingLevel -= 1
         if chains[c].groupingLevel == 0 {
             chains[c].openGroup = -1
             chains[c].openName = -1
             chains[c].openNamedOutside = false
+            chains[c].openDiscardable = nil
+            chains[c].nestedStarts = nil
+            chains[c].nestedTail = nil
         }
         post(.didCloseUndoGroup, scope)
     }
+
+    /// Open levels over all contexts.
+    var openLevels: Int { chains.reduce(0) { $0 + $1.groupingLevel } }
 
     public func groupingLevel(_ scope: UndoScope) -> Int {
         switch scope {
@@ -162,8 +172,9 @@ public final class UndoManager {
         log.journal?(.disableUndoRegistration)
     }
 
-    public func enableUndoRegistration() {
-        guard registrationDisabled > 0 else { return }
+    /// `undoRegistrationNotDisabled` without a matching disable, where NSUndoManager raises.
+    public func enableUndoRegistration() throws(DocumentError) {
+        guard registrationDisabled > 0 else { throw .undoRegistrationNotDisabled }
         registrationDisabled -= 1
         log.journal?(.enableUndoRegistration)
     }
@@ -236,23 +247,32 @@ public final class UndoManager {
 
     // MARK: removing
 
+    /// Clears every context and, as NSUndoManager's, re-enables registration.
     public func removeAllActions() {
         for c in chains.indices { clear(c) }
+        registrationDisabled = 0
         log.journal?(.removeAllActions(scope: nil))
     }
 
-    /// `.document` clears every context, `.session(s)` only that session's.
+    /// `.document` is `removeAllActions()`; `.session(s)` clears only that session's
+    /// context and leaves registration (which is document-wide) as it is.
     public func removeAllActions(_ scope: UndoScope) {
         switch scope {
-        case .document: for c in chains.indices { clear(c) }
-        case .session(let s): if let c = chainIndex[s] { clear(c) }
+        case .document:
+            for c in chains.indices { clear(c) }
+            registrationDisabled = 0
+        case .session(let s):
+            guard let c = chainIndex[s] else { return }
+            clear(c)
         }
         log.journal?(.removeAllActions(scope: scope))
     }
 
-    /// Clears what `session` registered (when the session ends).
+    /// Clears what `session` registered (when the session ends). A session that never had
+    /// an undo context here changes nothing and journals nothing.
     public func removeAllActions(withTarget session: SessionID) {
-        if let c = chainIndex[session] { clear(c) }
+        guard let c = chainIndex[session] else { return }
+        clear(c)
         log.journal?(.removeAllActions(scope: .session(session)))
     }
 
@@ -282,13 +302,17 @@ public final class UndoManager {
         log.journal?(.setActionName(actionName, scope: scope))
     }
 
-    func setName(_ actionName: String, scope: UndoScope, outermost: Bool) {
-        let c: Int?
+    /// The chain setActionName and setActionIsDiscardable act on: the document scope means
+    /// the anonymous context while it has a group open, else the latest group by anyone.
+    func namedChain(_ scope: UndoScope) -> Int? {
         switch scope {
-        case .document: c = chains[0].groupingLevel > 0 ? 0 : latestChain(redo: false)
-        case .session(let s): c = chainIndex[s]
+        case .document: chains[0].groupingLevel > 0 ? 0 : latestChain(redo: false)
+        case .session(let s): chainIndex[s]
         }
-        guard let c else { return }
+    }
+
+    func setName(_ actionName: String, scope: UndoScope, outermost: Bool) {
+        guard let c = namedChain(scope) else { return }
         let index = intern(actionName)
         if chains[c].groupingLevel > 0 {
             let outer = outermost || chains[c].groupingLevel == 1
@@ -336,15 +360,23 @@ public final class UndoManager {
 
     /// Marks the scope's open (or latest) group as discardable, as NSUndoManager's
     /// setActionIsDiscardable (e.g. a change that needs no save prompt).
+    /// With a group open it marks that group, even before it holds a change (the flag waits
+    /// for its first change, like the open group's name); scopes resolve as in setActionName.
     public func setActionIsDiscardable(_ discardable: Bool, scope: UndoScope) {
-        let c: Int?
-        switch scope {
-        case .document: c = latestChain(redo: false)
-        case .session(let s): c = chainIndex[s]
+        guard let c = namedChain(scope) else { return }
+        if chains[c].groupingLevel > 0 {
+            chains[c].openDiscardable = discardable
+            if chains[c].openGroup >= 0 { setDiscardable(discardable, chains[c].openGroup) }
+        } else if let top = chains[c].undoTop {
+            setDiscardable(discardable, top)
+        } else {
+            return
         }
-        guard let c, let top = chains[c].undoTop else { return }
-        if discardable { groups[Int(top)].flags |= UndoGroup.discardable } else { groups[Int(top)].flags &= ~UndoGroup.discardable }
         log.journal?(.setActionIsDiscardable(discardable, scope: scope))
+    }
+
+    func setDiscardable(_ discardable: Bool, _ g: Int32) {
+        if discardable { groups[Int(g)].flags |= UndoGroup.discardable } else { groups[Int(g)].flags &= ~UndoGroup.discardable }
     }
 
     public func undoActionIsDiscardable(_ scope: UndoScope) -> Bool {
