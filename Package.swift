@@ -48,7 +48,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "tandem-bench", dependencies: ["TandemCore"]),
+        .executableTarget(name: "tandem-bench", dependencies: ["TandemCore", "CLinux"]),
 
         .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP"]),
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore"]),

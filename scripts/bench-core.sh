@@ -21,9 +21,18 @@ d = sys.argv[1]
 def load(n): return [json.loads(l) for l in open(os.path.join(d, n + ".jsonl")) if l.strip()]
 t, lo, py = load("tandem"), load("loro"), load("pycrdt")
 med = lambda rows, k: statistics.median(r[k] for r in rows if k in r)
-print("tandem:", {k: med(t, k) for k in ["replay_s", "undo_s", "redo_s", "undo_early_us", "undo_late_us", "history_mb", "peak_rss_mb"]})
+print("tandem:", {k: med(t, k) for k in ["replay_s", "undo_s", "redo_s", "undo_early_us", "undo_late_us", "history_mb", "heap_mb", "peak_rss_mb"]})
 for name, rows in (("loro", lo), ("pycrdt", py)):
     m = {k: med(rows, k) for k in ["apply_s", "undo_s", "redo_s", "rss_delta_kb"] if any(k in r for r in rows)}
     print(name + ":", m)
     print(f"  ratio {name}/tandem: replay {m['apply_s'] / med(t, 'replay_s'):.2f}x, undo(1000) {m['undo_s'] / med(t, 'undo_s'):.1f}x, redo(1000) {m['redo_s'] / med(t, 'redo_s'):.1f}x")
+# The goals, judged on this run's medians (heap_mb: malloc's bytes in use after the
+# replay minus before it, i.e. text + change log + undo history; peak_rss_mb also holds the
+# decoded trace).
+ok = lambda b: "ok" if b else "MISSED"
+replay, loro = med(t, "replay_s"), med(lo, "apply_s")
+early, late, heap = med(t, "undo_early_us"), med(t, "undo_late_us"), med(t, "heap_mb")
+print(f"goal: replay faster than Loro: {replay:.3f} s vs {loro:.3f} s ({ok(replay < loro)})")
+print(f"goal: one undo at the end < 10 us: {late:.2f} us ({ok(late < 10)}); within 2x of after 1k edits ({early:.2f} us): x{late / early:.2f} ({ok(late <= 2 * early)})")
+print(f"goal: undo history of the whole trace < 20 MiB: {heap:.2f} MiB measured on the heap ({ok(heap < 20)})")
 PY

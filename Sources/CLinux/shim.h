@@ -1,4 +1,5 @@
-// Linux APIs that Glibc's Swift module leaves out: epoll, eventfd, timerfd, accept4.
+// Linux APIs that Glibc's Swift module leaves out: epoll, eventfd, timerfd, accept4,
+// mallinfo2 (heap in use, for the benchmarks' memory figures).
 // No _GNU_SOURCE here: it changes struct layouts (fd_set) and then clashes with the
 // same headers imported through other modules; accept4 is declared by hand instead.
 #ifndef TANDEM_CLINUX_SHIM_H
@@ -11,6 +12,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
+#include <malloc.h>
 
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import TandemCore
 
@@ -23,6 +24,14 @@ func peakRSSMiB() -> Double {
         return kb / 1024
     }
     return 0
+}
+
+/// Bytes malloc has handed out and not taken back: unlike RSS, this does not keep the
+/// decoded trace's freed memory on the books, so a delta around the replay is what the
+/// document, its log and its undo history really hold.
+func heapInUseBytes() -> Int {
+    let info = mallinfo2()
+    return Int(info.uordblks) + Int(info.hblkhd)
 }
 
 struct Patch {
@@ -93,12 +102,14 @@ func runTrace(_ path: String) {
     if ProcessInfo.processInfo.environment["TANDEM_BENCH_PROFILE"] != nil {
         for _ in 0..<8 { let d = Document(text: start); let t = now(); _ = replay(patches[...], into: d); print("replay", now() - t) }
     }
+    let heapBefore = heapInUseBytes()
     let doc = Document(text: start)
     let t0 = now()
     let expectedAfterUndo = replay(patches[...], into: doc, snapshotAt: n - steps)
     let replaySeconds = now() - t0
     guard doc.text == end else { fail("final text differs from endContent") }
     let historyMiB = Double(doc.historyBytes) / 1_048_576
+    let heapMiB = Double(heapInUseBytes() - heapBefore) / 1_048_576
     let undoLate = oneUndoMicros(doc)
 
     // 1,000 undos, a foreign insert every 10, then 1,000 redos the same way.
@@ -131,7 +142,7 @@ func runTrace(_ path: String) {
         + "\"replay_us_per_edit\":\(f(replaySeconds / Double(n) * 1e6)),\"undo_s\":\(f(undoSeconds, 5)),"
         + "\"redo_s\":\(f(redoSeconds, 5)),\"undo_steps\":\(steps),\"foreign_edits\":\(foreign),"
         + "\"undo_early_us\":\(f(undoEarly, 2)),\"undo_late_us\":\(f(undoLate, 2)),"
-        + "\"history_mb\":\(f(historyMiB, 2)),\"revision\":\(doc.revision),\"peak_rss_mb\":\(f(peakRSSMiB(), 1))}")
+        + "\"history_mb\":\(f(historyMiB, 2)),\"heap_mb\":\(f(heapMiB, 2)),\"revision\":\(doc.revision),\"peak_rss_mb\":\(f(peakRSSMiB(), 1))}")
 }
 
 /// Baseline for comparison: the same patches applied to a bare Rope.
