@@ -36,6 +36,12 @@ public protocol DocumentStore: Sendable {
     /// (or failure): keep it short, and do not call blocking writes from it (they fail with
     /// `.io` rather than deadlock); reads and further `append`s are fine.
     func append(_ changes: [StoredChange], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void)
+    /// Queues `writes` to run in this order as one unit, after everything submitted before:
+    /// all are stored or none (a conflict or a missing document fails the whole unit and
+    /// nothing else). `completion` runs on the writer thread, as for `append`. Submitting
+    /// is cheap and never blocks, so a caller may submit while holding its own lock (the
+    /// store then sees its writes in that lock's order) and wait after releasing it.
+    func submit(_ writes: [StoreWrite], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void)
     /// `append` that blocks until the commit.
     func appendAndWait(_ changes: [StoredChange]) throws(StoreError)
     /// Stored changes with `after < revision <= through` (nil: to the end), oldest first.
@@ -59,6 +65,9 @@ public protocol DocumentStore: Sendable {
     // MARK: Sessions, pasteboards, meta
     func upsertSession(_ session: StoredSession) throws(StoreError)
     func deleteSession(_ id: String) throws(StoreError)
+    /// Moves each named session's `lastSeen` forward (never back) in one transaction;
+    /// sessions no longer stored are left absent.
+    func updateSessionsLastSeen(_ lastSeen: [String: Double]) throws(StoreError)
     func sessions() throws(StoreError) -> [StoredSession]
     func upsertPasteboard(_ pasteboard: StoredPasteboard) throws(StoreError)
     func deletePasteboard(_ name: String) throws(StoreError)
@@ -80,5 +89,13 @@ extension DocumentStore {
 
     public func changes(document: String, after: Int) throws(StoreError) -> [StoredChange] {
         try changes(document: document, after: after, through: nil)
+    }
+
+    /// `submit` that blocks until the writes committed or failed. Never call it while
+    /// holding a lock that an append completion takes.
+    public func perform(_ writes: [StoreWrite]) throws(StoreError) {
+        let ticket = StoreTicket()
+        submit(writes) { ticket.finish($0) }
+        try ticket.wait().get()
     }
 }

@@ -232,10 +232,9 @@ def test_save_resets_change_count_and_makes_a_version(anon):
     doc = anon.doc(d["id"])
     # Adjacent typing is one "Typing" group, and UIDocument counts groups, not keystrokes.
     assert doc["changeCount"] == 1 and doc["hasUnsavedChanges"] is True
-    r = anon.post(f"/documents/{d['id']}/edits", json={"insert": "!", "at": 0, "newGroup": True})
-    assert r.status_code == 200, describe(r)
+    anon.insert(d["id"], "!", 0, newGroup=True)
     assert anon.doc(d["id"])["changeCount"] == 2
-    r = anon.post(f"/documents/{d['id']}/undo")
+    r = anon.undo(d["id"])
     assert r.status_code == 200, describe(r)
     assert anon.doc(d["id"])["changeCount"] == 1
     r = anon.post(f"/documents/{d['id']}/save")

@@ -333,3 +333,27 @@ def test_restart_keeps_a_renamed_action_and_an_open_group_without_changes(server
     assert before["history b"]["undoActionName"] == "Bold"
     anon, a, b = _restart(srv, how, anon, a, b)
     _compare(before, _state(anon, a, b, doc_id))
+
+
+@pytest.mark.parametrize("how", ["graceful", "kill -9"])
+def test_restart_after_a_save_and_an_ended_session_changes_nothing(servers, how):
+    """The last things before the restart change no text: a save (its cleared change count)
+    and a session's end (its groups removed). Both are stored at once, so the restarted
+    document is still saved, autosave adds no version, and the ended session's groups stay gone."""
+    srv = servers(name=f"saved-ended-{how.split()[0]}")
+    anon = Client(srv.base)
+    a, b = new_session(srv.base, "A"), new_session(srv.base, "B")
+    doc_id = anon.create_doc("0123456789")["id"]
+    _edit_save_undo(anon, a, b, doc_id)
+    gone = new_session(srv.base, "Gone")
+    gone.insert(doc_id, "[gone]", 0, newGroup=True)
+    r = anon.post(f"/documents/{doc_id}/save")
+    assert r.status_code == 201, describe(r)
+    assert gone.delete("/sessions/me").status_code == 204
+
+    before = _state(anon, a, b, doc_id)
+    assert (before["document"]["changeCount"], before["document"]["hasUnsavedChanges"]) == (0, False)
+    assert gone.id not in [e["session"] for e in before["history document"]["undoStack"]]
+    anon, a, b = _restart(srv, how, anon, a, b)
+    time.sleep(3)  # longer than autosave's quiet time: a wrongly unsaved document would save now
+    _compare(before, _state(anon, a, b, doc_id))

@@ -1,3 +1,4 @@
+import Dispatch
 import TandemCore
 import TandemHTTP
 
@@ -167,43 +168,71 @@ extension ServerContext {
 
     static let secureDocument = APIError(.forbidden, "secure_document", "the document is secure: its text is never copied to a pasteboard")
 
+    /// The text is read under the document's lock, the pasteboard written after releasing it:
+    /// a persistent pasteboard waits for the store, which must never happen under that lock.
     func copy(_ handle: DocumentHandle, session: Session?, _ body: ActionRequest) throws(APIError) -> HTTPResponse {
-        try handle.state.withLock { st throws(APIError) -> HTTPResponse in
+        let (text, selection) = try handle.state.withLock { st throws(APIError) -> (String, [UInt8]) in
             if st.deleted { throw .notFound("document '\(handle.id)'") }
             if st.secure { throw Self.secureDocument }
             let range = try target(st, body, session: session, needsText: true)
-            let text = st.document.rope.substring(range)
-            let p = try pasteboards.write(body.pasteboard, publish: publishPasteboard) { p, limits throws(PasteboardError) in
-                try p.setString(text, limits: limits)
-            }
-            var w = JSONWriter(capacity: 96)
-            w.beginObject()
-            w.key("pasteboard"); w.string(p.name)
-            w.key("changeCount"); w.int(p.changeCount)
-            w.key("selection"); DocumentJSON.selection(session.flatMap { st.document.selection(for: $0.id) }, to: &w)
-            w.endObject()
-            return .json(w.bytes)
+            var w = JSONWriter(capacity: 32)
+            DocumentJSON.selection(session.flatMap { st.document.selection(for: $0.id) }, to: &w)
+            return (st.document.rope.substring(range), w.bytes)
         }
+        let p = try pasteboards.write(body.pasteboard, publish: publishPasteboard) { p, limits throws(PasteboardError) in
+            try p.setString(text, limits: limits)
+        }
+        var w = JSONWriter(capacity: 96)
+        w.beginObject()
+        w.key("pasteboard"); w.string(p.name)
+        w.key("changeCount"); w.int(p.changeCount)
+        w.key("selection"); w.raw(selection)
+        w.endObject()
+        return .json(w.bytes)
     }
 
     func cutOrDelete(_ handle: DocumentHandle, cut: Bool, _ req: HTTPRequest, _ res: HTTPResponder, session: Session?, _ body: ActionRequest) {
-        performChange(handle, request: req, responder: res, session: session) { st throws(APIError) in
-            if cut && st.secure { throw Self.secureDocument }
-            let range = try target(st, body, session: session, needsText: true)
-            let op: TextOperation
-            do throws(OperationError) {
-                op = try TextOperation.delete(from: range.lowerBound, to: range.upperBound, length: st.document.length)
-            } catch { throw .operation(error) }
-            var written: Pasteboard?
-            if cut {
-                // Onto the pasteboard first: if that is refused, the text stays.
+        guard cut else {
+            performChange(handle, request: req, responder: res, session: session) { st throws(APIError) in
+                let range = try target(st, body, session: session, needsText: true)
+                return try applyAction(&st, op: deletion(range, st), actionName: "Delete", session: session, pasteboard: nil)
+            }
+            return
+        }
+        // A cut is one unit: the pasteboard is stored with the deletion and shown once both
+        // committed; refused, neither happened. No other pasteboard write runs meanwhile, so
+        // what was staged is still what gets installed. This thread waits for the commit
+        // holding the pasteboards' write lock but not the document's.
+        pasteboards.exclusively {
+            let answered = DispatchSemaphore(value: 0)
+            let relay = HTTPResponder { response in
+                res.send(response)
+                answered.signal()
+            }
+            var staged: PasteboardRegistry.Staged?
+            performChange(handle, request: req, responder: relay, session: session, companion: { [self] in
+                staged.map { s in ChangeCompanion(writes: s.writes) { [self] in pasteboards.install(s, publish: publishPasteboard) } }
+            }) { st throws(APIError) in
+                if st.secure { throw Self.secureDocument }
+                let range = try target(st, body, session: session, needsText: true)
+                let op = try deletion(range, st)
+                // Staged before the deletion: if the text cannot go onto the pasteboard, it stays.
                 let text = st.document.rope.substring(range)
-                written = try pasteboards.write(body.pasteboard, publish: publishPasteboard) { p, limits throws(PasteboardError) in
+                let s = try pasteboards.stage(body.pasteboard) { p, limits throws(PasteboardError) in
                     try p.setString(text, limits: limits)
                 }
+                let outcome = try applyAction(&st, op: op, actionName: "Cut", session: session, pasteboard: s.pasteboard)
+                staged = s
+                return outcome
             }
-            return try applyAction(&st, op: op, actionName: cut ? "Cut" : "Delete", session: session, pasteboard: written)
+            answered.wait()
         }
+    }
+
+    private func deletion(_ range: Range<Int>, _ st: DocumentState) throws(APIError) -> TextOperation {
+        do throws(OperationError) {
+            return try TextOperation.delete(from: range.lowerBound, to: range.upperBound, length: st.document.length)
+        } catch { throw .operation(error) }
     }
 
     func paste(_ handle: DocumentHandle, _ req: HTTPRequest, _ res: HTTPResponder, session: Session?, _ body: ActionRequest) {

@@ -182,13 +182,14 @@ extension ServerContext {
         _ = try session(of: req)
         let handle = try document(req.parameters["id"] ?? "")
         return handle.state.withLock { st -> HTTPResponse in
-            let etag = "\"\(st.document.revision)\""
+            // The committed state: a change still waiting for its commit is not shown yet.
+            let etag = "\"\(st.committedRevision)\""
             if let inm = req.headers["If-None-Match"], EntityTag.matches(ifNoneMatch: inm, etag: etag) {
                 return HTTPResponse(status: .notModified, headers: ["ETag": etag])
             }
             if asText {
                 return HTTPResponse(status: .ok, contentType: "text/plain; charset=utf-8",
-                                    body: Array(st.document.text.utf8), headers: ["ETag": etag])
+                                    body: Array(st.committedRope.description.utf8), headers: ["ETag": etag])
             }
             return .json(DocumentJSON.document(id: handle.id, state: st), headers: ["ETag": etag])
         }
@@ -199,8 +200,8 @@ extension ServerContext {
         let id = req.parameters["id"] ?? ""
         let handle = try document(id)
         do throws(StoreError) {
-            try store.deleteDocument(id)
-        } catch .notFound {
+            // With its pending undo state: a new document under this id must not replay it.
+            try store.perform([.deleteDocument(id), .setMeta(Self.pendingKey(id), nil)])
         } catch {
             logger.error("could not delete document \(id): \(error)")
             throw .storageFailing
@@ -227,26 +228,35 @@ extension ServerContext {
         let secure = try body.bool("secure")
         let levels = try body.int("levelsOfUndo")
         if let levels, levels < 0 { throw .invalidField("levelsOfUndo", "must be 0 (unlimited) or more") }
-        let (json, stateChanged): ([UInt8], Bool) = try handle.state.withLock { st throws(APIError) in
-            if st.deleted { throw .notFound("document '\(handle.id)'") }
-            var next = st
-            if let title { next.title = title }
-            if let editingDisabled { next.editingDisabled = editingDisabled }
-            if let secure { next.secure = secure }
-            next.modified = now()
-            do {
-                try store.updateDocument(StoredDocument(id: handle.id, title: next.title, created: next.created,
-                                                        modified: next.modified, metadata: DocumentMetadata(next, levelsOfUndo: levels).encoded))
+        // The store is written with the document's lock released (the store's writer takes that
+        // lock to publish commits); `checkpoint` keeps concurrent PATCHes in one order.
+        let (json, stateChanged): ([UInt8], Bool) = try handle.checkpoint.withLock { _ throws(APIError) in
+            let stored = try handle.state.withLock { st throws(APIError) -> StoredDocument in
+                if st.deleted { throw .notFound("document '\(handle.id)'") }
+                var next = st
+                if let title { next.title = title }
+                if let editingDisabled { next.editingDisabled = editingDisabled }
+                if let secure { next.secure = secure }
+                return StoredDocument(id: handle.id, title: next.title, created: next.created, modified: now(),
+                                      metadata: DocumentMetadata(next, levelsOfUndo: levels).encoded)
+            }
+            do throws(StoreError) {
+                try store.perform([.updateDocument(stored)])
+            } catch .notFound {
+                throw .notFound("document '\(handle.id)'")
             } catch {
                 throw .storageFailing
             }
-            let before = st.condition
-            st.title = next.title
-            st.editingDisabled = next.editingDisabled
-            st.secure = next.secure
-            st.modified = next.modified
-            if let levels { st.document.undoManager.levelsOfUndo = levels }
-            return (DocumentJSON.document(id: handle.id, state: st), before != st.condition)
+            return try handle.state.withLock { st throws(APIError) in
+                if st.deleted { throw .notFound("document '\(handle.id)'") }
+                let before = st.condition
+                st.title = stored.title
+                if let editingDisabled { st.editingDisabled = editingDisabled }
+                if let secure { st.secure = secure }
+                st.modified = stored.modified
+                if let levels { st.document.undoManager.levelsOfUndo = levels }
+                return (DocumentJSON.document(id: handle.id, state: st), before != st.condition)
+            }
         }
         if stateChanged { broadcastState(handle) }
         return .json(json)
@@ -282,7 +292,7 @@ extension ServerContext {
         }
         performChange(handle, request: req, responder: res, session: session) { st throws(APIError) in
             let etag = "\"\(st.document.revision)\""
-            if let im = req.headers["If-Match"], !EntityTag.matches(ifNoneMatch: im, etag: etag) {
+            if let im = req.headers["If-Match"], !Self.ifMatch(im, matches: etag) {
                 throw APIError(.preconditionFailed, "precondition_failed", "the document is at \(etag), not \(im)")
             }
             let op: TextOperation
@@ -291,5 +301,24 @@ extension ServerContext {
                                  options: EditOptions(actionName: "Replace", undoable: true, newGroup: true))
         }
     }
-}
 
+    /// `If-Match` compares strongly (RFC 9110 §13.1.1): a weak tag `W/"7"` never matches,
+    /// since a write must not rest on "semantically the same" text. `*` matches any
+    /// existing document; a list matches if one of its tags does.
+    static func ifMatch(_ header: String, matches etag: String) -> Bool {
+        var rest = Substring(header)
+        while true {
+            while let c = rest.first, c == " " || c == "\t" || c == "," { rest.removeFirst() }
+            guard !rest.isEmpty else { return false }
+            if rest.first == "*" { return true }
+            var weak = false
+            if rest.hasPrefix("W/") { weak = true; rest = rest.dropFirst(2) }
+            guard rest.first == "\"" else { return false }
+            let body = rest.dropFirst()
+            guard let close = body.firstIndex(of: "\"") else { return false }
+            let tag = rest[rest.startIndex...close]
+            rest = body[body.index(after: close)...]
+            if !weak && tag == etag { return true }
+        }
+    }
+}

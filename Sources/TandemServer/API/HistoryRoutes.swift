@@ -1,5 +1,6 @@
 import TandemCore
 import TandemHTTP
+import TandemStore
 
 extension ServerContext {
     var historyEndpoints: [Endpoint] {
@@ -18,7 +19,7 @@ extension ServerContext {
                 summary: "Undo one group: the session's own latest (scope=session) or anyone's (scope=document)", tag: "Undo",
                 parameters: [scope, Endpoint.header("Idempotency-Key", "Makes a resend safe")],
                 responses: [Endpoint.json(200, "The undo as applied", Schemas.ref("UndoResult")),
-                            Endpoint.error(409, "Nothing to undo")] + changeErrors,
+                            Endpoint.error(409, "Nothing to undo (nothing_to_undo), or undo groups nested more than one level deep are open (group_open)")] + changeErrors,
                 handler: { [self] req, res in undoOrRedo(req, res, redo: false) }
             ),
             Endpoint(
@@ -49,7 +50,8 @@ extension ServerContext {
                 requestBody: Endpoint.jsonBody(Schemas.object([("actionName", ["type": "string", "maxLength": 200]), ("levelsOfUndo", Schemas.nonNegative)], required: [])),
                 responses: [Endpoint.json(200, "The history", Schemas.ref("History")),
                             Endpoint.error(400, "Malformed JSON, field or scope"), Endpoint.error(401, "Bad token"),
-                            Endpoint.error(404, "No such document"), Endpoint.error(409, "Nothing to name"), Endpoint.error(415, "Body is not JSON")],
+                            Endpoint.error(404, "No such document"), Endpoint.error(409, "Nothing to name"), Endpoint.error(415, "Body is not JSON"),
+                            Endpoint.error(503, "The store cannot save")],
                 handler: { [self] req, res in res.respond { () throws(APIError) in try patchHistory(req) } }
             ),
             Endpoint(
@@ -57,15 +59,17 @@ extension ServerContext {
                 summary: "removeAllActions for the scope", tag: "Undo",
                 parameters: [scope],
                 responses: [Endpoint.json(200, "The history", Schemas.ref("History")),
-                            Endpoint.error(400, "Bad scope"), Endpoint.error(401, "Bad token"), Endpoint.error(404, "No such document")],
+                            Endpoint.error(400, "Bad scope"), Endpoint.error(401, "Bad token"), Endpoint.error(404, "No such document"),
+                            Endpoint.error(503, "The store cannot save")],
                 handler: { [self] req, res in
                     res.respond { () throws(APIError) in
                         let (handle, scope, _) = try historyTarget(req)
-                        let json = handle.state.withLock { st in
+                        let (json, ticket) = try handle.state.withLock { st throws(APIError) in
+                            try acceptsUndoStateChange(st, handle)
                             st.document.undoManager.removeAllActions(scope)
-                            return historyJSON(st.document, scope: scope)
+                            return (historyJSON(st.document, scope: scope), submitPendingJournal(st, id: handle.id))
                         }
-                        try persistPendingJournal(handle)
+                        try finishPending(handle, ticket)
                         sendHistoryEvent(handle, "removeAllActions", session: scope.sessionID)
                         return .json(json)
                     }
@@ -75,7 +79,8 @@ extension ServerContext {
                 method: .post, path: "/documents/{id}/history/groups", operationID: "beginUndoGrouping",
                 summary: "beginUndoGrouping for the session (nestable)", tag: "Undo",
                 responses: [Endpoint.json(200, "The grouping level now", Schemas.ref("GroupingLevel")),
-                            Endpoint.error(401, "A session is needed"), Endpoint.error(404, "No such document")],
+                            Endpoint.error(401, "A session is needed"), Endpoint.error(404, "No such document"),
+                            Endpoint.error(503, "The store cannot save")],
                 handler: { [self] req, res in res.respond { () throws(APIError) in try grouping(req, begin: true) } }
             ),
             Endpoint(
@@ -83,7 +88,7 @@ extension ServerContext {
                 summary: "endUndoGrouping for the session", tag: "Undo",
                 responses: [Endpoint.json(200, "The grouping level now", Schemas.ref("GroupingLevel")),
                             Endpoint.error(401, "A session is needed"), Endpoint.error(404, "No such document"),
-                            Endpoint.error(409, "No group is open")],
+                            Endpoint.error(409, "No group is open"), Endpoint.error(503, "The store cannot save")],
                 handler: { [self] req, res in res.respond { () throws(APIError) in try grouping(req, begin: false) } }
             ),
         ]
@@ -104,6 +109,14 @@ extension ServerContext {
         case let other?:
             throw .invalidField("scope", "must be session or document, not '\(other)'")
         }
+    }
+
+    /// Undo-state changes are stored before they are answered: while the store fails they are
+    /// refused (503) before anything changes; if the store refuses one, `finishPending` puts
+    /// the document back as stored.
+    func acceptsUndoStateChange(_ st: DocumentState, _ handle: DocumentHandle) throws(APIError) {
+        if st.deleted { throw .notFound("document '\(handle.id)'") }
+        if st.savingError { throw .storageFailing }
     }
 
     func historyJSON(_ document: Document, scope: UndoScope) -> [UInt8] {
@@ -156,7 +169,8 @@ extension ServerContext {
         if let name, name.count > 200 { throw .invalidField("actionName", "must be at most 200 characters") }
         let levels = try body.int("levelsOfUndo")
         if let levels, levels < 0 { throw .invalidField("levelsOfUndo", "must be 0 (unlimited) or more") }
-        let json = try handle.state.withLock { st throws(APIError) in
+        let (json, ticket) = try handle.state.withLock { st throws(APIError) in
+            try acceptsUndoStateChange(st, handle)
             let um = st.document.undoManager
             if let name {
                 guard um.canUndo(scope) || um.groupingLevel(scope) > 0 else {
@@ -165,9 +179,9 @@ extension ServerContext {
                 um.setActionName(name, scope: scope)
             }
             if let levels { um.setLevelsOfUndo(levels, scope: scope) }
-            return historyJSON(st.document, scope: scope)
+            return (historyJSON(st.document, scope: scope), submitPendingJournal(st, id: handle.id))
         }
-        try persistPendingJournal(handle)
+        try finishPending(handle, ticket)
         sendHistoryEvent(handle, "checkpoint", session: scope.sessionID)
         return .json(json)
     }
@@ -175,15 +189,18 @@ extension ServerContext {
     func grouping(_ req: HTTPRequest, begin: Bool) throws(APIError) -> HTTPResponse {
         let session = try requireSession(of: req, for: "undo grouping")
         let handle = try document(req.parameters["id"] ?? "")
-        let level = try handle.state.withLock { st throws(APIError) -> Int in
+        let (level, ticket) = try handle.state.withLock { st throws(APIError) -> (Int, StoreTicket?) in
+            try acceptsUndoStateChange(st, handle)
+            let level: Int
             do throws(DocumentError) {
-                if begin { return st.document.undoManager.beginUndoGrouping(session: session.id) }
-                return try st.document.undoManager.endUndoGrouping(session: session.id)
+                level = begin ? st.document.undoManager.beginUndoGrouping(session: session.id)
+                              : try st.document.undoManager.endUndoGrouping(session: session.id)
             } catch {
                 throw APIError.document(error)
             }
+            return (level, submitPendingJournal(st, id: handle.id))
         }
-        try persistPendingJournal(handle)
+        try finishPending(handle, ticket)
         sendHistoryEvent(handle, begin ? "didOpenUndoGroup" : "didCloseUndoGroup", session: session.id)
         var w = JSONWriter(capacity: 24)
         w.beginObject(); w.key("groupingLevel"); w.int(level); w.endObject()

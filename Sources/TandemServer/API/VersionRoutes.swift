@@ -105,29 +105,50 @@ extension ServerContext {
         return w.bytes
     }
 
-    /// Writes the committed text as the next version and clears the change count.
+    /// Writes the committed text as the next version and, if nothing changed meanwhile,
+    /// clears the change count. The document's lock is held only to read and, after the
+    /// store wrote the version, to update; never while waiting for the store.
     @discardableResult
     func saveVersion(_ handle: DocumentHandle, name: String?) throws(APIError) -> StoredVersion {
-        let version: StoredVersion = try handle.state.withLock { st throws(APIError) in
-            if st.deleted { throw .notFound("document '\(handle.id)'") }
-            let time = now()
+        try handle.checkpoint.withLock { newest throws(APIError) -> StoredVersion in
+            let (revision, text, time) = try handle.state.withLock { st throws(APIError) in
+                if st.deleted { throw .notFound("document '\(handle.id)'") }
+                if st.savingError { throw .storageFailing }
+                return (st.committedRevision, st.committedRope.description, now())
+            }
             let number: Int
-            do { number = (try store.versions(document: handle.id).last?.number ?? 0) + 1 } catch { throw .storageFailing }
-            let v = StoredVersion(documentID: handle.id, number: number, revision: st.document.revision,
-                                  time: time, text: st.document.text, name: name)
-            do {
-                try store.addVersion(v)
+            if let newest {
+                number = newest + 1
+            } else {
+                do { number = (try store.versions(document: handle.id).last?.number ?? 0) + 1 } catch { throw .storageFailing }
+            }
+            let v = StoredVersion(documentID: handle.id, number: number, revision: revision, time: time, text: text, name: name)
+            do throws(StoreError) {
+                try store.perform([.addVersion(v)])
+            } catch .notFound {
+                throw .notFound("document '\(handle.id)'")
             } catch {
-                logger.error("autosave of \(handle.id) failed: \(error)")
+                logger.error("saving a version of \(handle.id) failed: \(error)")
                 throw .storageFailing
             }
-            st.document.updateChangeCount(.cleared)
-            st.lastSavedRevision = st.document.revision
-            st.lastSaved = time
-            handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved", data: versionJSON(v)))
+            newest = number
+            let ticket: StoreTicket? = handle.state.withLock { st in
+                guard !st.deleted else { return nil }
+                st.lastSaved = time
+                handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved", data: versionJSON(v)))
+                // A change made since it was read is not in the version: it stays unsaved.
+                guard st.document.revision == revision else { return nil }
+                st.document.updateChangeCount(.cleared)
+                st.lastSavedRevision = revision
+                return submitPendingJournal(st, id: handle.id)
+            }
+            // The version is stored whatever happens to the cleared count: answer it.
+            if case .failure(let error)? = ticket?.wait() {
+                logger.error("could not store the cleared change count of \(handle.id): \(error)")
+                storeFailed(handle, error: error)
+            }
             return v
         }
-        return version
     }
 
     /// The saveless model: a document with unsaved changes saves itself once it has been

@@ -25,7 +25,7 @@ final class ServerContext: Sendable {
         self.sessions = sessions
         self.metrics = metrics
         self.logger = logger
-        pasteboards = PasteboardRegistry(store: store, limits: configuration.pasteboardLimits)
+        pasteboards = PasteboardRegistry(store: store, limits: PasteboardRegistry.limits(configuration.pasteboardLimits, maxBodyBytes: configuration.maxBodyBytes))
     }
 
     func now() -> Double { Date().timeIntervalSince1970 }

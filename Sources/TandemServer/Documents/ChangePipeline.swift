@@ -10,9 +10,17 @@ enum ChangeOutcome {
     case changed(Change, response: [UInt8], notification: String)
 }
 
+/// Stored in the same unit as a change and made visible once it commits (a cut's pasteboard):
+/// if the change is refused, so is the companion, and nothing of it is seen.
+struct ChangeCompanion: Sendable {
+    var writes: [StoreWrite]
+    var onCommit: @Sendable () -> Void
+}
+
 extension ServerContext {
     /// The one path every change takes: apply under the document's lock, queue it for the
-    /// group commit while still holding the lock (so the store sees revisions in order),
+    /// group commit while still holding the lock (so the store sees revisions in order; the
+    /// lock is never held while waiting for the store, whose writer takes it to publish),
     /// and answer, broadcast and wake long-polls only once it is committed. Nothing the
     /// client hears about is ever missing after a crash. (Idempotency-Key is handled for
     /// every endpoint by the router wrapper, see `makeRouter`.)
@@ -21,6 +29,7 @@ extension ServerContext {
         request: HTTPRequest,
         responder: HTTPResponder,
         session: Session?,
+        companion: () -> ChangeCompanion? = { nil },
         _ body: (inout DocumentState) throws(APIError) -> ChangeOutcome
     ) {
         let finish: @Sendable (HTTPResponse) -> Void = { response in responder.send(response) }
@@ -30,14 +39,22 @@ extension ServerContext {
             if st.editingDisabled {
                 return .failure(APIError(.forbidden, "editing_disabled", "editing is disabled for this document"))
             }
+            // Readers keep seeing this until the change commits (a rope copy is O(1)).
+            let before = st.inFlight.isEmpty
+                ? DocumentState.CommittedView(revision: st.document.revision, rope: st.document.rope, changeCount: st.document.changeCount)
+                : nil
             let outcome: ChangeOutcome
             do throws(APIError) { outcome = try body(&st) } catch { return .failure(error) }
             if case .changed(let change, let response, let notification) = outcome {
                 st.modified = change.time
+                st.changeInFlight(before: before)
                 let stored = StoredChange(documentID: handle.id, revision: change.revision, payload: ChangeCodec.encode(st.journal?.drain() ?? []))
-                store.append([stored]) { [self] result in
+                let extra = companion()
+                // One unit with the companion's writes: both are stored or neither.
+                store.submit([.append([stored])] + (extra?.writes ?? [])) { [self] result in
                     switch result {
                     case .success:
+                        extra?.onCommit()
                         committed(handle, change: change, notification: notification)
                         finish(.json(response))
                     case .failure(let error):
@@ -63,6 +80,7 @@ extension ServerContext {
         frames += ServerSentEvents.frame(id: change.revision, event: "history", data: historyEventJSON(notification, change: change))
         let woken: [(HTTPResponder, [UInt8])] = handle.state.withLock { st in
             st.committedRevision = max(st.committedRevision, change.revision)
+            st.changeCommitted(change.revision)
             handle.events.send(frames, revision: change.revision)
             let revision = st.committedRevision
             let due = st.pollers.filter { $0.since < revision }

@@ -7,6 +7,12 @@ final class DocumentHandle: Sendable {
     let id: String
     let state: Mutex<DocumentState>
     let events: EventChannel
+    /// Serializes the blocking store writes made for this document outside `state` (saves,
+    /// settings), so they land in the order memory takes them. Lock order: this, then
+    /// `state`; never the other way round, and `state` is never held while waiting for the
+    /// store (the store's writer takes `state` to publish a commit). Holds the newest
+    /// version number once known.
+    let checkpoint = Mutex<Int?>(nil)
 
     init(id: String, state: sending DocumentState, events: EventChannel) {
         self.id = id

@@ -3,16 +3,18 @@ import TandemCore
 /// The JSON shapes of documents, changes and history, written by hand (hot paths).
 enum DocumentJSON {
     static func document(id: String, state st: DocumentState) -> [UInt8] {
+        // What is committed: a client that reads revision R may then ask for `edits?since=R`.
         let doc = st.document
-        var w = JSONWriter(capacity: 256 + doc.length)
+        let rope = st.committedRope
+        var w = JSONWriter(capacity: 256 + rope.utf16Count)
         w.beginObject()
         w.key("id"); w.string(id)
         w.key("title"); w.string(st.title)
-        w.key("revision"); w.int(doc.revision)
-        w.key("length"); w.int(doc.length)
-        w.key("text"); w.string(doc.text)
-        w.key("changeCount"); w.int(doc.changeCount)
-        w.key("hasUnsavedChanges"); w.bool(doc.hasUnsavedChanges)
+        w.key("revision"); w.int(st.committedRevision)
+        w.key("length"); w.int(rope.utf16Count)
+        w.key("text"); w.string(rope.description)
+        w.key("changeCount"); w.int(st.committedChangeCount)
+        w.key("hasUnsavedChanges"); w.bool(st.committedChangeCount != 0)
         w.key("state"); w.string(st.condition.rawValue)
         w.key("editingDisabled"); w.bool(st.editingDisabled)
         w.key("secure"); w.bool(st.secure)
@@ -27,8 +29,8 @@ enum DocumentJSON {
         w.beginObject()
         w.key("id"); w.string(id)
         w.key("title"); w.string(st.title)
-        w.key("revision"); w.int(st.document.revision)
-        w.key("length"); w.int(st.document.length)
+        w.key("revision"); w.int(st.committedRevision)
+        w.key("length"); w.int(st.committedRope.utf16Count)
         w.key("modified"); w.double(st.modified)
         w.endObject()
     }

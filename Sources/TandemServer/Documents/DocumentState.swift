@@ -31,11 +31,46 @@ struct DocumentState {
     var lastSnapshotTime: Double = 0
     /// Journal events not yet carried by a stored change.
     var journal: JournalBuffer?
+    /// While changes wait for their commit, what readers are shown instead of the document:
+    /// the state at `committedRevision`. Nil when nothing is in flight (the document is it).
+    var committedView: CommittedView?
+    /// The state after each applied change still waiting for its commit, oldest first.
+    var inFlight: [CommittedView] = []
+
+    /// A revision's text and change count; ropes are copy-on-write, so keeping one is O(1).
+    struct CommittedView {
+        var revision: Int
+        var rope: Rope
+        var changeCount: Int
+    }
 
     struct Poller {
         var since: Int
         var deadline: Double
         var responder: HTTPResponder
+    }
+
+    /// The committed text: GET and saves never show a change that is not yet durable.
+    var committedRope: Rope { committedView?.rope ?? document.rope }
+    var committedChangeCount: Int { committedView?.changeCount ?? document.changeCount }
+
+    /// A change was applied and queued for commit: readers keep seeing the state before it.
+    mutating func changeInFlight(before: CommittedView?) {
+        if inFlight.isEmpty, let before { committedView = before }
+        inFlight.append(CommittedView(revision: document.revision, rope: document.rope, changeCount: document.changeCount))
+    }
+
+    /// `revision` committed: readers move up to it.
+    mutating func changeCommitted(_ revision: Int) {
+        var newest: CommittedView?
+        while let first = inFlight.first, first.revision <= revision {
+            newest = inFlight.removeFirst()
+        }
+        if inFlight.isEmpty {
+            committedView = nil
+        } else if let newest {
+            committedView = newest
+        }
     }
 
     var condition: DocumentCondition {

@@ -3,14 +3,16 @@ import Synchronization
 import TandemCore
 import TandemStore
 
-/// Every pasteboard, behind one lock of its own (pasteboards are written rarely, so one lock
-/// is enough and keeps each pasteboard's writes, stored copies and events in one order).
-/// Persistent pasteboards are written to the store before memory changes: a write the
-/// store refuses changes nothing. Events go out under the lock, so subscribers hear the
-/// writes in the order they happened.
+/// Every pasteboard. Two locks: `boards` guards the map and is held only for a moment (never
+/// while waiting for anything), so readers and the store's writer thread may take it;
+/// `writing` lets one writer at a time read, store and install a pasteboard, and is held
+/// across the store write. Persistent pasteboards are written to the store before memory
+/// changes: a write the store refuses changes nothing. Events are published under
+/// `writing`, so subscribers hear the writes in the order they happened.
 ///
-/// Lock order: a document's lock may be held when this lock is taken (cut, copy), never
-/// the other way round.
+/// Lock order: `writing`, then a document's lock (a cut), then `boards`. A document's lock
+/// is never held while taking `writing`: its holder would wait for the store, and the
+/// store's writer waits for document locks to publish commits.
 final class PasteboardRegistry: Sendable {
     let limits: PasteboardLimits
     /// Pasteboards one session may own at once.
@@ -19,6 +21,7 @@ final class PasteboardRegistry: Sendable {
     let events: EventChannel
     private let store: any DocumentStore
     private let boards = Mutex<[String: Pasteboard]>([Pasteboard.generalName: .general()])
+    private let writing = Mutex<Void>(())
 
     typealias Publish = (PasteboardEvent) -> Void
 
@@ -27,6 +30,15 @@ final class PasteboardRegistry: Sendable {
         self.limits = limits
         self.maxPerSession = maxPerSession
         self.events = events
+    }
+
+    /// Limits that a write can reach over HTTP: a representation at the limit still fits in
+    /// a request body, raw or base64 in JSON (4/3 as long, plus a little JSON around it),
+    /// so one beyond it is `413 pasteboard_too_large`, not a body refused before reading.
+    static func limits(_ wanted: PasteboardLimits, maxBodyBytes: Int) -> PasteboardLimits {
+        var l = wanted
+        l.maxRepresentationBytes = min(l.maxRepresentationBytes, max(0, (maxBodyBytes - 4096) / 4 * 3))
+        return l
     }
 
     /// Start-up: the persistent pasteboards the store holds (`general` among them once written).
@@ -59,43 +71,73 @@ final class PasteboardRegistry: Sendable {
     }
 
     func create(name: String?, owner: String, persistent: Bool) throws(APIError) -> Pasteboard {
-        try boards.withLock { boards throws(APIError) in
-            guard boards.values.count(where: { $0.owner == owner }) < maxPerSession else {
-                throw .conflict("too_many_pasteboards", "a session may own at most \(maxPerSession) pasteboards")
+        try writing.withLock { _ throws(APIError) in
+            let p = try boards.withLock { boards throws(APIError) in
+                guard boards.values.count(where: { $0.owner == owner }) < maxPerSession else {
+                    throw .conflict("too_many_pasteboards", "a session may own at most \(maxPerSession) pasteboards")
+                }
+                var chosen = name
+                while chosen == nil {
+                    let candidate = Secrets.base64url(Secrets.randomBytes(9))
+                    if boards[candidate] == nil, Self.isValidName(candidate) { chosen = candidate }
+                }
+                let n = chosen!
+                guard boards[n] == nil else { throw .conflict("name_taken", "a pasteboard named '\(n)' exists") }
+                return Pasteboard(name: n, owner: owner, persistent: persistent)
             }
-            var chosen = name
-            while chosen == nil {
-                let candidate = Secrets.base64url(Secrets.randomBytes(9))
-                if boards[candidate] == nil, Self.isValidName(candidate) { chosen = candidate }
-            }
-            let n = chosen!
-            guard boards[n] == nil else { throw .conflict("name_taken", "a pasteboard named '\(n)' exists") }
-            let p = Pasteboard(name: n, owner: owner, persistent: persistent)
             if persistent { try save(p) }
-            boards[n] = p
+            boards.withLock { $0[p.name] = p }
             return p
         }
+    }
+
+    /// A write prepared but not yet visible: stored (if persistent) together with a change,
+    /// and installed once that change commits. Only while `exclusively` runs.
+    struct Staged: Sendable {
+        var pasteboard: Pasteboard
+        var change: Pasteboard.Change
+        var writes: [StoreWrite] { pasteboard.persistent ? [.upsertPasteboard(PasteboardRegistry.stored(pasteboard))] : [] }
+    }
+
+    /// Runs `body` as the only pasteboard writer: what it stages stays valid until it returns.
+    func exclusively<T>(_ body: () -> T) -> T {
+        writing.withLock { _ in body() }
+    }
+
+    /// The pasteboard as `body` would leave it, without changing anything (inside `exclusively`).
+    func stage(_ name: String, _ body: (inout Pasteboard, PasteboardLimits) throws(PasteboardError) -> Void) throws(APIError) -> Staged {
+        guard var p = boards.withLock({ $0[name] }) else { throw .notFound("pasteboard '\(name)'") }
+        let before = p.types
+        do throws(PasteboardError) { try body(&p, limits) } catch { throw .pasteboard(error) }
+        return Staged(pasteboard: p, change: Pasteboard.change(from: before, to: p.types))
+    }
+
+    /// Makes a staged write visible and publishes it (inside `exclusively`, once it is stored).
+    func install(_ staged: Staged, publish: Publish) {
+        let present = boards.withLock { boards -> Bool in
+            guard boards[staged.pasteboard.name] != nil else { return false }
+            boards[staged.pasteboard.name] = staged.pasteboard
+            return true
+        }
+        if present { publish(.changed(staged.pasteboard, staged.change)) }
     }
 
     /// Changes a pasteboard's items with `body` (all or nothing), stores it if persistent
     /// and publishes what changed. Returns the pasteboard as written.
     @discardableResult
     func write(_ name: String, publish: Publish, _ body: (inout Pasteboard, PasteboardLimits) throws(PasteboardError) -> Void) throws(APIError) -> Pasteboard {
-        try boards.withLock { boards throws(APIError) in
-            guard var p = boards[name] else { throw .notFound("pasteboard '\(name)'") }
-            let before = p.types
-            do throws(PasteboardError) { try body(&p, limits) } catch { throw .pasteboard(error) }
-            if p.persistent { try save(p) }
-            boards[name] = p
-            publish(.changed(p, Pasteboard.change(from: before, to: p.types)))
-            return p
+        try writing.withLock { _ throws(APIError) in
+            let staged = try stage(name, body)
+            if staged.pasteboard.persistent { try save(staged.pasteboard) }
+            install(staged, publish: publish)
+            return staged.pasteboard
         }
     }
 
     /// PATCH: only the owner may change it (anyone, once its owner's session has ended).
     func setPersistent(_ name: String, _ persistent: Bool, by session: String) throws(APIError) -> Pasteboard {
-        try boards.withLock { boards throws(APIError) in
-            guard var p = boards[name] else { throw .notFound("pasteboard '\(name)'") }
+        try writing.withLock { _ throws(APIError) in
+            var p = try pasteboard(name)
             try Self.checkOwner(p, session)
             guard p.persistent != persistent else { return p }
             p.persistent = persistent
@@ -104,19 +146,19 @@ final class PasteboardRegistry: Sendable {
             } catch {
                 throw .storageFailing
             }
-            boards[name] = p
+            boards.withLock { $0[name] = p }
             return p
         }
     }
 
     func remove(_ name: String, by session: String, publish: Publish) throws(APIError) {
-        try boards.withLock { boards throws(APIError) in
-            guard let p = boards[name] else { throw .notFound("pasteboard '\(name)'") }
+        try writing.withLock { _ throws(APIError) in
+            let p = try pasteboard(name)
             try Self.checkOwner(p, session)
             if p.persistent {
                 do throws(StoreError) { try store.deletePasteboard(name) } catch { throw .storageFailing }
             }
-            boards[name] = nil
+            boards.withLock { _ = $0.removeValue(forKey: name) }
             publish(.removed(p))
         }
     }
@@ -124,15 +166,15 @@ final class PasteboardRegistry: Sendable {
     /// The session ended: its non-persistent pasteboards go; its persistent ones stay, owned
     /// by nobody from now on.
     func sessionEnded(_ session: String, logger: Logger, publish: Publish) {
-        boards.withLock { boards in
-            for p in boards.values where p.owner == session {
+        writing.withLock { _ in
+            for p in boards.withLock({ Array($0.values) }) where p.owner == session {
                 if p.persistent {
                     var orphan = p
                     orphan.owner = nil
                     do { try save(orphan) } catch { logger.warning("could not store pasteboard '\(p.name)': \(error)") }
-                    boards[p.name] = orphan
+                    boards.withLock { $0[p.name] = orphan }
                 } else {
-                    boards[p.name] = nil
+                    boards.withLock { _ = $0.removeValue(forKey: p.name) }
                     publish(.removed(p))
                 }
             }

@@ -83,42 +83,69 @@ extension ServerContext {
                 throw JournalCodec.DecodeError(description: "document \(l.document.id): stored change \(change.revision) rebuilt revision \(document.revision)")
             }
         }
-        // Undo-manager events after the last change (an open group, a renamed action).
-        if let pending = try? store.meta(Self.pendingKey(l.document.id)), let (after, events) = Self.decodePending(pending),
-           after == document.revision {
-            for event in events { try document.replay(event) }
+        // Undo-manager events after the last change (an open group, a renamed action), kept
+        // for this very document (not an earlier one that had the same id).
+        if let pending = try? store.meta(Self.pendingKey(l.document.id)), let p = Self.decodePending(pending),
+           p.after == document.revision, p.created.map({ abs($0 - l.document.created) < 0.001 }) ?? true {
+            for event in p.events { try document.replay(event) }
         }
         return document
     }
 
     static func pendingKey(_ id: String) -> String { "journal:" + id }
 
-    /// Undo-manager events that changed no text (grouping, action names, levels) are kept
-    /// at once, so an acknowledged `beginUndoGrouping` survives a crash too; the next stored
-    /// change carries them from then on.
-    func persistPendingJournal(_ handle: DocumentHandle) throws(APIError) {
-        let payload: [UInt8]? = handle.state.withLock { st in
-            guard let buffer = st.journal, !buffer.events.isEmpty else { return nil }
-            var w = JSONWriter(capacity: 128)
-            w.beginObject()
-            w.key("after"); w.int(st.document.revision)
-            w.key("events"); w.raw(JournalCodec.encode(buffer.events))
-            w.endObject()
-            return w.bytes
-        }
-        guard let payload else { return }
-        do {
-            try store.setMeta(Self.pendingKey(handle.id), payload)
-        } catch {
-            logger.error("could not store undo state of \(handle.id): \(error)")
-            throw .storageFailing
-        }
+    /// The write that keeps the undo-manager events not yet carried by a stored change
+    /// (grouping, action names, levels, a cleared change count, a departed session), so that
+    /// an acknowledged `beginUndoGrouping` or save survives a crash too; the next stored
+    /// change carries them from then on. Nil when nothing is pending.
+    ///
+    /// Call under the document's lock and submit before releasing it: the store then keeps
+    /// these writes in the order the buffer grew, and the newest always lands last.
+    func pendingJournalWrite(_ st: DocumentState, id: String) -> StoreWrite? {
+        guard let buffer = st.journal, !buffer.events.isEmpty else { return nil }
+        var w = JSONWriter(capacity: 128)
+        w.beginObject()
+        w.key("after"); w.int(st.document.revision)
+        w.key("created"); w.double(st.created)
+        w.key("events"); w.raw(JournalCodec.encode(buffer.events))
+        w.endObject()
+        return .setMeta(Self.pendingKey(id), w.bytes)
     }
 
-    static func decodePending(_ bytes: [UInt8]) -> (Int, [DocumentEvent])? {
+    /// `pendingJournalWrite` submitted; call under the lock, then `finishPending` after it.
+    func submitPendingJournal(_ st: DocumentState, id: String) -> StoreTicket? {
+        guard let write = pendingJournalWrite(st, id: id) else { return nil }
+        let ticket = StoreTicket()
+        store.submit([write]) { ticket.finish($0) }
+        return ticket
+    }
+
+    /// Waits (outside the lock) for a pending-journal write. If the store refused it, the
+    /// document goes back to what the store holds and into `savingError`, so the change the
+    /// caller made in memory is gone too and a 503 means nothing changed.
+    func finishPending(_ handle: DocumentHandle, _ ticket: StoreTicket?) throws(APIError) {
+        guard let ticket, case .failure(let error) = ticket.wait() else { return }
+        logger.error("could not store undo state of \(handle.id): \(error)")
+        storeFailed(handle, error: error)
+        throw .storageFailing
+    }
+
+    /// Stores whatever undo-manager events are pending (e.g. after a session ended).
+    func persistPendingJournal(_ handle: DocumentHandle) throws(APIError) {
+        let ticket = handle.state.withLock { st in submitPendingJournal(st, id: handle.id) }
+        try finishPending(handle, ticket)
+    }
+
+    static func decodePending(_ bytes: [UInt8]) -> (after: Int, created: Double?, events: [DocumentEvent])? {
         guard let v = try? JSONParser.parse(bytes), let after = v["after"]?.intValue, let events = v["events"],
               let list = try? JournalCodec.decode(JSONWriter.encode(events)) else { return nil }
-        return (after, list)
+        var created: Double?
+        switch v["created"] {
+        case .number(let d)?: created = d
+        case .integer(let i)?: created = Double(i)
+        default: created = nil
+        }
+        return (after, created, list)
     }
 
     /// The store failed: stop taking changes (503), show `savingError`, and keep trying until
@@ -182,30 +209,46 @@ extension ServerContext {
     /// Housekeeping: a snapshot every thousand changes keeps start-up time flat however long
     /// the history, and the stored log behind it is dropped; the log in memory keeps the
     /// last `logKept` changes for stale bases and catching up.
+    ///
+    /// With `all` (graceful shutdown) pending undo-manager events go into the snapshot too,
+    /// and their stored copy is removed in the same unit, so a clean restart replays nothing
+    /// and loses nothing. (Not while running: a change appended meanwhile would carry them
+    /// a second time.)
     func takeSnapshots(all: Bool = false) {
         for handle in documents.withLock({ Array($0.values) }) {
-            let snap: DocumentSnapshot? = handle.state.withLock { st in
+            let taken: (StoreTicket, Int)? = handle.state.withLock { st in
                 let changes = st.document.revision - st.lastSnapshotRevision
+                let pending = !(st.journal?.events.isEmpty ?? true)
                 guard !st.savingError, !st.deleted,
-                      all ? changes > 0 : Self.snapshotDue(changes: changes, seconds: now() - st.lastSnapshotTime),
+                      all ? changes > 0 || pending : Self.snapshotDue(changes: changes, seconds: now() - st.lastSnapshotTime),
                       st.committedRevision == st.document.revision,
-                      st.journal?.events.isEmpty ?? true
+                      all || !pending
                 else { return nil }
-                return st.document.snapshot()
-            }
-            guard let snap else { continue }
-            do {
-                try store.writeSnapshot(StoredSnapshot(documentID: handle.id, revision: snap.revision, payload: SnapshotCodec.encode(snap)))
-                try store.trimChanges(document: handle.id, through: snap.revision)
-                handle.state.withLock { st in
-                    st.lastSnapshotRevision = snap.revision
-                    st.lastSnapshotTime = now()
-                    if st.document.revision - st.document.firstAvailableRevision > 2 * Self.logKept {
-                        st.document.trimLog(through: st.document.revision - Self.logKept)
-                    }
+                let snap = st.document.snapshot()
+                var writes: [StoreWrite] = [
+                    .writeSnapshot(StoredSnapshot(documentID: handle.id, revision: snap.revision, payload: SnapshotCodec.encode(snap))),
+                    .trimChanges(document: handle.id, through: snap.revision),
+                ]
+                if pending {
+                    _ = st.journal?.drain()
+                    writes.append(.setMeta(Self.pendingKey(handle.id), nil))
                 }
-            } catch {
+                // Submitted under the lock (the store keeps it before any later change); waited for outside it.
+                let ticket = StoreTicket()
+                store.submit(writes) { ticket.finish($0) }
+                return (ticket, snap.revision)
+            }
+            guard let (ticket, revision) = taken else { continue }
+            if case .failure(let error) = ticket.wait() {
                 logger.warning("snapshot of \(handle.id) failed: \(error)")
+                continue
+            }
+            handle.state.withLock { st in
+                st.lastSnapshotRevision = max(st.lastSnapshotRevision, revision)
+                st.lastSnapshotTime = now()
+                if st.document.revision - st.document.firstAvailableRevision > 2 * Self.logKept {
+                    st.document.trimLog(through: st.document.revision - Self.logKept)
+                }
             }
         }
     }

@@ -63,19 +63,21 @@ extension SQLiteStore {
     }
 
     public func writeSnapshot(_ snapshot: StoredSnapshot) throws(StoreError) {
-        try write { db in
-            let stored = try Self.revision(of: snapshot.documentID, in: db)
-            guard (0...stored).contains(snapshot.revision) else {
-                throw StoreError.conflict("snapshot at \(snapshot.revision) but \(snapshot.documentID) is at revision \(stored)")
-            }
-            try db.execute(
-                sql: """
-                    INSERT INTO snapshots (document, revision, payload) VALUES (?, ?, ?)
-                    ON CONFLICT (document) DO UPDATE SET revision = excluded.revision, payload = excluded.payload
-                    WHERE excluded.revision >= snapshots.revision
-                    """,
-                arguments: [snapshot.documentID, snapshot.revision, snapshot.payload.blob])
+        try write { db in try Self.writeSnapshot(snapshot, in: db) }
+    }
+
+    static func writeSnapshot(_ snapshot: StoredSnapshot, in db: Database) throws {
+        let stored = try revision(of: snapshot.documentID, in: db)
+        guard (0...stored).contains(snapshot.revision) else {
+            throw StoreError.conflict("snapshot at \(snapshot.revision) but \(snapshot.documentID) is at revision \(stored)")
         }
+        try db.execute(
+            sql: """
+                INSERT INTO snapshots (document, revision, payload) VALUES (?, ?, ?)
+                ON CONFLICT (document) DO UPDATE SET revision = excluded.revision, payload = excluded.payload
+                WHERE excluded.revision >= snapshots.revision
+                """,
+            arguments: [snapshot.documentID, snapshot.revision, snapshot.payload.blob])
     }
 
     /// The stored snapshot of a document, if any.
@@ -87,9 +89,11 @@ extension SQLiteStore {
     }
 
     public func trimChanges(document: String, through: Int) throws(StoreError) {
-        try write { db in
-            _ = try Self.revision(of: document, in: db)
-            try db.execute(sql: "DELETE FROM changes WHERE document = ? AND revision <= ?", arguments: [document, through])
-        }
+        try write { db in try Self.trimChanges(document: document, through: through, in: db) }
+    }
+
+    static func trimChanges(document: String, through: Int, in db: Database) throws {
+        _ = try revision(of: document, in: db)
+        try db.execute(sql: "DELETE FROM changes WHERE document = ? AND revision <= ?", arguments: [document, through])
     }
 }

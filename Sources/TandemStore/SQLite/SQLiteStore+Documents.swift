@@ -22,24 +22,31 @@ extension SQLiteStore {
     }
 
     public func updateDocument(_ document: StoredDocument) throws(StoreError) {
-        try write { db in
-            try db.execute(
-                sql: "UPDATE documents SET title = ?, created = ?, modified = ?, metadata = ? WHERE id = ?",
-                arguments: [document.title, document.created, document.modified, document.metadata.blob, document.id])
-            if db.changesCount == 0 { throw StoreError.notFound("no document \(document.id)") }
-        }
+        try write { db in try Self.updateDocument(document, in: db) }
+    }
+
+    static func updateDocument(_ document: StoredDocument, in db: Database) throws {
+        try db.execute(
+            sql: "UPDATE documents SET title = ?, created = ?, modified = ?, metadata = ? WHERE id = ?",
+            arguments: [document.title, document.created, document.modified, document.metadata.blob, document.id])
+        if db.changesCount == 0 { throw StoreError.notFound("no document \(document.id)") }
     }
 
     public func deleteDocument(_ id: String) throws(StoreError) {
         try write { db in
-            // Explicit rather than relying on ON DELETE CASCADE alone: it does not depend on
-            // the foreign_keys pragma.
-            for table in ["changes", "snapshots", "versions"] {
-                try db.execute(sql: "DELETE FROM \(table) WHERE document = ?", arguments: [id])
-            }
-            try db.execute(sql: "DELETE FROM documents WHERE id = ?", arguments: [id])
-            if db.changesCount == 0 { throw StoreError.notFound("no document \(id)") }
+            if try !Self.deleteDocument(id, in: db) { throw StoreError.notFound("no document \(id)") }
         }
+    }
+
+    /// False if there was no such document.
+    static func deleteDocument(_ id: String, in db: Database) throws -> Bool {
+        // Explicit rather than relying on ON DELETE CASCADE alone: it does not depend on
+        // the foreign_keys pragma.
+        for table in ["changes", "snapshots", "versions"] {
+            try db.execute(sql: "DELETE FROM \(table) WHERE document = ?", arguments: [id])
+        }
+        try db.execute(sql: "DELETE FROM documents WHERE id = ?", arguments: [id])
+        return db.changesCount > 0
     }
 
     public func document(_ id: String) throws(StoreError) -> StoredDocument? {

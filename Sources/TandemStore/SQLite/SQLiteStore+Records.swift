@@ -4,13 +4,15 @@ extension SQLiteStore {
     // MARK: Versions
 
     public func addVersion(_ version: StoredVersion) throws(StoreError) {
-        try write { db in
-            _ = try Self.revision(of: version.documentID, in: db)
-            // A taken number violates the primary key: `.conflict`.
-            try db.execute(
-                sql: "INSERT INTO versions (\(StoredVersion.columns)) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [version.documentID, version.number, version.revision, version.time, version.text, version.name])
-        }
+        try write { db in try Self.addVersion(version, in: db) }
+    }
+
+    static func addVersion(_ version: StoredVersion, in db: Database) throws {
+        _ = try revision(of: version.documentID, in: db)
+        // A taken number violates the primary key: `.conflict`.
+        try db.execute(
+            sql: "INSERT INTO versions (\(StoredVersion.columns)) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [version.documentID, version.number, version.revision, version.time, version.text, version.name])
     }
 
     public func versions(document: String) throws(StoreError) -> [StoredVersion] {
@@ -52,15 +54,21 @@ extension SQLiteStore {
     // MARK: Pasteboards
 
     public func upsertPasteboard(_ pasteboard: StoredPasteboard) throws(StoreError) {
-        try write { db in
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO pasteboards (\(StoredPasteboard.columns)) VALUES (?, ?, ?, ?, ?)",
-                arguments: [pasteboard.name, pasteboard.owner, pasteboard.persistent, pasteboard.changeCount, pasteboard.payload.blob])
-        }
+        try write { db in try Self.upsertPasteboard(pasteboard, in: db) }
+    }
+
+    static func upsertPasteboard(_ pasteboard: StoredPasteboard, in db: Database) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO pasteboards (\(StoredPasteboard.columns)) VALUES (?, ?, ?, ?, ?)",
+            arguments: [pasteboard.name, pasteboard.owner, pasteboard.persistent, pasteboard.changeCount, pasteboard.payload.blob])
     }
 
     public func deletePasteboard(_ name: String) throws(StoreError) {
-        try write { db in try db.execute(sql: "DELETE FROM pasteboards WHERE name = ?", arguments: [name]) }
+        try write { db in try Self.deletePasteboard(name, in: db) }
+    }
+
+    static func deletePasteboard(_ name: String, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM pasteboards WHERE name = ?", arguments: [name])
     }
 
     public func pasteboards() throws(StoreError) -> [StoredPasteboard] {
@@ -74,12 +82,14 @@ extension SQLiteStore {
     // MARK: Meta
 
     public func setMeta(_ key: String, _ value: [UInt8]?) throws(StoreError) {
-        try write { db in
-            if let value {
-                try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value.blob])
-            } else {
-                try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [key])
-            }
+        try write { db in try Self.setMeta(key, value, in: db) }
+    }
+
+    static func setMeta(_ key: String, _ value: [UInt8]?, in db: Database) throws {
+        if let value {
+            try db.execute(sql: "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", arguments: [key, value.blob])
+        } else {
+            try db.execute(sql: "DELETE FROM meta WHERE key = ?", arguments: [key])
         }
     }
 

@@ -1,0 +1,25 @@
+import GRDB
+
+extension SQLiteStore {
+    public func submit(_ writes: [StoreWrite], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
+        let changeCount = writes.reduce(0) { $0 + $1.changeCount }
+        // One job: the writer runs it in its own savepoint, so the writes are stored all or none.
+        writer.submit(.init(changeCount: changeCount, work: { db in
+            for write in writes { try Self.run(write, in: db) }
+        }, completion: completion))
+    }
+
+    static func run(_ write: StoreWrite, in db: Database) throws {
+        switch write {
+        case .append(let changes): try insert(changes, in: db)
+        case .updateDocument(let document): try updateDocument(document, in: db)
+        case .deleteDocument(let id): _ = try deleteDocument(id, in: db)
+        case .addVersion(let version): try addVersion(version, in: db)
+        case .writeSnapshot(let snapshot): try writeSnapshot(snapshot, in: db)
+        case .trimChanges(let document, let through): try trimChanges(document: document, through: through, in: db)
+        case .upsertPasteboard(let pasteboard): try upsertPasteboard(pasteboard, in: db)
+        case .deletePasteboard(let name): try deletePasteboard(name, in: db)
+        case .setMeta(let key, let value): try setMeta(key, value, in: db)
+        }
+    }
+}

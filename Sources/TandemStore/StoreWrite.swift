@@ -1,0 +1,22 @@
+/// One write of a batch handed to `DocumentStore.submit`: the same operations as the store's
+/// blocking methods, as values, so a caller can queue them in order while it holds its own
+/// lock and wait for them after releasing it.
+public enum StoreWrite: Sendable {
+    case append([StoredChange])
+    case updateDocument(StoredDocument)
+    /// Like `deleteDocument`, but absent is not an error (deleting twice is harmless).
+    case deleteDocument(String)
+    case addVersion(StoredVersion)
+    case writeSnapshot(StoredSnapshot)
+    case trimChanges(document: String, through: Int)
+    case upsertPasteboard(StoredPasteboard)
+    case deletePasteboard(String)
+    /// Sets (or with `nil` removes) a meta entry.
+    case setMeta(String, [UInt8]?)
+
+    /// Changes it appends, for the statistics.
+    var changeCount: Int {
+        if case .append(let changes) = self { return changes.count }
+        return 0
+    }
+}

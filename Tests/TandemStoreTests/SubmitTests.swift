@@ -1,0 +1,97 @@
+import Dispatch
+import Testing
+@testable import TandemStore
+
+/// `submit`: a unit of writes stored all or none, in the order submitted, without blocking.
+@Suite struct SubmitTests {
+    let directory = TemporaryDirectory()
+
+    @Test func aUnitIsStoredWhole() throws {
+        let store = try SQLiteStore(directory: directory.path)
+        defer { store.close() }
+        try store.createDocument(Fixture.document("d"))
+        let board = StoredPasteboard(name: "general", owner: nil, persistent: true, changeCount: 3, payload: [1, 2, 3])
+        try store.perform([.append([Fixture.change("d", 1)]), .upsertPasteboard(board), .setMeta("k", [9])])
+        #expect(try store.lastRevision(document: "d") == 1)
+        #expect(try store.pasteboards() == [board])
+        #expect(try store.meta("k") == [9])
+    }
+
+    /// A conflict anywhere in the unit (here a revision gap after a valid pasteboard write)
+    /// stores none of it, and other units in the same batch are not affected.
+    @Test func aConflictStoresNothingOfItsUnit() throws {
+        let store = try SQLiteStore(directory: directory.path)
+        defer { store.close() }
+        try store.createDocument(Fixture.document("d"))
+        let board = StoredPasteboard(name: "general", owner: nil, persistent: true, changeCount: 1, payload: [1])
+        let bad = StoreTicket(), good = StoreTicket()
+        store.submit([.upsertPasteboard(board), .append([Fixture.change("d", 2)])]) { bad.finish($0) }
+        store.submit([.append([Fixture.change("d", 1)])]) { good.finish($0) }
+        guard case .failure(.conflict) = bad.wait() else {
+            Issue.record("expected a conflict, got \(bad.wait())")
+            return
+        }
+        #expect(throws: Never.self) { try good.wait().get() }
+        #expect(try store.pasteboards().isEmpty)
+        #expect(try store.lastRevision(document: "d") == 1)
+    }
+
+    /// Units land in submission order: the last value submitted for a key is the one kept,
+    /// even when many are queued before the writer runs.
+    @Test func unitsRunInSubmissionOrder() throws {
+        let store = try SQLiteStore(directory: directory.path)
+        defer { store.close() }
+        var tickets: [StoreTicket] = []
+        for i in 0..<200 {
+            let t = StoreTicket()
+            store.submit([.setMeta("k", [UInt8(i)])]) { t.finish($0) }
+            tickets.append(t)
+        }
+        for t in tickets { try t.wait().get() }
+        #expect(try store.meta("k") == [199])
+    }
+
+    /// Deleting a document in a unit removes its rows; an absent one is no error there.
+    @Test func deleteDocumentInAUnit() throws {
+        let store = try SQLiteStore(directory: directory.path)
+        defer { store.close() }
+        try store.createDocument(Fixture.document("d"))
+        try store.appendAndWait(Fixture.changes("d", 1...3))
+        try store.setMeta("journal:d", [1])
+        try store.perform([.deleteDocument("d"), .setMeta("journal:d", nil)])
+        #expect(try store.document("d") == nil)
+        #expect(try store.meta("journal:d") == nil)
+        try store.perform([.deleteDocument("d")])
+    }
+
+    @Test func snapshotTrimAndVersionInAUnit() throws {
+        let store = try SQLiteStore(directory: directory.path)
+        defer { store.close() }
+        try store.createDocument(Fixture.document("d"))
+        try store.appendAndWait(Fixture.changes("d", 1...4))
+        try store.perform([
+            .writeSnapshot(StoredSnapshot(documentID: "d", revision: 3, payload: [7])),
+            .trimChanges(document: "d", through: 3),
+            .addVersion(StoredVersion(documentID: "d", number: 1, revision: 3, time: 1, text: "v")),
+        ])
+        #expect(try store.snapshot(document: "d")?.revision == 3)
+        #expect(try store.changes(document: "d", after: 0).map(\.revision) == [4])
+        #expect(try store.versions(document: "d").map(\.number) == [1])
+        // A taken version number is a conflict, and so nothing else of its unit is kept.
+        #expect(throws: StoreError.self) {
+            try store.perform([.setMeta("x", [1]), .addVersion(StoredVersion(documentID: "d", number: 1, revision: 4, time: 2, text: "w"))])
+        }
+        #expect(try store.meta("x") == nil)
+    }
+
+    @Test func submitAfterCloseFailsClosed() throws {
+        let store = try SQLiteStore(directory: directory.path)
+        store.close()
+        let t = StoreTicket()
+        store.submit([.setMeta("k", [1])]) { t.finish($0) }
+        guard case .failure(.closed) = t.wait() else {
+            Issue.record("expected .closed, got \(t.wait())")
+            return
+        }
+    }
+}
