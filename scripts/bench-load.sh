@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 4 and issue 6 load benchmarks: builds the release server, runs scripts/bench-load.py
-# (50 typing sessions with stale bases on one document + 50 SSE subscribers, and the no-op
-# edit HTTP ceiling) once with --durability full and once with --durability off, then prints
+# (50 typing sessions with stale bases on one document + 50 SSE subscribers, then the HTTP
+# ceiling, POST /ping, and a no-op edit reference on the same keep-alive connections) once with --durability full and once with --durability off, then prints
 # a table with the goals and the full/off ratios (group commit should keep full within 2x of off).
 #
 # Usage: scripts/bench-load.sh [-d SECONDS] [-c CEILING_SECONDS]
@@ -30,7 +30,9 @@ rows = [
     ("edit latency p50 (ms)", "edit_p50_ms", "{:.2f}", "lower"),
     ("edit latency p99 (ms)", "edit_p99_ms", "{:.2f}", "lower"),
     ("fan-out p99 (ms)", "fanout_p99_ms", "{:.2f}", "lower"),
-    ("HTTP ceiling (no-op edits/s)", "ceiling_per_s", "{:.0f}", "higher"),
+    ("fan-out misses (revisions)", "fanout_missed_revisions", "{:.0f}", "lower"),
+    ("HTTP ceiling (POST /ping/s)", "ceiling_per_s", "{:.0f}", "higher"),
+    ("no-op edits/s (reference)", "noop_edit_per_s", "{:.0f}", "higher"),
     ("peak memory (MB)", "peak_memory_mb", "{:.1f}", "lower"),
     ("server CPU under load (cores)", "server_cpu_cores_load", "{:.2f}", "-"),
 ]

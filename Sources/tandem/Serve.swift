@@ -45,6 +45,12 @@ struct Serve: ParsableCommand {
     @Option(help: "Seconds of pause that end a Typing undo group (env: TANDEM_TYPING_PAUSE, default: 1).")
     var typingPause: Double?
 
+    @Option(help: "Testing: keep only this many changes of each document's log in memory (env: TANDEM_LOG_KEPT, default: 10,000 or more).")
+    var logKept: Int?
+
+    @Option(help: "Seconds between keep-alive comments on event streams (env: TANDEM_KEEP_ALIVE_INTERVAL, default: 15).")
+    var keepAliveInterval: Double?
+
     @Option(help: "trace, debug, info, notice, warning, error or critical (env: TANDEM_LOG_LEVEL, default: info).")
     var logLevel: String?
 
@@ -68,6 +74,10 @@ struct Serve: ParsableCommand {
         c.eventLoops = try eventLoops ?? Environment.int("TANDEM_EVENT_LOOPS") ?? c.eventLoops
         c.sessionTimeout = try sessionTimeout ?? Environment.double("TANDEM_SESSION_TIMEOUT") ?? c.sessionTimeout
         c.typingPause = try typingPause ?? Environment.double("TANDEM_TYPING_PAUSE") ?? c.typingPause
+        c.keepAliveInterval = try keepAliveInterval ?? Environment.double("TANDEM_KEEP_ALIVE_INTERVAL") ?? c.keepAliveInterval
+        c.logKept = try logKept ?? Environment.int("TANDEM_LOG_KEPT")
+        if let kept = c.logKept, kept < 1 { throw ValidationError("--log-kept must be 1 or more") }
+        guard c.keepAliveInterval > 0 else { throw ValidationError("the keep-alive interval must be more than 0 seconds") }
         guard ["full", "normal", "off"].contains(c.durability) else {
             throw ValidationError("durability must be full, normal or off, not \(c.durability)")
         }

@@ -11,22 +11,24 @@ import TandemHTTP
         var last: HTTPResponse? { responses.withLock { $0.last } }
     }
 
+    static let request: [UInt8] = Secrets.sha256(Array("POST /documents/d/edits".utf8))
+
     @Test func resendGetsTheFirstAnswer() {
         let cache = IdempotencyCache()
         let first = Box()
-        guard case .proceed = cache.claim("k", responder: first.responder, now: 0) else { Issue.record("first claim"); return }
+        guard case .proceed = cache.claim("k", fingerprint: Self.request, responder: first.responder, now: 0) else { Issue.record("first claim"); return }
         cache.complete("k", with: .json(Array("{\"revision\":1}".utf8)), now: 1)
         let again = Box()
-        guard case .handled = cache.claim("k", responder: again.responder, now: 2) else { Issue.record("resend"); return }
+        guard case .handled = cache.claim("k", fingerprint: Self.request, responder: again.responder, now: 2) else { Issue.record("resend"); return }
         #expect(again.last?.bodyBytes == Array("{\"revision\":1}".utf8))
         #expect(again.last?.headers["Idempotent-Replayed"] == "true")
     }
 
     @Test func resendWhileInFlightWaitsForTheAnswer() {
         let cache = IdempotencyCache()
-        _ = cache.claim("k", responder: Box().responder, now: 0)
+        _ = cache.claim("k", fingerprint: Self.request, responder: Box().responder, now: 0)
         let waiting = Box()
-        guard case .handled = cache.claim("k", responder: waiting.responder, now: 0) else { Issue.record("in flight"); return }
+        guard case .handled = cache.claim("k", fingerprint: Self.request, responder: waiting.responder, now: 0) else { Issue.record("in flight"); return }
         #expect(waiting.count == 0)
         cache.complete("k", with: .json(Array("{}".utf8)), now: 1)
         #expect(waiting.count == 1)
@@ -34,19 +36,49 @@ import TandemHTTP
 
     @Test func rejectedRequestsAreForgotten() {
         let cache = IdempotencyCache()
-        _ = cache.claim("k", responder: Box().responder, now: 0)
+        _ = cache.claim("k", fingerprint: Self.request, responder: Box().responder, now: 0)
         cache.complete("k", with: APIError.invalidJSON("x").response, now: 1)
-        guard case .proceed = cache.claim("k", responder: Box().responder, now: 2) else { Issue.record("should retry"); return }
+        guard case .proceed = cache.claim("k", fingerprint: Self.request, responder: Box().responder, now: 2) else { Issue.record("should retry"); return }
     }
 
     @Test func answersExpireAndCapacityIsBounded() {
         let cache = IdempotencyCache(capacity: 2, ttl: 10)
         for k in ["a", "b", "c"] {
-            _ = cache.claim(k, responder: Box().responder, now: 0)
+            _ = cache.claim(k, fingerprint: Self.request, responder: Box().responder, now: 0)
             cache.complete(k, with: .json([]), now: 0)
         }
-        guard case .proceed = cache.claim("a", responder: Box().responder, now: 1) else { Issue.record("evicted"); return }
-        guard case .handled = cache.claim("c", responder: Box().responder, now: 1) else { Issue.record("kept"); return }
-        guard case .proceed = cache.claim("c", responder: Box().responder, now: 100) else { Issue.record("expired"); return }
+        guard case .proceed = cache.claim("a", fingerprint: Self.request, responder: Box().responder, now: 1) else { Issue.record("evicted"); return }
+        guard case .handled = cache.claim("c", fingerprint: Self.request, responder: Box().responder, now: 1) else { Issue.record("kept"); return }
+        guard case .proceed = cache.claim("c", fingerprint: Self.request, responder: Box().responder, now: 100) else { Issue.record("expired"); return }
+    }
+
+    @Test func aKeyWithADifferentRequestIsRefusedAndTheFirstAnswerKept() {
+        let cache = IdempotencyCache()
+        _ = cache.claim("k", fingerprint: Self.request, responder: Box().responder, now: 0)
+        let other = Secrets.sha256(Array("POST /documents/d/undo".utf8))
+        // While the first is in flight, and after it was answered.
+        let early = Box()
+        guard case .handled = cache.claim("k", fingerprint: other, responder: early.responder, now: 0) else { Issue.record("in flight"); return }
+        #expect(early.last?.status.code == 422)
+        cache.complete("k", with: .json(Array("{\"revision\":1}".utf8)), now: 1)
+        let late = Box()
+        guard case .handled = cache.claim("k", fingerprint: other, responder: late.responder, now: 2) else { Issue.record("answered"); return }
+        #expect(late.last?.status.code == 422)
+        #expect(late.last?.headers["Idempotent-Replayed"] == nil)
+        let same = Box()
+        _ = cache.claim("k", fingerprint: Self.request, responder: same.responder, now: 3)
+        #expect(same.last?.bodyBytes == Array("{\"revision\":1}".utf8))
+    }
+
+    @Test func fingerprintCoversMethodTargetTypeAndBody() {
+        func request(_ method: HTTPMethod, _ target: String, type: String = "application/json", body: String = "{}") -> HTTPRequest {
+            HTTPRequest(method: method, target: target, headers: ["Content-Type": type], body: Array(body.utf8))
+        }
+        let base = IdempotencyCache.fingerprint(of: request(.post, "/documents/d/undo?scope=session"))
+        #expect(base == IdempotencyCache.fingerprint(of: request(.post, "/documents/d/undo?scope=session")))
+        #expect(base != IdempotencyCache.fingerprint(of: request(.post, "/documents/d/undo?scope=document")))
+        #expect(base != IdempotencyCache.fingerprint(of: request(.put, "/documents/d/undo?scope=session")))
+        #expect(base != IdempotencyCache.fingerprint(of: request(.post, "/documents/d/undo?scope=session", type: "text/plain")))
+        #expect(base != IdempotencyCache.fingerprint(of: request(.post, "/documents/d/undo?scope=session", body: "{ }")))
     }
 }

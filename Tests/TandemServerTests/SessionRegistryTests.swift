@@ -57,4 +57,33 @@ import Testing
         }
         #expect(Secrets.sha256(Array("abc".utf8)).prefix(4) == [0xba, 0x78, 0x16, 0xbf])
     }
+
+    @Test func activityIsHandedToTheStoreCoarsely() throws {
+        let (restored, restoredToken) = SessionRegistry().create(name: "R", now: 0)
+        let r = SessionRegistry(restoring: [restored])
+        let (a, tokenA) = r.create(name: "A", now: 100)
+        #expect(r.lastSeenToStore(interval: 10).isEmpty)
+        _ = try r.authenticate(token: tokenA, now: 105)
+        _ = try r.authenticate(token: restoredToken, now: 108)
+        #expect(r.lastSeenToStore(interval: 10) == [restored.id: 108])
+        _ = try r.authenticate(token: tokenA, now: 111)
+        #expect(r.lastSeenToStore(interval: 10) == [a.id: 111])
+        #expect(r.lastSeenToStore(interval: 10).isEmpty)
+        // A failed write is retried; an ended session is never handed out again.
+        _ = try r.authenticate(token: tokenA, now: 130)
+        let due = r.lastSeenToStore(interval: 10)
+        r.lastSeenNotStored(due)
+        #expect(r.lastSeenToStore(interval: 0) == [a.id: 130])
+        _ = try r.authenticate(token: tokenA, now: 200)
+        r.remove(id: a.id)
+        #expect(r.lastSeenToStore(interval: 0).isEmpty)
+    }
+
+    @Test func touchKeepsASessionFromExpiring() {
+        let r = SessionRegistry()
+        let (a, _) = r.create(name: "A", now: 0)
+        r.touch([a.id, "s_gone"], now: 50)
+        #expect(r.expire(now: 70, timeout: 60).isEmpty)
+        #expect(r.session(id: a.id)?.lastSeen == 50)
+    }
 }

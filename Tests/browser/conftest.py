@@ -76,7 +76,9 @@ def server():
     log = open(Path(data) / "server.log", "w")
     proc = subprocess.Popen(
         [binary, "serve", "--host", "127.0.0.1", "--port", str(port), "--data", data,
-         "--public", str(ROOT / "Public"), "--log-level", "warning"],
+         # TANDEM_PUBLIC runs the suite against another copy of the client, e.g. an older
+         # one, to see a new test fail there.
+         "--public", os.environ.get("TANDEM_PUBLIC", str(ROOT / "Public")), "--log-level", "warning"],
         stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
@@ -115,17 +117,92 @@ def make_driver(width=1280, height=860):
     return webdriver.Chrome(options=options, service=service)
 
 
+# Installed before the page's own scripts (so it wraps every fetch, the event stream's too):
+# lets a test lose answers the server did send, refuse connections, cut streams mid-way
+# and delay answers, the way a flaky network does. The server itself is always real.
+FAULTS_JS = r"""
+(() => {
+  const real = window.fetch.bind(window);
+  const f = window.__faults = {
+    real, loseEditAnswers: 0, delayEditAnswersMs: 0, delayEventsMs: 0, refuseEvents: 0, failDocumentGets: 0,
+    failLogGets: 0, goneLogGets: 0, beforeLoss: null, edits: 0, lost: 0, eventConnects: 0,
+    streams: [],
+  };
+  const netError = () => new TypeError('Failed to fetch (simulated)');
+  f.cutStreams = () => { for (const s of f.streams.splice(0)) s.cut(); };
+  window.fetch = async (input, init = {}) => {
+    const url = new URL(String(input), location.href);
+    const method = (init.method || 'GET').toUpperCase();
+    const path = url.pathname;
+    if (path.endsWith('/events')) {
+      f.eventConnects += 1;
+      if (f.refuseEvents > 0) { f.refuseEvents -= 1; throw netError(); }
+      const res = await real(input, init);
+      if (!res.body) return res;
+      const reader = res.body.getReader();
+      let controller;
+      const body = new ReadableStream({
+        start(c) { controller = c; },
+        async pull(c) {
+          const { value, done } = await reader.read();
+          if (f.delayEventsMs) await new Promise((r) => setTimeout(r, f.delayEventsMs));
+          if (done) c.close(); else c.enqueue(value);
+        },
+        cancel(reason) { return reader.cancel(reason); },
+      });
+      f.streams.push({ cut() { try { controller.error(netError()); } catch (e) {} reader.cancel().catch(() => {}); } });
+      return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    }
+    if (method === 'POST' && /\/documents\/[^/]+\/edits$/.test(path)) {
+      f.edits += 1;
+      const res = await real(input, init);
+      if (f.delayEditAnswersMs) await new Promise((r) => setTimeout(r, f.delayEditAnswersMs));
+      if (f.loseEditAnswers > 0) {
+        f.loseEditAnswers -= 1;
+        f.lost += 1;
+        if (f.beforeLoss) await f.beforeLoss();
+        throw netError();
+      }
+      return res;
+    }
+    if (method === 'GET' && /\/documents\/[^/]+\/edits$/.test(path)) {
+      if (f.failLogGets > 0) { f.failLogGets -= 1; throw netError(); }
+      if (f.goneLogGets > 0) {
+        // What the server answers when the log no longer reaches back that far.
+        f.goneLogGets -= 1;
+        return new Response(JSON.stringify({ error: { code: 'revision_trimmed', message: 'trimmed (simulated)' } }),
+          { status: 410, headers: { 'Content-Type': 'application/json' } });
+      }
+    }
+    if (method === 'GET' && /^\/documents\/[^/]+$/.test(path) && f.failDocumentGets > 0) {
+      f.failDocumentGets -= 1;
+      throw netError();
+    }
+    return real(input, init);
+  };
+})();
+"""
+
+
 class Window:
     """One browser window (one tab: one session, one person)."""
 
     def __init__(self, driver, server):
         self.driver = driver
         self.server = server
+        self.logs = []
+        self.allowed = []
 
-    def open(self, doc_id):
+    def open(self, doc_id, faults=False):
+        if faults:
+            self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FAULTS_JS})
         self.driver.get(f"{self.server.base}/#/doc/{doc_id}")
         self.wait_synced()
         return self
+
+    def faults(self, script, *args):
+        """Runs `script` with `f` bound to the page's fault switches (see FAULTS_JS)."""
+        return self.js("const f = window.__faults; " + script, *args)
 
     def js(self, script, *args):
         return self.driver.execute_script(script, *args)
@@ -149,8 +226,19 @@ class Window:
     def button(self, element_id):
         return self.driver.find_element(By.ID, element_id)
 
+    def allow_console(self, fragment):
+        """A console error containing `fragment` is expected in this test (e.g. a 401)."""
+        self.allowed.append(fragment)
+
     def severe_logs(self):
-        return [e for e in self.driver.get_log("browser") if e["level"] == "SEVERE"]
+        """Every console error so far. ChromeDriver hands each entry out once, so they are
+        kept here: every read sees all of them."""
+        try:
+            entries = self.driver.get_log("browser")
+        except Exception:  # the window is gone
+            entries = []
+        self.logs += [e for e in entries if e["level"] == "SEVERE"]
+        return [e for e in self.logs if not any(a in e["message"] for a in self.allowed)]
 
 
 @pytest.fixture
@@ -163,5 +251,9 @@ def windows(server):
         return w
 
     yield make
+    errors = []
     for w in created:
+        errors += w.severe_logs()
         w.driver.quit()
+    # Every browser test ends with a clean console.
+    assert errors == [], errors

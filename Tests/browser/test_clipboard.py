@@ -1,11 +1,9 @@
-"""Copy in one window, paste in another, through the server's general pasteboard."""
-import pytest
+"""Copy in one window, paste in another, through the server's pasteboards."""
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 
 def test_copy_in_one_window_enables_paste_in_the_other(server, windows):
-    status, _ = server.request("GET", "/pasteboards")
-    if status == 404:
-        pytest.skip("the server answers 404 for /pasteboards: no server clipboard yet")
     doc = server.create_document("Clip", "Copy this phrase. Paste here: ")
     a = windows().open(doc["id"])
     b = windows().open(doc["id"])
@@ -25,3 +23,41 @@ def test_copy_in_one_window_enables_paste_in_the_other(server, windows):
     a.wait(lambda: a.text() == b.text() == server.text(doc["id"]))
     b.wait(lambda: b.js("return document.getElementById('undo-label').textContent") == "Undo Paste")
     assert a.severe_logs() == [] and b.severe_logs() == []
+
+
+def test_select_all_follows_the_servers_actions(server, windows):
+    doc = server.create_document("Select", "")
+    w = windows().open(doc["id"])
+    # An empty document has nothing to select (…/actions says selectAll: false).
+    w.wait(lambda: w.js("return window.tandem.view.clipboard.actions !== null"))
+    assert not w.button("select-all-button").is_enabled()
+    w.textarea.send_keys("some text")
+    w.wait(lambda: w.button("select-all-button").is_enabled(), 10, "Select All did not enable")
+    w.button("select-all-button").click()
+    w.wait(lambda: w.js("const t = document.getElementById('editor-text'); return [t.selectionStart, t.selectionEnd]") == [0, 9])
+    w.wait(lambda: w.button("cut-button").is_enabled())
+
+
+def test_removing_the_chosen_pasteboard_falls_back_to_general(server, windows):
+    doc = server.create_document("Boards", "text to copy")
+    w = windows().open(doc["id"])
+    w.wait(lambda: not w.js("return document.getElementById('clipboard-panel').hidden"))
+    w.button("new-pasteboard-button").click()
+    w.driver.find_element(By.ID, "pasteboard-new-name").send_keys("scratch")
+    w.driver.find_element(By.CSS_SELECTOR, "#pasteboard-form button[value=ok]").click()
+    w.wait(lambda: w.js("return document.getElementById('pasteboard-name').textContent") == "scratch")
+    assert Select(w.button("pasteboard-select")).first_selected_option.text == "scratch"
+    # Its owner (this tab's session) removes it elsewhere; the stream says kind: "removed".
+    token = w.js("return window.tandem.api.session.token")
+    status, body = server.request("DELETE", "/pasteboards/scratch", token=token)
+    assert status in (200, 204), (status, body)
+    w.wait(lambda: w.js("return document.getElementById('pasteboard-name').textContent") == "general", 10,
+           "still showing the removed pasteboard")
+    w.wait(lambda: Select(w.button("pasteboard-select")).first_selected_option.text == "general")
+    assert "scratch" not in [o.text for o in Select(w.button("pasteboard-select")).options]
+    # The clipboard keeps working on general.
+    w.js("const t = document.getElementById('editor-text'); t.focus(); t.setSelectionRange(0, 4);")
+    w.wait(lambda: w.button("copy-button").is_enabled(), 10)
+    w.button("copy-button").click()
+    w.wait(lambda: "text" in w.js("return document.getElementById('pasteboard-items').textContent"))
+    assert not w.js("return document.getElementById('clipboard-panel').hidden")

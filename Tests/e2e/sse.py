@@ -21,9 +21,19 @@ class Event:
 
 
 class SSEStream:
-    def __init__(self, base: str, path: str, headers: dict | None = None, timeout: float = 10):
+    def __init__(self, base: str, path: str, headers: dict | None = None, timeout: float = 10,
+                 receive_buffer: int | None = None):
         u = urlsplit(base)
-        self.sock = socket.create_connection((u.hostname, u.port), timeout=timeout)
+        if receive_buffer is None:
+            self.sock = socket.create_connection((u.hostname, u.port), timeout=timeout)
+        else:
+            # Set before connecting, so the kernel cannot grow the window past it: a reader
+            # that stops reading then backs up into the server quickly.
+            self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+            self.sock.settimeout(timeout)
+            self.sock.connect((u.hostname, u.port))
+        self.comments: list[str] = []
         lines = [f"GET {path} HTTP/1.1", f"Host: {u.hostname}:{u.port}", "Accept: text/event-stream",
                  "Cache-Control: no-cache"]
         lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
@@ -131,6 +141,7 @@ class SSEStream:
                 self._event_type = ""
                 continue
             if line.startswith(":"):
+                self.comments.append(line)
                 continue
             field, _, value = line.partition(":")
             if value.startswith(" "):

@@ -1,6 +1,8 @@
 """Editing: the four body forms, transformation of stale bases, UTF-16 positions, no-ops."""
 
-from tandem_client import assert_error, unchanged
+import time
+
+from tandem_client import Client, assert_error, describe, unchanged
 from utf16 import apply_ops
 
 
@@ -102,9 +104,10 @@ def test_positions_out_of_range_are_422(anon):
         for body in ({"insert": "x", "at": 6}, {"insert": "x", "at": 1000000},
                      {"delete": {"from": 3, "to": 9}}, {"replace": {"from": 6, "to": 7}, "with": "y"}):
             assert_error(anon.post(f"/documents/{d['id']}/edits", body), 422, "position_out_of_range")
+        # Well-formed numbers that name no place in the text: 422, like positions past the end.
         for body in ({"insert": "x", "at": -1}, {"delete": {"from": 4, "to": 2}},
                      {"delete": {"from": -1, "to": 2}}):
-            assert_error(anon.post(f"/documents/{d['id']}/edits", body), (400, 422))
+            assert_error(anon.post(f"/documents/{d['id']}/edits", body), 422, "position_out_of_range")
 
 
 def test_malformed_bodies_are_400(anon):
@@ -117,22 +120,31 @@ def test_malformed_bodies_are_400(anon):
                     b'{"insert": "x", "at": 0} trailing'):
             r = anon.request("POST", path, data=raw, headers={"Content-Type": "application/json"})
             assert_error(r, 400, "invalid_json")
-        for body in ([1, 2], "insert", 5, None, {}, {"insert": 5, "at": 0}, {"insert": "x"},
+        # Not a JSON object at all: the body is not what the endpoint reads.
+        for body in ([1, 2], "insert", 5, None):
+            r = anon.request("POST", path, data=_dumps(body), headers={"Content-Type": "application/json"})
+            assert_error(r, 400, "invalid_json")
+        # No edit form, or two of them.
+        for body in ({}, {"base": 0}, {"insert": "x", "at": 0, "ops": [5]}):
+            r = anon.request("POST", path, data=_dumps(body), headers={"Content-Type": "application/json"})
+            assert_error(r, 400, "invalid_edit")
+        # A field of the wrong type, missing its partner, or an operation that is not compact.
+        for body in ({"insert": 5, "at": 0}, {"insert": "x"},
                      {"insert": "x", "at": "0"}, {"insert": "x", "at": 1.5}, {"delete": {"from": 1}},
                      {"delete": [1, 2]}, {"replace": {"from": 0, "to": 1}},
-                     {"base": 0}, {"base": "0", "ops": [5]}, {"base": 0, "ops": 5},
+                     {"base": "0", "ops": [5]}, {"base": 0, "ops": 5}, {"base": -1, "ops": [5]},
                      {"base": 0, "ops": [0, 5]}, {"base": 0, "ops": [5, None]}, {"base": 0, "ops": [2.5, 2.5]},
                      {"base": 0, "ops": [5, [1]]}, {"base": 0, "ops": [5, True]},
                      {"insert": "x", "at": 0, "undoable": "no"}, {"insert": "x", "at": 0, "actionName": 7}):
             r = anon.request("POST", path, data=_dumps(body), headers={"Content-Type": "application/json"})
-            assert_error(r, (400, 422))
+            assert_error(r, 400, "invalid_field")
 
 
 def test_base_in_the_future_is_rejected(anon):
     d = anon.create_doc("hello")
     with unchanged(anon, d["id"]):
-        for base in (1, 99, -1):
-            assert_error(anon.post(f"/documents/{d['id']}/edits", {"base": base, "ops": [5]}), (400, 409, 410, 422))
+        for base in (1, 99):
+            assert_error(anon.post(f"/documents/{d['id']}/edits", {"base": base, "ops": [5]}), 422, "revision_in_future")
 
 
 def test_wrong_content_type_is_415(anon):
@@ -189,9 +201,39 @@ def test_edits_log_lists_changes_in_order(anon, alice):
 def test_edits_since_rejects_bad_numbers(anon):
     d = anon.create_doc("")
     for q in ("since=abc", "since=-1", "since=1.5", "since=0&wait=abc", "since=0&wait=-1"):
-        assert_error(anon.get(f"/documents/{d['id']}/edits?{q}"), (400, 422))
+        assert_error(anon.get(f"/documents/{d['id']}/edits?{q}"), 400, "invalid_field")
 
 
 def _dumps(body):
     import json
     return json.dumps(body).encode()
+
+
+def test_base_older_than_the_kept_log_is_410(servers):
+    """With --log-kept 2 the server keeps only the last two changes in memory: a base
+    before them cannot be transformed any more and is refused, changing nothing."""
+    srv = servers(extra_args=("--log-kept", "2"), name="trimmed-log")
+    anon = Client(srv.base)
+    d = anon.create_doc("abc")
+    for i in range(5):
+        anon.insert(d["id"], str(i), 0)
+    _wait_trimmed(anon, d["id"])
+    with unchanged(anon, d["id"]):
+        for body in ({"base": 2, "insert": "x", "at": 0}, {"base": 0, "ops": [3, "x"]}, {"base": 1, "ops": [4, "x"]}):
+            assert_error(anon.post(f"/documents/{d['id']}/edits", body), 410, "revision_trimmed")
+        assert_error(anon.get(f"/documents/{d['id']}/edits", params={"since": 2}), 410, "revision_trimmed")
+    # The oldest base still kept is transformed as usual.
+    r = anon.post(f"/documents/{d['id']}/edits", {"base": 3, "insert": "!", "at": 6})
+    assert r.status_code == 200, describe(r)
+    assert anon.text(d["id"]) == "43210abc!"
+    assert [c["revision"] for c in anon.changes(d["id"], since=3)] == [4, 5, 6]
+
+
+def _wait_trimmed(client, doc_id, deadline_s=10):
+    """The trim happens in the server's once-a-second housekeeping."""
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        if client.get(f"/documents/{doc_id}/edits", params={"since": 0}).status_code == 410:
+            return
+        time.sleep(0.2)
+    raise AssertionError("the log was not trimmed to --log-kept")

@@ -118,15 +118,160 @@ def test_last_event_id_zero_replays_everything(anon):
 def test_history_saved_and_state_events(anon, alice):
     d = anon.create_doc("")
     with _subscribe(alice, d["id"]) as s:
-        _synced(alice, s, d["id"])
-        alice.undo(d["id"])
+        synced = _synced(alice, s, d["id"])
+        # The edit's own checkpoint comes first: skip exactly that one, so the undo's
+        # event below cannot be stood in for by it.
+        checkpoint = s.next_of("history").json()
+        assert checkpoint == {"notification": "checkpoint", "session": alice.id, "revision": synced}
+        assert alice.undo(d["id"]).status_code == 200
         ev = s.next_of("history")
-        assert isinstance(ev.json(), dict)
-        anon.post(f"/documents/{d['id']}/save")
-        assert isinstance(s.next_of("saved").json(), dict)
+        assert ev.json() == {"notification": "didUndo", "session": alice.id, "revision": synced + 1}
+        assert ev.id == str(synced + 1)
+        r = anon.post(f"/documents/{d['id']}/save")
+        assert r.status_code == 201, describe(r)
+        saved = s.next_of("saved").json()
+        assert saved["number"] == r.json()["number"] and saved["revision"] == synced + 1
         anon.patch(f"/documents/{d['id']}", {"editingDisabled": True})
-        state = s.next_of("state").json()
-        assert "editingDisabled" in str(state)
+        assert s.next_of("state").json() == {"state": "editingDisabled"}
+
+
+def test_resume_replays_history_and_state(anon, alice):
+    """A client that was away gets each missed change with its history notification, then
+    the current state: its undo menu and lock are as current as a connected client's."""
+    d = anon.create_doc("")
+    with _subscribe(anon, d["id"]) as s:
+        first = _synced(alice, s, d["id"])
+    alice.insert(d["id"], "x", 1, newGroup=True)
+    assert alice.undo(d["id"]).status_code == 200
+    anon.patch(f"/documents/{d['id']}", {"editingDisabled": True})
+    with _subscribe(anon, d["id"], last_event_id=first) as s2:
+        got = []
+        while len(got) < 5:
+            ev = s2.next_event()
+            if ev.type in ("change", "history", "state"):
+                got.append((ev.type, ev.id, ev.json()))
+        assert [(t, i) for t, i, _ in got] == [("change", str(first + 1)), ("history", str(first + 1)),
+                                                ("change", str(first + 2)), ("history", str(first + 2)),
+                                                ("state", str(first + 2))]
+        assert got[1][2] == {"notification": "checkpoint", "session": alice.id, "revision": first + 1}
+        assert got[3][2] == {"notification": "didUndo", "session": alice.id, "revision": first + 2}
+        assert got[4][2] == {"state": "editingDisabled"}
+
+
+def test_keep_alive_comments_arrive(servers):
+    srv = servers(extra_args=("--keep-alive-interval", "0.3"), name="keep-alive")
+    anon = Client(srv.base)
+    d = anon.create_doc("")
+    with _subscribe(anon, d["id"]) as s:
+        deadline = time.monotonic() + 5
+        while ": keep-alive" not in s.comments:
+            try:
+                s.next_event(timeout=max(0.01, deadline - time.monotonic()))
+            except TimeoutError:
+                break
+        assert ": keep-alive" in s.comments, "no keep-alive comment within 5 s at a 0.3 s interval"
+        # Comments are not events: the stream goes on delivering changes.
+        _synced(anon, s, d["id"])
+
+
+def test_resume_from_a_trimmed_revision_gets_a_reset(servers):
+    """With --log-kept 2 only the last two changes can be replayed: a client resuming from
+    before them is told to reload, then goes on live."""
+    srv = servers(extra_args=("--log-kept", "2"), name="sse-reset")
+    anon = Client(srv.base)
+    d = anon.create_doc("abc")
+    for i in range(5):
+        anon.insert(d["id"], str(i), 0)
+    deadline = time.monotonic() + 10
+    while anon.get(f"/documents/{d['id']}/edits", params={"since": 0}).status_code != 410:
+        assert time.monotonic() < deadline, "the log was not trimmed to --log-kept"
+        time.sleep(0.2)
+    with _subscribe(anon, d["id"], last_event_id=1) as s:
+        ev = s.next_event()
+        assert ev.type == "reset", ev
+        assert ev.json() == {"reason": "revision_trimmed"}
+        assert ev.id == "5"
+        anon.insert(d["id"], "!", 0)
+        assert s.next_change().json()["revision"] == 6
+    # Resuming from the oldest kept base is still a replay, not a reset.
+    with _subscribe(anon, d["id"], last_event_id=4) as s:
+        assert [s.next_change().json()["revision"] for _ in range(2)] == [5, 6]
+
+
+def test_a_slow_subscriber_is_cut_off_and_catches_up(base, anon):
+    """A subscriber that stops reading while large changes pile up is cut off once the
+    server holds more than 1 MiB for it; the editors and a reading subscriber never wait
+    for it, and it resumes with Last-Event-ID and gets every change."""
+    d = anon.create_doc("")
+    writer = new_session(base, "big-writer")
+    slow = SSEStream(base, f"/documents/{d['id']}/events", receive_buffer=4096)
+    fast = _subscribe(anon, d["id"])
+    try:
+        first = _synced(writer, fast, d["id"])
+        assert slow.next_change().json()["revision"] == first
+        chunk = "y" * 60_000
+        total = 120  # about 7 MB of change events: beyond any socket buffers plus 1 MiB
+        fast_seen, fast_errors = [], []
+
+        def read_fast():
+            try:
+                while len(fast_seen) < total:
+                    fast_seen.append(fast.next_change(timeout=30).json()["revision"])
+            except BaseException as e:
+                fast_errors.append(e)
+
+        reader = threading.Thread(target=read_fast)
+        reader.start()
+        for i in range(total):
+            r = writer.post(f"/documents/{d['id']}/edits", {"insert": chunk, "at": 0, "newGroup": True})
+            assert r.status_code == 200, describe(r)
+        final = anon.doc(d["id"])["revision"]
+        assert final == first + total
+        reader.join(timeout=60)
+        assert not fast_errors, fast_errors[0]
+        assert fast_seen == list(range(first + 1, final + 1))
+        # The slow one now reads what it had been sent, then finds its stream ended.
+        got = []
+        try:
+            while True:
+                got.append(int(slow.next_change(timeout=15).json()["revision"]))
+        except ConnectionError:
+            pass
+        assert len(got) < total, "the slow subscriber was never cut off"
+        assert got == list(range(first + 1, first + 1 + len(got)))
+        last = got[-1] if got else first
+    finally:
+        slow.close()
+        fast.close()
+    with _subscribe(anon, d["id"], last_event_id=last) as again:
+        rest = [again.next_change(timeout=30).json()["revision"] for _ in range(final - last)]
+        assert rest == list(range(last + 1, final + 1))
+
+
+def test_pasteboard_events_on_document_streams(base, anon):
+    """Copying to `general` is heard on every session's document stream; a named
+    pasteboard's events reach only its owner's streams."""
+    d = anon.create_doc("hello world")
+    ada, bea = new_session(base, "Ada"), new_session(base, "Bea")
+    name = "own-" + d["id"]
+    assert ada.post("/pasteboards", {"name": name}).status_code == 201
+    with _subscribe(ada, d["id"]) as sa, _subscribe(bea, d["id"]) as sb:
+        _synced(anon, sa, d["id"])
+        sb.next_change()
+        r = bea.post(f"/documents/{d['id']}/copy", {"from": 0, "to": 5})
+        assert r.status_code == 200, describe(r)
+        for s in (sa, sb):
+            ev = s.next_of("pasteboard").json()
+            assert ev["kind"] == "changed" and ev["name"] == "general"
+            assert ev["changeCount"] == r.json()["changeCount"]
+        r = ada.post(f"/documents/{d['id']}/copy", {"from": 6, "to": 11, "pasteboard": name})
+        assert r.status_code == 200, describe(r)
+        ev = sa.next_of("pasteboard").json()
+        assert ev["kind"] == "changed" and ev["name"] == name and ev["changeCount"] == r.json()["changeCount"]
+        # Bea hears nothing of it: the next pasteboard event she gets is the later general one.
+        assert bea.post(f"/documents/{d['id']}/copy", {"from": 0, "to": 1}).status_code == 200
+        assert sb.next_of("pasteboard").json()["name"] == "general"
+        assert sa.next_of("pasteboard").json()["name"] == "general"
 
 
 def test_events_of_unknown_document_is_404(anon):

@@ -2,6 +2,8 @@
 
 import threading
 
+import requests
+
 from tandem_client import Client, assert_error, describe, unchanged, unique
 
 
@@ -117,3 +119,67 @@ def test_resent_put_text_does_not_overwrite_later_edits(anon, alice):
     assert r2.content == r1.content
     assert anon.text(d["id"]) == "newer"
     assert anon.doc(d["id"])["revision"] == 2
+
+
+def test_forged_token_with_a_known_key_is_401_not_a_replay(base, anon, alice):
+    """The id half of a token names a session but proves nothing: a resend under someone
+    else's id with a made-up secret must be refused before any cached answer is looked up."""
+    d = anon.create_doc("abc")
+    key = unique("key")
+    first = _post(alice, f"/documents/{d['id']}/edits", {"insert": "X", "at": 1}, key)
+    assert first.status_code == 200, describe(first)
+    with unchanged(anon, d["id"]):
+        for forged in (alice.id + ".garbage", alice.id + "." + "A" * 43):
+            r = _post(Client(base, token=forged), f"/documents/{d['id']}/edits", {"insert": "X", "at": 1}, key)
+            assert_error(r, 401, "unauthorized")
+            assert "Idempotent-Replayed" not in r.headers
+    # The owner still gets the replay.
+    again = _post(alice, f"/documents/{d['id']}/edits", {"insert": "X", "at": 1}, key)
+    assert again.status_code == 200 and again.headers.get("Idempotent-Replayed") == "true"
+    assert again.json() == first.json()
+
+
+def test_new_sessions_are_never_replayed(base):
+    """A session's answer carries its token: two clients (or one client twice) sending the
+    same key each get a session of their own, and no token is ever handed out twice."""
+    key = unique("key")
+    answers = []
+    for name in ("one", "two", "two"):
+        r = requests.post(base + "/sessions", json={"name": name}, headers={"Idempotency-Key": key}, timeout=10)
+        assert r.status_code == 201, describe(r)
+        assert "Idempotent-Replayed" not in r.headers
+        answers.append(r.json())
+    assert len({a["token"] for a in answers}) == 3
+    assert len({a["id"] for a in answers}) == 3
+    assert [a["name"] for a in answers] == ["one", "two", "two"]
+    for a in answers:
+        assert Client(base, token=a["token"]).get("/sessions/me").json()["id"] == a["id"]
+
+
+def test_a_key_reused_with_a_different_request_is_422(anon, alice):
+    d = anon.create_doc("abc")
+    key = unique("key")
+    assert _post(alice, f"/documents/{d['id']}/edits", {"insert": "X", "at": 1}, key).status_code == 200
+    with unchanged(anon, d["id"]):
+        assert_error(_post(alice, f"/documents/{d['id']}/edits", {"insert": "Y", "at": 1}, key), 422, "idempotency_key_reused")
+        assert_error(_post(alice, f"/documents/{d['id']}/undo", None, key), 422, "idempotency_key_reused")
+    # The first request is still answered from the cache.
+    r = _post(alice, f"/documents/{d['id']}/edits", {"insert": "X", "at": 1}, key)
+    assert r.status_code == 200 and r.headers.get("Idempotent-Replayed") == "true"
+
+
+def test_the_query_string_is_part_of_the_request(anon, alice):
+    """`?scope=session` and `?scope=document` are different undos: one key cannot stand
+    for both."""
+    d = anon.create_doc("")
+    anon.insert(d["id"], "a", 0)
+    alice.insert(d["id"], "b", 1, newGroup=True)
+    key = unique("key")
+    r1 = alice.post(f"/documents/{d['id']}/undo", params={"scope": "session"}, headers={"Idempotency-Key": key})
+    assert r1.status_code == 200, describe(r1)
+    assert anon.text(d["id"]) == "a"
+    with unchanged(anon, d["id"]):
+        r2 = alice.post(f"/documents/{d['id']}/undo", params={"scope": "document"}, headers={"Idempotency-Key": key})
+        assert_error(r2, 422, "idempotency_key_reused")
+    r3 = alice.post(f"/documents/{d['id']}/undo", params={"scope": "session"}, headers={"Idempotency-Key": key})
+    assert r3.headers.get("Idempotent-Replayed") == "true" and r3.json() == r1.json()

@@ -148,3 +148,88 @@ def test_openapi_is_valid_3_1_and_lists_every_tested_path(base):
                 listed.add((norm, method))
     missing = sorted(TESTED - listed)
     assert not missing, f"openapi.json does not list {missing}"
+
+
+def _request_count(samples, method, route, status) -> float:
+    want = {"method": method, "route": route, "status": str(status)}
+    found = 0.0
+    for name, labels, value in samples:
+        if name != "tandem_http_requests_total":
+            continue
+        got = dict(re.findall(r'([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"', labels))
+        if got == want:
+            found += value
+    return found
+
+
+def _histogram(samples, name):
+    buckets = []
+    for n, labels, value in samples:
+        if n == name + "_bucket":
+            le = re.search(r'le="([^"]+)"', labels).group(1)
+            buckets.append((float("inf") if le == "+Inf" else float(le), value))
+    count = [v for n, _, v in samples if n == name + "_count"]
+    return buckets, count[0] if count else None
+
+
+def test_metrics_count_each_route_and_status_exactly(servers):
+    """Exact increments by method, route template and status, the 404s of unknown paths
+    under one label, and a latency histogram whose buckets only grow and end at +Inf =
+    count."""
+    srv = servers(name="metrics-exact")
+    anon = Client(srv.base)
+    d = anon.create_doc("abc")
+    _, before = scrape(srv.base)
+    for _ in range(3):
+        anon.insert(d["id"], "x", 0)
+    for _ in range(2):
+        assert anon.post(f"/documents/{d['id']}/edits", {"insert": "x", "at": 99}).status_code == 422
+    assert anon.get("/documents/nope").status_code == 404
+    for path in ("/no/such/path", "/another/one"):
+        assert anon.get(path).status_code == 404
+    types, after = scrape(srv.base)
+
+    def delta(method, route, status):
+        return _request_count(after, method, route, status) - _request_count(before, method, route, status)
+
+    assert delta("POST", "/documents/{id}/edits", 200) == 3
+    assert delta("POST", "/documents/{id}/edits", 422) == 2
+    assert delta("GET", "/documents/{id}", 404) == 1
+    assert delta("GET", "unmatched", 404) == 2
+    # The scrape before this one is counted too, once it has been answered.
+    assert delta("GET", "/metrics", 200) == 1
+
+    assert types.get("tandem_http_request_duration_seconds") == "histogram"
+    buckets, count = _histogram(after, "tandem_http_request_duration_seconds")
+    assert len(buckets) >= 5 and buckets[-1][0] == float("inf")
+    bounds = [b for b, _ in buckets]
+    assert bounds == sorted(bounds) and len(set(bounds)) == len(bounds)
+    values = [v for _, v in buckets]
+    assert all(a <= b for a, b in zip(values, values[1:])), f"buckets are not cumulative: {values}"
+    assert values[-1] == count
+    handled = sum(v for n, _, v in after if n == "tandem_http_requests_total")
+    assert count == handled, "every counted request is observed in the histogram once"
+    _, count_before = _histogram(before, "tandem_http_request_duration_seconds")
+    assert count - count_before == 3 + 2 + 1 + 2 + 1
+
+
+def test_ping_answers_without_touching_anything(base, anon):
+    before = anon.get("/documents").json()
+    r = anon.post("/ping", {"insert": "x", "at": 0})
+    assert r.status_code == 200, describe(r)
+    assert r.json() == {"received": len(b'{"insert": "x", "at": 0}')}
+    assert anon.get("/documents").json() == before
+
+
+def test_openapi_documents_idempotency_key_on_every_change(base):
+    spec = requests.get(base + "/openapi.json", timeout=10).json()
+    for path, item in spec["paths"].items():
+        for method, op in item.items():
+            names = [p["name"] for p in op.get("parameters", []) if p.get("in") == "header"]
+            assert "401" in op["responses"], f"{method} {path} does not document 401"
+            if method == "get" or (method, path) == ("post", "/sessions"):
+                assert "Idempotency-Key" not in names, f"{method} {path}"
+                continue
+            assert names.count("Idempotency-Key") == 1, f"{method} {path} does not document Idempotency-Key"
+            assert "422" in op["responses"], f"{method} {path} does not document idempotency_key_reused"
+    assert "group_open" in spec["paths"]["/documents/{id}/undo"]["post"]["responses"]["409"]["description"]

@@ -4,6 +4,7 @@ import time
 
 import requests
 
+from sse import SSEStream
 from tandem_client import Client, assert_error, new_session, unchanged
 
 
@@ -100,3 +101,66 @@ def test_idle_session_times_out(servers):
     # It ended "the same way" as DELETE /sessions/me: its undo actions are gone, its text stays.
     assert_error(anon.undo(doc["id"], scope="document"), 409, "nothing_to_undo")
     assert anon.text(doc["id"]) == "idle"
+
+
+def _every_operation(base):
+    spec = requests.get(base + "/openapi.json", timeout=10).json()
+    for path, ops in spec["paths"].items():
+        for method in ops:
+            yield method.upper(), path
+
+
+def test_a_wrong_token_is_401_on_every_route(base, anon, alice):
+    """Every operation the OpenAPI document lists, reads, writes and service endpoints
+    alike, refuses a wrong token before doing anything."""
+    doc = anon.create_doc("safe")
+    pb = alice.post("/pasteboards", {"name": "pb-" + doc["id"]})
+    assert pb.status_code == 201, pb.text
+    values = {"id": doc["id"], "name": "pb-" + doc["id"], "n": "1", "index": "0"}
+    forged = Client(base, token=alice.id + "." + "A" * 43)
+    checked = []
+    with unchanged(anon, doc["id"]):
+        for method, path in _every_operation(base):
+            concrete = path
+            for k, v in values.items():
+                concrete = concrete.replace("{" + k + "}", v)
+            assert "{" not in concrete, f"no value for a parameter of {path}"
+            r = forged.request(method, concrete, json_body={}, timeout=5)
+            assert_error(r, 401, "unauthorized")
+            assert r.headers.get("WWW-Authenticate", "").startswith("Bearer"), f"{method} {path}"
+            checked.append((method, path))
+    assert ("GET", "/documents") in checked and ("GET", "/healthz") in checked
+    assert len(checked) >= 40
+    # The wrong token changed nothing: the session it names is still alive, the pasteboard still there.
+    assert alice.get("/sessions/me").status_code == 200
+    assert alice.get("/pasteboards/pb-" + doc["id"]).status_code == 200
+
+
+def test_activity_survives_a_restart_and_idleness_does_not(servers):
+    """lastSeen is written back, not kept only in memory: a session created longer than the
+    timeout ago but active until the restart is still alive after it, while one idle for
+    longer than the timeout stays ended. (The coarse batching while running is covered by
+    SessionRegistryTests.)"""
+    srv = servers(session_timeout=8, name="session-restart")
+    active, idle = new_session(srv.base, "active"), new_session(srv.base, "idle")
+    started = time.monotonic()
+    while time.monotonic() - started < 9.5:  # longer than the timeout since creation
+        assert active.get("/sessions/me").status_code == 200
+        time.sleep(0.5)
+    srv.restart()  # on a new port
+    active, idle = Client(srv.base, token=active.token), Client(srv.base, token=idle.token)
+    time.sleep(1.5)  # a session sweep has run since the start
+    assert active.get("/sessions/me").status_code == 200, "an active session ended at the restart"
+    assert_error(idle.get("/sessions/me"), 401, "unauthorized")
+
+
+def test_an_open_event_stream_keeps_its_session_alive(servers):
+    srv = servers(session_timeout=2, name="stream-activity")
+    anon = Client(srv.base)
+    doc = anon.create_doc("")
+    quiet, listening = new_session(srv.base, "quiet"), new_session(srv.base, "listening")
+    with SSEStream(srv.base, f"/documents/{doc['id']}/events", headers=listening.headers()) as s:
+        assert s.status == 200
+        time.sleep(5)
+        assert listening.get("/sessions/me").status_code == 200, "a session with an open stream expired"
+        assert_error(quiet.get("/sessions/me"), 401, "unauthorized")

@@ -208,6 +208,7 @@ extension APIError {
         case .noOpenGroup: .conflict("group_not_open", "no undo group is open")
         case .groupOpen: .conflict("group_open", error.message)
         case .editingDisabled: APIError(.forbidden, "editing_disabled", "editing is disabled for this document")
+        case .undoRegistrationNotDisabled: .conflict(error.code, error.message)
         }
     }
 }

@@ -81,12 +81,24 @@ extension ServerContext {
                         writer.write(ServerSentEvents.frame(id: st.committedRevision, event: "reset",
                                                             data: Array("{\"reason\":\"revision_trimmed\"}".utf8)))
                     } else if let missed = try? st.document.changes(since: last) {
+                        // The same pairs the live stream sent, so a resumed client's undo
+                        // menu follows the changes it missed.
                         var batch: [UInt8] = []
                         for c in missed where c.revision <= st.committedRevision {
                             batch += ServerSentEvents.frame(id: c.revision, event: "change", data: DocumentJSON.change(c))
+                            batch += ServerSentEvents.frame(id: c.revision, event: "history",
+                                                            data: historyEventJSON(Self.notification(of: c.kind), change: c))
                         }
                         writer.write(batch)
                     }
+                }
+                if resumeAfter != nil {
+                    // A state change (locked, saving error) may have been missed too.
+                    var w = JSONWriter(capacity: 48)
+                    w.beginObject()
+                    w.key("state"); w.string(st.condition.rawValue)
+                    w.endObject()
+                    writer.write(ServerSentEvents.frame(id: st.committedRevision, event: "state", data: w.bytes))
                 }
                 handle.events.add(writer, session: session?.id, revision: st.committedRevision)
                 return st.committedRevision
@@ -95,6 +107,15 @@ extension ServerContext {
             if session != nil { broadcastPresence(handle) }
             writer.onClose { [self] in if session != nil { broadcastPresence(handle) } }
         }))
+    }
+
+    /// The undo manager notification a change of this kind was announced with.
+    static func notification(of kind: ChangeKind) -> String {
+        switch kind {
+        case .edit: "checkpoint"
+        case .undo: "didUndo"
+        case .redo: "didRedo"
+        }
     }
 
     func putSelection(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {

@@ -5,18 +5,32 @@ import TandemHTTP
 /// Remembers the answer to each `Idempotency-Key`, so a client that lost a response can
 /// resend and get the first answer again without the change happening twice. A resend that
 /// arrives while the first is still in flight waits for the same answer.
+///
+/// Each entry remembers a fingerprint of the request that claimed it (method, path with
+/// query, content type and body): the same key sent with a different request is answered
+/// `422 idempotency_key_reused` rather than with an answer to a question it did not ask.
 public final class IdempotencyCache: Sendable {
     enum Entry {
-        case pending(waiters: [HTTPResponder], started: Double)
-        case done(HTTPResponse, at: Double)
+        case pending(waiters: [HTTPResponder], started: Double, fingerprint: [UInt8])
+        case done(HTTPResponse, at: Double, fingerprint: [UInt8])
+
+        var fingerprint: [UInt8] {
+            switch self {
+            case .pending(_, _, let f), .done(_, _, let f): f
+            }
+        }
     }
 
     public enum Claim {
         /// First time this key is seen: do the work, then call `complete`.
         case proceed
-        /// Already answered, or now waiting for the first answer: nothing more to do.
+        /// Already answered, or now waiting for the first answer, or refused because the key
+        /// came with a different request: nothing more to do.
         case handled
     }
+
+    static let reused = APIError(.unprocessableContent, "idempotency_key_reused",
+                                 "this Idempotency-Key was already used with a different request; use a new key")
 
     private let entries = Mutex<[String: Entry]>([:])
     private let order = Mutex<[String]>([])
@@ -30,22 +44,30 @@ public final class IdempotencyCache: Sendable {
 
     public static let maxKeyLength = 128
 
-    /// Claims `key` (already scoped by session or document) for this request.
-    public func claim(_ key: String, responder: HTTPResponder, now: Double) -> Claim {
+    /// Claims `key` (already scoped by the verified session or the document) for the
+    /// request whose `fingerprint` is given.
+    public func claim(_ key: String, fingerprint: [UInt8], responder: HTTPResponder, now: Double) -> Claim {
         let (claim, replay): (Claim, HTTPResponse?) = entries.withLock { e in
+            if let existing = e[key], existing.fingerprint != fingerprint {
+                if case .done(_, let at, _) = existing, now - at >= ttl {
+                    // Expired: the key is free again.
+                } else {
+                    return (.handled, Self.reused.response)
+                }
+            }
             switch e[key] {
-            case .done(let response, let at) where now - at < ttl:
-                return (.handled, response)
-            case .pending(var waiters, let started):
+            case .done(let response, let at, _) where now - at < ttl:
+                return (.handled, Self.replayed(response))
+            case .pending(var waiters, let started, _):
                 waiters.append(responder)
-                e[key] = .pending(waiters: waiters, started: started)
+                e[key] = .pending(waiters: waiters, started: started, fingerprint: fingerprint)
                 return (.handled, nil)
             default:
-                e[key] = .pending(waiters: [], started: now)
+                e[key] = .pending(waiters: [], started: now, fingerprint: fingerprint)
                 return (.proceed, nil)
             }
         }
-        if let replay { responder.send(Self.replayed(replay)) }
+        if let replay { responder.send(replay) }
         if case .proceed = claim { remember(key) }
         return claim
     }
@@ -55,15 +77,30 @@ public final class IdempotencyCache: Sendable {
     /// client can fix the request and reuse the key.
     public func complete(_ key: String, with response: HTTPResponse, now: Double) {
         let waiters: [HTTPResponder] = entries.withLock { e in
-            guard case .pending(let waiters, _) = e[key] else { return [] }
+            guard case .pending(let waiters, _, let fingerprint) = e[key] else { return [] }
             if response.status.code >= 400 && response.status.code != 409 {
                 e.removeValue(forKey: key)
             } else {
-                e[key] = .done(response, at: now)
+                e[key] = .done(response, at: now, fingerprint: fingerprint)
             }
             return waiters
         }
         for w in waiters { w.send(Self.replayed(response)) }
+    }
+
+    /// What identifies a request for its key: method, target (path and query, so
+    /// `?scope=session` and `?scope=document` differ), content type and body.
+    public static func fingerprint(of request: HTTPRequest) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(request.target.utf8.count + request.body.count + 48)
+        bytes += request.method.rawValue.utf8
+        bytes.append(0)
+        bytes += request.target.utf8
+        bytes.append(0)
+        bytes += (request.headers["Content-Type"] ?? "").utf8
+        bytes.append(0)
+        bytes += request.body
+        return Secrets.sha256(bytes)
     }
 
     private static func replayed(_ response: HTTPResponse) -> HTTPResponse {

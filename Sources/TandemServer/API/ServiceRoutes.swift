@@ -17,6 +17,19 @@ extension ServerContext {
                 }
             ),
             Endpoint(
+                method: .post, path: "/ping", operationID: "ping",
+                summary: "Reads the body and answers its size, touching nothing: the HTTP layer's ceiling for load tests", tag: "Service",
+                requestBody: ["required": false, "content": ["application/json": ["schema": .object([])]]],
+                responses: [Endpoint.json(200, "The body's size in bytes", Schemas.object([("received", Schemas.nonNegative)], required: ["received"]))],
+                handler: { req, res in
+                    var w = JSONWriter(capacity: 24)
+                    w.beginObject()
+                    w.key("received"); w.int(req.body.count)
+                    w.endObject()
+                    res.send(.json(w.bytes))
+                }
+            ),
+            Endpoint(
                 method: .get, path: "/metrics", operationID: "metrics",
                 summary: "Prometheus metrics", tag: "Service",
                 responses: [Endpoint.Response(status: 200, description: "Prometheus text format 0.0.4", schema: ["type": "string"], mediaType: "text/plain")],

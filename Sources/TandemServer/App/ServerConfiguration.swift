@@ -14,6 +14,11 @@ public struct ServerConfiguration: Sendable {
     public var eventLoops = 0
     /// Seconds of inactivity after which a session ends.
     public var sessionTimeout: Double = 3600
+    /// Testing knob: keep only this many changes of each document's log in memory (nil:
+    /// the usual 10,000 or more), so stale bases reach `410 revision_trimmed` quickly.
+    public var logKept: Int?
+    /// Seconds between `: keep-alive` comments on idle event streams.
+    public var keepAliveInterval: Double = 15
     /// Seconds of pause that end a "Typing" undo group.
     public var typingPause: Double = 1.0
     public var maxBodyBytes = 8 << 20

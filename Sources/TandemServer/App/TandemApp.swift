@@ -76,6 +76,7 @@ public final class TandemApp: Sendable {
         context.pasteboards.events.closeAll()
         server.shutdown(gracePeriod: .milliseconds(Int(gracePeriod * 1000)))
         context.takeSnapshots(all: true)
+        context.storeSessionActivity(interval: 0)
         context.store.close()
     }
 
@@ -86,16 +87,15 @@ public final class TandemApp: Sendable {
             Thread.sleep(forTimeInterval: 0.1)
             let now = context.now()
             context.expirePollers(now: now)
-            if now - lastKeepAlive >= 15 {
+            if now - lastKeepAlive >= context.configuration.keepAliveInterval {
                 lastKeepAlive = now
                 context.sendKeepAlives()
             }
             if now - lastSessionSweep >= 1 {
                 lastSessionSweep = now
-                for s in context.sessions.expire(now: now, timeout: context.configuration.sessionTimeout) {
-                    context.logger.info("session \(s.id) expired")
-                    context.endSession(s.id)
-                }
+                context.sweepSessions(now: now)
+                context.storeSessionActivity(interval: context.lastSeenStoreInterval)
+                context.trimLogsToConfiguredLength()
                 context.autosave(now: now)
                 context.takeSnapshots()
             }
@@ -130,6 +130,8 @@ extension ServerContext {
             let method = e.method.rawValue
             let route = e.path
             let mutating = e.method != .get
+            // A new session's answer holds its token: it is never kept or replayed.
+            let replayable = mutating && !(e.method == .post && e.path == "/sessions")
             router.add(e.method, e.routerPattern) { [self] request, responder in
                 let start = DispatchTime.now().uptimeNanoseconds
                 var answer = HTTPResponder { [metrics] response in
@@ -137,13 +139,24 @@ extension ServerContext {
                     metrics.observeRequest(method: method, route: route, status: response.status.code, seconds: seconds)
                     responder.send(response)
                 }
-                if mutating, let key = request.headers["Idempotency-Key"] {
-                    guard let scoped = idempotencyScope(request, key: key) else {
+                // A wrong token is 401 on every route, before anything else (a cached answer
+                // included) can be reached with it.
+                let caller: Session?
+                do throws(APIError) {
+                    caller = try session(of: request)
+                } catch {
+                    answer.send(error.response)
+                    return
+                }
+                if replayable, let key = request.headers["Idempotency-Key"] {
+                    guard let scoped = idempotencyScope(request, key: key, session: caller) else {
                         answer.send(APIError.badRequest("Idempotency-Key must be 1 to \(IdempotencyCache.maxKeyLength) bytes",
                                                         code: "invalid_idempotency_key").response)
                         return
                     }
-                    if case .handled = idempotency.claim(scoped, responder: answer, now: now()) { return }
+                    let claim = idempotency.claim(scoped, fingerprint: IdempotencyCache.fingerprint(of: request),
+                                                  responder: answer, now: now())
+                    if case .handled = claim { return }
                     let inner = answer
                     answer = HTTPResponder { [self] response in
                         idempotency.complete(scoped, with: response, now: now())
@@ -154,27 +167,34 @@ extension ServerContext {
             }
         }
         let files = StaticFiles(root: configuration.publicDirectory)
-        router.fallback = { request, responder in
-            if let r = files.respond(to: request) {
-                responder.send(r)
-            } else {
-                responder.send(APIError.notFound("'\(request.path)'").response)
-            }
+        router.fallback = { [metrics] request, responder in
+            let start = DispatchTime.now().uptimeNanoseconds
+            let response = files.respond(to: request) ?? APIError.notFound("'\(request.path)'").response
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            // Static files and unknown paths are counted as two routes, not one per path,
+            // so a scan of random URLs cannot grow the metrics without bound.
+            let method = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].contains(request.method.rawValue) ? request.method.rawValue : "other"
+            metrics.observeRequest(method: method, route: response.status.code == 404 ? "unmatched" : "static",
+                                   status: response.status.code, seconds: seconds)
+            responder.send(response)
         }
         return router
     }
 
-    /// An Idempotency-Key is scoped to the session (the id half of the bearer token) or, for
-    /// anonymous requests, to the document the path names; and always to method and path.
-    func idempotencyScope(_ request: HTTPRequest, key: String) -> String? {
+    /// An Idempotency-Key is scoped to the verified session or, for anonymous requests, to
+    /// the document the path names (else to all anonymous callers). The request itself is
+    /// told apart by the fingerprint the cache keeps with the key.
+    func idempotencyScope(_ request: HTTPRequest, key: String, session: Session?) -> String? {
         guard (1...IdempotencyCache.maxKeyLength).contains(key.utf8.count) else { return nil }
-        var scope = "anonymous"
-        if let auth = request.headers["Authorization"], let dot = auth.firstIndex(of: ".") {
-            scope = "session " + auth[..<dot].split(separator: " ").last.map(String.init)!
+        let scope: String
+        if let session {
+            scope = "session " + session.id
         } else if let id = request.parameters["id"] {
             scope = "document " + id
+        } else {
+            scope = "anonymous"
         }
-        return scope + "\u{0}" + request.method.rawValue + " " + String(request.path) + "\u{0}" + key
+        return scope + "\u{0}" + key
     }
 
     func expirePollers(now: Double) {

@@ -35,10 +35,14 @@ enum OpenAPIDocument {
             ["name": .string(name), "in": "path", "required": true, "schema": ["type": "string"]]
         }
         params += e.parameters
+        let replayable = e.method != .get && !(e.method == .post && e.path == "/sessions")
+        if replayable, !e.parameters.contains(where: { $0["name"] == "Idempotency-Key" }) {
+            params.append(Endpoint.header("Idempotency-Key", idempotencyDescription))
+        }
         if !params.isEmpty { members.append(("parameters", .array(params))) }
         if let body = e.requestBody { members.append(("requestBody", body)) }
         var responses: [(String, JSONValue)] = []
-        for r in e.responses {
+        for r in withCommonResponses(e, replayable: replayable) {
             var resp: [(String, JSONValue)] = [("description", .string(r.description))]
             if let schema = r.schema {
                 resp.append(("content", .object([(r.mediaType, .object([("schema", schema)]))])))
@@ -48,6 +52,27 @@ enum OpenAPIDocument {
         members.append(("responses", .object(responses)))
         members.append(("security", .array([.object([]), ["bearer": []]])))
         return .object(members)
+    }
+
+    static let idempotencyDescription = """
+        Makes a resend safe: 1 to 128 bytes, scoped to the session (or for anonymous requests \
+        to the document); a resend of the same request answers the first answer with \
+        Idempotent-Replayed: true, the same key with a different request is 422 idempotency_key_reused.
+        """
+
+    /// Answers every operation can give whatever its own list says: 401 for a wrong token on
+    /// any route, and for changes the Idempotency-Key errors.
+    static func withCommonResponses(_ e: Endpoint, replayable: Bool) -> [Endpoint.Response] {
+        var all = e.responses
+        func add(_ status: Int, _ description: String) {
+            if !all.contains(where: { $0.status == status }) { all.append(Endpoint.error(status, description)) }
+        }
+        add(401, "A wrong or expired token")
+        if replayable {
+            add(400, "Malformed Idempotency-Key")
+            add(422, "Idempotency-Key reused with a different request (idempotency_key_reused)")
+        }
+        return all.sorted { $0.status < $1.status }
     }
 
     static func pathParameters(_ path: String) -> [String] {

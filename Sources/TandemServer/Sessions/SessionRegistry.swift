@@ -10,12 +10,16 @@ public final class SessionRegistry: Sendable {
     }
 
     private let sessions = Mutex<[String: Session]>([:])
+    /// The `lastSeen` the store holds for each session: activity is written back coarsely,
+    /// off the request path, by `lastSeenToStore`.
+    private let stored = Mutex<[String: Double]>([:])
     private let palette = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4",
                            "#f032e6", "#469990", "#9a6324", "#800000", "#808000", "#000075"]
     private let counter = Mutex(0)
 
     public init(restoring: [Session] = []) {
         sessions.withLock { s in for session in restoring { s[session.id] = session } }
+        stored.withLock { t in for session in restoring { t[session.id] = session.lastSeen } }
     }
 
     /// Creates a session; returns it and the bearer token, which is shown only this once.
@@ -32,6 +36,7 @@ public final class SessionRegistry: Sendable {
             tokenHash: Secrets.sha256(secret)
         )
         sessions.withLock { $0[id] = session }
+        stored.withLock { $0[id] = now }
         return (session, id + "." + Secrets.base64url(secret))
     }
 
@@ -59,15 +64,50 @@ public final class SessionRegistry: Sendable {
     public var count: Int { sessions.withLock { $0.count } }
 
     @discardableResult
-    public func remove(id: String) -> Session? { sessions.withLock { $0.removeValue(forKey: id) } }
+    public func remove(id: String) -> Session? {
+        stored.withLock { _ = $0.removeValue(forKey: id) }
+        return sessions.withLock { $0.removeValue(forKey: id) }
+    }
+
+    /// Marks the sessions as active now (an open event stream is activity too).
+    public func touch<S: Sequence>(_ ids: S, now: Double) where S.Element == String {
+        sessions.withLock { s in
+            for id in ids where s[id] != nil { s[id]!.lastSeen = max(s[id]!.lastSeen, now) }
+        }
+    }
+
+    /// The sessions whose activity the store lags by at least `interval` seconds (or by any
+    /// amount when `interval` is 0), with their current `lastSeen`; they count as stored
+    /// from now on. Restarting loses at most `interval` of a session's activity.
+    public func lastSeenToStore(interval: Double) -> [String: Double] {
+        let current = sessions.withLock { s in s.mapValues(\.lastSeen) }
+        return stored.withLock { t in
+            var due: [String: Double] = [:]
+            for (id, seen) in current {
+                guard let had = t[id], seen > had, seen - had >= interval else { continue }
+                due[id] = seen
+                t[id] = seen
+            }
+            return due
+        }
+    }
+
+    /// Puts back entries `lastSeenToStore` handed out but the store could not save.
+    public func lastSeenNotStored(_ failed: [String: Double]) {
+        stored.withLock { t in
+            for (id, seen) in failed where t[id] == seen { t[id] = 0 }
+        }
+    }
 
     /// Removes and returns the sessions idle for longer than `timeout`.
     public func expire(now: Double, timeout: Double) -> [Session] {
-        sessions.withLock { s in
+        let gone = sessions.withLock { s in
             let gone = s.values.filter { now - $0.lastSeen > timeout }
             for g in gone { s.removeValue(forKey: g.id) }
             return gone
         }
+        for g in gone { stored.withLock { _ = $0.removeValue(forKey: g.id) } }
+        return gone
     }
 
     static func base64urlDecode<S: StringProtocol>(_ s: S) -> [UInt8]? {

@@ -1,0 +1,32 @@
+import Foundation
+
+extension ServerContext {
+    /// How stale the stored `lastSeen` may get: a minute, or less under a short timeout so
+    /// that a restart cannot end a session that was active within its timeout.
+    var lastSeenStoreInterval: Double { min(60, configuration.sessionTimeout / 4) }
+
+    /// Housekeeping: an open event stream keeps its session alive, however long it stays
+    /// quiet; then idle sessions end.
+    func sweepSessions(now: Double) {
+        var streaming = pasteboards.events.sessions
+        for handle in documents.withLock({ Array($0.values) }) { streaming.formUnion(handle.events.sessions) }
+        sessions.touch(streaming, now: now)
+        for s in sessions.expire(now: now, timeout: configuration.sessionTimeout) {
+            logger.info("session \(s.id) expired")
+            endSession(s.id)
+        }
+    }
+
+    /// Writes back the activity the store lags behind by `interval` or more, in one
+    /// transaction, so that sessions survive a restart with their real idle time.
+    func storeSessionActivity(interval: Double) {
+        let due = sessions.lastSeenToStore(interval: interval)
+        guard !due.isEmpty else { return }
+        do {
+            try store.updateSessionsLastSeen(due)
+        } catch {
+            sessions.lastSeenNotStored(due)
+            logger.warning("could not store session activity: \(error)")
+        }
+    }
+}
