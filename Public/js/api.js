@@ -65,6 +65,15 @@ export class Api {
     return this.ensureSession();
   }
 
+  /**
+   * After a 401 for the session `failedId`: a new session, unless someone else (the event
+   * stream, another request) has already replaced that one.
+   */
+  async renewSession(failedId) {
+    if (this.session && (failedId === undefined || this.session.id === failedId)) this.forgetSession();
+    return this.ensureSession();
+  }
+
   forgetSession() {
     this.session = null;
     sessionStorage.removeItem(SESSION_KEY);
@@ -76,10 +85,13 @@ export class Api {
 
   /**
    * Sends a request; `body` is JSON unless `text` is given. A 401 (expired session) starts
-   * a new session and retries once. Resolves to parsed JSON (or text with `as: 'text'`).
+   * a new session and retries once, unless `renewSession: false` (the caller then gets the
+   * 401 and decides: a request whose earlier answer was lost may already have landed).
+   * Resolves to parsed JSON (or text with `as: 'text'`).
    */
-  async request(method, path, { body, text, headers = {}, idempotencyKey, auth = true, as = 'json', signal } = {}) {
+  async request(method, path, { body, text, headers = {}, idempotencyKey, auth = true, as = 'json', signal, renewSession = true } = {}) {
     if (auth) await this.ensureSession();
+    const used = this.session && this.session.id;
     const h = { ...headers };
     if (auth) Object.assign(h, this.authHeaders());
     if (idempotencyKey) h['Idempotency-Key'] = idempotencyKey;
@@ -93,10 +105,10 @@ export class Api {
       if (e && e.name === 'AbortError') throw e;
       throw new ApiError(0, 'network', 'The server cannot be reached');
     }
-    if (res.status === 401 && auth) {
-      this.forgetSession();
-      await this.ensureSession();
-      return this.request(method, path, { body, text, headers, idempotencyKey, auth, as, signal });
+    if (res.status === 401 && auth && renewSession) {
+      // Refused, so nothing happened: the same request is safe under the new session.
+      await this.renewSession(used);
+      return this.request(method, path, { body, text, headers, idempotencyKey, auth, as, signal, renewSession: false });
     }
     if (!res.ok) {
       let code = `http_${res.status}`;

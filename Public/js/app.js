@@ -46,7 +46,21 @@ function setupSettings() {
   });
 }
 
+/**
+ * iOS grants motion events only from a user gesture, and shake to undo is on unless turned
+ * off: ask on the first tap or key press, not only when the setting is toggled.
+ */
+function askForMotionOnFirstGesture() {
+  const events = ['click', 'touchend', 'keydown'];
+  const ask = () => {
+    for (const type of events) window.removeEventListener(type, ask, true);
+    if (shakeSetting.enabled) requestMotionPermission();
+  };
+  for (const type of events) window.addEventListener(type, ask, true);
+}
+
 setupSettings();
+askForMotionOnFirstGesture();
 window.addEventListener('hashchange', route);
 api.ensureSession().catch(() => { /* retried on first request */ }).finally(route);
 

@@ -61,9 +61,15 @@ export class ClipboardUI {
   /** Tells the server our selection (only when our positions are its positions). */
   async syncSelection() {
     const c = this.view.collab;
-    if (!c || !this.selectionDirty) return;
+    if (!c || c.stopped || !this.selectionDirty) return;
     if (c.state !== 'synchronized' || c.actionBusy) {
       c.whenSynchronized().then(() => this.syncSelection());
+      return;
+    }
+    if (c.holds || c.queue.length || c.stream.status !== 'open') {
+      // Others' changes we have not applied yet: our positions may not be the server's.
+      clearTimeout(this.selTimer);
+      this.selTimer = setTimeout(() => this.syncSelection(), 200);
       return;
     }
     this.selectionDirty = false;
@@ -87,7 +93,10 @@ export class ClipboardUI {
       const q = this.pasteboard === 'general' ? '' : `?pasteboard=${enc(this.pasteboard)}`;
       this.actions = await this.api.get(`${this.view.base}/actions${q}`);
     } catch (e) {
-      if (e.status === 404 && this.view.collab) this.setSupported(false);
+      if (e.status !== 404 || !this.view.collab) return;
+      // A named pasteboard may just have gone; only general missing means no clipboard.
+      if (this.pasteboard === 'general') this.setSupported(false);
+      else this.fallBackToGeneral();
       return;
     }
     this.render();
@@ -99,7 +108,7 @@ export class ClipboardUI {
     $('#cut-button').disabled = !a.cut || readOnly;
     $('#copy-button').disabled = !a.copy;
     $('#paste-button').disabled = !a.paste || readOnly;
-    $('#select-all-button').disabled = a.selectAll === false;
+    $('#select-all-button').disabled = !a.selectAll;
     if (a.pasteMenuItemTitle) $('#paste-button').title = a.pasteMenuItemTitle;
   }
 
@@ -179,9 +188,22 @@ export class ClipboardUI {
   onEvent(data) {
     if (!this.supported) return;
     const name = data && (data.name || data.pasteboard);
-    if (!name || name === this.pasteboard) this.refreshPasteboard();
-    if (data && data.removed && name === this.pasteboard) { this.pasteboard = 'general'; this.refreshList(); }
-    else if (name && !this.known.has(name)) this.refreshList();
+    if (data && data.kind === 'removed') {
+      if (name === this.pasteboard) { this.fallBackToGeneral(); return; }
+      this.refreshList();
+    } else {
+      if (!name || name === this.pasteboard) this.refreshPasteboard();
+      if (name && !this.known.has(name)) this.refreshList();
+    }
+    this.scheduleActions();
+  }
+
+  /** The chosen pasteboard is gone: show general instead, as a removed UIPasteboard would. */
+  fallBackToGeneral() {
+    this.pasteboard = 'general';
+    $('#pasteboard-select').value = 'general';
+    this.refreshList();
+    this.refreshPasteboard();
     this.scheduleActions();
   }
 
@@ -210,7 +232,9 @@ export class ClipboardUI {
     try {
       pb = await this.api.get(`/pasteboards/${enc(this.pasteboard)}`);
     } catch (e) {
-      if (e.status === 404 && this.pasteboard === 'general') this.setSupported(false);
+      if (e.status !== 404) return;
+      if (this.pasteboard === 'general') this.setSupported(false);
+      else this.fallBackToGeneral();
       return;
     }
     $('#pasteboard-name').textContent = pb.name;

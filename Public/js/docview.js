@@ -30,7 +30,9 @@ export class DocView {
     ed.addEventListener('selection', () => this.clipboard.selectionChanged());
     ed.addEventListener('compositionstart', () => this.collab && this.collab.hold());
     ed.addEventListener('compositionend', () => this.collab && this.collab.release());
-    ed.textarea.addEventListener('keydown', (e) => this.onKey(e));
+    // The undo keys are the server's wherever focus is (a button, the page), except in
+    // another text field, whose own undo is the one meant there.
+    document.addEventListener('keydown', (e) => this.onKey(e));
 
     const title = $('#doc-title');
     title.addEventListener('change', () => this.rename(title.value));
@@ -45,15 +47,26 @@ export class DocView {
   get id() { return this.doc && this.doc.id; }
   get base() { return `/documents/${enc(this.id)}`; }
 
-  async show(id) {
-    this.close();
-    let doc;
-    try {
-      doc = await this.api.get(`/documents/${enc(id)}`);
-    } catch (e) {
-      if (e.status === 404) { $('#missing-view').hidden = false; document.title = 'Not found · Tandem'; return; }
-      toast(`Could not open the document: ${e.message}`, { kind: 'error' });
-      return;
+  /**
+   * Opens a document. `doc` skips fetching it; `carry` ({base, op} from Collab.takePending)
+   * is typing from before a reload, applied again on top of the document as it is now.
+   */
+  async show(id, { doc = null, carry = null } = {}) {
+    // A reload (doc given) keeps the editor on screen, focused, the caret by its words.
+    const reloading = !!doc && this.id === id;
+    const ta = this.editor.textarea;
+    const focused = reloading && document.activeElement === ta;
+    const caret = reloading ? this.editor.selection() : null;
+    const before = reloading ? this.editor.getText() : null;
+    this.close({ keepVisible: reloading });
+    if (!doc) {
+      try {
+        doc = await this.api.get(`/documents/${enc(id)}`);
+      } catch (e) {
+        if (e.status === 404) { $('#missing-view').hidden = false; document.title = 'Not found · Tandem'; return; }
+        toast(`Could not open the document: ${e.message}`, { kind: 'error' });
+        return;
+      }
     }
     this.doc = doc;
     this.section.hidden = false;
@@ -80,16 +93,69 @@ export class DocView {
     collab.addEventListener('reset', (e) => this.onReset(e.detail));
     collab.addEventListener('failed', (e) => this.onFailed(e.detail));
     collab.start();
+    if (carry) this.carryOver(carry, doc.text);
+    if (caret) {
+      const moved = ot.diff(before, this.editor.getText(), caret.head);
+      const a = ot.transformPosition(caret.anchor, moved);
+      const h = ot.transformPosition(caret.head, moved);
+      if (focused) ta.focus({ preventScroll: true });
+      ta.setSelectionRange(Math.min(a, h), Math.max(a, h), a > h ? 'backward' : 'forward');
+    }
     this.updateStatus();
     this.updateSaveStatus();
     await Promise.all([this.history.refresh(), this.versions.refresh(), this.clipboard.open(), this.presence.open()]);
   }
 
-  close() {
+  /** Rebases `carry` through whatever changed on the server since its base, and sends it. */
+  carryOver(carry, text) {
+    let op;
+    try {
+      const missed = ot.diff(carry.base, text);
+      [op] = ot.transform(carry.op, missed);
+    } catch (e) {
+      toast(`Reloaded the document; your last changes could not be kept (${e.message}).`, { kind: 'error', ms: 6000 });
+      return;
+    }
+    if (ot.isNoop(op)) return;
+    this.editor.setText(ot.apply(text, op));
+    this.collab.applyLocal(op, { newGroup: true });
+  }
+
+  /**
+   * The client cannot go on (the log no longer reaches back, or the server refused a
+   * change): fetch the document again, retrying while the server is away, and carry what
+   * is typed and unacknowledged over to it. The editor stays up and editable meanwhile.
+   */
+  async reopen(old, { keepPending = true } = {}) {
+    const id = this.id;
+    old.stop();
+    this.updateStatus();
+    await old.settleInflight();
+    if (this.collab !== old) return;
+    let doc;
+    for (let delay = 500; ; delay = Math.min(delay * 2, 8000)) {
+      try {
+        doc = await this.api.get(`/documents/${enc(id)}`);
+        break;
+      } catch (e) {
+        if (this.collab !== old) return; // the reader has moved on
+        if (e.status === 404) { await this.show(id); return; }
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+    if (this.collab !== old) return;
+    const pending = old.takePending();
+    const carry = keepPending ? pending : null;
+    if (pending && !carry) toast('Reloaded the document; your last changes could not be sent.', { kind: 'error', ms: 6000 });
+    await this.show(id, { doc, carry });
+  }
+
+  close({ keepVisible = false } = {}) {
     if (this.collab) this.collab.stop();
     this.collab = null;
     this.doc = null;
     this.pendingSelects = [];
+    if (keepVisible) return;
     this.section.hidden = true;
     $('#missing-view').hidden = true;
     $('#doc-heading').hidden = true;
@@ -100,7 +166,12 @@ export class DocView {
 
   onKey(e) {
     const mod = e.ctrlKey || e.metaKey;
-    if (!mod || e.altKey) return;
+    if (!mod || e.altKey || e.defaultPrevented || !this.collab || this.section.hidden) return;
+    const t = e.target;
+    const otherField = t !== this.editor.textarea && t instanceof Element &&
+      (t.matches('input:not([type=radio]):not([type=checkbox]):not([type=button]):not([type=submit]), textarea, select, [contenteditable]:not([contenteditable=false])') ||
+       t.closest('dialog[open]'));
+    if (otherField) return;
     const key = e.key.toLowerCase();
     if (key === 'z' && !e.shiftKey) { e.preventDefault(); this.history.perform('undo'); }
     else if ((key === 'z' && e.shiftKey) || (key === 'y' && e.ctrlKey && !e.metaKey)) { e.preventDefault(); this.history.perform('redo'); }
@@ -146,13 +217,21 @@ export class DocView {
     }
   }
 
-  post(path, body) {
-    return this.api.post(`${this.base}${path}`, body, { idempotencyKey: randomKey() });
+  /** A change made on the server's side; edits wait until the stream brings its revision. */
+  async post(path, body) {
+    const collab = this.collab;
+    const res = await this.api.post(`${this.base}${path}`, body, { idempotencyKey: randomKey() });
+    if (collab && res && Number.isInteger(res.revision)) collab.expectRevision(res.revision);
+    return res;
   }
 
   async rename(title) {
+    // A document keeps a title (the server refuses an empty one): an emptied field is
+    // someone about to type a new one.
+    if (!title.trim()) return;
     try {
       const doc = await this.api.patch(this.base, { title: title.trim() });
+      if (this.doc && doc && doc.title) this.doc.title = doc.title;
       document.title = `${doc && doc.title || title || 'Untitled'} · Tandem`;
     } catch (e) {
       toast(`Rename failed: ${e.message}`, { kind: 'error' });
@@ -183,15 +262,22 @@ export class DocView {
     this.versions.refresh();
   }
 
-  async onReset({ pending }) {
-    const id = this.id;
-    toast(pending ? `Reloaded the document; ${pending} change(s) could not be sent.` : 'Reloaded the document to catch up.', { kind: pending ? 'error' : 'info', ms: 6000 });
-    await this.show(id);
+  async onReset() {
+    toast('Reloading the document to catch up…', { ms: 4000 });
+    if (this.collab) await this.reopen(this.collab);
   }
 
+  /**
+   * A refused edit: reload and try the typing once more on the fresh text (a stale base,
+   * 410, then goes through). Refused again, or refused for good (editing is off), it goes.
+   */
   onFailed({ error }) {
+    if (!this.collab) return;
+    const again = this.lastCarryFailed && Date.now() - this.lastCarryFailed < 10000;
+    const keepPending = error.status !== 403 && !again;
+    this.lastCarryFailed = keepPending ? Date.now() : 0;
     toast(`The server refused a change (${error.message}). Reloading the document.`, { kind: 'error', ms: 6000 });
-    this.show(this.id);
+    this.reopen(this.collab, { keepPending });
   }
 
   updateStatus() {
@@ -219,14 +305,17 @@ export class DocView {
   updateSaveStatus() {
     const s = $('#save-status');
     const last = this.lastSaved || this.versions.latest;
+    const when = last && new Date(last.time < 1e12 ? last.time * 1000 : last.time);
+    const hhmm = when && when.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
     if (this.changeCount !== 0) {
-      s.textContent = 'Unsaved changes';
+      s.textContent = last ? `Unsaved changes · saved ${hhmm}` : 'Unsaved changes';
       s.dataset.state = 'dirty';
-      s.title = `${Math.abs(this.changeCount)} change(s) since the last save`;
+      s.title = `${Math.abs(this.changeCount)} change(s) since the last save` +
+        (last ? `; version ${last.number} saved ${when.toLocaleString()}` : '');
     } else {
-      s.textContent = last ? `Saved · version ${last.number}` : 'No changes';
+      s.textContent = last ? `Saved · version ${last.number} · ${hhmm}` : 'No changes';
       s.dataset.state = 'clean';
-      s.title = last ? `Version ${last.number} saved ${new Date((last.time < 1e12 ? last.time * 1000 : last.time)).toLocaleString()}` : '';
+      s.title = last ? `Version ${last.number} saved ${when.toLocaleString()}` : '';
     }
   }
 

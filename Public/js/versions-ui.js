@@ -47,6 +47,7 @@ export class VersionsUI {
     if (!c) return;
     // Save what we see: wait for our edits to land first.
     await c.whenSynchronized();
+    if (c.stopped) { toast('The document is reloading: save again in a moment.'); return; }
     try {
       const v = await view.post('/save');
       toast(`Saved version ${v.number}`);
