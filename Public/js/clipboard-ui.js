@@ -75,7 +75,8 @@ export class ClipboardUI {
     this.selectionDirty = false;
     const sel = this.view.editor.selection();
     try {
-      await this.api.put(`${this.view.base}/selection`, sel);
+      // With its base the server maps our positions through whatever landed meanwhile.
+      await this.api.put(`${this.view.base}/selection`, { ...sel, base: c.revision });
     } catch (e) {
       if (e.status === 422) this.selectionDirty = true; // our text was behind; try again later
     }

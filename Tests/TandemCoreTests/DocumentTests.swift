@@ -111,6 +111,19 @@ func del(_ doc: Document, _ from: Int, _ to: Int) throws -> TextOperation {
         #expect(doc.text == "ax")
     }
 
+    @Test func selectionAtAnOlderBaseIsMappedThroughLaterChanges() throws {
+        let doc = Document(text: "hello world")
+        try doc.apply(.insert(">> ", at: 0, length: 11), session: "b", time: 0)
+        try doc.apply(.delete(from: 9, to: 14, length: 14), session: "b", time: 1)  // "world"
+        try doc.setSelection(Selection(anchor: 0, head: 5), base: 0, for: "a")
+        #expect(doc.selection(for: "a") == Selection(anchor: 3, head: 8))
+        try doc.setSelection(Selection(anchor: 6, head: 11), base: 0, for: "a")
+        #expect(doc.selection(for: "a") == Selection(caret: 9))
+        #expect(throws: DocumentError.self) { try doc.setSelection(Selection(caret: 12), base: 0, for: "a") }
+        #expect(throws: DocumentError.self) { try doc.setSelection(Selection(caret: 0), base: 3, for: "a") }
+        #expect(doc.selection(for: "a") == Selection(caret: 9))
+    }
+
     @Test func selectionsFollowEveryonesChanges() throws {
         let doc = Document(text: "hello world")
         try doc.setSelection(Selection(anchor: 6, head: 11), for: "b")

@@ -6,7 +6,7 @@ import time
 
 
 from sse import SSEStream
-from tandem_client import Client, change_list, describe, new_session
+from tandem_client import Client, assert_error, change_list, describe, new_session
 from utf16 import apply_ops
 
 
@@ -416,3 +416,17 @@ def test_selection_is_kept_in_place_through_others_changes(anon, alice, bob):
     mine = [p for p in people if p.get("id") == alice.id]
     assert mine, body
     assert mine[0]["selection"] == {"anchor": 9, "head": 14}
+
+
+def test_selection_made_at_an_older_base_is_mapped_to_now(anon, alice, bob):
+    d = anon.create_doc("hello world")
+    base = anon.doc(d["id"])["revision"]
+    bob.insert(d["id"], ">> ", 0)  # lands before Alice's caret report
+    r = alice.put(f"/documents/{d['id']}/selection", {"anchor": 6, "head": 11, "base": base})
+    assert r.status_code == 200, describe(r)
+    assert r.json() == {"anchor": 9, "head": 14}
+    # Positions count on the text at the base (11 long there, 14 now), and a base in the future.
+    r = alice.put(f"/documents/{d['id']}/selection", {"anchor": 12, "head": 12, "base": base})
+    assert_error(r, 422, "position_out_of_range")
+    r = alice.put(f"/documents/{d['id']}/selection", {"anchor": 0, "head": 0, "base": 10_000})
+    assert_error(r, 422, "revision_in_future")

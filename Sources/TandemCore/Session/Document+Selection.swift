@@ -10,6 +10,23 @@ extension Document {
         setSelectionUnchecked(selection, for: session)
     }
 
+    /// Sets a selection made on the text at `base`, kept in place through every change since,
+    /// as an edit's base is: a client reports its caret without first catching up with changes
+    /// that are still on their way to it.
+    public func setSelection(_ selection: Selection, base: Int, for session: SessionID) throws(DocumentError) {
+        let baseLength = try length(atRevision: base)
+        for offset in [selection.anchor, selection.head] where offset < 0 || offset > baseLength {
+            throw .invalidOperation(.positionOutOfRange(position: offset, length: baseLength))
+        }
+        var mapped = selection
+        if base < revision {
+            for r in (base + 1)...revision {
+                mapped = Selection(anchor: mapPosition(mapped.anchor, r), head: mapPosition(mapped.head, r))
+            }
+        }
+        try setSelection(mapped, for: session)
+    }
+
     func setSelectionUnchecked(_ selection: Selection, for session: SessionID) {
         if let i = selectionIndex[session] {
             selectionList[i] = selection

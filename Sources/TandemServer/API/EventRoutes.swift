@@ -21,14 +21,17 @@ extension ServerContext {
             Endpoint(
                 method: .put, path: "/documents/{id}/selection", operationID: "setSelection",
                 summary: "The session's selection, kept in place through everyone's changes", tag: "Editing",
-                requestBody: Endpoint.jsonBody(Schemas.ref("Selection")),
+                requestBody: Endpoint.jsonBody(Schemas.object(
+                    [("anchor", Schemas.nonNegative), ("head", Schemas.nonNegative), ("base", Schemas.nonNegative)],
+                    required: ["anchor", "head"])),
                 responses: [
-                    Endpoint.json(200, "The selection", Schemas.ref("Selection")),
+                    Endpoint.json(200, "The selection, in current positions (mapped from base when given)", Schemas.ref("Selection")),
                     Endpoint.error(400, "Malformed JSON or field"),
                     Endpoint.error(401, "A session is needed"),
                     Endpoint.error(404, "No such document"),
+                    Endpoint.error(410, "base is older than the kept log"),
                     Endpoint.error(415, "Body is not JSON"),
-                    Endpoint.error(422, "Out of range or inside a surrogate pair"),
+                    Endpoint.error(422, "Out of range, inside a surrogate pair, or base in the future"),
                 ],
                 handler: { [self] req, res in res.respond { () throws(APIError) in try putSelection(req) } }
             ),
@@ -122,19 +125,26 @@ extension ServerContext {
         let session = try requireSession(of: req, for: "a selection")
         let handle = try document(req.parameters["id"] ?? "")
         let body = try RequestBody.object(req, allowEmpty: false)
-        try body.allowOnly(["anchor", "head"])
+        try body.allowOnly(["anchor", "head", "base"])
         guard let anchor = try body.int("anchor"), let head = try body.int("head") else {
             throw .invalidField("anchor", "anchor and head are required integers")
         }
+        let base = try body.int("base")
+        if let base, base < 0 { throw .invalidField("base", "must be a revision") }
         let json = try handle.state.withLock { st throws(APIError) -> [UInt8] in
-            try validateSelection(anchor, head, in: st.document)
+            if base == nil { try validateSelection(anchor, head, in: st.document) }
             do throws(DocumentError) {
-                try st.document.setSelection(Selection(anchor: anchor, head: head), for: session.id)
+                if let base {
+                    try st.document.setSelection(Selection(anchor: anchor, head: head), base: base, for: session.id)
+                } else {
+                    try st.document.setSelection(Selection(anchor: anchor, head: head), for: session.id)
+                }
             } catch {
                 throw .document(error)
             }
+            let selection = st.document.selection(for: session.id) ?? Selection(anchor: anchor, head: head)
             var w = JSONWriter(capacity: 32)
-            DocumentJSON.selection(Selection(anchor: anchor, head: head), to: &w)
+            DocumentJSON.selection(selection, to: &w)
             return w.bytes
         }
         broadcastPresence(handle)
