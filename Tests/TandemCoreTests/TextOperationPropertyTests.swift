@@ -53,6 +53,23 @@ struct TextOperationPropertyTests {
         }
     }
 
+    /// The log transforms stale edits through changes known only by their shape; that must
+    /// be the very same transform, ties included.
+    @Test func transformThroughAShapeIsTheFullTransform() throws {
+        var rng = SplitMix64(seed: 11)
+        for index in 0..<Self.cases {
+            let document = RandomOperation.document(using: &rng)
+            let a = RandomOperation.make(on: document, using: &rng)
+            let b = RandomOperation.make(on: document, using: &rng)
+            var shape = TextOperation.Shape(baseLength: b.baseLength)
+            b.forEachSplice { shape.splices.append(($0.position, $0.deleted, $0.inserted.utf16.count)) }
+            #expect(try a.transformed(through: shape) == TextOperation.transform(a, b).0,
+                    "case \(index): \(document.debugDescription) a=\(a.components) b=\(b.components)")
+        }
+        let two = try TextOperation.insert("xy", at: 0, length: 3)
+        #expect(throws: OperationError.self) { try two.transformed(through: TextOperation.Shape(baseLength: 4)) }
+    }
+
     @Test func invertRoundTrips() throws {
         var rng = SplitMix64(seed: 2)
         for index in 0..<Self.cases {

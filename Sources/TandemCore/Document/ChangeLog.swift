@@ -80,6 +80,13 @@ final class ChangeLog {
         return TextOperation(normalized: splices, baseLength: lengthBefore(revision))
     }
 
+    /// The change of `revision` without its text: all a stale edit needs to pass through it.
+    func shape(at revision: Int) -> TextOperation.Shape {
+        var shape = TextOperation.Shape(baseLength: lengthBefore(revision))
+        forEachSplice(revision) { p, d, n, _ in shape.splices.append((p, d, n)) }
+        return shape
+    }
+
     /// The operation undoing `revision`, on the text right after it.
     func inverse(at revision: Int) -> TextOperation {
         var splices: [TextOperation.Splice] = []

@@ -75,7 +75,7 @@ public final class Document {
             }
             do {
                 for r in (base + 1)...log.revision {
-                    op = try TextOperation.transform(op, log.operation(at: r)).0
+                    op = try op.transformed(through: log.shape(at: r))
                 }
             } catch { throw .invalidOperation(error) }
         }

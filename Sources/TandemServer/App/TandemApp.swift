@@ -163,7 +163,9 @@ extension ServerContext {
                         inner.send(response)
                     }
                 }
-                handler(request, answer)
+                VerifiedCaller.$current.withValue(request.headers["Authorization"].map { ($0, caller) }) {
+                    handler(request, answer)
+                }
             }
         }
         let files = StaticFiles(root: configuration.publicDirectory)

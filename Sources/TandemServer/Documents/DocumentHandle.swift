@@ -5,7 +5,7 @@ import TandemCore
 /// other, and its event channel.
 final class DocumentHandle: Sendable {
     let id: String
-    let state: Mutex<DocumentState>
+    let state: DocumentLock<DocumentState>
     let events: EventChannel
     /// Serializes the blocking store writes made for this document outside `state` (saves,
     /// settings), so they land in the order memory takes them. Lock order: this, then
@@ -16,7 +16,7 @@ final class DocumentHandle: Sendable {
 
     init(id: String, state: sending DocumentState, events: EventChannel) {
         self.id = id
-        self.state = Mutex(state)
+        self.state = DocumentLock(state)
         self.events = events
     }
 }

@@ -1,0 +1,27 @@
+import Glibc
+
+/// The lock around one document's state. Not `Synchronization.Mutex`: on Linux that one is a
+/// priority-inheritance futex that spins in user space when contended, and under the editing
+/// load (two event loops and the store's writer taking one document's lock, on two cores
+/// shared with the clients) that spinning took CPU the lock's holder needed. A plain pthread
+/// mutex puts the waiter to sleep instead.
+final class DocumentLock<Value>: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    nonisolated(unsafe) private var value: Value
+
+    init(_ value: sending Value) {
+        self.value = value
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}
