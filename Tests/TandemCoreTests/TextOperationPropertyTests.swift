@@ -62,7 +62,7 @@ struct TextOperationPropertyTests {
             let a = RandomOperation.make(on: document, using: &rng)
             let b = RandomOperation.make(on: document, using: &rng)
             var shape = TextOperation.Shape(baseLength: b.baseLength)
-            b.forEachSplice { shape.splices.append(($0.position, $0.deleted, $0.inserted.utf16.count)) }
+            b.forEachSplice { shape.append(position: $0.position, deleted: $0.deleted, inserted: $0.inserted.utf16.count) }
             #expect(try a.transformed(through: shape) == TextOperation.transform(a, b).0,
                     "case \(index): \(document.debugDescription) a=\(a.components) b=\(b.components)")
         }

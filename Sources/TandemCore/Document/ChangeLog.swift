@@ -82,9 +82,9 @@ final class ChangeLog {
 
     /// The change of `revision` without its text: all a stale edit needs to pass through it.
     func shape(at revision: Int) -> TextOperation.Shape {
-        var shape = TextOperation.Shape(baseLength: lengthBefore(revision))
-        forEachSplice(revision) { p, d, n, _ in shape.splices.append((p, d, n)) }
-        return shape
+        let r = spliceRange(index(revision))
+        return TextOperation.Shape(positions: s.splicePosition[r], deleted: s.spliceDeleted[r],
+                                   inserted: s.spliceInserted[r], baseLength: lengthBefore(revision))
     }
 
     /// The operation undoing `revision`, on the text right after it.

@@ -1,85 +1,143 @@
 extension TextOperation {
     /// What `transform(a, b).0` needs of `b`: where it deletes and how much it inserts, never
     /// the inserted text itself. A stale edit is transformed through every logged change
-    /// since its base; reading the shapes straight from the log spares decoding each change's
-    /// text into a `String`, which was most of that cost.
-    struct Shape {
-        /// (position, deleted, inserted UTF-16 length), in the base, ascending, insert first.
-        var splices: [(position: Int, deleted: Int, inserted: Int)] = []
+    /// since its base; reading the shapes straight from the log's arrays spares decoding each
+    /// change's text into a `String` and every allocation, which were most of that cost.
+    struct Shape: SpliceList {
+        /// Splices in the base, ascending, insert before delete (as `Splice`).
+        var positions: ArraySlice<Int32> = []
+        var deleted: ArraySlice<Int32> = []
+        var inserted: ArraySlice<Int32> = []
         var baseLength = 0
+
+        var spliceCount: Int { positions.count }
+
+        func splice(_ k: Int) -> (position: Int, deleted: Int, inserted: Int) {
+            (Int(positions[positions.startIndex + k]), Int(deleted[deleted.startIndex + k]),
+             Int(inserted[inserted.startIndex + k]))
+        }
+
+        mutating func append(position: Int, deleted d: Int, inserted n: Int) {
+            positions.append(Int32(position)); deleted.append(Int32(d)); inserted.append(Int32(n))
+        }
     }
 
-    /// Exactly `try TextOperation.transform(self, b).0` for a `b` of this shape: the same walk,
-    /// with this operation's text first where both insert at one position.
+    /// Exactly `try TextOperation.transform(self, b).0` for a `b` of this shape: the same walk
+    /// over the same components, with this operation's text first where both insert at one
+    /// position.
     func transformed(through b: Shape) throws(OperationError) -> TextOperation {
         guard baseLength == b.baseLength else {
             throw .lengthMismatch(expected: baseLength, actual: b.baseLength)
         }
-        if b.splices.isEmpty { return self }
-        if isIdentity {
-            var length = b.baseLength
-            for s in b.splices { length += s.inserted - s.deleted }
-            return .identity(length: length)
-        }
-
-        enum Part { case retain(Int), insert(Int), delete(Int) }
-        var right: [Part] = []
-        right.reserveCapacity(3 * b.splices.count + 1)
-        var position = 0
-        for s in b.splices {
-            if s.position > position { right.append(.retain(s.position - position)) }
-            if s.inserted > 0 { right.append(.insert(s.inserted)) }
-            if s.deleted > 0 { right.append(.delete(s.deleted)) }
-            position = s.position + s.deleted
-        }
-        if b.baseLength > position { right.append(.retain(b.baseLength - position)) }
-
-        let left = components
-        var i = 0, j = 0
-        var l = left.first, r = right.first
+        if b.spliceCount == 0 { return self }
+        var left = PartCursor(list: self), right = PartCursor(list: b)
+        var l = left.next(), r = right.next()
         var aPrime = OperationBuilder()
         while true {
             switch (l, r) {
             case (nil, nil):
                 return aPrime.build()
-            case (.insert(let text)?, _):
-                aPrime.insert(text)
-                i += 1; l = i < left.count ? left[i] : nil
-                continue
-            case (_, .insert(let n)?):
-                aPrime.retain(n)
-                j += 1; r = j < right.count ? right[j] : nil
-                continue
+            case (let lp?, _) where lp.kind == .insert:
+                aPrime.insert(insertedText(lp.splice))
+                l = left.next()
+            case (_, let rp?) where rp.kind == .insert:
+                aPrime.retain(rp.count)
+                r = right.next()
+            case (var lp?, var rp?):
+                let n = min(lp.count, rp.count)
+                switch (lp.kind, rp.kind) {
+                case (.retain, .retain): aPrime.retain(n)
+                case (.delete, .retain): aPrime.delete(n)
+                default: break // a retained or deleted what b deleted: nothing of it is left
+                }
+                lp.count -= n
+                rp.count -= n
+                l = lp.count > 0 ? lp : left.next()
+                r = rp.count > 0 ? rp : right.next()
             case (nil, _), (_, nil):
                 throw .lengthMismatch(expected: baseLength, actual: b.baseLength)
-            default:
-                break
-            }
-            let x: Int, y: Int
-            switch l! {
-            case .retain(let c), .delete(let c): x = c
-            case .insert: x = 0
-            }
-            switch r! {
-            case .retain(let c), .delete(let c): y = c
-            case .insert: y = 0
-            }
-            let n = min(x, y)
-            switch (l!, r!) {
-            case (.retain, .retain): aPrime.retain(n)
-            case (.delete, .retain): aPrime.delete(n)
-            default: break // a retained or deleted what b deleted: nothing of it is left
-            }
-            if x > n {
-                if case .retain = l! { l = .retain(x - n) } else { l = .delete(x - n) }
-            } else {
-                i += 1; l = i < left.count ? left[i] : nil
-            }
-            if y > n {
-                if case .retain = r! { r = .retain(y - n) } else { r = .delete(y - n) }
-            } else {
-                j += 1; r = j < right.count ? right[j] : nil
             }
         }
+    }
+
+    private func insertedText(_ k: Int) -> String {
+        switch storage {
+        case .identity: ""
+        case .one(let s): s.inserted
+        case .many(let splices): splices[k].inserted
+        }
+    }
+}
+
+extension TextOperation: SpliceList {
+    var spliceCount: Int {
+        switch storage {
+        case .identity: 0
+        case .one: 1
+        case .many(let splices): splices.count
+        }
+    }
+
+    func splice(_ k: Int) -> (position: Int, deleted: Int, inserted: Int) {
+        let s: Splice
+        switch storage {
+        case .identity: preconditionFailure("an identity operation has no splices")
+        case .one(let one): s = one
+        case .many(let splices): s = splices[k]
+        }
+        return (s.position, s.deleted, s.inserted.utf16.count)
+    }
+}
+
+/// Normalized splices over a base of `baseLength`, as `TextOperation` keeps them.
+protocol SpliceList {
+    var spliceCount: Int { get }
+    var baseLength: Int { get }
+    func splice(_ k: Int) -> (position: Int, deleted: Int, inserted: Int)
+}
+
+/// One of the components `TextOperation.components` would list, made on demand.
+struct Part {
+    enum Kind { case retain, insert, delete }
+    var kind: Kind
+    /// UTF-16 units (an insert's length).
+    var count: Int
+    /// The splice it belongs to.
+    var splice: Int
+}
+
+/// Walks a splice list as its components (retain, insert, delete … retain) without building
+/// the array.
+struct PartCursor<List: SpliceList> {
+    let list: List
+    private var k = 0, phase = 0, reached = 0, done = false
+
+    init(list: List) { self.list = list }
+
+    mutating func next() -> Part? {
+        while !done {
+            guard k < list.spliceCount else {
+                done = true
+                return list.baseLength > reached ? Part(kind: .retain, count: list.baseLength - reached, splice: k) : nil
+            }
+            let s = list.splice(k)
+            switch phase {
+            case 0:
+                phase = 1
+                if s.position > reached {
+                    defer { reached = s.position }
+                    return Part(kind: .retain, count: s.position - reached, splice: k)
+                }
+            case 1:
+                phase = 2
+                if s.inserted > 0 { return Part(kind: .insert, count: s.inserted, splice: k) }
+            default:
+                phase = 0
+                k += 1
+                reached = s.position + s.deleted
+                if s.deleted > 0 { return Part(kind: .delete, count: s.deleted, splice: k - 1) }
+            }
+        }
+        return nil
     }
 }

@@ -216,7 +216,8 @@ extension ServerContext {
     /// a second time.)
     func takeSnapshots(all: Bool = false) {
         for handle in documents.withLock({ Array($0.values) }) {
-            let taken: (StoreTicket, Int)? = handle.state.withLock { st in
+            enum Taken { case submitted(StoreTicket, Int), toEncode(DocumentSnapshot) }
+            let taken: Taken? = handle.state.withLock { st in
                 let changes = st.document.revision - st.lastSnapshotRevision
                 let pending = !(st.journal?.events.isEmpty ?? true)
                 guard !st.savingError, !st.deleted,
@@ -225,20 +226,34 @@ extension ServerContext {
                       all || !pending
                 else { return nil }
                 let snap = st.document.snapshot()
-                var writes: [StoreWrite] = [
+                // Encoding the state (up to 2 × logKept changes and their undo history) takes
+                // tens of milliseconds: outside the lock, edits go on meanwhile. The store keeps
+                // the newest snapshot whatever order they land in, and a snapshot with no
+                // pending events has no stored copy of them to clear.
+                guard pending else { return .toEncode(snap) }
+                _ = st.journal?.drain()
+                // Submitted under the lock: clearing the pending events must not overtake a
+                // later write of them.
+                let ticket = StoreTicket()
+                store.submit([
                     .writeSnapshot(StoredSnapshot(documentID: handle.id, revision: snap.revision, payload: SnapshotCodec.encode(snap))),
                     .trimChanges(document: handle.id, through: snap.revision),
-                ]
-                if pending {
-                    _ = st.journal?.drain()
-                    writes.append(.setMeta(Self.pendingKey(handle.id), nil))
-                }
-                // Submitted under the lock (the store keeps it before any later change); waited for outside it.
-                let ticket = StoreTicket()
-                store.submit(writes) { ticket.finish($0) }
-                return (ticket, snap.revision)
+                    .setMeta(Self.pendingKey(handle.id), nil),
+                ]) { ticket.finish($0) }
+                return .submitted(ticket, snap.revision)
             }
-            guard let (ticket, revision) = taken else { continue }
+            let ticket: StoreTicket, revision: Int
+            switch taken {
+            case nil: continue
+            case .submitted(let t, let r)?: (ticket, revision) = (t, r)
+            case .toEncode(let snap)?:
+                ticket = StoreTicket()
+                revision = snap.revision
+                store.submit([
+                    .writeSnapshot(StoredSnapshot(documentID: handle.id, revision: snap.revision, payload: SnapshotCodec.encode(snap))),
+                    .trimChanges(document: handle.id, through: snap.revision),
+                ]) { ticket.finish($0) }
+            }
             if case .failure(let error) = ticket.wait() {
                 logger.warning("snapshot of \(handle.id) failed: \(error)")
                 continue
