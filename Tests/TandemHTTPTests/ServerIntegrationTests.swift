@@ -50,6 +50,41 @@ struct ServerIntegrationTests {
         }
     }
 
+    /// Pipelined unsafe requests reach the handler together (in order), so a client's
+    /// pipelined edits can share one commit; only a safe request waits for them.
+    @Test func pipelinedUnsafeRequestsAreHandledWithoutWaitingForEachOther() throws {
+        let dispatched = Mutex(0)
+        let handler: HTTPHandler = { request, responder in
+            switch request.method {
+            case .post:
+                let n = dispatched.withLock { v -> Int in v += 1; return v }
+                // The first answer waits until the third POST has arrived: were they handled
+                // one at a time, it would never come.
+                @Sendable func answer(_ tries: Int) {
+                    later(20) {
+                        if dispatched.withLock({ $0 }) >= 3 || tries == 0 {
+                            responder.send(.text("post \(n) of \(dispatched.withLock { $0 })"))
+                        } else {
+                            answer(tries - 1)
+                        }
+                    }
+                }
+                answer(100)
+            default:
+                responder.send(.text("seen \(dispatched.withLock { $0 })"))
+            }
+        }
+        try withServer(handler: handler) { server in
+            let c = try TestClient(port: server.boundPort)
+            let post = "POST /e HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n"
+            try c.send(post + post + post + "GET /v HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(try c.readResponse().text == "post 1 of 3")
+            #expect(try c.readResponse().text == "post 2 of 3")
+            #expect(try c.readResponse().text == "post 3 of 3")
+            #expect(try c.readResponse().text == "seen 3")
+        }
+    }
+
     @Test func chunkedUploadWithTrailers() throws {
         try withServer(handler: echoHandler) { server in
             let c = try TestClient(port: server.boundPort)

@@ -46,9 +46,14 @@ final class HTTPConnection: @unchecked Sendable {
     /// `Expect: 100-continue` seen; the interim answer goes out once every earlier response has.
     private var continuePending = false
     /// Requests with unsafe methods handed to the handler and not yet answered. While there
-    /// are any, later pipelined requests wait (RFC 9112 §9.3.2 allows running pipelined
-    /// requests together only when all are safe): a GET after a POST must see its effect.
+    /// are any, a later pipelined safe request waits in `deferred` (RFC 9112 §9.3.2 allows
+    /// running pipelined requests together only when all are safe): a GET after a POST must
+    /// see its effect. Unsafe ones go on at once: the handler gets them in order, and a
+    /// client pipelining edits keeps the group commit full instead of paying one commit each.
     private var unsafeInFlight = 0
+    private var deferred: HTTPRequest?
+    /// A safe request waits for earlier unsafe ones: nothing more is read meanwhile.
+    private var waitsForUnsafe: Bool { deferred != nil && unsafeInFlight > 0 }
 
     private var headStarted: UInt64 = 0
     private var lastRead: UInt64
@@ -163,7 +168,16 @@ final class HTTPConnection: @unchecked Sendable {
         processing = true
         inputHeldBack = false
         while !inputDone {
-            if pendingCount >= Self.maxPipelined || unsafeInFlight > 0 {
+            if let request = deferred {
+                guard unsafeInFlight == 0 else {
+                    inputHeldBack = true
+                    break
+                }
+                deferred = nil
+                dispatch(request)
+                continue
+            }
+            if pendingCount >= Self.maxPipelined {
                 inputHeldBack = true
                 break
             }
@@ -179,8 +193,12 @@ final class HTTPConnection: @unchecked Sendable {
             case .continueExpected:
                 continuePending = true
             case .request(let request):
-                dispatch(request)
                 headStarted = loop.now
+                if request.method.isSafe && unsafeInFlight > 0 {
+                    deferred = request
+                } else {
+                    dispatch(request)
+                }
             }
         }
         processing = false
@@ -240,7 +258,7 @@ final class HTTPConnection: @unchecked Sendable {
             unsafeInFlight -= 1
             // What the unsafe request held back may be parsed now (on an already-answered
             // head slot, processInput's own writeReady sends it).
-            if unsafeInFlight == 0 && inputHeldBack && !processing && !inputDone {
+            if unsafeInFlight == 0 && deferred != nil && !processing && !inputDone {
                 processInput()
                 return
             }
@@ -376,7 +394,7 @@ final class HTTPConnection: @unchecked Sendable {
         }
         updateInterest()
         // Requests held back by the pipeline limit or by output may proceed now.
-        if inputHeldBack && !processing && !inputDone && pendingCount < Self.maxPipelined && stream == nil && unsafeInFlight == 0 {
+        if inputHeldBack && !processing && !inputDone && pendingCount < Self.maxPipelined && stream == nil && !waitsForUnsafe {
             processInput()
         }
     }
@@ -386,7 +404,7 @@ final class HTTPConnection: @unchecked Sendable {
         var want: UInt32 = 0
         // A TLS read that must write first would only spin on readability.
         let readable = !readWaitsForWritable
-            && (lingering || (!inputDone && unsafeInFlight == 0 && pendingCount < Self.maxPipelined
+            && (lingering || (!inputDone && !waitsForUnsafe && pendingCount < Self.maxPipelined
                               && out.count - outOffset < Self.maxBufferedOutput))
         if readable && !peerClosed { want |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
         if outOffset < out.count || readWaitsForWritable { want |= EPOLLOUT.rawValue }
