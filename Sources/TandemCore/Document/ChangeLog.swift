@@ -170,3 +170,42 @@ extension ChangeLog.State {
         self.lengthAfter.append(Int32(truncatingIfNeeded: lengthAfter))
     }
 }
+
+extension ChangeLog.State {
+    private enum CodingKeys: String, CodingKey {
+        case trimmed, startLength, spliceEnd, textStart, owner, kind, time, lengthAfter
+        case splicePosition, spliceDeleted, spliceInserted, text
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        trimmed = try c.decode(Int.self, forKey: .trimmed)
+        startLength = try c.decode(Int.self, forKey: .startLength)
+        spliceEnd = try PackedCoding.decode(UInt32.self, c, .spliceEnd)
+        textStart = try PackedCoding.decode(UInt32.self, c, .textStart)
+        owner = try PackedCoding.decode(Int32.self, c, .owner)
+        kind = try PackedCoding.decode(UInt8.self, c, .kind)
+        time = try PackedCoding.decodeDoubles(c, .time)
+        lengthAfter = try PackedCoding.decode(Int32.self, c, .lengthAfter)
+        splicePosition = try PackedCoding.decode(Int32.self, c, .splicePosition)
+        spliceDeleted = try PackedCoding.decode(Int32.self, c, .spliceDeleted)
+        spliceInserted = try PackedCoding.decode(Int32.self, c, .spliceInserted)
+        text = try PackedCoding.decode(UInt16.self, c, .text)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(trimmed, forKey: .trimmed)
+        try c.encode(startLength, forKey: .startLength)
+        try c.encode(PackedCoding.encode(spliceEnd), forKey: .spliceEnd)
+        try c.encode(PackedCoding.encode(textStart), forKey: .textStart)
+        try c.encode(PackedCoding.encode(owner), forKey: .owner)
+        try c.encode(PackedCoding.encode(kind), forKey: .kind)
+        try c.encode(PackedCoding.encode(time), forKey: .time)
+        try c.encode(PackedCoding.encode(lengthAfter), forKey: .lengthAfter)
+        try c.encode(PackedCoding.encode(splicePosition), forKey: .splicePosition)
+        try c.encode(PackedCoding.encode(spliceDeleted), forKey: .spliceDeleted)
+        try c.encode(PackedCoding.encode(spliceInserted), forKey: .spliceInserted)
+        try c.encode(PackedCoding.encode(text), forKey: .text)
+    }
+}

@@ -28,6 +28,57 @@ struct UndoState: Sendable, Codable {
     var groupsByEvent: Bool
 }
 
+extension UndoState {
+    private enum CodingKeys: String, CodingKey {
+        case groups, chains, names, mapped, documentLevels, registrationDisabled, liveUndoCount, groupsByEvent
+    }
+
+    /// Every group ever made stays (its id is its index), so `groups` is packed: 17 bytes a
+    /// group (chain, first, last, name, flags) instead of a JSON object each.
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        if let packed = try? c.decode(String.self, forKey: .groups) {
+            let bytes = try PackedCoding.bytes(of: packed, c, .groups)
+            guard bytes.count % 17 == 0 else { throw PackedCoding.corrupt(c, .groups) }
+            groups = stride(from: 0, to: bytes.count, by: 17).map { i in
+                UndoGroup(chain: PackedCoding.read(Int32.self, bytes, at: i), first: PackedCoding.read(Int32.self, bytes, at: i + 4),
+                          last: PackedCoding.read(Int32.self, bytes, at: i + 8), name: PackedCoding.read(Int32.self, bytes, at: i + 12),
+                          flags: bytes[i + 16])
+            }
+        } else {
+            groups = try c.decode([UndoGroup].self, forKey: .groups)
+        }
+        chains = try c.decode([UndoChain].self, forKey: .chains)
+        names = try c.decode([String].self, forKey: .names)
+        mapped = try c.decode([Mapped].self, forKey: .mapped)
+        documentLevels = try c.decode(Int.self, forKey: .documentLevels)
+        registrationDisabled = try c.decode(Int.self, forKey: .registrationDisabled)
+        liveUndoCount = try c.decode(Int.self, forKey: .liveUndoCount)
+        groupsByEvent = try c.decode(Bool.self, forKey: .groupsByEvent)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(groups.count * 17)
+        for g in groups {
+            PackedCoding.append(g.chain, to: &bytes)
+            PackedCoding.append(g.first, to: &bytes)
+            PackedCoding.append(g.last, to: &bytes)
+            PackedCoding.append(g.name, to: &bytes)
+            bytes.append(g.flags)
+        }
+        try c.encode(Base64.encode(bytes), forKey: .groups)
+        try c.encode(chains, forKey: .chains)
+        try c.encode(names, forKey: .names)
+        try c.encode(mapped, forKey: .mapped)
+        try c.encode(documentLevels, forKey: .documentLevels)
+        try c.encode(registrationDisabled, forKey: .registrationDisabled)
+        try c.encode(liveUndoCount, forKey: .liveUndoCount)
+        try c.encode(groupsByEvent, forKey: .groupsByEvent)
+    }
+}
+
 extension Document {
     public func snapshot() -> DocumentSnapshot {
         let um = undoManager

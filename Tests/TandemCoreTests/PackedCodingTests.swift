@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+@testable import TandemCore
+
+@Suite struct PackedCodingTests {
+    @Test func base64MatchesFoundationForEveryLengthAndByte() throws {
+        var rng = SplitMix64(seed: 7)
+        for length in 0..<70 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let encoded = Base64.encode(bytes)
+            #expect(encoded == Data(bytes).base64EncodedString())
+            #expect(Base64.decode(encoded) == bytes)
+        }
+        for bad in ["A", "AB=C", "A===", "ab$d", "abc=defg", "===="] { #expect(Base64.decode(bad) == nil, "\(bad)") }
+    }
+
+    /// Snapshots stored before the packed form (every number a JSON number) still load,
+    /// and give the same document as the packed form of the same state.
+    @Test func snapshotsInTheOlderUnpackedFormStillDecode() throws {
+        let doc = Document(text: "hello")
+        try doc.apply(.insert(" world", at: 5, length: 5), session: "a", time: 1)
+        try doc.apply(.delete(from: 0, to: 1, length: 11), session: "b", options: EditOptions(actionName: "Cut"), time: 2)
+        try doc.undo(scope: .session("a"), time: 3)
+        let packed = try JSONEncoder().encode(doc.snapshot())
+        let object = try #require(JSONSerialization.jsonObject(with: packed) as? [String: Any])
+        #expect((object["log"] as? [String: Any])?["owner"] is String)
+        #expect((object["undo"] as? [String: Any])?["groups"] is String)
+
+        // The same state as the synthesized Codable wrote it.
+        let s = doc.snapshot()
+        var legacy = object
+        var log = try #require(object["log"] as? [String: Any])
+        log["spliceEnd"] = s.log.spliceEnd.map(Int.init); log["textStart"] = s.log.textStart.map(Int.init)
+        log["owner"] = s.log.owner.map(Int.init); log["kind"] = s.log.kind.map(Int.init)
+        log["time"] = s.log.time; log["lengthAfter"] = s.log.lengthAfter.map(Int.init)
+        log["splicePosition"] = s.log.splicePosition.map(Int.init); log["spliceDeleted"] = s.log.spliceDeleted.map(Int.init)
+        log["spliceInserted"] = s.log.spliceInserted.map(Int.init); log["text"] = s.log.text.map(Int.init)
+        legacy["log"] = log
+        var undo = try #require(object["undo"] as? [String: Any])
+        undo["groups"] = s.undo.groups.map {
+            ["chain": Int($0.chain), "first": Int($0.first), "last": Int($0.last), "name": Int($0.name), "flags": Int($0.flags)]
+        }
+        legacy["undo"] = undo
+        let legacyData = try JSONSerialization.data(withJSONObject: legacy)
+
+        #expect(doc.text == "ello")
+        for data in [packed, legacyData] {
+            let restored = try Document(snapshot: JSONDecoder().decode(DocumentSnapshot.self, from: data))
+            #expect(restored.text == doc.text)
+            #expect(restored.revision == doc.revision)
+            #expect(try restored.changes(since: 0).map(\.operation) == doc.changes(since: 0).map(\.operation))
+            #expect(try restored.changes(since: 0).map(\.actionName) == doc.changes(since: 0).map(\.actionName))
+            try restored.redo(scope: .session("a"), time: 4)
+            #expect(restored.text == "ello world")
+            try restored.undo(scope: .session("b"), time: 5)
+            #expect(restored.text == "hello world")
+        }
+    }
+
+    @Test func aTruncatedPackedColumnIsAnError() throws {
+        var object = try #require(JSONSerialization.jsonObject(with: JSONEncoder().encode(Document(text: "x").snapshot())) as? [String: Any])
+        var log = try #require(object["log"] as? [String: Any])
+        log["owner"] = "AAA="  // 2 bytes: not a whole Int32
+        object["log"] = log
+        let data = try JSONSerialization.data(withJSONObject: object)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(DocumentSnapshot.self, from: data) }
+    }
+}
