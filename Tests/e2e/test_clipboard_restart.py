@@ -5,14 +5,13 @@ the size limit answers 413 before the HTTP body limit does."""
 from __future__ import annotations
 
 import base64
-import subprocess
 import time
 
 import pytest
 
 from tandem_client import Client, assert_error, describe, new_session
-from tandem_server import ServerStartError, TandemServer
-from test_storage_failure import CHUNK, RECOVERY_WAIT, _fill, _mount_tmpfs
+from tandem_server import TandemServer
+from test_storage_failure import RECOVERY_WAIT, _fill, small_disk_server  # noqa: F401 (a fixture)
 
 PNG = bytes(range(256)) * 3  # arbitrary bytes; they must come back exactly
 # The default representation limit (docs/API.md): the largest that still fits in the 8 MiB
@@ -129,27 +128,6 @@ def test_an_item_beyond_the_size_limit_is_413_pasteboard_too_large(base):
     r = anon.put(f"/pasteboards/{name}/items", [[{"type": "image/png", "base64": at}]])
     assert r.status_code == 200, describe(r)
     assert len(anon.get(f"/pasteboards/{name}/items/0").content) == LIMIT
-
-
-@pytest.fixture
-def small_disk_server():
-    srv = TandemServer(name="clipboard-diskfull")
-    srv.data.mkdir(parents=True)
-    why = _mount_tmpfs(srv.data)
-    if why:
-        srv.cleanup()
-        pytest.skip(why)
-    try:
-        srv.start()
-    except ServerStartError as e:
-        srv.stop()
-        subprocess.run(["umount", str(srv.data)], check=False)
-        srv.cleanup()
-        pytest.fail(str(e), pytrace=False)
-    yield srv
-    srv.stop()
-    subprocess.run(["umount", "-l", str(srv.data)], check=False)
-    srv.cleanup()
 
 
 @pytest.mark.timeout(120)

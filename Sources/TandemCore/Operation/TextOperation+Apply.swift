@@ -1,7 +1,7 @@
 extension TextOperation {
-    /// Applies the operation to `rope`. Everything is checked first (the length, and that
-    /// no splice starts or ends inside a surrogate pair), so on error `rope` is unchanged.
-    public func apply(to rope: inout Rope) throws(OperationError) {
+    /// That the operation fits `rope`: its length, and no splice starting or ending inside a
+    /// surrogate pair.
+    func check(against rope: Rope) throws(OperationError) {
         guard rope.utf16Count == baseLength else {
             throw .lengthMismatch(expected: baseLength, actual: rope.utf16Count)
         }
@@ -10,6 +10,12 @@ extension TextOperation {
             let end = splice.position + splice.deleted
             guard end == splice.position || rope.isCharacterBoundary(end) else { throw .splitsSurrogatePair(at: end) }
         }
+    }
+
+    /// Applies the operation to `rope`. Everything is checked first (the length, and that
+    /// no splice starts or ends inside a surrogate pair), so on error `rope` is unchanged.
+    public func apply(to rope: inout Rope) throws(OperationError) {
+        try check(against: rope)
         switch storage {
         case .identity:
             break
@@ -56,14 +62,7 @@ extension TextOperation {
     /// read from `rope`, so it is checked as `apply(to:)` checks: a `rope` of another length
     /// or a splice that cuts a surrogate pair is an error, never a clipped or U+FFFD inverse.
     public func inverted(against rope: Rope) throws(OperationError) -> TextOperation {
-        guard rope.utf16Count == baseLength else {
-            throw .lengthMismatch(expected: baseLength, actual: rope.utf16Count)
-        }
-        try forEachSplice { (splice) throws(OperationError) in
-            guard rope.isCharacterBoundary(splice.position) else { throw .splitsSurrogatePair(at: splice.position) }
-            let end = splice.position + splice.deleted
-            guard end == splice.position || rope.isCharacterBoundary(end) else { throw .splitsSurrogatePair(at: end) }
-        }
+        try check(against: rope)
         var builder = OperationBuilder()
         var delta = 0
         forEachSplice { splice in
