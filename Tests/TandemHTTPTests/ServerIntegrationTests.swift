@@ -221,15 +221,10 @@ struct ServerIntegrationTests {
         try withServer({ $0.timeouts.headerRead = .milliseconds(300) }, handler: echoHandler) { server in
             let slow = try TestClient(port: server.boundPort)
             let partial = Array("GET / HTTP/1.1\r\nHost: t\r\nX-Slow: ".utf8)
-            var cutOff = false
-            for byte in partial + Array(repeating: UInt8(ascii: "a"), count: 200) {
-                if (try? slow.send([byte])) == nil { cutOff = true; break }
-                let other = try TestClient(port: server.boundPort)
+            let bytes = partial + Array(repeating: UInt8(ascii: "a"), count: 200)
+            let cutOff = try trickle(slow, bytes.map { [$0] }, port: server.boundPort) { other in
                 try other.send("GET /fast HTTP/1.1\r\nHost: t\r\n\r\n")
                 #expect(try other.readResponse().text == "GET /fast ")
-                usleep(50_000)
-                var pollfd = Glibc.pollfd(fd: slow.fd, events: Int16(POLLIN), revents: 0)
-                if poll(&pollfd, 1, 0) > 0 { cutOff = true; break }
             }
             #expect(cutOff)
             let r = try slow.readResponse()

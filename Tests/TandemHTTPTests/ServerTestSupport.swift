@@ -34,3 +34,17 @@ let echoHandler: HTTPHandler = { request, responder in
 func later(_ milliseconds: Int, _ work: @escaping @Sendable () -> Void) {
     DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds), execute: work)
 }
+
+/// Sends `pieces` to `slow` one at a time, 50 ms apart, with another client served in
+/// between (`served` checks its answer); true once the server has cut `slow` off (it refused
+/// a write or has an answer waiting), false if every piece went through.
+func trickle(_ slow: TestClient, _ pieces: [[UInt8]], port: Int, served: (TestClient) throws -> Void) throws -> Bool {
+    for piece in pieces {
+        if (try? slow.send(piece)) == nil { return true }
+        try served(TestClient(port: port))
+        usleep(50_000)
+        var pollfd = Glibc.pollfd(fd: slow.fd, events: Int16(POLLIN), revents: 0)
+        if poll(&pollfd, 1, 0) > 0 { return true }
+    }
+    return false
+}

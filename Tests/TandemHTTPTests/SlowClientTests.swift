@@ -13,15 +13,9 @@ struct SlowClientTests {
             let slow = try TestClient(port: server.boundPort)
             try slow.send("POST /up HTTP/1.1\r\nHost: t\r\nContent-Length: 4000\r\n\r\n")
             // One byte per 50 ms: never silent for 300 ms, but 20 bytes/s where 200 are asked.
-            var cutOff = false
-            for _ in 0..<200 {
-                if (try? slow.send("x")) == nil { cutOff = true; break }
-                let other = try TestClient(port: server.boundPort)
+            let cutOff = try trickle(slow, Array(repeating: Array("x".utf8), count: 200), port: server.boundPort) { other in
                 try other.send("POST /fast HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\nok")
                 #expect(try other.readResponse().text == "POST /fast ok")
-                usleep(50_000)
-                var pollfd = Glibc.pollfd(fd: slow.fd, events: Int16(POLLIN), revents: 0)
-                if poll(&pollfd, 1, 0) > 0 { cutOff = true; break }
             }
             #expect(cutOff)
             let r = try slow.readResponse()
