@@ -3,7 +3,8 @@ import Logging
 import Synchronization
 
 /// A swift-log handler for one line per request at tens of thousands of requests per
-/// second: the timestamp text is rebuilt once per second, and lines are written in batches.
+/// second: each line is formatted straight into the sink's byte buffer (no intermediate
+/// strings), the timestamp text is rebuilt once per second, and lines are written in batches.
 struct LineLogHandler: LogHandler {
     var logLevel: Logger.Level
     var metadata: Logger.Metadata = [:]
@@ -20,40 +21,12 @@ struct LineLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        var line = Clock.shared.timestamp()
-        line += " "
-        line += event.level.rawValue.uppercased()
-        line += " "
-        line += event.message.description
-        let merged = event.metadata.map { metadata.merging($0) { $1 } } ?? metadata
-        if !merged.isEmpty {
-            for (k, v) in merged.sorted(by: { $0.key < $1.key }) { line += " \(k)=\(v)" }
+        var suffix = ""
+        if !metadata.isEmpty || event.metadata?.isEmpty == false {
+            let merged = event.metadata.map { metadata.merging($0) { $1 } } ?? metadata
+            for (k, v) in merged.sorted(by: { $0.key < $1.key }) { suffix += " \(k)=\(v)" }
         }
-        line += "\n"
-        LogSink.shared.append(line, urgent: event.level >= .warning)
-    }
-
-    /// ISO 8601 UTC to the second, cached: formatting a date costs microseconds on Linux.
-    final class Clock: Sendable {
-        static let shared = Clock()
-        private let cache = Mutex<(Int, String)>((-1, ""))
-
-        func timestamp() -> String {
-            var tv = timeval()
-            gettimeofday(&tv, nil)
-            let second = tv.tv_sec
-            return cache.withLock { c in
-                if c.0 != second {
-                    var t = second
-                    var parts = tm()
-                    gmtime_r(&t, &parts)
-                    var buf = [CChar](repeating: 0, count: 32)
-                    strftime(&buf, 32, "%Y-%m-%dT%H:%M:%SZ", &parts)
-                    c = (second, String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-                }
-                return c.1
-            }
-        }
+        LogSink.shared.append(level: event.level, message: event.message.description, suffix: suffix)
     }
 }
 
@@ -62,7 +35,15 @@ struct LineLogHandler: LogHandler {
 /// Warnings and errors are written at once, with everything before them.
 final class LogSink: Sendable {
     static let shared = LogSink()
-    private let buffer = Mutex<[UInt8]>([])
+
+    struct State {
+        var bytes: [UInt8] = []
+        /// ISO 8601 UTC to the second, cached: formatting a date costs microseconds on Linux.
+        var second = -1
+        var stamp: [UInt8] = []
+    }
+
+    private let state = Mutex(State())
     private static let limit = 64 * 1024
 
     private init() {
@@ -74,22 +55,58 @@ final class LogSink: Sendable {
         }
     }
 
-    func append(_ line: String, urgent: Bool) {
-        let full: [UInt8]? = buffer.withLock { b in
-            b.append(contentsOf: line.utf8)
-            guard urgent || b.count >= Self.limit else { return nil }
-            defer { b.removeAll(keepingCapacity: true) }
-            return b
+    func append(level: Logger.Level, message: String, suffix: String) {
+        var tv = timeval()
+        gettimeofday(&tv, nil)
+        let second = tv.tv_sec
+        let urgent = level >= .warning
+        let full: [UInt8]? = state.withLock { s in
+            if s.second != second {
+                s.second = second
+                s.stamp = Self.timestamp(second)
+            }
+            s.bytes.append(contentsOf: s.stamp)
+            s.bytes.append(UInt8(ascii: " "))
+            let name = Self.levelName(level)
+            s.bytes.append(contentsOf: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            s.bytes.append(UInt8(ascii: " "))
+            s.bytes.append(contentsOf: message.utf8)
+            if !suffix.isEmpty { s.bytes.append(contentsOf: suffix.utf8) }
+            s.bytes.append(UInt8(ascii: "\n"))
+            guard urgent || s.bytes.count >= Self.limit else { return nil }
+            defer { s.bytes.removeAll(keepingCapacity: true) }
+            return s.bytes
         }
         if let full { Self.write(full) }
     }
 
     func flush() {
-        let pending = buffer.withLock { b -> [UInt8] in
-            defer { b.removeAll(keepingCapacity: true) }
-            return b
+        let pending = state.withLock { s -> [UInt8] in
+            defer { s.bytes.removeAll(keepingCapacity: true) }
+            return s.bytes
         }
         if !pending.isEmpty { Self.write(pending) }
+    }
+
+    static func levelName(_ level: Logger.Level) -> StaticString {
+        switch level {
+        case .trace: "TRACE"
+        case .debug: "DEBUG"
+        case .info: "INFO"
+        case .notice: "NOTICE"
+        case .warning: "WARNING"
+        case .error: "ERROR"
+        case .critical: "CRITICAL"
+        }
+    }
+
+    static func timestamp(_ second: Int) -> [UInt8] {
+        var t = second
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        var buf = [CChar](repeating: 0, count: 32)
+        strftime(&buf, 32, "%Y-%m-%dT%H:%M:%SZ", &parts)
+        return buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
     }
 
     private static func write(_ bytes: [UInt8]) {

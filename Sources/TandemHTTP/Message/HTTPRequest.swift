@@ -67,14 +67,15 @@ public struct HTTPRequest: Sendable {
 
     /// The path part of the target, still percent-encoded.
     public var path: Substring {
-        if let q = target.firstIndex(of: "?") { return target[..<q] }
+        // By bytes: a Character search would run grapheme breaking over the whole target.
+        if let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) { return target[..<q] }
         return Substring(target)
     }
 
     /// The raw query string after `?`, if any.
     public var query: Substring? {
-        guard let q = target.firstIndex(of: "?") else { return nil }
-        return target[target.index(after: q)...]
+        guard let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        return target[target.utf8.index(after: q)...]
     }
 
     /// The first value of a query parameter, percent- and `+`-decoded.
@@ -98,8 +99,12 @@ public struct HTTPRequest: Sendable {
     /// The media type of the body without parameters, lowercased (`application/json`).
     public var mediaType: String? {
         guard let ct = headers["Content-Type"] else { return nil }
-        let base = ct.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces } ?? ""
-        return base.isEmpty ? nil : base.lowercased()
+        let u = ct.utf8
+        let base = ct[..<(u.firstIndex(of: UInt8(ascii: ";")) ?? u.endIndex)].trimmingSpaces
+        if base.isEmpty { return nil }
+        // Most bodies say it in lower case already: no new string then.
+        if !base.utf8.contains(where: { $0 >= 65 && $0 <= 90 }) { return String(base) }
+        return base.lowercased()
     }
 }
 

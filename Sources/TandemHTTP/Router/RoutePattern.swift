@@ -27,6 +27,13 @@ struct RoutePattern: Sendable {
         self.segments = segments
     }
 
+    /// Whether a path of this many segments can match at all (checked before `match`).
+    @inline(__always)
+    func admits(segmentCount: Int) -> Bool {
+        if case .wildcard = segments.last { return segmentCount >= segments.count - 1 }
+        return segmentCount == segments.count
+    }
+
     /// Captured parameters when `path` (split raw, so `%2F` never spans segments) matches.
     func match(_ path: [Substring]) -> [String: String]? {
         var parameters: [String: String] = [:]
@@ -37,7 +44,7 @@ struct RoutePattern: Sendable {
                 let raw = path[i]
                 if raw.utf8.contains(UInt8(ascii: "%")) {
                     guard PercentDecoding.decode(raw) == literal else { return nil }
-                } else if raw != literal {
+                } else if raw.utf8.count != literal.utf8.count || !HTTPHeaders.bytesEqual(raw, literal) {
                     return nil
                 }
             case .parameter(let name):
@@ -65,7 +72,17 @@ struct RoutePattern: Sendable {
 
     /// The segments of a request path, still percent-encoded; nil unless it is origin-form.
     static func split(_ path: Substring) -> [Substring]? {
-        guard path.first == "/" else { return nil }
-        return path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        let utf8 = path.utf8
+        guard utf8.first == UInt8(ascii: "/") else { return nil }
+        // By bytes, into a small reserved array: the generic split cost more than matching.
+        var segments: [Substring] = []
+        segments.reserveCapacity(6)
+        var start = utf8.index(after: utf8.startIndex)
+        while true {
+            let end = utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? utf8.endIndex
+            segments.append(path[start..<end])
+            if end == utf8.endIndex { return segments }
+            start = utf8.index(after: end)
+        }
     }
 }

@@ -11,12 +11,17 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
+    /// Route indices by method, in registration order (the first match wins): a request
+    /// tries only its own method's routes, and of those only the ones whose segment count
+    /// fits, instead of matching every pattern of the API.
+    private var byMethod: [HTTPMethod: [Int]] = [:]
     /// Called for paths no route matches (any method); 404 when nil.
     public var fallback: HTTPHandler?
 
     public init() {}
 
     public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping HTTPHandler) {
+        byMethod[method, default: []].append(routes.count)
         routes.append(Route(method: method, pattern: RoutePattern(pattern), handler: handler))
     }
 
@@ -40,9 +45,16 @@ public struct Router: Sendable {
         guard let segments = RoutePattern.split(request.path) else {
             return notFound(request, responder)
         }
-        let method = request.method == .head ? HTTPMethod.get : request.method
+        // HEAD is served by GET routes, and by HEAD routes registered as such, in order.
+        let candidates: [Int]
+        if request.method == .head {
+            candidates = ((byMethod[.get] ?? []) + (byMethod[.head] ?? [])).sorted()
+        } else {
+            candidates = byMethod[request.method] ?? []
+        }
         var request = request
-        for route in routes where route.method == method || (request.method == .head && route.method == .head) {
+        for index in candidates where routes[index].pattern.admits(segmentCount: segments.count) {
+            let route = routes[index]
             if let parameters = route.pattern.match(segments) {
                 request.parameters = parameters
                 request.route = route.pattern.text
@@ -51,7 +63,8 @@ public struct Router: Sendable {
         }
         // The path may exist under other methods: 405 (or the OPTIONS answer) with Allow.
         var allowed: [String] = []
-        for route in routes where !allowed.contains(route.method.rawValue) && route.pattern.match(segments) != nil {
+        for route in routes where !allowed.contains(route.method.rawValue)
+            && route.pattern.admits(segmentCount: segments.count) && route.pattern.match(segments) != nil {
             allowed.append(route.method.rawValue)
         }
         if allowed.isEmpty { return notFound(request, responder) }

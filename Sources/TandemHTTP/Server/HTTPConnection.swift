@@ -335,7 +335,25 @@ final class HTTPConnection: @unchecked Sendable {
         let logger = loop.server.configuration.logger
         guard logger.logLevel <= .info else { return }
         let micros = (MonotonicClock.now() &- slot.started) / 1000
-        logger.info("\(slot.method.rawValue) \(slot.target) \(status) \(bytes)B \(micros)us")
+        // Written straight into one string's storage: interpolation grew it piece by piece.
+        let method = slot.method.rawValue, target = slot.target
+        let line = String(unsafeUninitializedCapacity: method.utf8.count + target.utf8.count + 72) { buffer in
+            var out = ByteCursor(buffer)
+            out.put(method)
+            out.put(UInt8(ascii: " "))
+            out.put(target)
+            out.put(UInt8(ascii: " "))
+            out.putDecimal(status)
+            out.put(UInt8(ascii: " "))
+            out.putDecimal(bytes)
+            out.put(UInt8(ascii: "B"))
+            out.put(UInt8(ascii: " "))
+            out.putDecimal(Int(micros))
+            out.put(UInt8(ascii: "u"))
+            out.put(UInt8(ascii: "s"))
+            return out.count
+        }
+        logger.info(Logger.Message(stringLiteral: line))
     }
 
     /// Moves a stream's queued chunks into the output; ends the slot when the body is complete.

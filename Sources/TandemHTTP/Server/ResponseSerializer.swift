@@ -29,6 +29,7 @@ enum ResponseSerializer {
     static func isWritable(_ field: HTTPHeaders.Field) -> Bool {
         let n = field.name.utf8
         switch n.count {
+        case 0: return false
         case 4: if HTTPHeaders.namesEqual(field.name, "date") { return false }
         case 6: if HTTPHeaders.namesEqual(field.name, "server") { return false }
         case 10: if HTTPHeaders.namesEqual(field.name, "connection") { return false }
@@ -36,9 +37,26 @@ enum ResponseSerializer {
         case 17: if HTTPHeaders.namesEqual(field.name, "transfer-encoding") { return false }
         default: break
         }
-        for c in n where c == 13 || c == 10 || c == 58 { return false }
-        for c in field.value.utf8 where c == 13 || c == 10 || c == 0 { return false }
-        return !n.isEmpty
+        return allBytes(of: field.name, avoid: (13, 10, 58)) && allBytes(of: field.value, avoid: (13, 10, 0))
+    }
+
+    /// Whether `s` has none of three bytes, scanned over its contiguous UTF-8 (every header
+    /// of every response passes here).
+    @inline(__always)
+    static func allBytes(of s: String, avoid: (UInt8, UInt8, UInt8)) -> Bool {
+        let scan = { (p: UnsafeBufferPointer<UInt8>) -> Bool in
+            for c in p where c == avoid.0 || c == avoid.1 || c == avoid.2 { return false }
+            return true
+        }
+        return s.utf8.withContiguousStorageIfAvailable(scan) ?? Array(s.utf8).withUnsafeBufferPointer(scan)
+    }
+
+    /// Appends a string's bytes in one copy (native strings are contiguous UTF-8).
+    @inline(__always)
+    static func append(_ s: String, to out: inout [UInt8]) {
+        if s.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil {
+            out.append(contentsOf: s.utf8)
+        }
     }
 
     enum Framing {
@@ -54,15 +72,15 @@ enum ResponseSerializer {
         out.append(contentsOf: "HTTP/1.1 ".utf8)
         appendDecimal(status.code, to: &out)
         out.append(32)
-        out.append(contentsOf: status.reason.utf8)
+        append(status.reason, to: &out)
         out.append(contentsOf: "\r\nServer: Tandem\r\nDate: ".utf8)
         out.append(contentsOf: date)
         out.append(contentsOf: crlf)
         for field in headers.fields where isWritable(field) {
-            out.append(contentsOf: field.name.utf8)
+            append(field.name, to: &out)
             out.append(58); out.append(32)
-            out.append(contentsOf: field.value.utf8)
-            out.append(contentsOf: crlf)
+            append(field.value, to: &out)
+            out.append(13); out.append(10)
         }
         switch framing {
         case .length(let n):

@@ -37,13 +37,20 @@ final class ServerContext: Sendable {
         // The router verified this very header a moment ago, on this thread: a second hash
         // and registry look-up per request would only cost time.
         if let verified = VerifiedCaller.current, verified.authorization == header { return verified.session }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        // Byte-level on purpose: Foundation's trimming bridges through NSString, and this runs
+        // on every authenticated request.
+        let utf8 = header.utf8
+        let isBlank = { (b: UInt8) in b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
+        guard let space = utf8.firstIndex(of: UInt8(ascii: " ")),
+              HTTPHeaders.namesEqual(header[..<space], "bearer"),
+              let first = utf8[space...].firstIndex(where: { !isBlank($0) }),
+              let last = utf8[first...].lastIndex(where: { !isBlank($0) })
+        else {
             throw APIError(.unauthorized, "unauthorized", "Authorization must be 'Bearer <token>'",
                            headers: ["WWW-Authenticate": #"Bearer realm="tandem""#])
         }
         do {
-            return try sessions.authenticate(token: String(parts[1].trimmingCharacters(in: .whitespaces)), now: now())
+            return try sessions.authenticate(token: String(header[first...last]), now: now())
         } catch {
             throw .unauthorized
         }

@@ -41,9 +41,10 @@ public final class TandemApp: Sendable {
         }
         http.responseFilter = { request, response in
             var r = ContentEncoding.negotiate(request: request, response: response)
-            if request.method == .get || request.method == .head, r.headers["Cache-Control"] == nil,
-               r.headers["Content-Type"]?.hasPrefix("application/json") == true {
-                r.headers.set("Cache-Control", "no-store")
+            if request.method == .get || request.method == .head,
+               r.headers["Content-Type"].map({ HTTPHeaders.hasPrefixIgnoringCase($0, "application/json") }) == true,
+               !r.headers.contains("Cache-Control") {
+                r.headers.add("Cache-Control", "no-store")
             }
             return r
         }
@@ -127,8 +128,7 @@ extension ServerContext {
         var router = Router()
         for e in endpoints {
             let handler = e.handler
-            let method = e.method.rawValue
-            let route = e.path
+            let counted = metrics.route(method: e.method.rawValue, route: e.path)
             let mutating = e.method != .get
             // A new session's answer holds its token: it is never kept or replayed.
             let replayable = mutating && !(e.method == .post && e.path == "/sessions")
@@ -136,7 +136,7 @@ extension ServerContext {
                 let start = DispatchTime.now().uptimeNanoseconds
                 var answer = HTTPResponder { [metrics] response in
                     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                    metrics.observeRequest(method: method, route: route, status: response.status.code, seconds: seconds)
+                    metrics.observeRequest(counted, status: response.status.code, seconds: seconds)
                     responder.send(response)
                 }
                 // A wrong token is 401 on every route, before anything else (a cached answer
@@ -169,15 +169,18 @@ extension ServerContext {
             }
         }
         let files = StaticFiles(root: configuration.publicDirectory)
+        // Static files and unknown paths are counted as two routes, not one per path, so a
+        // scan of random URLs cannot grow the metrics without bound.
+        let fallbackMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "other"]
+        let staticRoutes = Dictionary(uniqueKeysWithValues: fallbackMethods.map { ($0, metrics.route(method: $0, route: "static")) })
+        let unmatchedRoutes = Dictionary(uniqueKeysWithValues: fallbackMethods.map { ($0, metrics.route(method: $0, route: "unmatched")) })
         router.fallback = { [metrics] request, responder in
             let start = DispatchTime.now().uptimeNanoseconds
             let response = files.respond(to: request) ?? APIError.notFound("'\(request.path)'").response
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            // Static files and unknown paths are counted as two routes, not one per path,
-            // so a scan of random URLs cannot grow the metrics without bound.
-            let method = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].contains(request.method.rawValue) ? request.method.rawValue : "other"
-            metrics.observeRequest(method: method, route: response.status.code == 404 ? "unmatched" : "static",
-                                   status: response.status.code, seconds: seconds)
+            let method = fallbackMethods.contains(request.method.rawValue) ? request.method.rawValue : "other"
+            let route = (response.status.code == 404 ? unmatchedRoutes : staticRoutes)[method]!
+            metrics.observeRequest(route, status: response.status.code, seconds: seconds)
             responder.send(response)
         }
         return router

@@ -88,11 +88,15 @@ extension ServerContext {
             st.pollers.removeAll { $0.since < revision }
             return due.map { ($0.responder, changesJSON(st, since: $0.since)) }
         }
-        metrics.increment("tandem_changes_applied_total{kind=\"\(change.kind.rawValue)\"}")
         switch change.kind {
-        case .undo: metrics.increment("tandem_undos_total")
-        case .redo: metrics.increment("tandem_redos_total")
-        case .edit: break
+        case .edit:
+            metrics.increment(#"tandem_changes_applied_total{kind="edit"}"#)
+        case .undo:
+            metrics.increment(#"tandem_changes_applied_total{kind="undo"}"#)
+            metrics.increment("tandem_undos_total")
+        case .redo:
+            metrics.increment(#"tandem_changes_applied_total{kind="redo"}"#)
+            metrics.increment("tandem_redos_total")
         }
         for (responder, body) in woken { responder.send(.json(body)) }
     }
