@@ -49,6 +49,7 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "tandem-bench", dependencies: ["TandemCore", "CLinux"]),
+        .executableTarget(name: "tandem-load", dependencies: ["CLinux"]),
 
         .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP"]),
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore"]),

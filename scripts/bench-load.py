@@ -11,30 +11,31 @@ connections: once the edit phase is over, every session posts a body of the same
 parser, same token check, a small JSON answer, but no document at all. A second reference
 row follows on those connections again: a no-op edit of the same size
 (`{"insert":"","at":n,"base":r} `), which adds the edit route, body decoding and the
-document lock but nothing to store or broadcast.
+document lock but nothing to store or broadcast. The server's CPU time per applied edit and
+per ping (from /proc) shows what an edit costs over the bare HTTP layer, whatever the machine.
 
 Fan-out: an acknowledged revision that did not reach every subscriber within the run is a
 miss; misses are reported and count as infinitely late in the fan-out percentiles rather
 than being left out.
 
-The load generator runs in several processes (asyncio, raw sockets, one keep-alive
-connection per session or subscriber); each reports its own CPU use, so a saturated
+This script orchestrates: it starts the server, makes the document and the sessions, and
+measures the server (CPU per phase, peak memory). The load itself comes from `tandem-load`
+(Sources/tandem-load, compiled Swift, one epoll thread for the sessions and one for the
+subscribers, parsing answers and event streams by hand), so that the generator costs the
+2-core machine as little CPU as possible; it reports its own CPU per phase, and a saturated
 generator shows up in the output instead of passing for a slow server.
 All traffic goes to 127.0.0.1; every phase is bounded in time.
 
-Usage: bench-load.py --binary .build/release/tandem [--durability full] [--seconds 20]
-       [--json out.json]
+Usage: bench-load.py --binary .build/release/tandem [--generator .build/release/tandem-load]
+       [--durability full] [--seconds 20] [--json out.json]
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
-import multiprocessing as mp
 import os
-import random
-import re
+import select
 import shutil
 import socket
 import subprocess
@@ -44,7 +45,6 @@ import time
 import urllib.request
 
 HOST = "127.0.0.1"
-CHANGE = re.compile(rb"id: (\d+)\nevent: change\n")
 
 
 # --- small synchronous helpers for setup ---------------------------------------------
@@ -82,177 +82,42 @@ def proc_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def percentile(values: list[float], p: float) -> float:
-    if not values:
-        return float("nan")
-    s = sorted(values)
-    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
-
-
-# --- edit sessions (one process runs many, asyncio) -----------------------------------
-
-async def read_response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
-    head = await reader.readuntil(b"\r\n\r\n")
-    status = int(head[9:12])
-    n = 0
-    for line in head.split(b"\r\n"):
-        if line[:15].lower() == b"content-length:":
-            n = int(line[15:])
-    return status, await reader.readexactly(n)
-
-
-async def session_loop(port, doc_id, token, start_rev, start_len, phases, seed, outs):
-    """One keep-alive connection for the whole run: each phase in `phases` is
-    (kind, start, end) in monotonic time, kind `edit`, `ping` or `noop`."""
-    rng = random.Random(seed)
-    reader, writer = await asyncio.open_connection(HOST, port)
-    writer.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    auth = f"Host: {HOST}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\n"
-    prefixes = {"edit": f"POST /documents/{doc_id}/edits HTTP/1.1\r\n{auth}".encode(),
-                "noop": f"POST /documents/{doc_id}/edits HTTP/1.1\r\n{auth}".encode(),
-                "ping": f"POST /ping HTTP/1.1\r\n{auth}".encode()}
-    rev, length = start_rev, start_len
-    try:
-        for kind, start, end in phases:
-            out = outs[kind]
-            prefix = prefixes[kind]
-            while time.monotonic() < start:
-                await asyncio.sleep(min(0.01, start - time.monotonic()))
-            while time.monotonic() < end:
-                at = rng.randint(0, length)
-                if kind == "edit":
-                    body = b'{"insert":"%s","at":%d,"base":%d}' % (bytes([97 + rng.randrange(26)]), at, rev)
-                else:
-                    # The size of an edit's body: the ceiling answers the same bytes.
-                    body = b'{"insert":"","at":%d,"base":%d} ' % (at, rev)
-                t0 = time.monotonic()
-                writer.write(prefix + b"Content-Length: %d\r\n\r\n" % len(body) + body)
-                status, answer = await read_response(reader)
-                t1 = time.monotonic()
-                if status != 200:
-                    out["errors"][status] = out["errors"].get(status, 0) + 1
-                    continue
-                out["latencies"].append(t1 - t0)
-                if kind != "edit":
-                    continue
-                a = json.loads(answer)
-                # The local view: the revision of this answer and the length there.
-                rev = a["revision"]
-                length = sum(o if isinstance(o, int) and o > 0 else len(o) if isinstance(o, str) else 0 for o in a["ops"])
-                out["acks"].append((rev, t1))
-    finally:
-        writer.close()
-
-
-def edit_process(port, doc_id, tokens, start_rev, start_len, phases_wall, seed, queue):
-    """`phases_wall` holds wall-clock (time.time) bounds, shared by every process."""
-    offset = time.monotonic() - time.time()
-    phases = [(kind, a + offset, b + offset) for kind, a, b in phases_wall]
-    outs = {kind: {"latencies": [], "acks": [], "errors": {}} for kind, _, _ in phases}
-    cpu0 = time.process_time()
-
-    async def main():
-        await asyncio.gather(*(session_loop(port, doc_id, t, start_rev, start_len, phases, seed * 1000 + i, outs)
-                               for i, t in enumerate(tokens)))
-
-    asyncio.run(main())
-    wall = phases[-1][2] - phases[0][1]
-    for kind, a, b in phases:
-        outs[kind]["wall"] = b - a
-    queue.put({"phases": outs, "cpu": time.process_time() - cpu0, "wall": wall})
-
-
-# --- SSE subscribers (one process runs many, asyncio) ----------------------------------
-
-async def subscriber(port, doc_id, ready, stop_at, arrivals):
-    reader, writer = await asyncio.open_connection(HOST, port)
-    writer.write(f"GET /documents/{doc_id}/events HTTP/1.1\r\nHost: {HOST}\r\nAccept: text/event-stream\r\n\r\n".encode())
-    await reader.readuntil(b"\r\n\r\n")
-    ready()
-    buf = b""
-    try:
-        while True:
-            remaining = stop_at() - time.monotonic()
-            if remaining <= 0:
-                return
-            try:
-                data = await asyncio.wait_for(reader.read(1 << 16), timeout=min(remaining, 0.5))
-            except asyncio.TimeoutError:
-                continue
-            if not data:
-                return
-            t = time.monotonic()
-            buf += data
-            cut = buf.rfind(b"\n\n")  # only whole frames; the rest waits for the next read
-            if cut < 0:
-                continue
-            for m in CHANGE.finditer(buf, 0, cut + 2):
-                rev = int(m.group(1))
-                seen = arrivals.get(rev)
-                if seen is None:
-                    arrivals[rev] = [1, t]
-                else:
-                    seen[0] += 1
-                    seen[1] = t  # reads are in time order, so this is the latest
-            buf = buf[cut + 2:]
-    finally:
-        writer.close()
-
-
-def subscriber_process(port, doc_id, count, ready_event, stop_event, queue):
-    arrivals: dict[int, list] = {}
-    state = {"ready": 0, "stop": None}
-    cpu0, wall0 = time.process_time(), time.monotonic()
-
-    def ready():
-        state["ready"] += 1
-        if state["ready"] == count:
-            ready_event.set()
-
-    def stop_at():
-        if state["stop"] is None and stop_event.is_set():
-            state["stop"] = time.monotonic() + 0.05
-        return state["stop"] if state["stop"] is not None else time.monotonic() + 3600
-
-    async def main():
-        await asyncio.gather(*(subscriber(port, doc_id, ready, stop_at, arrivals) for _ in range(count)))
-
-    asyncio.run(main())
-    queue.put({"arrivals": arrivals, "cpu": time.process_time() - cpu0, "wall": time.monotonic() - wall0})
-
-
 # --- the run ---------------------------------------------------------------------------
+# One clock for both processes: Python's time.monotonic() is CLOCK_MONOTONIC on Linux, the
+# clock tandem-load reads, so the timetable passes as plain numbers.
 
-def split(items: list, parts: int) -> list[list]:
-    return [items[i::parts] for i in range(parts)]
-
-
-def start_sessions(port, doc_id, tokens, start_rev, start_len, phases_wall, procs):
-    queue = mp.Queue()
-    ps = [mp.Process(target=edit_process, args=(port, doc_id, part, start_rev, start_len, phases_wall, n, queue))
-          for n, part in enumerate(split(tokens, procs))]
-    for p in ps:
-        p.start()
-    return ps, queue
+def sleep_until(t: float):
+    while time.monotonic() < t:
+        time.sleep(min(0.05, max(0.0, t - time.monotonic())))
 
 
-def sleep_until(wall: float):
-    while time.time() < wall:
-        time.sleep(min(0.05, max(0.0, wall - time.time())))
+def read_line(proc: subprocess.Popen, timeout: float) -> str:
+    """One line of the generator's stdout, or an error once it exits or `timeout` passes."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stdout], [], [], max(0.0, min(1.0, deadline - time.monotonic())))
+        if ready:
+            line = proc.stdout.readline()
+            if not line:
+                raise RuntimeError(f"tandem-load exited early ({proc.wait(timeout=10)})")
+            return line.decode()
+    raise RuntimeError("tandem-load said nothing in time")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", required=True)
+    ap.add_argument("--generator", help="the tandem-load binary (default: next to --binary)")
     ap.add_argument("--durability", default="full", choices=["full", "normal", "off"])
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--ceiling-seconds", type=float, default=10)
     ap.add_argument("--sessions", type=int, default=50)
     ap.add_argument("--subscribers", type=int, default=50)
-    ap.add_argument("--edit-procs", type=int, default=2)
-    ap.add_argument("--sse-procs", type=int, default=2)
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
+    generator = args.generator or os.path.join(os.path.dirname(os.path.abspath(args.binary)), "tandem-load")
+    if not os.access(generator, os.X_OK):
+        ap.error(f"no tandem-load at {generator}: swift build -c release --product tandem-load")
 
     work = tempfile.mkdtemp(prefix="tandem-bench-load-")
     port = free_port()
@@ -260,6 +125,7 @@ def main() -> int:
     server = subprocess.Popen([args.binary, "serve", "--host", HOST, "--port", str(port), "--data", os.path.join(work, "data"),
                                "--durability", args.durability, "--log-level", "warning"],
                               stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    load = None
     try:
         for _ in range(300):
             try:
@@ -270,51 +136,56 @@ def main() -> int:
         start_text = "." * 2000
         doc = call(port, "POST", "/documents", {"id": "bench", "text": start_text})
         tokens = [call(port, "POST", "/sessions", {"name": f"s{i}"})["token"] for i in range(args.sessions)]
+        tokens_file = os.path.join(work, "tokens")
+        with open(tokens_file, "w") as f:
+            f.write("\n".join(tokens) + "\n")
 
-        # Subscribers first, all connected before the first edit.
-        sub_queue, ready_events, stop_event = mp.Queue(), [], mp.Event()
-        subs = []
-        for part in split(list(range(args.subscribers)), args.sse_procs):
-            ev = mp.Event()
-            ready_events.append(ev)
-            subs.append(mp.Process(target=subscriber_process, args=(port, "bench", len(part), ev, stop_event, sub_queue)))
-        for p in subs:
-            p.start()
-        for ev in ready_events:
-            if not ev.wait(timeout=30):
-                raise RuntimeError("subscribers did not connect")
+        # The generator connects every subscriber first and says `ready`; only then is the
+        # timetable fixed, so all of them listen before the first edit.
+        load = subprocess.Popen([generator, "--port", str(port), "--document", "bench",
+                                 "--start-revision", str(doc["revision"]), "--start-length", str(len(start_text)),
+                                 "--subscribers", str(args.subscribers), "--tokens-file", tokens_file],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        if read_line(load, 60).strip() != "ready":
+            raise RuntimeError("tandem-load did not say ready")
 
         # One timetable for every session: edits, a pause for stragglers, then the ceiling
         # and the no-op reference on the very same connections.
-        start = time.time() + 0.5
+        start = time.monotonic() + 0.5
         edit_end = start + args.seconds
+        subscribers_until = edit_end + 1.5  # stragglers reach the subscribers
         ping_start = edit_end + 2
         ping_end = ping_start + args.ceiling_seconds
         noop_start = ping_end + 1
         noop_end = noop_start + args.ceiling_seconds
-        phases = [("edit", start, edit_end), ("ping", ping_start, ping_end), ("noop", noop_start, noop_end)]
-        ps, queue = start_sessions(port, "bench", tokens, doc["revision"], len(start_text), phases, args.edit_procs)
+        load.stdin.write((f"edit {start:.6f} {edit_end:.6f} ping {ping_start:.6f} {ping_end:.6f} "
+                          f"noop {noop_start:.6f} {noop_end:.6f} subscribers-until {subscribers_until:.6f}\n").encode())
+        load.stdin.close()
 
         sleep_until(start)
         cpu0 = proc_cpu(server.pid)
         sleep_until(edit_end)
         load_cpu = proc_cpu(server.pid) - cpu0
-        time.sleep(1.5)  # stragglers reach the subscribers
-        stop_event.set()
-        final_rev = call(port, "GET", "/documents/bench")["revision"]
+        sleep_until(subscribers_until + 0.05)
+        final = call(port, "GET", "/documents/bench")
+        final_rev, final_len = final["revision"], len(final["text"].encode("utf-16-le")) // 2
         sleep_until(ping_start)
         cpu0 = proc_cpu(server.pid)
         sleep_until(ping_end)
         ceiling_cpu = proc_cpu(server.pid) - cpu0
-        outs = [queue.get(timeout=noop_end - time.time() + 60) for _ in ps]
-        for p in ps:
-            p.join(timeout=10)
-        sub_outs = [sub_queue.get(timeout=60) for _ in subs]
-        for p in subs:
-            p.join(timeout=10)
+        sleep_until(noop_start)
+        cpu0 = proc_cpu(server.pid)
+        sleep_until(noop_end)
+        noop_cpu = proc_cpu(server.pid) - cpu0
+        out = json.loads(read_line(load, 30))
+        if load.wait(timeout=30) != 0:
+            raise RuntimeError(f"tandem-load failed ({load.returncode})")
         peak = proc_status(server.pid, "VmHWM")
         after_rev = call(port, "GET", "/documents/bench")["revision"]
     finally:
+        if load is not None and load.poll() is None:
+            load.kill()
+            load.wait(timeout=10)
         server.terminate()
         try:
             server.wait(timeout=30)
@@ -323,81 +194,95 @@ def main() -> int:
         log.close()
 
     # --- figures ------------------------------------------------------------------------
-    def phase(kind):
-        return [o["phases"][kind] for o in outs]
-
-    edits, ceiling, noop = phase("edit"), phase("ping"), phase("noop")
-    acks = {rev: t for o in edits for rev, t in o["acks"]}
-    latencies = [x for o in edits for x in o["latencies"]]
+    edit, ceiling, noop = (out["phases"][k] for k in ("edit", "ping", "noop"))
     applied = final_rev - doc["revision"]
-    seconds = max(o["wall"] for o in edits)
-    merged: dict[int, list] = {}
-    for o in sub_outs:
-        for rev, (n, t) in o["arrivals"].items():
-            m = merged.setdefault(rev, [0, t])
-            m[0] += n
-            m[1] = max(m[1], t)
-    complete = [rev for rev in acks if merged.get(rev, [0])[0] == args.subscribers]
-    missed = sorted(rev for rev in acks if merged.get(rev, [0])[0] < args.subscribers)
-    missed_deliveries = sum(args.subscribers - merged.get(rev, [0])[0] for rev in missed)
-    # A miss is infinitely late: it weighs on the percentiles instead of vanishing from them.
-    fanout = [merged[rev][1] - acks[rev] for rev in complete] + [float("inf")] * len(missed)
-    ceiling_lat = [x for o in ceiling for x in o["latencies"]]
-    ceiling_seconds = max(o["wall"] for o in ceiling)
-    noop_lat = [x for o in noop for x in o["latencies"]]
-    noop_seconds = max(o["wall"] for o in noop)
+    acked = out["acknowledged"]
+    complete = out["delivered_to_all"]
+    missed = out["fanout_missed_revisions"]
     errors: dict = {}
-    for group in (edits, ceiling, noop):
-        for o in group:
-            for k, v in o["errors"].items():
-                errors[k] = errors.get(k, 0) + v
+    for ph in (edit, ceiling, noop):
+        for k, v in ph["errors"].items():
+            errors[k] = errors.get(k, 0) + v
+    g = out["generator"]
     gen = {
-        "session processes (CPU share of one core, whole run)": [round(o["cpu"] / o["wall"], 2) for o in outs],
-        "subscriber processes": [round(o["cpu"] / o["wall"], 2) for o in sub_outs],
+        "sessions thread (share of one core)": {k: round(v, 2) for k, v in g["sessions_thread"].items()},
+        "subscribers thread": {k: round(v, 2) for k, v in g["subscribers_thread"].items()},
+        "whole generator (cores)": {k: round(v, 2) for k, v in g["process_cores"].items()},
+        "longest loop turn (ms)": {k: round(v, 1) for k, v in g["longest_turn_ms"].items()},
     }
+    # The sessions' local view, from the answers' ops, must match the document itself.
+    newest = out["newest_acknowledged"]
+    length_ok = newest["revision"] != final_rev or newest["length"] == final_len
+    us_per_edit = load_cpu * 1e6 / applied if applied else float("nan")
+    us_per_ping = ceiling_cpu * 1e6 / ceiling["answered"] if ceiling["answered"] else float("nan")
+    us_per_noop = noop_cpu * 1e6 / noop["answered"] if noop["answered"] else float("nan")
     figures = {
         "durability": args.durability,
-        "edits_per_s": applied / seconds,
-        "edit_p50_ms": percentile(latencies, 50) * 1000,
-        "edit_p99_ms": percentile(latencies, 99) * 1000,
-        "fanout_p99_ms": percentile(fanout, 99) * 1000,
-        "fanout_p50_ms": percentile(fanout, 50) * 1000,
-        "fanout_missed_revisions": len(missed),
-        "fanout_missed_deliveries": missed_deliveries,
-        "ceiling_per_s": len(ceiling_lat) / ceiling_seconds,
-        "ceiling_p99_ms": percentile(ceiling_lat, 99) * 1000,
-        "noop_edit_per_s": len(noop_lat) / noop_seconds,
-        "noop_edit_p99_ms": percentile(noop_lat, 99) * 1000,
+        "edits_per_s": applied / edit["seconds"],
+        "edit_p50_ms": edit["p50_ms"],
+        "edit_p99_ms": edit["p99_ms"],
+        "fanout_p99_ms": out["fanout_p99_ms"],
+        "fanout_p50_ms": out["fanout_p50_ms"],
+        "fanout_missed_revisions": missed,
+        "fanout_missed_deliveries": out["fanout_missed_deliveries"],
+        "fanout_duplicate_deliveries": out["duplicate_deliveries"],
+        "ceiling_per_s": ceiling["answered"] / ceiling["seconds"],
+        "ceiling_p99_ms": ceiling["p99_ms"],
+        "noop_edit_per_s": noop["answered"] / noop["seconds"],
+        "noop_edit_p99_ms": noop["p99_ms"],
         "peak_memory_mb": peak / 1e6,
         "server_cpu_cores_load": load_cpu / args.seconds,
         "server_cpu_cores_ceiling": ceiling_cpu / args.ceiling_seconds,
-        "acknowledged": len(acks),
+        "server_cpu_cores_noop": noop_cpu / args.ceiling_seconds,
+        "server_cpu_us_per_edit": us_per_edit,
+        "server_cpu_us_per_ping": us_per_ping,
+        "server_cpu_us_per_noop_edit": us_per_noop,
+        "server_cpu_edit_over_ping": us_per_edit / us_per_ping if us_per_ping else float("nan"),
+        "acknowledged": acked,
         "applied": applied,
-        "delivered_to_all": len(complete),
+        "delivered_to_all": complete,
+        "revisions_delivered_to_all": out["revisions_seen_by_all"],
+        "subscribers_lost": out["subscribers_lost"],
         "errors": errors,
         "generator": gen,
         "ceiling_changed_revision": after_rev != final_rev,
+        "length_check": ("skipped" if newest["revision"] != final_rev else "ok" if length_ok else "mismatch"),
     }
-    saturated = [v for vs in gen.values() for v in vs if v >= 0.9]
+    shares = [v for k in ("sessions_thread", "subscribers_thread") for v in g[k].values()]
+    saturated = any(v >= 0.9 for v in shares)
+    # Both loops wait 10 ms at most: a far longer turn means a thread was off the CPU (this
+    # machine is shared with the server), and the tail percentiles may be partly its own.
+    stalled = {k: v for k, v in g["longest_turn_ms"].items() if v >= 50}
     print(f"== bench-load: {args.sessions} sessions, {args.subscribers} subscribers, one document, "
           f"{args.seconds:.0f} s, --durability {args.durability}, {os.cpu_count()} cores")
-    print(f"edits/s applied        {figures['edits_per_s']:9.0f}   ({applied} revisions; {len(acks)} acknowledged)")
+    print(f"edits/s applied        {figures['edits_per_s']:9.0f}   ({applied} revisions; {acked} acknowledged)")
     print(f"edit latency p50/p99   {figures['edit_p50_ms']:6.2f} / {figures['edit_p99_ms']:.2f} ms   (goal p99 <= 10 ms)")
     print(f"fan-out p50/p99        {figures['fanout_p50_ms']:6.2f} / {figures['fanout_p99_ms']:.2f} ms   "
-          f"(ack -> arrival at all {args.subscribers}; goal p99 <= 50 ms; {len(complete)}/{len(acks)} reached every subscriber)")
+          f"(ack -> arrival at all {args.subscribers}; goal p99 <= 50 ms; {complete}/{acked} reached every subscriber)")
     if missed:
-        print(f"fan-out misses         {len(missed)} acknowledged revisions never reached every subscriber "
-              f"({missed_deliveries} deliveries missing; first {missed[:5]}); counted as infinitely late")
+        print(f"fan-out misses         {missed} acknowledged revisions never reached every subscriber "
+              f"({out['fanout_missed_deliveries']} deliveries missing; first {out['fanout_first_missed']}); "
+              f"counted as infinitely late")
+    if out["duplicate_deliveries"] or out["unexpected_revisions"] or out["subscribers_lost"]:
+        print(f"WARNING: event stream: {out['duplicate_deliveries']} duplicate deliveries, "
+              f"{out['unexpected_revisions']} unexpected revisions, subscribers lost {out['subscribers_lost']}")
     print(f"HTTP ceiling           {figures['ceiling_per_s']:9.0f} POST /ping/s on the same connections "
           f"(p99 {figures['ceiling_p99_ms']:.2f} ms); edits/ceiling = {figures['edits_per_s'] / figures['ceiling_per_s']:.2f} (goal >= 0.5)")
     print(f"no-op edit reference   {figures['noop_edit_per_s']:9.0f} no-op edits/s on the same connections "
           f"(p99 {figures['noop_edit_p99_ms']:.2f} ms)")
     print(f"server peak memory     {figures['peak_memory_mb']:9.1f} MB (VmHWM)")
     print(f"server CPU             {figures['server_cpu_cores_load']:.2f} cores under load, "
-          f"{figures['server_cpu_cores_ceiling']:.2f} during the ceiling")
+          f"{figures['server_cpu_cores_ceiling']:.2f} during the ceiling, {figures['server_cpu_cores_noop']:.2f} during the no-op edits")
+    print(f"server CPU per request {us_per_edit:9.1f} us per applied edit, {us_per_ping:.1f} us per ping, "
+          f"{us_per_noop:.1f} us per no-op edit; edit/ping = {figures['server_cpu_edit_over_ping']:.2f}")
     print(f"generator CPU          {gen}" + ("  ** SATURATED: the generator may be the bottleneck **" if saturated else ""))
+    if stalled:
+        print(f"NOTE: a generator loop went {max(stalled.values()):.0f} ms without a turn ({', '.join(stalled)}): "
+              f"some tail latency may be the generator's")
     if errors:
         print(f"non-200 answers        {errors}")
+    if not length_ok:
+        print(f"WARNING: the generator computed length {newest['length']} at revision {final_rev}; the document has {final_len}")
     if figures["ceiling_changed_revision"]:
         print("WARNING: the ceiling or no-op requests changed the document")
     if args.json:

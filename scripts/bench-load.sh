@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Issue 4 and issue 6 load benchmarks: builds the release server, runs scripts/bench-load.py
-# (50 typing sessions with stale bases on one document + 50 SSE subscribers, then the HTTP
-# ceiling, POST /ping, and a no-op edit reference on the same keep-alive connections) once with --durability full and once with --durability off, then prints
-# a table with the goals and the full/off ratios (group commit should keep full within 2x of off).
+# Issue 4 and issue 6 load benchmarks: builds the release server and its load generator
+# (tandem-load), runs scripts/bench-load.py (50 typing sessions with stale bases on one
+# document + 50 SSE subscribers, then the HTTP ceiling, POST /ping, and a no-op edit reference
+# on the same keep-alive connections) once with --durability full and once with --durability
+# off, then prints a table with the goals and the full/off ratios (group commit should keep
+# full within 2x of off).
 #
 # Usage: scripts/bench-load.sh [-d SECONDS] [-c CEILING_SECONDS]
 # All traffic goes to 127.0.0.1; every run is bounded by its duration and `timeout`.
@@ -14,10 +16,12 @@ OUT=$(mktemp -d /tmp/tandem-bench-load.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
 
 (cd "$ROOT" && swift build -c release --product tandem 2>&1 | tail -1)
+(cd "$ROOT" && swift build -c release --product tandem-load 2>&1 | tail -1)
 BIN=$ROOT/.build/release/tandem
+GEN=$ROOT/.build/release/tandem-load
 
 for mode in full off; do
-  timeout $((DUR + CEIL + 180)) python3 "$ROOT/scripts/bench-load.py" --binary "$BIN" --durability "$mode" \
+  timeout $((DUR + CEIL + 180)) python3 "$ROOT/scripts/bench-load.py" --binary "$BIN" --generator "$GEN" --durability "$mode" \
     --seconds "$DUR" --ceiling-seconds "$CEIL" --json "$OUT/$mode.json"
   echo
 done
@@ -35,6 +39,9 @@ rows = [
     ("no-op edits/s (reference)", "noop_edit_per_s", "{:.0f}", "higher"),
     ("peak memory (MB)", "peak_memory_mb", "{:.1f}", "lower"),
     ("server CPU under load (cores)", "server_cpu_cores_load", "{:.2f}", "-"),
+    ("server CPU per edit (us)", "server_cpu_us_per_edit", "{:.1f}", "lower"),
+    ("server CPU per ping (us)", "server_cpu_us_per_ping", "{:.1f}", "lower"),
+    ("  edit/ping CPU", "server_cpu_edit_over_ping", "{:.2f}", "lower"),
 ]
 print(f"{'':32}{'full':>12}{'off':>12}{'full/off':>10}")
 for label, key, fmt, _ in rows:

@@ -1,0 +1,133 @@
+/// The run's raw figures, computed once both loops are done, as one JSON object.
+enum Figures {
+    /// The same rank as the orchestrator always used: sorted, index round(p/100·(n−1)),
+    /// rounding half to even as Python's `round` does.
+    static func percentile(_ sorted: [Double], _ p: Double) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        let rank = (p / 100 * Double(sorted.count - 1)).rounded(.toNearestOrEven)
+        return sorted[min(sorted.count - 1, Int(rank))]
+    }
+
+    static func report(sessions: EditSessions, subscribers: Subscribers, deliveries: Deliveries, startRevision: Int) -> JSON {
+        var phases: [(String, JSON)] = []
+        var generatorSessions: [(String, JSON)] = []
+        var generatorProcess: [(String, JSON)] = []
+        for record in sessions.records {
+            let ms = record.latencies.map { Double($0) / 1e6 }.sorted()
+            let seconds = Double(record.phase.end - record.phase.start) / 1e9
+            phases.append((record.phase.kind.rawValue, .object([
+                ("answered", .int(ms.count)),
+                ("seconds", .number(seconds)),
+                ("p50_ms", .number(percentile(ms, 50))),
+                ("p99_ms", .number(percentile(ms, 99))),
+                ("errors", .object(record.errors.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })),
+            ])))
+            generatorSessions.append((record.phase.kind.rawValue, .number(record.cpu.threadShare)))
+            generatorProcess.append((record.phase.kind.rawValue, .number(record.cpu.processCores)))
+        }
+
+        // One acknowledgement per revision, as a map from revision to time would keep.
+        var acks: [Int: UInt64] = [:]
+        acks.reserveCapacity(sessions.ackRevisions.count)
+        var duplicateAcks = 0
+        for (rev, t) in zip(sessions.ackRevisions, sessions.ackTimes) {
+            if acks.updateValue(t, forKey: rev) != nil { duplicateAcks += 1 }
+        }
+        let all = deliveries.subscribers
+        var fanout: [Double] = []
+        fanout.reserveCapacity(acks.count)
+        var missed: [Int] = []
+        var missedDeliveries = 0
+        for (rev, t) in acks {
+            let n = deliveries.deliveries(of: rev)
+            if n >= all {
+                // Signed: a subscriber may read the frame before the session reads its answer.
+                let latest = deliveries.latestArrival(of: rev)
+                fanout.append(Double(Int64(bitPattern: latest &- t)) / 1e6)
+            } else {
+                missed.append(rev)
+                missedDeliveries += all - n
+            }
+        }
+        let delivered = fanout.count
+        // A miss is infinitely late: it weighs on the percentiles instead of vanishing.
+        fanout.append(contentsOf: repeatElement(Double.infinity, count: missed.count))
+        fanout.sort()
+        missed.sort()
+
+        // Every revision, acknowledged or not: for cross-checks against the server's own.
+        var seenByAll = 0, seenBySome = 0
+        if deliveries.highestIndex > 0 {
+            for rev in (startRevision + 1)...(startRevision + deliveries.highestIndex) {
+                let n = deliveries.deliveries(of: rev)
+                if n > 0 { seenBySome += 1 }
+                if n >= all { seenByAll += 1 }
+            }
+        }
+
+        return .object([
+            ("start_revision", .int(startRevision)),
+            ("sessions", .int(sessions.sessions.count)),
+            ("subscribers", .int(all)),
+            ("phases", .object(phases)),
+            ("acknowledged", .int(acks.count)),
+            ("duplicate_acknowledgements", .int(duplicateAcks)),
+            ("newest_acknowledged", .object([("revision", .int(sessions.newest.revision)), ("length", .int(sessions.newest.length))])),
+            ("delivered_to_all", .int(delivered)),
+            ("fanout_p50_ms", .number(percentile(fanout, 50))),
+            ("fanout_p99_ms", .number(percentile(fanout, 99))),
+            ("fanout_missed_revisions", .int(missed.count)),
+            ("fanout_missed_deliveries", .int(missedDeliveries)),
+            ("fanout_first_missed", .array(missed.prefix(5).map { .int($0) })),
+            ("duplicate_deliveries", .int(deliveries.duplicates)),
+            ("unexpected_revisions", .int(deliveries.unexpected)),
+            ("highest_revision_seen", .int(startRevision + deliveries.highestIndex)),
+            ("revisions_seen_by_all", .int(seenByAll)),
+            ("revisions_seen_by_some", .int(seenBySome)),
+            ("subscribers_lost", .object(subscribers.lost.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })),
+            ("generator", .object([
+                ("sessions_thread", .object(generatorSessions)),
+                ("subscribers_thread", .object([("edit", .number(subscribers.cpu.threadShare))])),
+                ("process_cores", .object(generatorProcess)),
+                ("longest_turn_ms", .object([("sessions_thread", .number(Double(sessions.longestTurn.nanos) / 1e6)),
+                                             ("subscribers_thread", .number(Double(subscribers.longestTurn.nanos) / 1e6))])),
+            ])),
+        ])
+    }
+}
+
+/// Just enough JSON to print the figures; non-finite numbers come out as Python's json
+/// module writes and reads them (`Infinity`, `NaN`), since a missed revision is infinitely late.
+indirect enum JSON {
+    case int(Int)
+    case number(Double)
+    case string(String)
+    case array([JSON])
+    case object([(String, JSON)])
+
+    var text: String {
+        switch self {
+        case .int(let v): return String(v)
+        case .number(let v):
+            if v.isNaN { return "NaN" }
+            if v.isInfinite { return v > 0 ? "Infinity" : "-Infinity" }
+            return "\(v)"
+        case .string(let s): return JSON.quote(s)
+        case .array(let items): return "[" + items.map(\.text).joined(separator: ", ") + "]"
+        case .object(let fields): return "{" + fields.map { JSON.quote($0.0) + ": " + $0.1.text }.joined(separator: ", ") + "}"
+        }
+    }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where u.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(u.value, radix: 16).count) + String(u.value, radix: 16)
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+}
