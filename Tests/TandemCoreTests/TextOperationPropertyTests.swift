@@ -70,6 +70,44 @@ struct TextOperationPropertyTests {
         #expect(throws: OperationError.self) { try two.transformed(through: TextOperation.Shape(baseLength: 4)) }
     }
 
+    /// The closed form for one-splice keystrokes, exhaustively on short texts: every insert
+    /// and delete through every one-splice change (ties, touching and overlapping ranges
+    /// included) is the full transform, or refuses; inserts never refuse.
+    @Test func transformThroughOneSpliceIsTheFullTransform() throws {
+        var checked = 0
+        for length in 0...6 {
+            let text = String("abcdef".prefix(length))
+            var keystrokes: [TextOperation] = []
+            for at in 0...length {
+                keystrokes.append(try .insert("x", at: at, length: length))
+                keystrokes.append(try .insert("yz", at: at, length: length))
+                for to in at...length where to > at { keystrokes.append(try .delete(from: at, to: to, length: length)) }
+            }
+            for at in 0...length {
+                for to in at...length {
+                    for inserted in 0...2 where to > at || inserted > 0 {
+                        let b = try TextOperation.replace(from: at, to: to, with: String(repeating: "Q", count: inserted), length: length)
+                        for a in keystrokes {
+                            let fast = a.transformed(throughSplice: (at, to - at, inserted), length: length)
+                            let isInsert = a.components.contains { if case .insert = $0 { true } else { false } }
+                            #expect(fast != nil || !isInsert, "an insert refused: \(text) a=\(a.components) b=\(b.components)")
+                            if let fast {
+                                #expect(fast == (try TextOperation.transform(a, b).0), "\(text) a=\(a.components) b=\(b.components)")
+                                checked += 1
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(checked > 5_000)
+        let nothing = try TextOperation.insert("", at: 1, length: 3)
+        let through = try TextOperation.replace(from: 0, to: 2, with: "QQQ", length: 3)
+        #expect(nothing.transformed(throughSplice: (0, 2, 3), length: 3) == (try TextOperation.transform(nothing, through).0))
+        let stale = try TextOperation.insert("x", at: 0, length: 3)
+        #expect(stale.transformed(throughSplice: (0, 0, 1), length: 4) == nil)
+    }
+
     @Test func invertRoundTrips() throws {
         var rng = SplitMix64(seed: 2)
         for index in 0..<Self.cases {

@@ -80,6 +80,16 @@ final class ChangeLog {
         return TextOperation(normalized: splices, baseLength: lengthBefore(revision))
     }
 
+    /// The splice of a revision that has exactly one (most do), read without slicing the
+    /// arrays: a stale keystroke steps through dozens of these.
+    @inline(__always)
+    func singleSplice(at revision: Int) -> (position: Int, deleted: Int, inserted: Int)? {
+        let i = index(revision)
+        let start = i == 0 ? 0 : Int(s.spliceEnd[i - 1])
+        guard Int(s.spliceEnd[i]) - start == 1 else { return nil }
+        return (Int(s.splicePosition[start]), Int(s.spliceDeleted[start]), Int(s.spliceInserted[start]))
+    }
+
     /// The change of `revision` without its text: all a stale edit needs to pass through it.
     func shape(at revision: Int) -> TextOperation.Shape {
         let r = spliceRange(index(revision))

@@ -75,7 +75,11 @@ public final class Document {
             }
             do {
                 for r in (base + 1)...log.revision {
-                    op = try op.transformed(through: log.shape(at: r))
+                    if let one = log.singleSplice(at: r), let next = op.transformed(throughSplice: one, length: log.lengthBefore(r)) {
+                        op = next
+                    } else {
+                        op = try op.transformed(through: log.shape(at: r))
+                    }
                 }
             } catch { throw .invalidOperation(error) }
         }

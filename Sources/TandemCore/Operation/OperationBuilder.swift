@@ -2,7 +2,10 @@
 /// one kind merge, and inserts and deletes that touch merge into one splice (insert
 /// first), so every way of writing a change yields the same operation.
 struct OperationBuilder {
-    private var splices: [TextOperation.Splice] = []
+    /// The first finished splice is kept apart: most operations have one (a keystroke, each
+    /// step of a stale edit's transform), and an array would cost an allocation every time.
+    private var first: TextOperation.Splice?
+    private var more: [TextOperation.Splice] = []
     private var pending: TextOperation.Splice?
     /// Position reached in the base document.
     private(set) var baseLength = 0
@@ -40,14 +43,16 @@ struct OperationBuilder {
 
     private mutating func flush() {
         if let splice = pending {
-            splices.append(splice)
+            if first == nil { first = splice } else { more.append(splice) }
             pending = nil
         }
     }
 
     mutating func build() -> TextOperation {
         flush()
-        return TextOperation(normalized: splices, baseLength: baseLength)
+        guard let first else { return TextOperation(normalized: [], baseLength: baseLength) }
+        if more.isEmpty { return TextOperation(one: first, baseLength: baseLength) }
+        return TextOperation(normalized: [first] + more, baseLength: baseLength)
     }
 
     /// Finishes with retained text up to `length`.

@@ -60,6 +60,35 @@ extension TextOperation {
         }
     }
 
+    /// `transformed(through:)` in closed form for the commonest step of a stale keystroke:
+    /// an insert or a delete of one splice, through a change of one splice `b` on a text of
+    /// `length`. Nil where the general walk is needed (a replace; a delete the change inserts
+    /// into the middle of, which leaves two pieces; several splices; lengths that do not
+    /// match). An operation that changes nothing stays so, on the longer or shorter text. The same
+    /// answer as the walk: this operation's text first where both insert at one position.
+    func transformed(throughSplice b: (position: Int, deleted: Int, inserted: Int), length: Int) -> TextOperation? {
+        guard baseLength == length else { return nil }
+        let (pb, db, nb) = b
+        let target = length - db + nb
+        let a: Splice
+        switch storage {
+        case .identity: return TextOperation(normalized: [], baseLength: target)
+        case .one(let one): a = one
+        case .many: return nil
+        }
+        if a.deleted == 0 {
+            let p = a.position <= pb ? a.position : (a.position <= pb + db ? pb + nb : a.position - db + nb)
+            return TextOperation(one: Splice(position: p, deleted: 0, inserted: a.inserted), baseLength: target)
+        }
+        guard a.inserted.isEmpty else { return nil }
+        let (pa, da) = (a.position, a.deleted)
+        if pa < pb && pb < pa + da && nb > 0 { return nil }
+        let left = da - max(0, min(pa + da, pb + db) - max(pa, pb))
+        guard left > 0 else { return TextOperation(normalized: [], baseLength: target) }
+        let p = pa < pb ? pa : pb + nb + max(0, pa - pb - db)
+        return TextOperation(one: Splice(position: p, deleted: left, inserted: ""), baseLength: target)
+    }
+
     private func insertedText(_ k: Int) -> String {
         switch storage {
         case .identity: ""

@@ -46,6 +46,11 @@ public struct TextOperation: Sendable, Hashable {
     public private(set) var baseLength: Int
 
     /// Takes splices already normalized (ascending, non-empty, separated by gaps).
+    init(one splice: Splice, baseLength: Int) {
+        self.baseLength = baseLength
+        storage = .one(splice)
+    }
+
     init(normalized splices: [Splice], baseLength: Int) {
         self.baseLength = baseLength
         switch splices.count {

@@ -58,9 +58,13 @@ extension ServerContext {
         var build: (_ length: Int) throws(APIError) -> TextOperation
     }
 
+    // Built once: a set literal in the handler hashed ten strings on every edit.
+    static let editFields: Set<String> = ["base", "ops", "insert", "at", "delete", "replace", "with", "actionName", "undoable", "newGroup"]
+    static let editForms = ["ops", "insert", "delete", "replace"]
+
     func decodeEdit(_ req: HTTPRequest) throws(APIError) -> EditRequest {
         let body = try RequestBody.object(req, allowEmpty: false)
-        try body.allowOnly(["base", "ops", "insert", "at", "delete", "replace", "with", "actionName", "undoable", "newGroup"])
+        try body.allowOnly(Self.editFields)
         let base = try body.int("base")
         if let base, base < 0 { throw .invalidField("base", "must be a revision (0 or more)") }
         var options = EditOptions()
@@ -68,11 +72,15 @@ extension ServerContext {
         if let name = options.actionName, name.count > 200 { throw .invalidField("actionName", "must be at most 200 characters") }
         options.undoable = try body.bool("undoable") ?? true
         options.newGroup = try body.bool("newGroup") ?? false
-        let forms = ["ops", "insert", "delete", "replace"].filter { body.json[$0] != nil }
-        guard forms.count == 1 else {
+        var form: String?
+        for f in Self.editForms where body.json[f] != nil {
+            guard form == nil else { form = nil; break }
+            form = f
+        }
+        guard let form else {
             throw .badRequest("give exactly one of ops, insert, delete or replace", code: "invalid_edit")
         }
-        switch forms[0] {
+        switch form {
         case "ops":
             let components = try CompactOperation.decode(body.json["ops"]!)
             return EditRequest(base: base, options: options) { length throws(APIError) in

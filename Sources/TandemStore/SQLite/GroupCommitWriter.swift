@@ -93,25 +93,10 @@ final class GroupCommitWriter: Sendable {
     }
 
     private func commit(_ batch: [Job]) {
-        var results: [Result<Void, StoreError>] = []
-        results.reserveCapacity(batch.count)
+        let results: [Result<Void, StoreError>]
         do {
-            try database.writeWithoutTransaction { db in
-                try db.inTransaction(.immediate) {
-                    for job in batch {
-                        do {
-                            try db.inSavepoint {
-                                try job.work(db)
-                                return .commit
-                            }
-                            results.append(.success(()))
-                        } catch let error where StoreError(error).isConflict {
-                            // The savepoint is rolled back: only this job is undone.
-                            results.append(.failure(StoreError(error)))
-                        }
-                    }
-                    return .commit
-                }
+            results = try database.writeWithoutTransaction { db in
+                try Self.commitTogether(batch, in: db) ?? Self.commitEachInSavepoint(batch, in: db)
             }
         } catch {
             let failure = StoreError(error)
@@ -130,6 +115,49 @@ final class GroupCommitWriter: Sendable {
             }
         }
         for (job, result) in zip(batch, results) { job.completion(result) }
+    }
+}
+
+extension GroupCommitWriter {
+    /// The batch as one transaction, no savepoint per job: nil (rolled back, nothing stored)
+    /// when a job conflicts. Conflicts are rare, and a savepoint costs every job two more
+    /// statements; jobs only write to the database, so running them again is safe.
+    static func commitTogether(_ batch: [Job], in db: Database) throws -> [Result<Void, StoreError>]? {
+        var conflicted = false
+        try db.inTransaction(.immediate) {
+            for job in batch {
+                do {
+                    try job.work(db)
+                } catch let error where StoreError(error).isConflict {
+                    conflicted = true
+                    return .rollback
+                }
+            }
+            return .commit
+        }
+        return conflicted ? nil : Array(repeating: .success(()), count: batch.count)
+    }
+
+    /// Each job in its own savepoint: a conflicting job is undone alone, the rest commit.
+    static func commitEachInSavepoint(_ batch: [Job], in db: Database) throws -> [Result<Void, StoreError>] {
+        var results: [Result<Void, StoreError>] = []
+        results.reserveCapacity(batch.count)
+        try db.inTransaction(.immediate) {
+            for job in batch {
+                do {
+                    try db.inSavepoint {
+                        try job.work(db)
+                        return .commit
+                    }
+                    results.append(.success(()))
+                } catch let error where StoreError(error).isConflict {
+                    // The savepoint is rolled back: only this job is undone.
+                    results.append(.failure(StoreError(error)))
+                }
+            }
+            return .commit
+        }
+        return results
     }
 }
 
