@@ -18,8 +18,11 @@ public enum ContentEncoding {
     /// handler that knows only `"x"` — see `EntityTag.matches(ifNoneMatch:etag:)`.
     /// Any `Content-Length` the handler set is removed: the connection computes it.
     public static func negotiate(request: HTTPRequest, response: HTTPResponse, minimumSize: Int = 1024) -> HTTPResponse {
+        // A response that varies by Accept-Encoding already was negotiated by its producer
+        // (static files keep gzipped copies): nothing to add, and one header scan spares several.
         guard case .bytes(let body) = response.body,
               response.status.allowsBody,
+              !response.headers.hasToken("Accept-Encoding", in: "Vary"),
               let contentType = response.headers["Content-Type"],
               CompressibleMediaType.isCompressible(contentType: contentType)
         else { return response }

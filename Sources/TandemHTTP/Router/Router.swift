@@ -15,14 +15,23 @@ public struct Router: Sendable {
     /// tries only its own method's routes, and of those only the ones whose segment count
     /// fits, instead of matching every pattern of the API.
     private var byMethod: [HTTPMethod: [Int]] = [:]
+    /// The literal first segments of all routes, or nil once a route starts with a parameter
+    /// or wildcard: a path starting with none of them (a static file) skips matching at all.
+    private var firstSegments: [String]? = []
     /// Called for paths no route matches (any method); 404 when nil.
     public var fallback: HTTPHandler?
 
     public init() {}
 
     public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping HTTPHandler) {
+        let compiled = RoutePattern(pattern)
+        if case .literal(let first)? = compiled.segments.first {
+            if firstSegments?.contains(first) == false { firstSegments?.append(first) }
+        } else {
+            firstSegments = nil
+        }
         byMethod[method, default: []].append(routes.count)
-        routes.append(Route(method: method, pattern: RoutePattern(pattern), handler: handler))
+        routes.append(Route(method: method, pattern: compiled, handler: handler))
     }
 
     public mutating func get(_ pattern: String, _ f: @escaping @Sendable (HTTPRequest) -> HTTPResponse) { add(.get, pattern, Self.sync(f)) }
@@ -43,6 +52,10 @@ public struct Router: Sendable {
 
     public func route(_ request: HTTPRequest, _ responder: HTTPResponder) {
         guard let segments = RoutePattern.split(request.path) else {
+            return notFound(request, responder)
+        }
+        if let firstSegments, let first = segments.first, !first.utf8.contains(UInt8(ascii: "%")),
+           !firstSegments.contains(where: { HTTPHeaders.bytesEqual(first, $0) }) {
             return notFound(request, responder)
         }
         // HEAD is served by GET routes, and by HEAD routes registered as such, in order.

@@ -178,8 +178,8 @@ extension ServerContext {
             let start = DispatchTime.now().uptimeNanoseconds
             let response = files.respond(to: request) ?? APIError.notFound("'\(request.path)'").response
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            let method = fallbackMethods.contains(request.method.rawValue) ? request.method.rawValue : "other"
-            let route = (response.status.code == 404 ? unmatchedRoutes : staticRoutes)[method]!
+            let routes = response.status.code == 404 ? unmatchedRoutes : staticRoutes
+            let route = routes[request.method.rawValue] ?? routes["other"]!
             metrics.observeRequest(route, status: response.status.code, seconds: seconds)
             responder.send(response)
         }

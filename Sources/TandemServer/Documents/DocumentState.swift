@@ -62,10 +62,10 @@ struct DocumentState {
 
     /// `revision` committed: readers move up to it.
     mutating func changeCommitted(_ revision: Int) {
-        var newest: CommittedView?
-        while let first = inFlight.first, first.revision <= revision {
-            newest = inFlight.removeFirst()
-        }
+        // One removal for all that committed: removeFirst in a loop shifted the rest each time.
+        let done = inFlight.firstIndex { $0.revision > revision } ?? inFlight.count
+        let newest = done > 0 ? inFlight[done - 1] : nil
+        inFlight.removeFirst(done)
         if inFlight.isEmpty {
             committedView = nil
         } else if let newest {

@@ -104,16 +104,28 @@ public final class EventChannel: Sendable {
             return state.frames
         }
         let targets = subscribers.withLock { Array($0) }
+        // Subscribers that start this batch at the same revision, with no per-subscriber
+        // filter in it, get the same bytes: built once and shared (50 subscribers used to
+        // mean 50 concatenations of every frame).
+        let filtered = frames.contains { $0.include != nil }
+        var shared: (from: Int, bytes: [UInt8], reached: Int)?
         for (id, s) in targets {
-            var out: [UInt8] = []
-            var had = s.revision.load(ordering: .relaxed)
-            for q in frames {
-                if let r = q.revision {
-                    guard r > had else { continue }
-                    had = r
+            let from = s.revision.load(ordering: .relaxed)
+            var out: [UInt8]
+            var had = from
+            if !filtered, let cached = shared, cached.from == from {
+                (out, had) = (cached.bytes, cached.reached)
+            } else {
+                out = []
+                for q in frames {
+                    if let r = q.revision {
+                        guard r > had else { continue }
+                        had = r
+                    }
+                    if let include = q.include, !include(s) { continue }
+                    out += q.frame
                 }
-                if let include = q.include, !include(s) { continue }
-                out += q.frame
+                if !filtered { shared = (from, out, had) }
             }
             s.revision.store(had, ordering: .relaxed)
             guard !out.isEmpty else { continue }

@@ -13,14 +13,21 @@ enum ServerSentEvents {
         out.append(contentsOf: "event: ".utf8)
         out.append(contentsOf: event.utf8)
         out.append(0x0A)
-        // JSON written by JSONWriter has no raw newlines, but a line break would end the field.
-        var lineStart = true
-        for b in data {
-            if lineStart { out.append(contentsOf: "data: ".utf8); lineStart = false }
-            if b == 0x0A { out.append(0x0A); lineStart = true } else { out.append(b) }
+        // JSON written by JSONWriter has no raw newlines (then the data goes in one copy), but
+        // a line break would end the field, so any other data is split into data: lines.
+        if !data.contains(0x0A) {
+            out.append(contentsOf: "data: ".utf8)
+            out.append(contentsOf: data)
+        } else {
+            var lineStart = true
+            for b in data {
+                if lineStart { out.append(contentsOf: "data: ".utf8); lineStart = false }
+                if b == 0x0A { out.append(0x0A); lineStart = true } else { out.append(b) }
+            }
+            if lineStart { out.append(contentsOf: "data: ".utf8) }
         }
-        if lineStart { out.append(contentsOf: "data: ".utf8) }
-        out.append(contentsOf: [0x0A, 0x0A])
+        out.append(0x0A)
+        out.append(0x0A)
         return out
     }
 
