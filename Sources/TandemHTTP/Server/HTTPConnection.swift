@@ -353,7 +353,8 @@ final class HTTPConnection: @unchecked Sendable {
             out.put(UInt8(ascii: "s"))
             return out.count
         }
-        logger.info(Logger.Message(stringLiteral: line))
+        // A source given spares swift-log deriving it from #fileID on every line.
+        logger.info(Logger.Message(stringLiteral: line), source: "TandemHTTP")
     }
 
     /// Moves a stream's queued chunks into the output; ends the slot when the body is complete.
