@@ -220,10 +220,16 @@ extension ServerContext {
             let taken: Taken? = handle.state.withLock { st in
                 let changes = st.document.revision - st.lastSnapshotRevision
                 let pending = !(st.journal?.events.isEmpty ?? true)
+                // Changes may still be waiting for their commit: a document under steady load
+                // always has some, and waiting for a quiet moment meant it was never snapshot
+                // (nor its log trimmed) until shutdown. The snapshot is queued behind them, and
+                // the store refuses one beyond its stored revision, so it never holds a change
+                // the store did not take. Pending events are drained into the snapshot, so that
+                // path still waits until everything before them is committed.
                 guard !st.savingError, !st.deleted,
                       all ? changes > 0 || pending : Self.snapshotDue(changes: changes, seconds: now() - st.lastSnapshotTime),
-                      st.committedRevision == st.document.revision,
-                      all || !pending
+                      all || !pending,
+                      !pending || st.committedRevision == st.document.revision
                 else { return nil }
                 let snap = st.document.snapshot()
                 // Encoding the state (up to 2 × logKept changes and their undo history) takes
