@@ -44,7 +44,7 @@ struct RoutePattern: Sendable {
                 let raw = path[i]
                 if raw.utf8.contains(UInt8(ascii: "%")) {
                     guard PercentDecoding.decode(raw) == literal else { return nil }
-                } else if raw.utf8.count != literal.utf8.count || !HTTPHeaders.bytesEqual(raw, literal) {
+                } else if !HTTPHeaders.bytesEqual(raw, literal) {
                     return nil
                 }
             case .parameter(let name):

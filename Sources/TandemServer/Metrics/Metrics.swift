@@ -68,11 +68,6 @@ public final class Metrics: Sendable {
         }
     }
 
-    /// Convenience for rare paths: registers (or finds) the route, then counts.
-    public func observeRequest(method: String, route: String, status: Int, seconds: Double) {
-        observeRequest(self.route(method: method, route: route), status: status, seconds: seconds)
-    }
-
     /// Adds to a named counter such as `tandem_changes_applied_total{kind="edit"}`.
     public func increment(_ series: String, by n: Int = 1) {
         shard.state.withLock { $0.counters[series, default: 0] += n }
