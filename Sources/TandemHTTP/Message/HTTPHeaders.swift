@@ -128,7 +128,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 extension StringProtocol {
     /// Without leading and trailing spaces and tabs, by bytes (not Characters: grapheme
     /// breaking here cost more than the rest of a header check).
-    var trimmingSpaces: Substring {
+    public var trimmingSpaces: Substring {
         let s = Substring(self)
         let u = s.utf8
         var start = u.startIndex, end = u.endIndex

@@ -40,17 +40,15 @@ final class ServerContext: Sendable {
         // Byte-level on purpose: Foundation's trimming bridges through NSString, and this runs
         // on every authenticated request.
         let utf8 = header.utf8
-        let isBlank = { (b: UInt8) in b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
         guard let space = utf8.firstIndex(of: UInt8(ascii: " ")),
               HTTPHeaders.namesEqual(header[..<space], "bearer"),
-              let first = utf8[space...].firstIndex(where: { !isBlank($0) }),
-              let last = utf8[first...].lastIndex(where: { !isBlank($0) })
+              case let token = header[space...].trimmingSpaces, !token.isEmpty
         else {
             throw APIError(.unauthorized, "unauthorized", "Authorization must be 'Bearer <token>'",
                            headers: ["WWW-Authenticate": #"Bearer realm="tandem""#])
         }
         do {
-            return try sessions.authenticate(token: String(header[first...last]), now: now())
+            return try sessions.authenticate(token: String(token), now: now())
         } catch {
             throw .unauthorized
         }

@@ -80,9 +80,7 @@ public final class Metrics: Sendable {
         var total = State()
         for shard in shards {
             let s = shard.state.withLock { $0 }
-            if total.requests.count < s.requests.count {
-                total.requests += [Int](repeating: 0, count: s.requests.count - total.requests.count)
-            }
+            total.fit(routes: s.requests.count / Self.statusSlots)
             for (i, n) in s.requests.enumerated() where n != 0 { total.requests[i] += n }
             for (i, n) in s.buckets.enumerated() { total.buckets[i] += n }
             total.latencyCount += s.latencyCount
