@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "TandemCore"),
         .target(
             name: "TandemStore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
         .target(
             name: "TandemServer",

@@ -14,6 +14,11 @@ public enum StoreWrite: Sendable {
     /// Sets (or with `nil` removes) a meta entry.
     case setMeta(String, [UInt8]?)
 
+    var isAppend: Bool {
+        if case .append = self { return true }
+        return false
+    }
+
     /// Changes it appends, for the statistics.
     var changeCount: Int {
         if case .append(let changes) = self { return changes.count }

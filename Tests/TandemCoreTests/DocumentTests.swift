@@ -138,4 +138,56 @@ func del(_ doc: Document, _ from: Int, _ to: Int) throws -> TextOperation {
         #expect(throws: DocumentError.self) { try doc.setSelection(Selection(caret: 99), for: "a") }
         #expect(doc.selections.count == 2)
     }
+
+    /// Other sessions' selections follow a one-splice change by arithmetic (a fast path) and a
+    /// many-splice one by walking the log: both must agree with transformPosition everywhere.
+    @Test func selectionsMoveAsTransformPositionSays() throws {
+        let text = "abcdef"
+        var operations: [TextOperation] = []
+        for p in 0...6 {
+            for d in 0...(6 - p) {
+                for inserted in ["", "X", "YZ"] where d > 0 || !inserted.isEmpty {
+                    operations.append(try TextOperation.replace(from: p, to: p + d, with: inserted, length: 6))
+                }
+            }
+        }
+        operations.append(try TextOperation([.retain(1), .delete(1), .retain(2), .insert("Q"), .retain(2)]))
+        operations.append(try TextOperation([.insert("A"), .retain(3), .delete(3), .insert("BC")]))
+        var checked = 0
+        for op in operations {
+            for anchor in 0...6 {
+                for head in [0, 3, 6] {
+                    let doc = Document(text: text)
+                    try doc.setSelection(Selection(anchor: anchor, head: head), for: "b")
+                    try doc.setSelection(Selection(caret: 6 - anchor), for: "c")
+                    try doc.apply(op, session: "a", time: 0)
+                    #expect(doc.selection(for: "b") == Selection(anchor: op.transformPosition(anchor), head: op.transformPosition(head)))
+                    #expect(doc.selection(for: "c") == Selection(caret: op.transformPosition(6 - anchor)))
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked > 1_000)
+    }
+
+    @Test func ropeAtAnOlderRevisionUndoesTheChangesSince() throws {
+        let doc = Document(text: "hello")
+        var texts = [doc.text]
+        try doc.apply(ins(doc, " world", at: 5), session: "a", time: 0)
+        texts.append(doc.text)
+        try doc.apply(del(doc, 0, 1), session: "b", time: 0)
+        texts.append(doc.text)
+        try doc.apply(TextOperation([.retain(2), .delete(3), .insert("\u{1F600}"), .retain(3), .insert("!"), .retain(2)]), session: "a", time: 0)
+        texts.append(doc.text)
+        _ = try doc.undo(scope: .session("b"), time: 1)
+        texts.append(doc.text)
+        for (revision, text) in texts.enumerated() {
+            #expect(try doc.rope(atRevision: revision).description == text)
+        }
+        #expect(doc.text == texts.last)
+        #expect(throws: DocumentError.self) { try doc.rope(atRevision: doc.revision + 1) }
+        doc.trimLog(through: 2)
+        #expect(try doc.rope(atRevision: 2).description == texts[2])
+        #expect(throws: DocumentError.self) { try doc.rope(atRevision: 1) }
+    }
 }

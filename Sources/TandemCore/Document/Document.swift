@@ -167,6 +167,22 @@ public final class Document {
         return log.length(at: revision)
     }
 
+    /// The text at an older revision still in the log: the changes since undone on a copy,
+    /// newest first. Costs one splice per change undone, so it suits recent revisions.
+    public func rope(atRevision revision: Int) throws(DocumentError) -> Rope {
+        guard revision >= log.firstAvailableRevision - 1 else {
+            throw .revisionTrimmed(base: revision, firstAvailable: log.firstAvailableRevision)
+        }
+        guard revision <= log.revision else { throw .revisionInFuture(base: revision, current: log.revision) }
+        var text = rope
+        var undone = log.revision
+        while undone > revision {
+            Self.applyUnchecked(log.inverse(at: undone), to: &text)
+            undone -= 1
+        }
+        return text
+    }
+
     public func changes(since revision: Int) throws(DocumentError) -> [Change] {
         guard revision <= log.revision else { throw .revisionInFuture(base: revision, current: log.revision) }
         guard revision >= log.firstAvailableRevision - 1 else {

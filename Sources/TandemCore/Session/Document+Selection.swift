@@ -54,6 +54,19 @@ extension Document {
     func mapSelections(through revision: Int, owner: SessionID?, landing: Selection?) {
         let ownerIndex = owner.flatMap { selectionIndex[$0] }
         if selectionList.count > (ownerIndex == nil ? 0 : 1) {
+            // A keystroke is one splice: every other session's caret moves by arithmetic
+            // alone (the same rule as mapPosition), without walking the log per position.
+            if let (p, d, n) = log.singleSplice(at: revision) {
+                @inline(__always) func map(_ x: Int) -> Int { x < p ? x : x <= p + d ? p + n : x + n - d }
+                for i in selectionList.indices where i != ownerIndex {
+                    let s = selectionList[i]
+                    selectionList[i] = Selection(anchor: map(s.anchor), head: map(s.head))
+                }
+                if let landing {
+                    if let ownerIndex { selectionList[ownerIndex] = landing } else if let owner { setSelectionUnchecked(landing, for: owner) }
+                }
+                return
+            }
             for i in selectionList.indices where i != ownerIndex {
                 let s = selectionList[i]
                 selectionList[i] = Selection(anchor: mapPosition(s.anchor, revision), head: mapPosition(s.head, revision))

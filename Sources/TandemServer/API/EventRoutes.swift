@@ -86,13 +86,11 @@ extension ServerContext {
                     } else if let missed = try? st.document.changes(since: last) {
                         // The same pairs the live stream sent, so a resumed client's undo
                         // menu follows the changes it missed.
-                        var batch: [UInt8] = []
+                        var batch = JSONWriter(capacity: 256)
                         for c in missed where c.revision <= st.committedRevision {
-                            batch += ServerSentEvents.frame(id: c.revision, event: "change", data: DocumentJSON.change(c))
-                            batch += ServerSentEvents.frame(id: c.revision, event: "history",
-                                                            data: historyEventJSON(Self.notification(of: c.kind), change: c))
+                            ServerSentEvents.appendChangeEvents(c, notification: Self.notification(of: c.kind), to: &batch)
                         }
-                        writer.write(batch)
+                        writer.write(batch.bytes)
                     }
                 }
                 if resumeAfter != nil {

@@ -127,7 +127,7 @@ extension ServerContext {
 
     func sendHistoryEvent(_ handle: DocumentHandle, _ notification: String, session: String?) {
         let rev = handle.state.withLock { $0.committedRevision }
-        handle.events.send(ServerSentEvents.frame(id: rev, event: "history", data: historyEventJSON(notification, change: nil, session: session)))
+        handle.events.send(ServerSentEvents.frame(id: rev, event: "history", data: historyEventJSON(notification, session: session)))
     }
 
     func undoOrRedo(_ req: HTTPRequest, _ res: HTTPResponder, redo: Bool) {

@@ -18,6 +18,7 @@ final class ServerContext: Sendable {
     /// Run when a session ends (pasteboards it owns go with it).
     let sessionEndHooks = Mutex<[@Sendable (String) -> Void]>([])
     let pasteboards: PasteboardRegistry
+    let commits = CommitPublisher()
 
     init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry, metrics: Metrics, logger: Logger) {
         self.configuration = configuration
@@ -26,6 +27,7 @@ final class ServerContext: Sendable {
         self.metrics = metrics
         self.logger = logger
         pasteboards = PasteboardRegistry(store: store, limits: PasteboardRegistry.limits(configuration.pasteboardLimits, maxBodyBytes: configuration.maxBodyBytes))
+        store.onBatchCompleted { [weak self] in self?.publishCommits() }
     }
 
     func now() -> Double { Date().timeIntervalSince1970 }

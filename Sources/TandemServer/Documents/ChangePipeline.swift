@@ -39,15 +39,12 @@ extension ServerContext {
             if st.editingDisabled {
                 return .failure(APIError(.forbidden, "editing_disabled", "editing is disabled for this document"))
             }
-            // Readers keep seeing this until the change commits (a rope copy is O(1)).
-            let before = st.inFlight.isEmpty
-                ? DocumentState.CommittedView(revision: st.document.revision, rope: st.document.rope, changeCount: st.document.changeCount)
-                : nil
+            let changeCountBefore = st.document.changeCount
             let outcome: ChangeOutcome
             do throws(APIError) { outcome = try body(&st) } catch { return .failure(error) }
             if case .changed(let change, let response, let notification) = outcome {
                 st.modified = change.time
-                st.changeInFlight(before: before)
+                st.changeInFlight(changeCountBefore: changeCountBefore)
                 let stored = StoredChange(documentID: handle.id, revision: change.revision, payload: ChangeCodec.encode(st.journal?.drain() ?? []))
                 let extra = companion()
                 // One unit with the companion's writes: both are stored or neither.
@@ -55,8 +52,7 @@ extension ServerContext {
                     switch result {
                     case .success:
                         extra?.onCommit()
-                        committed(handle, change: change, notification: notification)
-                        finish(.json(response))
+                        commits.add(.init(handle: handle, change: change, notification: notification) { finish(.json(response)) })
                     case .failure(let error):
                         storeFailed(handle, error: error)
                         finish(APIError.storageFailing.response)
@@ -72,41 +68,66 @@ extension ServerContext {
         }
     }
 
-    /// The change is durable: publish it. Frames go out under the document's lock, the same
-    /// lock under which a new subscriber replays what it missed, so none is lost or doubled.
-    func committed(_ handle: DocumentHandle, change: Change, notification: String) {
-        // Both events of a change go out as one write; the publisher keeps revision order.
-        var frames = ServerSentEvents.frame(id: change.revision, event: "change", data: DocumentJSON.change(change))
-        frames += ServerSentEvents.frame(id: change.revision, event: "history", data: historyEventJSON(notification, change: change))
+    /// A group commit is durable: publish its changes, then answer their requests. Frames go
+    /// out under the document's lock, the same lock under which a new subscriber replays what
+    /// it missed, so none is lost or doubled. Runs on the store's writer thread.
+    func publishCommits() {
+        let entries = commits.take()
+        guard !entries.isEmpty else { return }
+        var start = 0
+        while start < entries.count {
+            let handle = entries[start].handle
+            var end = start + 1
+            while end < entries.count && entries[end].handle === handle { end += 1 }
+            publish(entries[start..<end], of: handle)
+            start = end
+        }
+        var kinds = (edit: 0, undo: 0, redo: 0)
+        for entry in entries {
+            switch entry.change.kind {
+            case .edit: kinds.edit += 1
+            case .undo: kinds.undo += 1
+            case .redo: kinds.redo += 1
+            }
+        }
+        if kinds.edit > 0 { metrics.increment(#"tandem_changes_applied_total{kind="edit"}"#, by: kinds.edit) }
+        if kinds.undo > 0 {
+            metrics.increment(#"tandem_changes_applied_total{kind="undo"}"#, by: kinds.undo)
+            metrics.increment("tandem_undos_total", by: kinds.undo)
+        }
+        if kinds.redo > 0 {
+            metrics.increment(#"tandem_changes_applied_total{kind="redo"}"#, by: kinds.redo)
+            metrics.increment("tandem_redos_total", by: kinds.redo)
+        }
+        for entry in entries { entry.answer() }
+    }
+
+    /// Consecutive committed changes of one document, oldest first.
+    private func publish(_ entries: ArraySlice<CommitPublisher.Entry>, of handle: DocumentHandle) {
+        var frames = JSONWriter(capacity: entries.count * 256)
+        for entry in entries { ServerSentEvents.appendChangeEvents(entry.change, notification: entry.notification, to: &frames) }
+        let revisions = entries.first!.change.revision...entries.last!.change.revision
+        let newest = revisions.upperBound
         let woken: [(HTTPResponder, [UInt8])] = handle.state.withLock { st in
-            st.committedRevision = max(st.committedRevision, change.revision)
-            st.changeCommitted(change.revision)
-            handle.events.send(frames, revision: change.revision)
+            st.committedRevision = max(st.committedRevision, newest)
+            st.changeCommitted(newest)
+            handle.events.send(frames.bytes, revisions: revisions)
             let revision = st.committedRevision
             let due = st.pollers.filter { $0.since < revision }
             guard !due.isEmpty else { return [] }
             st.pollers.removeAll { $0.since < revision }
             return due.map { ($0.responder, changesJSON(st, since: $0.since)) }
         }
-        switch change.kind {
-        case .edit:
-            metrics.increment(#"tandem_changes_applied_total{kind="edit"}"#)
-        case .undo:
-            metrics.increment(#"tandem_changes_applied_total{kind="undo"}"#)
-            metrics.increment("tandem_undos_total")
-        case .redo:
-            metrics.increment(#"tandem_changes_applied_total{kind="redo"}"#)
-            metrics.increment("tandem_redos_total")
-        }
         for (responder, body) in woken { responder.send(.json(body)) }
     }
 
-    func historyEventJSON(_ notification: String, change: Change?, session: String? = nil) -> [UInt8] {
+    /// A `history` event that no change carries (a group closed, the history cleared); the
+    /// ones changes carry are framed by `ServerSentEvents.appendChangeEvents`.
+    func historyEventJSON(_ notification: String, session: String?) -> [UInt8] {
         var w = JSONWriter(capacity: 96)
         w.beginObject()
         w.key("notification"); w.string(notification)
-        w.key("session"); w.optionalString(change?.session ?? session)
-        if let change { w.key("revision"); w.int(change.revision) }
+        w.key("session"); w.optionalString(session)
         w.endObject()
         return w.bytes
     }

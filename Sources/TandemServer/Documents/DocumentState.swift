@@ -31,17 +31,13 @@ struct DocumentState {
     var lastSnapshotTime: Double = 0
     /// Journal events not yet carried by a stored change.
     var journal: JournalBuffer?
-    /// While changes wait for their commit, what readers are shown instead of the document:
-    /// the state at `committedRevision`. Nil when nothing is in flight (the document is it).
-    var committedView: CommittedView?
-    /// The state after each applied change still waiting for its commit, oldest first.
-    var inFlight: [CommittedView] = []
+    /// The changes applied but still waiting for their commit, oldest first.
+    var inFlight: [InFlight] = []
 
-    /// A revision's text and change count; ropes are copy-on-write, so keeping one is O(1).
-    struct CommittedView {
+    struct InFlight {
         var revision: Int
-        var rope: Rope
-        var changeCount: Int
+        /// The document's change count before it.
+        var changeCountBefore: Int
     }
 
     struct Poller {
@@ -50,27 +46,26 @@ struct DocumentState {
         var responder: HTTPResponder
     }
 
-    /// The committed text: GET and saves never show a change that is not yet durable.
-    var committedRope: Rope { committedView?.rope ?? document.rope }
-    var committedChangeCount: Int { committedView?.changeCount ?? document.changeCount }
-
-    /// A change was applied and queued for commit: readers keep seeing the state before it.
-    mutating func changeInFlight(before: CommittedView?) {
-        if inFlight.isEmpty, let before { committedView = before }
-        inFlight.append(CommittedView(revision: document.revision, rope: document.rope, changeCount: document.changeCount))
+    /// The committed text: GET and saves never show a change that is not yet durable. Worked
+    /// out when asked, by undoing the changes in flight, rather than kept: a kept copy made
+    /// every keystroke copy the rope's path it shared, and freeing it cost the store's writer.
+    /// The log always holds them (it is trimmed only up to `committedRevision`).
+    var committedRope: Rope {
+        guard let first = inFlight.first else { return document.rope }
+        return (try? document.rope(atRevision: first.revision - 1)) ?? document.rope
     }
 
-    /// `revision` committed: readers move up to it.
+    var committedChangeCount: Int { inFlight.first?.changeCountBefore ?? document.changeCount }
+
+    /// A change was applied and queued for commit: readers keep seeing the state before it.
+    mutating func changeInFlight(changeCountBefore: Int) {
+        inFlight.append(InFlight(revision: document.revision, changeCountBefore: changeCountBefore))
+    }
+
+    /// Changes up to `revision` committed: readers move up to it.
     mutating func changeCommitted(_ revision: Int) {
         // One removal for all that committed: removeFirst in a loop shifted the rest each time.
-        let done = inFlight.firstIndex { $0.revision > revision } ?? inFlight.count
-        let newest = done > 0 ? inFlight[done - 1] : nil
-        inFlight.removeFirst(done)
-        if inFlight.isEmpty {
-            committedView = nil
-        } else if let newest {
-            committedView = newest
-        }
+        inFlight.removeFirst(inFlight.firstIndex { $0.revision > revision } ?? inFlight.count)
     }
 
     var condition: DocumentCondition {

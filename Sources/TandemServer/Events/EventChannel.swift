@@ -28,8 +28,8 @@ public final class EventChannel: Sendable {
 
     struct Queued: Sendable {
         var frame: [UInt8]
-        /// The change revision the frame carries; nil for other events.
-        var revision: Int?
+        /// The change revisions the frames carry (consecutive); nil for other events.
+        var revisions: ClosedRange<Int>?
         var include: (@Sendable (Subscriber) -> Bool)?
     }
 
@@ -67,14 +67,16 @@ public final class EventChannel: Sendable {
         if removed { onCountChange(-1) }
     }
 
-    /// Queues the frames of change `revision` for every subscriber that does not have it yet.
-    public func send(_ frame: [UInt8], revision: Int) {
-        enqueue(Queued(frame: frame, revision: revision, include: nil))
+    /// Queues the frames of consecutive changes `revisions` (one group commit's), framed
+    /// together. Publishing runs under the document's lock, as subscribing does, so no
+    /// subscriber can hold part of the range: each gets all of it or none.
+    public func send(_ frames: [UInt8], revisions: ClosedRange<Int>) {
+        enqueue([Queued(frame: frames, revisions: revisions, include: nil)])
     }
 
     /// Queues framed bytes for every subscriber that `include` accepts.
     public func send(_ frame: [UInt8], to include: (@Sendable (Subscriber) -> Bool)? = nil) {
-        enqueue(Queued(frame: frame, revision: nil, include: include))
+        enqueue([Queued(frame: frame, revisions: nil, include: include)])
     }
 
     /// How long frames wait before they go out: 1 ms when changes are rare, longer the more
@@ -86,9 +88,9 @@ public final class EventChannel: Sendable {
         min(8_000, max(1_000, frames * 125))
     }
 
-    private func enqueue(_ q: Queued) {
+    private func enqueue(_ q: [Queued]) {
         let delay = queued.withLock { state -> Int? in
-            state.frames.append(q)
+            state.frames += q
             if state.scheduled { return nil }
             state.scheduled = true
             return Self.delay(afterBatchOf: state.lastBatch)
@@ -118,9 +120,9 @@ public final class EventChannel: Sendable {
             } else {
                 out = []
                 for q in frames {
-                    if let r = q.revision {
-                        guard r > had else { continue }
-                        had = r
+                    if let r = q.revisions {
+                        guard r.upperBound > had else { continue }
+                        had = r.upperBound
                     }
                     if let include = q.include, !include(s) { continue }
                     out += q.frame

@@ -1,3 +1,4 @@
+import TandemCore
 import TandemHTTP
 
 /// The text/event-stream framing (WHATWG HTML §9.2): `id:`, `event:`, then `data:` lines.
@@ -29,6 +30,21 @@ enum ServerSentEvents {
         out.append(0x0A)
         out.append(0x0A)
         return out
+    }
+
+    /// The `change` and `history` events of a committed change, framed straight into `w`: a
+    /// group commit's keystrokes are framed in one buffer, not two buffers each. JSONWriter
+    /// never writes a raw newline, so each data fits one `data:` line, as in `frame`.
+    static func appendChangeEvents(_ change: Change, notification: String, to w: inout JSONWriter) {
+        w.text("id: "); w.int(change.revision); w.text("\nevent: change\ndata: ")
+        DocumentJSON.change(change, to: &w)
+        w.text("\n\nid: "); w.int(change.revision); w.text("\nevent: history\ndata: ")
+        w.beginObject()
+        w.key("notification"); w.string(notification)
+        w.key("session"); w.optionalString(change.session)
+        w.key("revision"); w.int(change.revision)
+        w.endObject()
+        w.text("\n\n")
     }
 
     static let keepAlive: [UInt8] = Array(": keep-alive\n\n".utf8)

@@ -49,6 +49,11 @@ public struct JSONWriter {
     /// Splices already-encoded JSON in as one value.
     public mutating func raw(_ json: [UInt8]) { beforeValue(); bytes.append(contentsOf: json) }
 
+    /// Text outside any JSON value (the framing of Server-Sent Events around it).
+    public mutating func text(_ s: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
     public mutating func optionalString(_ s: String?) { if let s { string(s) } else { null() } }
     public mutating func optionalInt(_ n: Int?) { if let n { int(n) } else { null() } }
 

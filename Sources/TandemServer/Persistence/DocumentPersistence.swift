@@ -270,7 +270,9 @@ extension ServerContext {
                 st.lastSnapshotRevision = max(st.lastSnapshotRevision, revision)
                 st.lastSnapshotTime = now()
                 if st.document.revision - st.document.firstAvailableRevision > 2 * Self.logKept {
-                    st.document.trimLog(through: st.document.revision - Self.logKept)
+                    // Never past what is committed: the committed text is worked out from the
+                    // changes in flight (DocumentState.committedRope).
+                    st.document.trimLog(through: min(st.document.revision - Self.logKept, st.committedRevision))
                 }
             }
         }

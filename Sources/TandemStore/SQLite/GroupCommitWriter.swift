@@ -3,18 +3,26 @@ import Foundation
 import GRDB
 
 /// The single writer behind `SQLiteStore`: every write becomes a job in one queue; the writer
-/// thread takes all queued jobs, runs them in ONE transaction (each inside its own savepoint,
-/// so a job that conflicts is undone alone), commits once, then completes them all.
-/// Fifty threads appending at once thus cost one commit (one fsync with `.full`) per batch.
+/// thread takes all queued jobs, runs them in ONE transaction, commits once, then completes
+/// them all. Fifty threads appending at once thus cost one commit (one fsync with `.full`)
+/// per batch, and the appends of consecutive jobs to one document one `UPDATE` between them.
+/// Only a batch in which a job conflicts is run again with a savepoint per job, so that the
+/// conflicting job is undone alone.
 ///
 /// A failure that is not a conflict (disk full, I/O error) aborts the whole transaction and
 /// fails every job in the batch: nothing is reported committed that is not. The connection
 /// stays open and the next batch is tried afresh, so the store recovers by itself.
 final class GroupCommitWriter: Sendable {
     struct Job: Sendable {
+        enum Work: Sendable {
+            /// Kept as data so that the appends of consecutive jobs can be merged.
+            case writes([StoreWrite])
+            case closure(@Sendable (Database) throws -> Void)
+        }
+
         /// Changes this job appends, for the statistics.
         var changeCount: Int
-        var work: @Sendable (Database) throws -> Void
+        var work: Work
         var completion: @Sendable (Result<Void, StoreError>) -> Void
     }
 
@@ -30,6 +38,15 @@ final class GroupCommitWriter: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     /// The writer thread, so that a blocking call from a completion fails instead of deadlocking.
     private let thread = Locked<pthread_t?>(nil)
+    /// Boxed: a closure kept directly as a generic lock's value is re-wrapped in two
+    /// reabstraction thunks by every `withLock` (inout in and back out), so the call grew
+    /// one level deeper per batch.
+    private let batchCompleted = Locked<BatchHandler?>(nil)
+
+    private final class BatchHandler: Sendable {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
 
     init(database: DatabasePool) {
         self.database = database
@@ -39,6 +56,11 @@ final class GroupCommitWriter: Sendable {
     }
 
     var statistics: StoreStatistics { counters.withLock { $0 } }
+
+    /// Runs `handler` on the writer thread after the completions of every batch.
+    func onBatchCompleted(_ handler: @escaping @Sendable () -> Void) {
+        batchCompleted.withLock { $0 = BatchHandler(handler) }
+    }
 
     var isClosed: Bool { queue.withLock { $0.closing } }
 
@@ -62,7 +84,7 @@ final class GroupCommitWriter: Sendable {
             throw .io("a blocking store call from an append completion would deadlock the writer")
         }
         let outcome = Outcome()
-        submit(Job(changeCount: changeCount, work: work) { result in outcome.finish(result) })
+        submit(Job(changeCount: changeCount, work: .closure(work)) { result in outcome.finish(result) })
         try outcome.wait().get()
     }
 
@@ -79,13 +101,17 @@ final class GroupCommitWriter: Sendable {
 
     private func run() {
         thread.withLock { $0 = pthread_self() }
+        let afterBatch = batchCompleted
         while true {
             wake.wait()
             let (batch, closing) = queue.withLock { queue in
                 defer { queue.jobs.removeAll(keepingCapacity: true) }
                 return (queue.jobs, queue.closing)
             }
-            if !batch.isEmpty { commit(batch) }
+            if !batch.isEmpty {
+                commit(batch)
+                afterBatch.withLock { $0 }?.run()
+            }
             // After `closing` is seen no job can be queued any more, so this drain was the last.
             if closing { break }
         }
@@ -122,16 +148,28 @@ extension GroupCommitWriter {
     /// The batch as one transaction, no savepoint per job: nil (rolled back, nothing stored)
     /// when a job conflicts. Conflicts are rare, and a savepoint costs every job two more
     /// statements; jobs only write to the database, so running them again is safe.
+    /// Consecutive jobs that only append are stored as one append: a busy document's batch
+    /// moves its revision once, not once per keystroke.
     static func commitTogether(_ batch: [Job], in db: Database) throws -> [Result<Void, StoreError>]? {
         var conflicted = false
         try db.inTransaction(.immediate) {
-            for job in batch {
-                do {
-                    try job.work(db)
-                } catch let error where StoreError(error).isConflict {
-                    conflicted = true
-                    return .rollback
+            var appends: [StoredChange] = []
+            do {
+                for job in batch {
+                    if case .writes(let writes) = job.work, writes.allSatisfy(\.isAppend) {
+                        for case .append(let changes) in writes { appends += changes }
+                        continue
+                    }
+                    if !appends.isEmpty {
+                        try SQLiteStore.insert(appends, in: db)
+                        appends.removeAll(keepingCapacity: true)
+                    }
+                    try job.work.run(in: db)
                 }
+                if !appends.isEmpty { try SQLiteStore.insert(appends, in: db) }
+            } catch let error where StoreError(error).isConflict {
+                conflicted = true
+                return .rollback
             }
             return .commit
         }
@@ -146,7 +184,7 @@ extension GroupCommitWriter {
             for job in batch {
                 do {
                     try db.inSavepoint {
-                        try job.work(db)
+                        try job.work.run(in: db)
                         return .commit
                     }
                     results.append(.success(()))
@@ -158,6 +196,15 @@ extension GroupCommitWriter {
             return .commit
         }
         return results
+    }
+}
+
+extension GroupCommitWriter.Job.Work {
+    func run(in db: Database) throws {
+        switch self {
+        case .writes(let writes): for write in writes { try SQLiteStore.run(write, in: db) }
+        case .closure(let work): try work(db)
+        }
     }
 }
 

@@ -1,8 +1,12 @@
 import GRDB
+import GRDBSQLite
+
+/// Tells SQLite that bound bytes stay valid until the statement is reset.
+private let sqliteStatic = unsafeBitCast(0, to: sqlite3_destructor_type.self)
 
 extension SQLiteStore {
     public func append(_ changes: [StoredChange], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
-        writer.submit(.init(changeCount: changes.count, work: { db in try Self.insert(changes, in: db) }, completion: completion))
+        writer.submit(.init(changeCount: changes.count, work: .writes([.append(changes)]), completion: completion))
     }
 
     public func appendAndWait(_ changes: [StoredChange]) throws(StoreError) {
@@ -39,9 +43,29 @@ extension SQLiteStore {
             let stored = try revision(of: document, in: db)
             throw StoreError.conflict("document \(document) is at revision \(stored), cannot append revision \(first)")
         }
+        // Bound and stepped by hand: GRDB's arguments box every value, which cost more than
+        // SQLite's own work for these small rows, and this runs once per keystroke.
         let insert = try db.cachedStatement(sql: "INSERT INTO changes (document, revision, payload) VALUES (?, ?, ?)")
-        for change in changes {
-            try insert.execute(arguments: [document, change.revision, change.payload.blob])
+        let statement = insert.sqliteStatement
+        defer { sqlite3_clear_bindings(statement) }
+        var id = document
+        try id.withUTF8 { id in
+            sqlite3_bind_text(statement, 1, UnsafeRawPointer(id.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(id.count), sqliteStatic)
+            for change in changes {
+                sqlite3_bind_int64(statement, 2, Int64(change.revision))
+                try change.payload.withUnsafeBytes { payload in
+                    if let base = payload.baseAddress {
+                        _ = sqlite3_bind_blob(statement, 3, base, Int32(payload.count), sqliteStatic)
+                    } else {
+                        _ = sqlite3_bind_zeroblob(statement, 3, 0)
+                    }
+                    let code = sqlite3_step(statement)
+                    sqlite3_reset(statement)
+                    guard code == SQLITE_DONE else {
+                        throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                    }
+                }
+            }
         }
     }
 

@@ -3,10 +3,12 @@ import GRDB
 extension SQLiteStore {
     public func submit(_ writes: [StoreWrite], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
         let changeCount = writes.reduce(0) { $0 + $1.changeCount }
-        // One job: the writer runs it in its own savepoint, so the writes are stored all or none.
-        writer.submit(.init(changeCount: changeCount, work: { db in
-            for write in writes { try Self.run(write, in: db) }
-        }, completion: completion))
+        // One job: stored all or none (a conflict undoes the job alone, see GroupCommitWriter).
+        writer.submit(.init(changeCount: changeCount, work: .writes(writes), completion: completion))
+    }
+
+    public func onBatchCompleted(_ handler: @escaping @Sendable () -> Void) {
+        writer.onBatchCompleted(handler)
     }
 
     static func run(_ write: StoreWrite, in db: Database) throws {
