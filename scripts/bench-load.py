@@ -60,6 +60,18 @@ def call(port: int, method: str, path: str, body=None, token: str | None = None)
         return json.loads(r.read() or b"null")
 
 
+def store_counters(port: int) -> tuple[int, int]:
+    """(transactions, changes appended) from /metrics: their ratio is group commit's batch."""
+    with urllib.request.urlopen(f"http://{HOST}:{port}/metrics", timeout=10) as r:
+        text = r.read().decode()
+    values = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name in ("tandem_store_transactions_total", "tandem_store_changes_appended_total"):
+            values[name] = int(float(value))
+    return values.get("tandem_store_transactions_total", 0), values.get("tandem_store_changes_appended_total", 0)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind((HOST, 0))
@@ -164,8 +176,10 @@ def main() -> int:
 
         sleep_until(start)
         cpu0 = proc_cpu(server.pid)
+        store0 = store_counters(port)
         sleep_until(edit_end)
         load_cpu = proc_cpu(server.pid) - cpu0
+        store1 = store_counters(port)
         sleep_until(subscribers_until + 0.05)
         final = call(port, "GET", "/documents/bench")
         final_rev, final_len = final["revision"], len(final["text"].encode("utf-16-le")) // 2
@@ -231,6 +245,7 @@ def main() -> int:
         "noop_edit_per_s": noop["answered"] / noop["seconds"],
         "noop_edit_p99_ms": noop["p99_ms"],
         "peak_memory_mb": peak / 1e6,
+        "changes_per_transaction": (store1[1] - store0[1]) / max(1, store1[0] - store0[0]),
         "server_cpu_cores_load": load_cpu / args.seconds,
         "server_cpu_cores_ceiling": ceiling_cpu / args.ceiling_seconds,
         "server_cpu_cores_noop": noop_cpu / args.ceiling_seconds,
@@ -271,6 +286,7 @@ def main() -> int:
     print(f"no-op edit reference   {figures['noop_edit_per_s']:9.0f} no-op edits/s on the same connections "
           f"(p99 {figures['noop_edit_p99_ms']:.2f} ms)")
     print(f"server peak memory     {figures['peak_memory_mb']:9.1f} MB (VmHWM)")
+    print(f"group commit           {figures['changes_per_transaction']:9.1f} changes per transaction during the edits")
     print(f"server CPU             {figures['server_cpu_cores_load']:.2f} cores under load, "
           f"{figures['server_cpu_cores_ceiling']:.2f} during the ceiling, {figures['server_cpu_cores_noop']:.2f} during the no-op edits")
     print(f"server CPU per request {us_per_edit:9.1f} us per applied edit, {us_per_ping:.1f} us per ping, "

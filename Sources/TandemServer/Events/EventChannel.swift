@@ -102,7 +102,12 @@ public final class EventChannel: Sendable {
 
     private func flush() {
         let frames = queued.withLock { state -> [Queued] in
-            defer { state.lastBatch = state.frames.count; state.frames.removeAll(); state.scheduled = false }
+            // Counted in events, not entries: a group commit's changes come as one entry.
+            defer {
+                state.lastBatch = state.frames.reduce(0) { $0 + ($1.revisions?.count ?? 1) }
+                state.frames.removeAll()
+                state.scheduled = false
+            }
             return state.frames
         }
         let targets = subscribers.withLock { Array($0) }

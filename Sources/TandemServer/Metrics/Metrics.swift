@@ -35,7 +35,7 @@ public final class Metrics: Sendable {
     /// into its own shard, picked by thread: one shared lock was contended on every request.
     private let shards: [Shard] = (0..<8).map { _ in Shard() }
     private let routes = Mutex<[(method: String, route: String)]>([])
-    private let gauges = Mutex<[(name: String, help: String, read: @Sendable () -> Int)]>([])
+    private let gauges = Mutex<[(name: String, help: String, type: String, read: @Sendable () -> Int)]>([])
 
     public init() {}
 
@@ -91,7 +91,12 @@ public final class Metrics: Sendable {
     }
 
     public func registerGauge(_ name: String, help: String, _ read: @escaping @Sendable () -> Int) {
-        gauges.withLock { $0.append((name, help, read)) }
+        gauges.withLock { $0.append((name, help, "gauge", read)) }
+    }
+
+    /// A counter kept elsewhere (the store's), read when the metrics are rendered.
+    public func registerCounter(_ name: String, help: String, _ read: @escaping @Sendable () -> Int) {
+        gauges.withLock { $0.append((name, help, "counter", read)) }
     }
 
     public func render() -> String {
@@ -127,7 +132,7 @@ public final class Metrics: Sendable {
             out += "\(series) \(v)\n"
         }
         for g in gauges.withLock({ $0 }) {
-            out += "# HELP \(g.name) \(g.help)\n# TYPE \(g.name) gauge\n\(g.name) \(g.read())\n"
+            out += "# HELP \(g.name) \(g.help)\n# TYPE \(g.name) \(g.type)\n\(g.name) \(g.read())\n"
         }
         return out
     }

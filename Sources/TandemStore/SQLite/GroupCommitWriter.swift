@@ -102,13 +102,16 @@ final class GroupCommitWriter: Sendable {
     private func run() {
         thread.withLock { $0 = pthread_self() }
         let afterBatch = batchCompleted
+        var lastBatch = 0
         while true {
             wake.wait()
+            if lastBatch > 1 { gather() }
             let (batch, closing) = queue.withLock { queue in
                 defer { queue.jobs.removeAll(keepingCapacity: true) }
                 return (queue.jobs, queue.closing)
             }
             if !batch.isEmpty {
+                lastBatch = batch.count
                 commit(batch)
                 afterBatch.withLock { $0 }?.run()
             }
@@ -117,6 +120,26 @@ final class GroupCommitWriter: Sendable {
         }
         finished.signal()
     }
+
+    /// While jobs keep arriving, lets them join the batch for up to a millisecond: with
+    /// several writers busy, each commit otherwise took only the few that came during the
+    /// previous one's fsync (8 changes per transaction from 50 typists; 40 this way), and
+    /// paid a transaction and an fsync for them. A lone writer never waits (the previous
+    /// batch had one job), as Postgres's commit_delay waits only with commit_siblings.
+    private func gather() {
+        var seen = queue.withLock { $0.jobs.count }
+        var waited = 0
+        while waited < Self.gatherLimitMicroseconds {
+            usleep(Self.gatherStepMicroseconds)
+            waited += Int(Self.gatherStepMicroseconds)
+            let now = queue.withLock { $0.jobs.count }
+            if now == seen { return }
+            seen = now
+        }
+    }
+
+    static let gatherStepMicroseconds: UInt32 = 100
+    static let gatherLimitMicroseconds = 1_000
 
     private func commit(_ batch: [Job]) {
         let results: [Result<Void, StoreError>]
