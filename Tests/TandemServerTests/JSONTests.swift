@@ -1,3 +1,5 @@
+import Foundation
+import TandemCore
 import Testing
 @testable import TandemServer
 
@@ -67,8 +69,49 @@ import Testing
         #expect(String(decoding: w.bytes, as: UTF8.self) == "\"a\\u0001\\n\\t\\u001fé😀\"")
     }
 
+    /// Containers deeper than the writer's 64-level bitmask keep their commas right.
+    @Test(arguments: [1, 63, 64, 65, 100])
+    func nestsDeeplyWithCommas(_ levels: Int) throws {
+        var value: JSONValue = [1, "x"]
+        for i in 0..<levels { value = i % 2 == 0 ? [.integer(i), value, ["k": .integer(i)]] : ["a": .integer(i), "b": value, "c": []] }
+        let bytes = JSONWriter.encode(value)
+        #expect(try JSONParser.parse(bytes, maxDepth: 1000) == value)
+        #expect(try JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed) is NSObject)
+    }
+
     @Test(arguments: JSONParserTests.valid.map(\.1))
     func roundTripsThroughParser(_ value: JSONValue) throws {
         #expect(try JSONParser.parse(JSONWriter.encode(value)) == value)
+    }
+}
+
+@Suite struct CompactOperationTests {
+    /// The journal writes an operation from its coding directly; it must match what the
+    /// operation itself writes, and decode back to it.
+    @Test func codingWritesWhatTheOperationWrites() throws {
+        var checked = 0
+        for length in 0...4 {
+            for p in 0...length {
+                for d in 0...(length - p) {
+                    for inserted in ["", "a", "😀\"\n"] {
+                        let op = try TextOperation.replace(from: p, to: p + d, with: inserted, length: length)
+                        var a = JSONWriter(), b = JSONWriter()
+                        CompactOperation.write(op, to: &a)
+                        #expect(CompactOperation.write(OperationCoding(op), to: &b))
+                        #expect(a.bytes == b.bytes)
+                        let decoded = try TextOperation(CompactOperation.decode(try JSONParser.parse(b.bytes)))
+                        #expect(decoded == op)
+                        checked += 1
+                    }
+                }
+            }
+        }
+        let two = try TextOperation([.retain(1), .delete(2), .retain(1), .insert("xy"), .retain(3)])
+        var a = JSONWriter(), b = JSONWriter()
+        CompactOperation.write(two, to: &a)
+        #expect(CompactOperation.write(OperationCoding(two), to: &b))
+        #expect(String(decoding: b.bytes, as: UTF8.self) == #"[1,-2,1,"xy",3]"#)
+        #expect(a.bytes == b.bytes)
+        #expect(checked == 105)
     }
 }

@@ -89,15 +89,21 @@ public struct TextOperation: Sendable, Hashable {
     /// The normalized components.
     public var components: [Component] {
         var result: [Component] = []
+        forEachComponent { result.append($0) }
+        return result
+    }
+
+    /// The components in order, without building the array (every answer and event writes
+    /// its operation this way).
+    public func forEachComponent(_ body: (Component) -> Void) {
         var position = 0
         forEachSplice { splice in
-            if splice.position > position { result.append(.retain(splice.position - position)) }
-            if !splice.inserted.isEmpty { result.append(.insert(splice.inserted)) }
-            if splice.deleted > 0 { result.append(.delete(splice.deleted)) }
+            if splice.position > position { body(.retain(splice.position - position)) }
+            if !splice.inserted.isEmpty { body(.insert(splice.inserted)) }
+            if splice.deleted > 0 { body(.delete(splice.deleted)) }
             position = splice.position + splice.deleted
         }
-        if baseLength > position { result.append(.retain(baseLength - position)) }
-        return result
+        if baseLength > position { body(.retain(baseLength - position)) }
     }
 
     /// The length of the document it produces, in UTF-16 code units.

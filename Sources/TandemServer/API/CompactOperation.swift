@@ -27,7 +27,7 @@ enum CompactOperation {
 
     static func write(_ op: TextOperation, to w: inout JSONWriter) {
         w.beginArray()
-        for c in op.components {
+        op.forEachComponent { c in
             switch c {
             case .retain(let n): w.int(n)
             case .insert(let s): w.string(s)
@@ -35,6 +35,25 @@ enum CompactOperation {
             }
         }
         w.endArray()
+    }
+
+    /// The same array from a journal's coding, without rebuilding the operation first;
+    /// nil (nothing written) if its arrays do not line up.
+    static func write(_ coding: OperationCoding, to w: inout JSONWriter) -> Bool {
+        let count = coding.positions.count
+        guard coding.deleted.count == count, coding.inserted.count == count else { return false }
+        w.beginArray()
+        var position = 0
+        for i in 0..<count {
+            let p = coding.positions[i], d = coding.deleted[i]
+            if p > position { w.int(p - position) }
+            if !coding.inserted[i].isEmpty { w.string(coding.inserted[i]) }
+            if d > 0 { w.int(-d) }
+            position = p + d
+        }
+        if coding.baseLength > position { w.int(coding.baseLength - position) }
+        w.endArray()
+        return true
     }
 
     static func encode(_ op: TextOperation) -> [UInt8] {

@@ -4,19 +4,38 @@ import TandemHTTP
 /// Foundation's encoder costs ~5 µs per small struct, ~20× this.
 public struct JSONWriter {
     public private(set) var bytes: [UInt8] = []
-    private var needsComma: [Bool] = []
+    /// Whether each open container has a first member yet: a bit per level for the first 64
+    /// (no array to allocate for every answer and event), an array only deeper than that.
+    private var depth = 0
+    private var hasMember: UInt64 = 0
+    private var deeper: [Bool] = []
 
     public init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
 
     private mutating func separate() {
-        guard let last = needsComma.last else { return }
-        if last { bytes.append(UInt8(ascii: ",")) } else { needsComma[needsComma.count - 1] = true }
+        guard depth > 0 else { return }
+        let level = depth - 1
+        if level < 64 {
+            if hasMember & (1 << level) != 0 { bytes.append(UInt8(ascii: ",")) } else { hasMember |= 1 << level }
+        } else {
+            if deeper[level - 64] { bytes.append(UInt8(ascii: ",")) } else { deeper[level - 64] = true }
+        }
     }
 
-    public mutating func beginObject() { beforeValue(); bytes.append(UInt8(ascii: "{")); needsComma.append(false) }
-    public mutating func endObject() { needsComma.removeLast(); bytes.append(UInt8(ascii: "}")) }
-    public mutating func beginArray() { beforeValue(); bytes.append(UInt8(ascii: "[")); needsComma.append(false) }
-    public mutating func endArray() { needsComma.removeLast(); bytes.append(UInt8(ascii: "]")) }
+    private mutating func open() {
+        if depth < 64 { hasMember &= ~(1 << depth) } else { deeper.append(false) }
+        depth += 1
+    }
+
+    private mutating func close() {
+        depth -= 1
+        if depth >= 64 { deeper.removeLast() }
+    }
+
+    public mutating func beginObject() { beforeValue(); bytes.append(UInt8(ascii: "{")); open() }
+    public mutating func endObject() { close(); bytes.append(UInt8(ascii: "}")) }
+    public mutating func beginArray() { beforeValue(); bytes.append(UInt8(ascii: "[")); open() }
+    public mutating func endArray() { close(); bytes.append(UInt8(ascii: "]")) }
 
     /// Writes `"key":` so that the next value call completes the member.
     public mutating func key(_ k: String) {
@@ -31,8 +50,8 @@ public struct JSONWriter {
 
     private mutating func beforeValue() {
         if pendingMember {
+            // key() already marked the container as having a member.
             pendingMember = false
-            needsComma[needsComma.count - 1] = true
         } else {
             separate()
         }

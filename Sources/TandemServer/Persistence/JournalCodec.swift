@@ -35,7 +35,7 @@ enum JournalCodec {
         switch e {
         case let .edit(op, session, options, time):
             w.string("edit")
-            if let operation = try? op.operation() { CompactOperation.write(operation, to: &w) } else { w.beginArray(); w.endArray() }
+            if !CompactOperation.write(op, to: &w) { w.beginArray(); w.endArray() }
             w.int(op.baseLength)
             w.optionalString(session)
             w.optionalString(options.actionName)
