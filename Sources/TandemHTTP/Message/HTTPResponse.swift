@@ -31,8 +31,12 @@ public struct HTTPResponse: Sendable {
     }
 
     public static func json(_ bytes: [UInt8], status: HTTPStatus = .ok, headers: HTTPHeaders = [:]) -> HTTPResponse {
-        HTTPResponse(status: status, contentType: "application/json; charset=utf-8", body: bytes, headers: headers)
+        // Most answers add no header of their own: they share one field list (no allocation).
+        if headers.isEmpty { return HTTPResponse(status: status, headers: jsonHeaders, body: .bytes(bytes)) }
+        return HTTPResponse(status: status, contentType: "application/json; charset=utf-8", body: bytes, headers: headers)
     }
+
+    private static let jsonHeaders: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8"]
 
     /// The contract's error shape: `{"error": {"code": "…", "message": "…"}}`.
     public static func error(_ status: HTTPStatus, code: String, message: String, headers: HTTPHeaders = [:]) -> HTTPResponse {

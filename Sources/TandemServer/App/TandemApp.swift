@@ -166,7 +166,10 @@ extension ServerContext {
                         inner.send(response)
                     }
                 }
-                VerifiedCaller.$current.withValue(request.headers["Authorization"].map { ($0, caller) }) {
+                // A task-local costs an allocation per request: anonymous ones go without.
+                if let authorization = request.headers["Authorization"] {
+                    VerifiedCaller.$current.withValue((authorization, caller)) { handler(request, answer) }
+                } else {
                     handler(request, answer)
                 }
             }
