@@ -67,9 +67,9 @@ def store_counters(port: int) -> tuple[int, int]:
     values = {}
     for line in text.splitlines():
         name, _, value = line.partition(" ")
-        if name in ("tandem_store_transactions_total", "tandem_store_changes_appended_total"):
+        if name in ("tandem_store_transactions_total", "tandem_store_revisions_appended_total"):
             values[name] = int(float(value))
-    return values.get("tandem_store_transactions_total", 0), values.get("tandem_store_changes_appended_total", 0)
+    return values.get("tandem_store_transactions_total", 0), values.get("tandem_store_revisions_appended_total", 0)
 
 
 def free_port() -> int:

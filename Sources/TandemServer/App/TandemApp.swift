@@ -57,7 +57,7 @@ public final class TandemApp: Sendable {
         metrics.registerGauge("tandem_sse_subscribers", help: "Open event streams.") { context.subscribers.load(ordering: .relaxed) + context.pasteboards.events.count }
         // Changes per transaction shows how well group commit batches.
         metrics.registerCounter("tandem_store_transactions_total", help: "Write transactions the store committed (one per group commit).") { store.statistics.transactions }
-        metrics.registerCounter("tandem_store_changes_appended_total", help: "Changes the store committed.") { store.statistics.appendedChanges }
+        metrics.registerCounter("tandem_store_revisions_appended_total", help: "Revisions (changes) the store committed.") { store.statistics.appendedChanges }
         for kind in ["edit", "undo", "redo"] { metrics.increment("tandem_changes_applied_total{kind=\"\(kind)\"}", by: 0) }
         metrics.increment("tandem_undos_total", by: 0)
         metrics.increment("tandem_redos_total", by: 0)
