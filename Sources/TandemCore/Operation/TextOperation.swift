@@ -96,14 +96,26 @@ public struct TextOperation: Sendable, Hashable {
     /// The components in order, without building the array (every answer and event writes
     /// its operation this way).
     public func forEachComponent(_ body: (Component) -> Void) {
-        var position = 0
-        forEachSplice { splice in
+        var walk = ComponentWalk()
+        forEachSplice { walk.splice($0, body) }
+        walk.end(baseLength: baseLength, body)
+    }
+
+    /// Turns splices given in order into components: the retains between and after them
+    /// are implied.
+    struct ComponentWalk {
+        private var position = 0
+
+        mutating func splice(_ splice: Splice, _ body: (Component) -> Void) {
             if splice.position > position { body(.retain(splice.position - position)) }
             if !splice.inserted.isEmpty { body(.insert(splice.inserted)) }
             if splice.deleted > 0 { body(.delete(splice.deleted)) }
             position = splice.position + splice.deleted
         }
-        if baseLength > position { body(.retain(baseLength - position)) }
+
+        func end(baseLength: Int, _ body: (Component) -> Void) {
+            if baseLength > position { body(.retain(baseLength - position)) }
+        }
     }
 
     /// The length of the document it produces, in UTF-16 code units.

@@ -54,22 +54,16 @@ extension Document {
     func mapSelections(through revision: Int, owner: SessionID?, landing: Selection?) {
         let ownerIndex = owner.flatMap { selectionIndex[$0] }
         if selectionList.count > (ownerIndex == nil ? 0 : 1) {
-            // A keystroke is one splice: every other session's caret moves by arithmetic
-            // alone (the same rule as mapPosition), without walking the log per position.
-            if let (p, d, n) = log.singleSplice(at: revision) {
-                @inline(__always) func map(_ x: Int) -> Int { x < p ? x : x <= p + d ? p + n : x + n - d }
-                for i in selectionList.indices where i != ownerIndex {
-                    let s = selectionList[i]
-                    selectionList[i] = Selection(anchor: map(s.anchor), head: map(s.head))
-                }
-                if let landing {
-                    if let ownerIndex { selectionList[ownerIndex] = landing } else if let owner { setSelectionUnchecked(landing, for: owner) }
-                }
-                return
+            // A keystroke is one splice: every other session's caret then moves by arithmetic
+            // alone (mapPosition's rule for one splice), without walking the log per position.
+            let one = log.singleSplice(at: revision)
+            func map(_ x: Int) -> Int {
+                guard let (p, d, n) = one else { return mapPosition(x, revision) }
+                return x < p ? x : x <= p + d ? p + n : x + n - d
             }
             for i in selectionList.indices where i != ownerIndex {
                 let s = selectionList[i]
-                selectionList[i] = Selection(anchor: mapPosition(s.anchor, revision), head: mapPosition(s.head, revision))
+                selectionList[i] = Selection(anchor: map(s.anchor), head: map(s.head))
             }
         }
         if let landing {

@@ -14,6 +14,16 @@ public struct OperationCoding: Codable, Sendable, Hashable {
         inserted = splices.map(\.inserted)
     }
 
+    /// The operation's components without rebuilding it; false (nothing called) when the
+    /// arrays do not line up.
+    public func forEachComponent(_ body: (TextOperation.Component) -> Void) -> Bool {
+        guard positions.count == deleted.count, deleted.count == inserted.count else { return false }
+        var walk = TextOperation.ComponentWalk()
+        for i in positions.indices { walk.splice(.init(position: positions[i], deleted: deleted[i], inserted: inserted[i]), body) }
+        walk.end(baseLength: baseLength, body)
+        return true
+    }
+
     public func operation() throws(OperationError) -> TextOperation {
         guard positions.count == deleted.count, deleted.count == inserted.count else {
             throw .invalidComponent("splice arrays differ in length")

@@ -27,33 +27,24 @@ enum CompactOperation {
 
     static func write(_ op: TextOperation, to w: inout JSONWriter) {
         w.beginArray()
-        op.forEachComponent { c in
-            switch c {
-            case .retain(let n): w.int(n)
-            case .insert(let s): w.string(s)
-            case .delete(let n): w.int(-n)
-            }
-        }
+        op.forEachComponent { write($0, to: &w) }
         w.endArray()
     }
 
-    /// The same array from a journal's coding, without rebuilding the operation first;
-    /// nil (nothing written) if its arrays do not line up.
-    static func write(_ coding: OperationCoding, to w: inout JSONWriter) -> Bool {
-        let count = coding.positions.count
-        guard coding.deleted.count == count, coding.inserted.count == count else { return false }
+    /// The same array from a journal's coding, without rebuilding the operation first (empty
+    /// when the coding's arrays do not line up).
+    static func write(_ coding: OperationCoding, to w: inout JSONWriter) {
         w.beginArray()
-        var position = 0
-        for i in 0..<count {
-            let p = coding.positions[i], d = coding.deleted[i]
-            if p > position { w.int(p - position) }
-            if !coding.inserted[i].isEmpty { w.string(coding.inserted[i]) }
-            if d > 0 { w.int(-d) }
-            position = p + d
-        }
-        if coding.baseLength > position { w.int(coding.baseLength - position) }
+        _ = coding.forEachComponent { write($0, to: &w) }
         w.endArray()
-        return true
+    }
+
+    private static func write(_ c: TextOperation.Component, to w: inout JSONWriter) {
+        switch c {
+        case .retain(let n): w.int(n)
+        case .insert(let s): w.string(s)
+        case .delete(let n): w.int(-n)
+        }
     }
 
     static func encode(_ op: TextOperation) -> [UInt8] {

@@ -71,12 +71,12 @@ public final class EventChannel: Sendable {
     /// together. Publishing runs under the document's lock, as subscribing does, so no
     /// subscriber can hold part of the range: each gets all of it or none.
     public func send(_ frames: [UInt8], revisions: ClosedRange<Int>) {
-        enqueue([Queued(frame: frames, revisions: revisions, include: nil)])
+        enqueue(Queued(frame: frames, revisions: revisions, include: nil))
     }
 
     /// Queues framed bytes for every subscriber that `include` accepts.
     public func send(_ frame: [UInt8], to include: (@Sendable (Subscriber) -> Bool)? = nil) {
-        enqueue([Queued(frame: frame, revisions: nil, include: include)])
+        enqueue(Queued(frame: frame, revisions: nil, include: include))
     }
 
     /// How long frames wait before they go out: 1 ms when changes are rare, longer the more
@@ -89,9 +89,9 @@ public final class EventChannel: Sendable {
         min(16_000, max(1_000, frames * 125))
     }
 
-    private func enqueue(_ q: [Queued]) {
+    private func enqueue(_ q: Queued) {
         let delay = queued.withLock { state -> Int? in
-            state.frames += q
+            state.frames.append(q)
             if state.scheduled { return nil }
             state.scheduled = true
             return Self.delay(afterBatchOf: state.lastBatch)

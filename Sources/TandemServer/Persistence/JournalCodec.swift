@@ -35,7 +35,7 @@ enum JournalCodec {
         switch e {
         case let .edit(op, session, options, time):
             w.string("edit")
-            if !CompactOperation.write(op, to: &w) { w.beginArray(); w.endArray() }
+            CompactOperation.write(op, to: &w)
             w.int(op.baseLength)
             w.optionalString(session)
             w.optionalString(options.actionName)

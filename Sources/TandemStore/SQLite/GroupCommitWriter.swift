@@ -101,7 +101,6 @@ final class GroupCommitWriter: Sendable {
 
     private func run() {
         thread.withLock { $0 = pthread_self() }
-        let afterBatch = batchCompleted
         var lastBatch = 0
         while true {
             wake.wait()
@@ -113,7 +112,7 @@ final class GroupCommitWriter: Sendable {
             if !batch.isEmpty {
                 lastBatch = batch.count
                 commit(batch)
-                afterBatch.withLock { $0 }?.run()
+                batchCompleted.withLock { $0 }?.run()
             }
             // After `closing` is seen no job can be queued any more, so this drain was the last.
             if closing { break }
