@@ -8,10 +8,10 @@ import Synchronization
 struct LineLogHandler: LogHandler {
     var logLevel: Logger.Level
     var metadata: Logger.Metadata = [:]
-    let label: String
 
-    init(label: String, level: Logger.Level) {
-        self.label = label
+    /// The label is not printed (one process, one log), so not kept either: the handler is
+    /// copied a few times per line.
+    init(label _: String, level: Logger.Level) {
         self.logLevel = level
     }
 

@@ -18,6 +18,19 @@ public enum ContentEncoding {
     /// handler that knows only `"x"` — see `EntityTag.matches(ifNoneMatch:etag:)`.
     /// Any `Content-Length` the handler set is removed: the connection computes it.
     public static func negotiate(request: HTTPRequest, response: HTTPResponse, minimumSize: Int = 1024) -> HTTPResponse {
+        negotiate(requestHeaders: request.headers, response: response, minimumSize: minimumSize)
+    }
+
+    /// `negotiate(request:response:minimumSize:)` given only the request's header fields.
+    public static func negotiate(requestHeaders: HTTPHeaders, response: HTTPResponse, minimumSize: Int = 1024) -> HTTPResponse {
+        // Most API answers: small JSON with the shared header list. All they gain is Vary,
+        // which a second shared list already has.
+        if response.headers.sharesStorage(with: HTTPResponse.jsonHeaders), case .bytes(let body) = response.body,
+           body.count < minimumSize, response.status.allowsBody {
+            var out = response
+            out.headers = HTTPResponse.jsonHeadersVaryingByEncoding
+            return out
+        }
         // A response that varies by Accept-Encoding already was negotiated by its producer
         // (static files keep gzipped copies): nothing to add, and one header scan spares several.
         guard case .bytes(let body) = response.body,
@@ -33,7 +46,7 @@ public enum ContentEncoding {
               response.status.code != 206,
               !response.headers.contains("Content-Encoding"),
               !response.headers.hasToken("no-transform", in: "Cache-Control"),
-              AcceptEncoding.acceptsGzip(request.headers),
+              AcceptEncoding.acceptsGzip(requestHeaders),
               let compressed = Gzip.compress(body),
               compressed.count < body.count
         else { return out }

@@ -34,6 +34,14 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     public func contains(_ name: String) -> Bool { self[name] != nil }
 
+    /// Whether both are the same field list in memory (one shared, never-copied set such as
+    /// `HTTPResponse.jsonHeaders`), told without comparing a string.
+    public func sharesStorage(with other: HTTPHeaders) -> Bool {
+        fields.withUnsafeBufferPointer { a in
+            other.fields.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress && a.count == b.count }
+        }
+    }
+
     public mutating func add(_ name: String, _ value: String) {
         fields.append(Field(name: name, value: value))
     }

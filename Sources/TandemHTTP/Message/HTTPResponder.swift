@@ -67,4 +67,6 @@ public final class HTTPStreamWriter: Sendable {
 }
 
 /// What the server calls for every request that parsed: answer through the responder.
-public typealias HTTPHandler = @Sendable (HTTPRequest, HTTPResponder) -> Void
+/// The request is handed over (owned), so the router can add path parameters to it in
+/// place: a borrowed one had to be copied, a retain and a release for each of its fields.
+public typealias HTTPHandler = @Sendable (__owned HTTPRequest, HTTPResponder) -> Void

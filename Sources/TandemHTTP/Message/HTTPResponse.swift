@@ -36,7 +36,12 @@ public struct HTTPResponse: Sendable {
         return HTTPResponse(status: status, contentType: "application/json; charset=utf-8", body: bytes, headers: headers)
     }
 
-    private static let jsonHeaders: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8"]
+    /// The field list `json` shares, and the same with `Vary: Accept-Encoding`, which
+    /// `ContentEncoding.negotiate` hands on for a small one: a response filter recognises
+    /// these by `HTTPHeaders.sharesStorage(with:)` and swaps in another shared list, instead
+    /// of copying and scanning the fields of most API answers.
+    public static let jsonHeaders: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8"]
+    public static let jsonHeadersVaryingByEncoding: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8", "Vary": "Accept-Encoding"]
 
     /// The contract's error shape: `{"error": {"code": "…", "message": "…"}}`.
     public static func error(_ status: HTTPStatus, code: String, message: String, headers: HTTPHeaders = [:]) -> HTTPResponse {

@@ -132,9 +132,7 @@ public struct HTTPRequestParser {
         state = .head
         scan = start; lineStart = start
         bodyLength = 0
-        let request = current!
-        current = nil
-        return .request(request)
+        return .request(current.take()!)
     }
 
     // MARK: head
@@ -248,13 +246,6 @@ public struct HTTPRequestParser {
         }
         let version = try Self.parseVersion(p, versionStart, lineEnd)
 
-        var request = HTTPRequest(
-            method: HTTPMethod(Self.string(p, from, methodEnd)),
-            target: Self.string(p, targetStart, targetEnd),
-            version: version,
-            remoteAddress: remoteAddress
-        )
-
         // Field lines.
         var framing = Framing()
         var headers = HTTPHeaders()
@@ -270,8 +261,16 @@ public struct HTTPRequestParser {
             headers.add(Self.string(p, ls, nameEnd), Self.string(p, valueStart, valueEnd))
             ls = lf + 1
         }
-        request.headers = headers
         try checkFraming(framing, version: version)
+        // Built last, once nothing can throw: a request made before the field lines was
+        // copied twice on the way out.
+        let request = HTTPRequest(
+            method: HTTPMethod(Self.string(p, from, methodEnd)),
+            target: Self.string(p, targetStart, targetEnd),
+            version: version,
+            headers: headers,
+            remoteAddress: remoteAddress
+        )
         return (request, framing)
     }
 

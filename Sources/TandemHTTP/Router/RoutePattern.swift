@@ -1,3 +1,5 @@
+import Glibc
+
 /// A route pattern split once into segments: `/documents/:id/edits`, `/static/*`.
 struct RoutePattern: Sendable {
     enum Segment: Sendable, Equatable {
@@ -35,25 +37,26 @@ struct RoutePattern: Sendable {
     }
 
     /// Captured parameters when `path` (split raw, so `%2F` never spans segments) matches.
-    func match(_ path: [Substring]) -> [String: String]? {
+    /// `escaped`: whether the path holds any `%` at all (see `hasEscapes`).
+    func match(_ path: [Substring], escaped: Bool = true) -> [String: String]? {
         var parameters: [String: String] = [:]
         for (i, segment) in segments.enumerated() {
             switch segment {
             case .literal(let literal):
                 guard i < path.count else { return nil }
                 let raw = path[i]
-                if raw.utf8.contains(UInt8(ascii: "%")) {
+                if escaped && raw.utf8.contains(UInt8(ascii: "%")) {
                     guard PercentDecoding.decode(raw) == literal else { return nil }
                 } else if !HTTPHeaders.bytesEqual(raw, literal) {
                     return nil
                 }
             case .parameter(let name):
-                guard i < path.count, let value = Self.decodeSegment(path[i]), !value.isEmpty else { return nil }
+                guard i < path.count, let value = Self.decodeSegment(path[i], escaped: escaped), !value.isEmpty else { return nil }
                 parameters[name] = value
             case .wildcard:
                 var rest: [String] = []
                 for raw in path[i...] {
-                    guard let value = Self.decodeSegment(raw) else { return nil }
+                    guard let value = Self.decodeSegment(raw, escaped: escaped) else { return nil }
                     rest.append(value)
                 }
                 parameters["*"] = rest.joined(separator: "/")
@@ -64,10 +67,16 @@ struct RoutePattern: Sendable {
     }
 
     /// A decoded path segment, or nil if it is malformed, holds a `/`, or is `.`/`..`.
-    static func decodeSegment(_ raw: Substring) -> String? {
-        guard let value = raw.utf8.contains(UInt8(ascii: "%")) ? PercentDecoding.decode(raw) : String(raw) else { return nil }
+    static func decodeSegment(_ raw: Substring, escaped: Bool = true) -> String? {
+        guard let value = escaped && raw.utf8.contains(UInt8(ascii: "%")) ? PercentDecoding.decode(raw) : String(raw) else { return nil }
         if value == "." || value == ".." || value.utf8.contains(UInt8(ascii: "/")) || value.utf8.contains(0) { return nil }
         return value
+    }
+
+    /// Whether a path holds a percent escape anywhere, by one `memchr` over its bytes.
+    static func hasEscapes(_ path: Substring) -> Bool {
+        path.utf8.withContiguousStorageIfAvailable { $0.isEmpty ? false : memchr($0.baseAddress!, Int32(UInt8(ascii: "%")), $0.count) != nil }
+            ?? path.utf8.contains(UInt8(ascii: "%"))
     }
 
     /// The segments of a request path, still percent-encoded; nil unless it is origin-form.

@@ -14,7 +14,10 @@ public struct Router: Sendable {
     /// Route indices by method, in registration order (the first match wins): a request
     /// tries only its own method's routes, and of those only the ones whose segment count
     /// fits, instead of matching every pattern of the API.
-    private var byMethod: [HTTPMethod: [Int]] = [:]
+    private var byMethod: [HTTPMethod: [Int]] = [:] {
+        didSet { methodTable = byMethod.map { (method: $0.key, routes: $0.value) } }
+    }
+    private var methodTable: [(method: HTTPMethod, routes: [Int])] = []
     /// The literal first segments of all routes, or nil once a route starts with a parameter
     /// or wildcard: a path starting with none of them (a static file) skips matching at all.
     private var firstSegments: [String]? = []
@@ -50,34 +53,38 @@ public struct Router: Sendable {
         return { request, responder in router.route(request, responder) }
     }
 
-    public func route(_ request: HTTPRequest, _ responder: HTTPResponder) {
-        guard let segments = RoutePattern.split(request.path) else {
+    /// The route indices of `method`: a scan of the few methods there are, whose names are
+    /// small strings compared as bits, cost less than hashing one for a dictionary.
+    private func candidates(for method: HTTPMethod) -> [Int] {
+        // HEAD is served by GET routes, and by HEAD routes registered as such, in order.
+        if method == .head { return ((byMethod[.get] ?? []) + (byMethod[.head] ?? [])).sorted() }
+        for entry in methodTable where entry.method == method { return entry.routes }
+        return []
+    }
+
+    public func route(_ request: __owned HTTPRequest, _ responder: HTTPResponder) {
+        let path = request.path
+        guard let segments = RoutePattern.split(path) else {
             return notFound(request, responder)
         }
-        if let firstSegments, let first = segments.first, !first.utf8.contains(UInt8(ascii: "%")),
+        // Asked once per path: per segment and per candidate pattern it was a fifth of routing.
+        let escaped = RoutePattern.hasEscapes(path)
+        if let firstSegments, let first = segments.first, !escaped,
            !firstSegments.contains(where: { HTTPHeaders.bytesEqual(first, $0) }) {
             return notFound(request, responder)
         }
-        // HEAD is served by GET routes, and by HEAD routes registered as such, in order.
-        let candidates: [Int]
-        if request.method == .head {
-            candidates = ((byMethod[.get] ?? []) + (byMethod[.head] ?? [])).sorted()
-        } else {
-            candidates = byMethod[request.method] ?? []
-        }
         var request = request
-        for index in candidates where routes[index].pattern.admits(segmentCount: segments.count) {
-            let route = routes[index]
-            if let parameters = route.pattern.match(segments) {
+        for index in candidates(for: request.method) where routes[index].pattern.admits(segmentCount: segments.count) {
+            if let parameters = routes[index].pattern.match(segments, escaped: escaped) {
                 request.parameters = parameters
-                request.route = route.pattern.text
-                return route.handler(request, responder)
+                request.route = routes[index].pattern.text
+                return routes[index].handler(request, responder)
             }
         }
         // The path may exist under other methods: 405 (or the OPTIONS answer) with Allow.
         var allowed: [String] = []
         for route in routes where !allowed.contains(route.method.rawValue)
-            && route.pattern.admits(segmentCount: segments.count) && route.pattern.match(segments) != nil {
+            && route.pattern.admits(segmentCount: segments.count) && route.pattern.match(segments, escaped: escaped) != nil {
             allowed.append(route.method.rawValue)
         }
         if allowed.isEmpty { return notFound(request, responder) }

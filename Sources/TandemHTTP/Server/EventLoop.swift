@@ -16,13 +16,14 @@ final class EventLoop: @unchecked Sendable {
     private let hasTasks = Atomic<Bool>(false)
     private let threadID = Atomic<UInt>(0)
 
-    // Loop-confined state.
+    // Loop-confined state; what every request touches skips the dynamic exclusivity checks,
+    // as in HTTPConnection.
     var listeners: [Int32] = []
-    private var connections: [HTTPConnection?] = []
+    @exclusivity(unchecked) private var connections: [HTTPConnection?] = []
     private(set) var connectionCount = 0
     let readBuffer: UnsafeMutableRawBufferPointer
-    var date = HTTPDateCache()
-    var now: UInt64 = MonotonicClock.now()
+    @exclusivity(unchecked) var date = HTTPDateCache()
+    @exclusivity(unchecked) var now: UInt64 = MonotonicClock.now()
     private var lastSweep: UInt64 = 0
     private var stopping = false
     private var graceDeadline: UInt64 = .max

@@ -22,7 +22,7 @@ extension ServerContext {
             }
         }
 
-        var fields: Set<String> {
+        var fields: [String] {
             switch self {
             case .cut, .copy: ["from", "to", "pasteboard"]
             case .paste: ["from", "to", "pasteboard", "type"]

@@ -58,8 +58,7 @@ extension ServerContext {
         var build: (_ length: Int) throws(APIError) -> TextOperation
     }
 
-    // Built once: a set literal in the handler hashed ten strings on every edit.
-    static let editFields: Set<String> = ["base", "ops", "insert", "at", "delete", "replace", "with", "actionName", "undoable", "newGroup"]
+    static let editFields = ["base", "ops", "insert", "at", "delete", "replace", "with", "actionName", "undoable", "newGroup"]
     static let editForms = ["ops", "insert", "delete", "replace"]
 
     func decodeEdit(_ req: HTTPRequest) throws(APIError) -> EditRequest {

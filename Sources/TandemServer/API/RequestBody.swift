@@ -13,7 +13,10 @@ struct RequestBody {
         }
         // curl -d sends application/x-www-form-urlencoded unless told otherwise; a JSON
         // body under that label is what curl users mean, so it is read as JSON.
-        if let type = request.mediaType, type != "application/json", !type.hasSuffix("+json"),
+        // What clients send almost always, spared building and lowercasing a string.
+        let declared = request.headers["Content-Type"]
+        if declared != nil, declared != "application/json", declared != "application/json; charset=utf-8",
+           let type = request.mediaType, type != "application/json", !type.hasSuffix("+json"),
            type != "application/x-www-form-urlencoded" {
             throw .unsupportedMediaType("application/json")
         }
@@ -28,7 +31,8 @@ struct RequestBody {
     }
 
     /// Rejects members the endpoint does not know, so a typo is an error rather than ignored.
-    func allowOnly(_ keys: Set<String>) throws(APIError) {
+    /// A list, not a set: keys are short strings, compared as bits faster than hashed.
+    func allowOnly(_ keys: [String]) throws(APIError) {
         for k in json.objectKeys ?? [] where !keys.contains(k) {
             throw .invalidField(k, "unknown field (expected one of: \(keys.sorted().joined(separator: ", ")))")
         }

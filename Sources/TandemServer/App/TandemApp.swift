@@ -39,10 +39,16 @@ public final class TandemApp: Sendable {
             let tls = try TLSContext(certificatePath: cert, keyPath: key)
             http.transportFactory = { tls.makeTransport(fileDescriptor: $0) }
         }
-        http.responseFilter = { request, response in
-            var r = ContentEncoding.negotiate(request: request, response: response)
-            if request.method == .get || request.method == .head,
-               r.headers["Content-Type"].map({ HTTPHeaders.hasPrefixIgnoringCase($0, "application/json") }) == true,
+        let jsonNoStore = HTTPHeaders(HTTPResponse.jsonHeadersVaryingByEncoding.fields.map { ($0.name, $0.value) } + [("Cache-Control", "no-store")])
+        http.responseFilter = { method, requestHeaders, response in
+            var r = ContentEncoding.negotiate(requestHeaders: requestHeaders, response: response)
+            guard method == .get || method == .head else { return r }
+            // The usual small JSON answer: one shared list with Cache-Control, no copy.
+            if r.headers.sharesStorage(with: HTTPResponse.jsonHeadersVaryingByEncoding) {
+                r.headers = jsonNoStore
+                return r
+            }
+            if r.headers["Content-Type"].map({ HTTPHeaders.hasPrefixIgnoringCase($0, "application/json") }) == true,
                !r.headers.contains("Cache-Control") {
                 r.headers.add("Cache-Control", "no-store")
             }

@@ -61,7 +61,8 @@ public struct JSONWriter {
     public mutating func int(_ n: Int) { beforeValue(); appendInt(n) }
     public mutating func double(_ d: Double) {
         beforeValue()
-        if d.isFinite { bytes.append(contentsOf: "\(d)".utf8) } else { bytes.append(contentsOf: "null".utf8) }
+        // `description` (shortest round trip), without an interpolation's buffer around it.
+        if d.isFinite { bytes.append(contentsOf: d.description.utf8) } else { bytes.append(contentsOf: "null".utf8) }
     }
     public mutating func bool(_ b: Bool) { beforeValue(); bytes.append(contentsOf: (b ? "true" : "false").utf8) }
     public mutating func null() { beforeValue(); bytes.append(contentsOf: "null".utf8) }

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Instructions per request, counted exactly: Tandem and the Hummingbird 2 anchor each run under
+# valgrind's callgrind, wrk sends the same load to the routes of scripts/bench-http.sh, and the
+# instructions executed while wrk ran are divided by the requests it made.
+#
+# This complements bench-http.sh on machines without hardware counters (VMs without a PMU),
+# where `perf stat -e instructions` is not available and bench-http.sh falls back to CPU time,
+# which drifts with the machine. Callgrind counts are the same from run to run within a few
+# percent (how requests batch per epoll wake-up still varies a little), whatever the machine
+# is doing. They cover user space only: the kernel's share (socket reads and writes, about
+# 15k instructions per request per the issue's bare epoll loop) is not in them and is about
+# the same for both servers.
+#
+# Usage: scripts/bench-instructions.sh [-d SECONDS] [-c CONNECTIONS]
+#   TANDEM_BIN  (default: release build of this checkout)   HB_DIR (default /tmp/anchors/hb)
+# All traffic goes to 127.0.0.1; every run is bounded by -d and `timeout`.
+set -uo pipefail
+DUR=5; CONN=10
+while getopts "d:c:" o; do case $o in d) DUR=$OPTARG;; c) CONN=$OPTARG;; *) exit 2;; esac; done
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SHARED=/work/shared/bench
+WORK=${BENCH_DIR:-/tmp/tandem-bench}
+mkdir -p "$WORK/public" "$WORK/out"
+command -v valgrind >/dev/null && command -v wrk >/dev/null || apt-get install -y valgrind wrk >/dev/null
+[ -f "$WORK/public/doc.json" ] || python3 "$SHARED/http/make_doc_json.py" "$WORK/public/doc.json" >/dev/null
+
+TANDEM_BIN=${TANDEM_BIN:-}
+if [ -z "$TANDEM_BIN" ]; then
+  (cd "$ROOT" && swift build -c release --product tandem >/dev/null) || { echo "tandem build failed" >&2; exit 1; }
+  TANDEM_BIN=$ROOT/.build/release/tandem
+fi
+HB_DIR=${HB_DIR:-/tmp/anchors/hb}
+if [ ! -x "$HB_DIR/.build/release/HBAnchor" ]; then
+  mkdir -p "$HB_DIR" && cp -r "$SHARED/hummingbird/." "$HB_DIR/" && chmod -R u+w "$HB_DIR"
+  (cd "$HB_DIR" && swift build -c release >/dev/null) || { echo "Hummingbird build failed" >&2; exit 1; }
+fi
+
+PORT=8097
+port_open() { (exec 3<>/dev/tcp/127.0.0.1/$1) 2>/dev/null; }
+VPID=""
+stop() {
+  if [ -n "$VPID" ] && kill -0 "$VPID" 2>/dev/null; then
+    kill -INT "$VPID"; for _ in $(seq 100); do kill -0 "$VPID" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$VPID" 2>/dev/null && kill -9 "$VPID"; wait "$VPID" 2>/dev/null
+  fi
+  VPID=""
+}
+trap stop EXIT INT TERM
+
+# measure NAME PATH CMD...: prints "NAME PATH requests instructions/request"
+measure() {
+  local name=$1 path=$2; shift 2
+  local out="$WORK/out/callgrind.$name"
+  rm -f "$out"*
+  valgrind --tool=callgrind --callgrind-out-file="$out" --instr-atstart=no "$@" > "$WORK/out/$name.vg.log" 2>&1 &
+  VPID=$!
+  for _ in $(seq 300); do port_open $PORT && break; sleep 0.2; done
+  port_open $PORT || { echo "$name did not open $PORT under valgrind" >&2; cat "$WORK/out/$name.vg.log" >&2; exit 1; }
+  timeout 60 wrk -t1 -c"$CONN" -d2s "http://127.0.0.1:$PORT$path" >/dev/null 2>&1   # warm-up, not counted
+  callgrind_control -i on "$VPID" >/dev/null
+  local n
+  n=$(timeout $((DUR + 60)) wrk -t1 -c"$CONN" -d"${DUR}s" "http://127.0.0.1:$PORT$path" | awk '/requests in/ {print $1}')
+  callgrind_control -i off "$VPID" >/dev/null
+  callgrind_control -d "$VPID" >/dev/null
+  sleep 0.5
+  stop
+  local total
+  total=$(cat "$out".* 2>/dev/null | awk '/^totals:/ {s += $2} END {print s + 0}')
+  if [ -z "$n" ] || [ "$n" = 0 ] || [ "$total" = 0 ]; then echo "$name $path: no measurement" >&2; exit 1; fi
+  echo "$name $path $n $((total / n))"
+}
+
+echo "user-space instructions per request under callgrind (wrk -t1 -c$CONN -d${DUR}s per row)"
+RESULTS=$WORK/out/instructions-$(date +%s).txt
+{
+  measure tandem /healthz "$TANDEM_BIN" serve --port $PORT --public "$WORK/public" --data "$WORK/out/data-instr"
+  measure tandem /doc.json "$TANDEM_BIN" serve --port $PORT --public "$WORK/public" --data "$WORK/out/data-instr"
+  measure hummingbird /hello "$HB_DIR/.build/release/HBAnchor" "$WORK/public/doc.json" $PORT
+  measure hummingbird /doc "$HB_DIR/.build/release/HBAnchor" "$WORK/public/doc.json" $PORT
+} | tee "$RESULTS"
+rm -rf "$WORK/out/data-instr"
+python3 - "$RESULTS" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+cost = {(r[0], r[1]): int(r[3]) for r in rows}
+for kind, t, h in (("health", "/healthz", "/hello"), ("doc", "/doc.json", "/doc")):
+    a, b = cost[("tandem", t)], cost[("hummingbird", h)]
+    print(f"{kind}: tandem {a} vs hummingbird {b} instructions/request: x{a / b:.2f}")
+PY
