@@ -3,6 +3,10 @@
 # valgrind's callgrind, wrk sends the same load to the routes of scripts/bench-http.sh, and the
 # instructions executed while wrk ran are divided by the requests it made.
 #
+# Valgrind 3.19 (Debian 12) itself crashes on the Hummingbird binary here ("the 'impossible'
+# happened", in NIO's threads); the script then says so and compares with the issue's own
+# figure for Hummingbird, ~150k instructions per request, user and kernel.
+#
 # This complements bench-http.sh on machines without hardware counters (VMs without a PMU),
 # where `perf stat -e instructions` is not available and bench-http.sh falls back to CPU time,
 # which drifts with the machine. Callgrind counts are the same from run to run within a few
@@ -35,6 +39,11 @@ if [ ! -x "$HB_DIR/.build/release/HBAnchor" ]; then
   (cd "$HB_DIR" && swift build -c release >/dev/null) || { echo "Hummingbird build failed" >&2; exit 1; }
 fi
 
+# Valgrind 3.19 gives up on the debug info of the Hummingbird build ("possibly corrupted
+# debuginfo file"): it runs from a copy without it (same code, only no line tables).
+HB_BIN=$WORK/out/HBAnchor.nodebug
+strip --strip-debug -o "$HB_BIN" "$HB_DIR/.build/release/HBAnchor"
+
 PORT=8097
 port_open() { (exec 3<>/dev/tcp/127.0.0.1/$1) 2>/dev/null; }
 VPID=""
@@ -54,19 +63,22 @@ measure() {
   rm -f "$out"*
   valgrind --tool=callgrind --callgrind-out-file="$out" --instr-atstart=no "$@" > "$WORK/out/$name.vg.log" 2>&1 &
   VPID=$!
-  for _ in $(seq 300); do port_open $PORT && break; sleep 0.2; done
-  port_open $PORT || { echo "$name did not open $PORT under valgrind" >&2; cat "$WORK/out/$name.vg.log" >&2; exit 1; }
+  for _ in $(seq 300); do port_open $PORT && break; kill -0 "$VPID" 2>/dev/null || break; sleep 0.2; done
+  if ! port_open $PORT; then
+    echo "$name did not open $PORT under valgrind (see $WORK/out/$name.vg.log)" >&2
+    stop; return 0
+  fi
   timeout 60 wrk -t1 -c"$CONN" -d2s "http://127.0.0.1:$PORT$path" >/dev/null 2>&1   # warm-up, not counted
-  callgrind_control -i on "$VPID" >/dev/null
+  callgrind_control -i on "$VPID" >/dev/null 2>&1
   local n
   n=$(timeout $((DUR + 60)) wrk -t1 -c"$CONN" -d"${DUR}s" "http://127.0.0.1:$PORT$path" | awk '/requests in/ {print $1}')
-  callgrind_control -i off "$VPID" >/dev/null
-  callgrind_control -d "$VPID" >/dev/null
+  callgrind_control -i off "$VPID" >/dev/null 2>&1
+  callgrind_control -d "$VPID" >/dev/null 2>&1
   sleep 0.5
   stop
   local total
   total=$(cat "$out".* 2>/dev/null | awk '/^totals:/ {s += $2} END {print s + 0}')
-  if [ -z "$n" ] || [ "$n" = 0 ] || [ "$total" = 0 ]; then echo "$name $path: no measurement" >&2; exit 1; fi
+  if [ -z "$n" ] || [ "$n" = 0 ] || [ "$total" = 0 ]; then echo "$name $path: no measurement" >&2; return 0; fi
   echo "$name $path $n $((total / n))"
 }
 
@@ -75,15 +87,25 @@ RESULTS=$WORK/out/instructions-$(date +%s).txt
 {
   measure tandem /healthz "$TANDEM_BIN" serve --port $PORT --public "$WORK/public" --data "$WORK/out/data-instr"
   measure tandem /doc.json "$TANDEM_BIN" serve --port $PORT --public "$WORK/public" --data "$WORK/out/data-instr"
-  measure hummingbird /hello "$HB_DIR/.build/release/HBAnchor" "$WORK/public/doc.json" $PORT
-  measure hummingbird /doc "$HB_DIR/.build/release/HBAnchor" "$WORK/public/doc.json" $PORT
+  measure hummingbird /hello "$HB_BIN" "$WORK/public/doc.json" $PORT
+  measure hummingbird /doc "$HB_BIN" "$WORK/public/doc.json" $PORT
 } | tee "$RESULTS"
 rm -rf "$WORK/out/data-instr"
 python3 - "$RESULTS" <<'PY'
 import sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 cost = {(r[0], r[1]): int(r[3]) for r in rows}
+# The issue's own figure for Hummingbird (perf stat, user and kernel) and for the kernel's share
+# of a request (its bare epoll loop): the yardstick when valgrind cannot run the anchor here.
+HB_ISSUE, KERNEL = 150_000, 15_000
 for kind, t, h in (("health", "/healthz", "/hello"), ("doc", "/doc.json", "/doc")):
-    a, b = cost[("tandem", t)], cost[("hummingbird", h)]
-    print(f"{kind}: tandem {a} vs hummingbird {b} instructions/request: x{a / b:.2f}")
+    a, b = cost.get(("tandem", t)), cost.get(("hummingbird", h))
+    if a is None:
+        print(f"{kind}: no Tandem measurement"); continue
+    if b is not None:
+        print(f"{kind}: tandem {a} vs hummingbird {b} user-space instructions/request: x{a / b:.2f}")
+    else:
+        print(f"{kind}: tandem {a} user-space instructions/request; hummingbird not measurable under valgrind here. "
+              f"With ~{KERNEL // 1000}k kernel instructions added, against the issue's ~{HB_ISSUE // 1000}k for Hummingbird: "
+              f"x{(a + KERNEL) / HB_ISSUE:.2f}")
 PY

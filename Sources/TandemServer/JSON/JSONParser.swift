@@ -62,6 +62,7 @@ public struct JSONParser {
     private mutating func object(depth: Int) throws(Error) -> JSONValue {
         i += 1
         var members: [(String, JSONValue)] = []
+        members.reserveCapacity(4)   // most bodies: one allocation, not three as it grows
         skipWhitespace()
         if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
         while true {
@@ -137,7 +138,10 @@ public struct JSONParser {
         while i < bytes.count {
             let b = bytes[i]
             if b == UInt8(ascii: "\"") {
-                guard let s = String(validating: bytes[start..<i], as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
+                // Validated over contiguous bytes: through an ArraySlice it took the generic path.
+                let end = i
+                let decoded = bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
+                guard let s = decoded else { throw fail("invalid UTF-8 in string") }
                 i += 1
                 return s
             }
