@@ -9,6 +9,9 @@ public struct StoreStatistics: Sendable, Hashable {
     public var operations: Int = 0
     /// Batches that failed as a whole (disk full, I/O error…).
     public var failedTransactions: Int = 0
+    /// `fdatasync`s of the WAL by the syncer (durability `full`; each covers every batch
+    /// written since the one before).
+    public var walFlushes: Int = 0
 
     public init() {}
 }

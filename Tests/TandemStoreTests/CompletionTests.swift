@@ -5,7 +5,8 @@ import Testing
 @Suite struct CompletionTests {
     let directory = TemporaryDirectory()
 
-    /// Completions run on the writer thread: a blocking write from there must fail, not hang,
+    /// Completions run on the writer thread (or its syncer, with durability `full`, the
+    /// default here): a blocking write from there must fail, not hang,
     /// while reads and further asynchronous appends work.
     @Test func blockingWriteFromACompletionFailsInsteadOfDeadlocking() throws {
         let store = try SQLiteStore(directory: directory.path)

@@ -9,13 +9,32 @@ import TandemStore
     func pragmaReadsBack(_ durability: Durability) throws {
         let store = try SQLiteStore(directory: directory.path, durability: durability)
         defer { store.close() }
-        let expected = ["off": 0, "normal": 1, "full": 2][durability.rawValue]
+        // `full` is NORMAL in SQLite plus the store's own fdatasync of the WAL per group commit.
+        let expected = ["off": 0, "normal": 1, "full": 1][durability.rawValue]
         #expect(try store.synchronousPragma() == expected)
         #expect(try store.journalMode() == "wal")
         // Still in force after writes went through the writer.
         try store.createDocument(Fixture.document("d"))
         try store.appendAndWait([Fixture.change("d", 1)])
         #expect(try store.synchronousPragma() == expected)
+    }
+
+    /// `full` acknowledges only after the store's own flush of the WAL; the other modes leave
+    /// it to SQLite's pragma and never flush it themselves.
+    @Test(arguments: Durability.allCases)
+    func onlyFullFlushesTheWALBeforeCompleting(_ durability: Durability) throws {
+        let store = try SQLiteStore(directory: directory.path, durability: durability)
+        defer { store.close() }
+        try store.createDocument(Fixture.document("d"))
+        for revision in 1...5 { try store.appendAndWait([Fixture.change("d", revision)]) }
+        let stats = store.statistics
+        if durability == .full {
+            // Every append waited for its completion, so each was flushed before the next.
+            #expect(stats.walFlushes >= 5)
+            #expect(stats.walFlushes <= stats.transactions)
+        } else {
+            #expect(stats.walFlushes == 0)
+        }
     }
 
     @Test func reopeningWithAnotherModeTakesTheNewMode() throws {
@@ -26,6 +45,6 @@ import TandemStore
         }
         let store = try SQLiteStore(directory: directory.path, durability: .full)
         defer { store.close() }
-        #expect(try store.synchronousPragma() == 2)
+        #expect(try store.synchronousPragma() == 1)
     }
 }

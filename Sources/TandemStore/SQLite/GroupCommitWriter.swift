@@ -12,6 +12,14 @@ import GRDB
 /// A failure that is not a conflict (disk full, I/O error) aborts the whole transaction and
 /// fails every job in the batch: nothing is reported committed that is not. The connection
 /// stays open and the next batch is tried afresh, so the store recovers by itself.
+///
+/// With `syncing` (durability `full`), the fsync is not SQLite's: its commits only write the
+/// WAL (`synchronous=NORMAL`), and a second thread, the syncer, `fdatasync`s the WAL file and
+/// only then completes the batches written before that call, in order. The writer meanwhile
+/// writes the next batch, so a commit's disk flush no longer holds up the ones behind it (as
+/// in Postgres, whose WAL flush is not done under the lock that orders commits). Nothing is
+/// completed before its frames are on disk: a WAL commit is durable once its frames are, and
+/// SQLite's checkpoints (NORMAL) sync the WAL before they copy it and the database after.
 final class GroupCommitWriter: Sendable {
     struct Job: Sendable {
         enum Work: Sendable {
@@ -28,6 +36,12 @@ final class GroupCommitWriter: Sendable {
 
     private struct Queue {
         var jobs: [Job] = []
+        var closing = false
+    }
+
+    /// Batches committed to the WAL, waiting for the syncer's next fdatasync.
+    private struct Written {
+        var batches: [(jobs: [Job], results: [Result<Void, StoreError>])] = []
         var closing = false
     }
 
@@ -48,16 +62,33 @@ final class GroupCommitWriter: Sendable {
         init(_ run: @escaping @Sendable () -> Void) { self.run = run }
     }
 
-    init(database: DatabasePool) {
+    /// The WAL file the syncer flushes; nil when SQLite's own `synchronous` is the policy.
+    private let walPath: String?
+    private let written = Locked(Written())
+    private let syncWake = DispatchSemaphore(value: 0)
+    /// Signalled each time the syncer takes the written batches for a flush.
+    private let taken = DispatchSemaphore(value: 0)
+    private let syncFinished = DispatchSemaphore(value: 0)
+    private let syncerThread = Locked<pthread_t?>(nil)
+
+    /// `walPath`: flush this WAL file on the syncer thread before completing (see above).
+    init(database: DatabasePool, walPath: String? = nil) {
         self.database = database
+        self.walPath = walPath
         let thread = Thread { [self] in run() }
         thread.name = "TandemStore writer"
         thread.start()
+        if walPath != nil {
+            let syncer = Thread { [self] in runSyncer() }
+            syncer.name = "TandemStore syncer"
+            syncer.start()
+        }
     }
 
     var statistics: StoreStatistics { counters.withLock { $0 } }
 
-    /// Runs `handler` on the writer thread after the completions of every batch.
+    /// Runs `handler` on the thread that completes batches (the writer, or the syncer) after
+    /// the completions of each batch or group of batches.
     func onBatchCompleted(_ handler: @escaping @Sendable () -> Void) {
         batchCompleted.withLock { $0 = BatchHandler(handler) }
     }
@@ -80,8 +111,10 @@ final class GroupCommitWriter: Sendable {
 
     /// Queues `work` and blocks until it committed or failed.
     func perform(changeCount: Int = 0, _ work: @escaping @Sendable (Database) throws -> Void) throws(StoreError) {
-        if let writer = thread.withLock({ $0 }), pthread_equal(writer, pthread_self()) != 0 {
-            throw .io("a blocking store call from an append completion would deadlock the writer")
+        for completing in [thread.withLock({ $0 }), syncerThread.withLock({ $0 })] {
+            if let completing, pthread_equal(completing, pthread_self()) != 0 {
+                throw .io("a blocking store call from an append completion would deadlock the writer")
+            }
         }
         let outcome = Outcome()
         submit(Job(changeCount: changeCount, work: .closure(work)) { result in outcome.finish(result) })
@@ -104,6 +137,12 @@ final class GroupCommitWriter: Sendable {
         var lastBatch = 0
         while true {
             wake.wait()
+            // One batch waits for the flush in progress, no more: the jobs arriving meanwhile
+            // gather into the next batch instead of each paying a transaction of its own
+            // (the WAL frames of the document's pages are written again per transaction).
+            if walPath != nil {
+                while written.withLock({ !$0.batches.isEmpty }) { taken.wait() }
+            }
             if lastBatch > 1 { gather() }
             let (batch, closing) = queue.withLock { queue in
                 defer { queue.jobs.removeAll(keepingCapacity: true) }
@@ -111,13 +150,58 @@ final class GroupCommitWriter: Sendable {
             }
             if !batch.isEmpty {
                 lastBatch = batch.count
-                commit(batch)
-                batchCompleted.withLock { $0 }?.run()
+                let results = commit(batch)
+                if walPath != nil {
+                    written.withLock { $0.batches.append((batch, results)) }
+                    syncWake.signal()
+                } else {
+                    complete(batch, results)
+                    batchCompleted.withLock { $0 }?.run()
+                }
             }
             // After `closing` is seen no job can be queued any more, so this drain was the last.
             if closing { break }
         }
+        if walPath != nil {
+            written.withLock { $0.closing = true }
+            syncWake.signal()
+            syncFinished.wait()
+        }
         finished.signal()
+    }
+
+    /// The syncer: one fdatasync for every batch written since the last, then their
+    /// completions in commit order. A failed flush fails them all (their rows may be in the
+    /// file, but nothing is acknowledged that is not known to be on disk).
+    private func runSyncer() {
+        syncerThread.withLock { $0 = pthread_self() }
+        var wal = WALFile(path: walPath!)
+        while true {
+            syncWake.wait()
+            let (batches, closing) = written.withLock { w in
+                defer { w.batches.removeAll(keepingCapacity: true) }
+                return (w.batches, w.closing)
+            }
+            taken.signal()
+            if !batches.isEmpty {
+                let flushed = wal.flush()
+                if case .success = flushed { counters.withLock { $0.walFlushes += 1 } }
+                for batch in batches {
+                    switch flushed {
+                    case .success: complete(batch.jobs, batch.results)
+                    case .failure(let error): complete(batch.jobs, batch.results.map { _ in .failure(error) })
+                    }
+                }
+                batchCompleted.withLock { $0 }?.run()
+            }
+            if closing { break }
+        }
+        wal.close()
+        syncFinished.signal()
+    }
+
+    private func complete(_ batch: [Job], _ results: [Result<Void, StoreError>]) {
+        for (job, result) in zip(batch, results) { job.completion(result) }
     }
 
     /// Lets more jobs join the batch for a moment when the previous batch had several: with
@@ -134,7 +218,8 @@ final class GroupCommitWriter: Sendable {
 
     static let gatherMicroseconds: UInt32 = 200
 
-    private func commit(_ batch: [Job]) {
+    /// Runs the batch as one transaction and returns each job's result (completed by the caller).
+    private func commit(_ batch: [Job]) -> [Result<Void, StoreError>] {
         let results: [Result<Void, StoreError>]
         do {
             results = try database.writeWithoutTransaction { db in
@@ -146,8 +231,7 @@ final class GroupCommitWriter: Sendable {
                 $0.failedTransactions += 1
                 $0.operations += batch.count
             }
-            for job in batch { job.completion(.failure(failure)) }
-            return
+            return batch.map { _ in .failure(failure) }
         }
         counters.withLock { counters in
             counters.transactions += 1
@@ -156,7 +240,7 @@ final class GroupCommitWriter: Sendable {
                 if case .success = result { counters.appendedChanges += job.changeCount }
             }
         }
-        for (job, result) in zip(batch, results) { job.completion(result) }
+        return results
     }
 }
 
@@ -237,5 +321,38 @@ private final class Outcome: Sendable {
     func wait() -> Result<Void, StoreError> {
         done.wait()
         return result.withLock { $0! }
+    }
+}
+
+/// The WAL file as the syncer flushes it: opened on first use (SQLite creates it with the first
+/// write) and again if SQLite ever replaced it, so the flush always reaches the file it writes.
+private struct WALFile {
+    let path: String
+    private var fd: Int32 = -1
+    private var inode: ino_t = 0
+
+    init(path: String) { self.path = path }
+
+    mutating func flush() -> Result<Void, StoreError> {
+        var st = stat()
+        if stat(path, &st) != 0 {
+            return .failure(.io("cannot find the WAL \(path): \(String(cString: strerror(errno)))"))
+        }
+        if fd < 0 || st.st_ino != inode {
+            close()
+            fd = open(path, O_RDWR | O_CLOEXEC)
+            if fd < 0 { return .failure(.io("cannot open the WAL \(path): \(String(cString: strerror(errno)))")) }
+            inode = st.st_ino
+        }
+        while fdatasync(fd) != 0 {
+            if errno == EINTR { continue }
+            return .failure(.io("fdatasync of the WAL failed: \(String(cString: strerror(errno)))"))
+        }
+        return .success(())
+    }
+
+    mutating func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
     }
 }

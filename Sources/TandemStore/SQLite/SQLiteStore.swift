@@ -42,7 +42,8 @@ public final class SQLiteStore: DocumentStore {
             }
             throw StoreError(error)
         }
-        writer = GroupCommitWriter(database: database)
+        // `full` flushes the WAL on the writer's syncer, out of SQLite's commit (see GroupCommitWriter).
+        writer = GroupCommitWriter(database: database, walPath: durability == .full ? path + "-wal" : nil)
     }
 
     deinit {
