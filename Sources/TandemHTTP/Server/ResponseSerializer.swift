@@ -68,7 +68,8 @@ enum ResponseSerializer {
     ) {
         // Sized first, then written through one cursor: some twenty appends, each checking
         // capacity and uniqueness, were a tenth of a small request's CPU.
-        var bound = 96 + status.reason.utf8.count + date.count
+        // The fixed text, at most 120 bytes with 20-digit numbers, plus what varies.
+        var bound = 128 + status.reason.utf8.count + date.count
         for field in headers.fields { bound += field.name.utf8.count + field.value.utf8.count + 4 }
         let start = out.count
         out.append(contentsOf: repeatElement(0, count: bound))

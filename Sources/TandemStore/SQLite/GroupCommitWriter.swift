@@ -13,7 +13,7 @@ import GRDB
 /// fails every job in the batch: nothing is reported committed that is not. The connection
 /// stays open and the next batch is tried afresh, so the store recovers by itself.
 ///
-/// With `syncing` (durability `full`), the fsync is not SQLite's: its commits only write the
+/// Given a `walPath` (durability `full`), the fsync is not SQLite's: its commits only write the
 /// WAL (`synchronous=NORMAL`), and a second thread, the syncer, `fdatasync`s the WAL file and
 /// only then completes the batches written before that call, in order. The writer meanwhile
 /// writes the next batch, so a commit's disk flush no longer holds up the ones behind it (as
