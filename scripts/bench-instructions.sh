@@ -15,12 +15,19 @@
 # 15k instructions per request per the issue's bare epoll loop) is not in them and is about
 # the same for both servers.
 #
-# Usage: scripts/bench-instructions.sh [-d SECONDS] [-c CONNECTIONS]
+# With -e it measures issue 4's edit path instead, on Tandem alone: `POST /documents/d/edits`
+# of one-character inserts and the same-size `POST /ping` ceiling, both with a bearer token,
+# while 5 SSE subscribers listen. Valgrind slows the server some 50 times, so group commits
+# carry few changes and the once-a-second housekeeping weighs on each edit far more than at
+# full speed: read these rows as a same-conditions comparison between builds, not as the
+# share of a real run.
+#
+# Usage: scripts/bench-instructions.sh [-d SECONDS] [-c CONNECTIONS] [-e]
 #   TANDEM_BIN  (default: release build of this checkout)   HB_DIR (default /tmp/anchors/hb)
 # All traffic goes to 127.0.0.1; every run is bounded by -d and `timeout`.
 set -uo pipefail
-DUR=5; CONN=10
-while getopts "d:c:" o; do case $o in d) DUR=$OPTARG;; c) CONN=$OPTARG;; *) exit 2;; esac; done
+DUR=5; CONN=10; EDITS=0
+while getopts "d:c:e" o; do case $o in d) DUR=$OPTARG;; c) CONN=$OPTARG;; e) EDITS=1;; *) exit 2;; esac; done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SHARED=/work/shared/bench
 WORK=${BENCH_DIR:-/tmp/tandem-bench}
@@ -46,8 +53,10 @@ strip --strip-debug -o "$HB_BIN" "$HB_DIR/.build/release/HBAnchor"
 
 PORT=8097
 port_open() { (exec 3<>/dev/tcp/127.0.0.1/$1) 2>/dev/null; }
-VPID=""
+VPID=""; SUBS=()
 stop() {
+  for p in "${SUBS[@]}"; do kill "$p" 2>/dev/null; done
+  SUBS=()
   if [ -n "$VPID" ] && kill -0 "$VPID" 2>/dev/null; then
     kill -INT "$VPID"; for _ in $(seq 100); do kill -0 "$VPID" 2>/dev/null || break; sleep 0.1; done
     kill -0 "$VPID" 2>/dev/null && kill -9 "$VPID"; wait "$VPID" 2>/dev/null
@@ -68,10 +77,12 @@ measure() {
     echo "$name did not open $PORT under valgrind (see $WORK/out/$name.vg.log)" >&2
     stop; return 0
   fi
-  timeout 60 wrk -t1 -c"$CONN" -d2s "http://127.0.0.1:$PORT$path" >/dev/null 2>&1   # warm-up, not counted
+  local url="http://127.0.0.1:$PORT$path" script=()
+  if [ -n "${SETUP:-}" ]; then $SETUP; url="http://127.0.0.1:$PORT"; script=(-s "$WORK/out/post.lua"); export EPATH=$path; fi
+  timeout 60 wrk -t1 -c"$CONN" -d2s "${script[@]}" "$url" >/dev/null 2>&1   # warm-up, not counted
   callgrind_control -i on "$VPID" >/dev/null 2>&1
   local n
-  n=$(timeout $((DUR + 60)) wrk -t1 -c"$CONN" -d"${DUR}s" "http://127.0.0.1:$PORT$path" | awk '/requests in/ {print $1}')
+  n=$(timeout $((DUR + 60)) wrk -t1 -c"$CONN" -d"${DUR}s" "${script[@]}" "$url" | awk '/requests in/ {print $1}')
   callgrind_control -i off "$VPID" >/dev/null 2>&1
   callgrind_control -d "$VPID" >/dev/null 2>&1
   sleep 0.5
@@ -81,6 +92,45 @@ measure() {
   if [ -z "$n" ] || [ "$n" = 0 ] || [ "$total" = 0 ]; then echo "$name $path: no measurement" >&2; return 0; fi
   echo "$name $path $n $((total / n))"
 }
+
+# -e: a session, a document, 5 subscribers; wrk posts with the session's token.
+edit_setup() {
+  local base="http://127.0.0.1:$PORT" json='Content-Type: application/json'
+  TOKEN=$(curl -s -XPOST "$base/sessions" -H "$json" -d '{"name":"bench"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+  export TOKEN
+  curl -s -XPOST "$base/documents" -H "$json" -d '{"id":"d","text":"a start text for the edits of the benchmark"}' >/dev/null
+  for _ in 1 2 3 4 5; do curl -sN "$base/documents/d/events" >/dev/null 2>&1 & SUBS+=($!); done
+  sleep 0.5
+}
+if [ $EDITS = 1 ]; then
+  # Same body size for both routes, as in bench-load.py.
+  cat > "$WORK/out/post.lua" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer " .. os.getenv("TOKEN")
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format(nil, os.getenv("EPATH"), nil, '{"insert":"a","at":' .. (n % 40) .. '}')
+end
+LUA
+  echo "user-space instructions per request under callgrind, edit path (wrk -t1 -c$CONN -d${DUR}s per row, 5 SSE subscribers)"
+  RESULTS=$WORK/out/instructions-edits-$(date +%s).txt
+  {
+    SETUP=edit_setup measure tandem /documents/d/edits "$TANDEM_BIN" serve --port $PORT --data "$WORK/out/data-instr"
+    rm -rf "$WORK/out/data-instr"
+    SETUP=edit_setup measure tandem /ping "$TANDEM_BIN" serve --port $PORT --data "$WORK/out/data-instr"
+  } | tee "$RESULTS"
+  rm -rf "$WORK/out/data-instr"
+  python3 - "$RESULTS" <<'PY'
+import sys
+cost = {r[1]: int(r[3]) for r in (l.split() for l in open(sys.argv[1]) if l.strip())}
+if "/documents/d/edits" in cost and "/ping" in cost:
+    e, p = cost["/documents/d/edits"], cost["/ping"]
+    print(f"edit {e} vs ping {p} user-space instructions: edit/ping x{e / p:.2f}")
+PY
+  exit 0
+fi
 
 echo "user-space instructions per request under callgrind (wrk -t1 -c$CONN -d${DUR}s per row)"
 RESULTS=$WORK/out/instructions-$(date +%s).txt
