@@ -5,6 +5,8 @@
 /// `TextOperation.splices`); every splice keeps the text it deleted next to the text it
 /// inserted in one shared UTF-16 buffer, so a logged change is its own inverse.
 /// Revision r lives at index `r - trimmed - 1`.
+///
+/// Its state skips the dynamic exclusivity checks, as `Document`'s does.
 final class ChangeLog {
     struct State: Codable, Sendable {
         /// Changes dropped by trimLog: revisions 1...trimmed.
@@ -24,7 +26,7 @@ final class ChangeLog {
         var text: [UInt16] = []
     }
 
-    var s = State()
+    @exclusivity(unchecked) var s = State()
     /// Receives every state-changing event, for persistence.
     var journal: ((DocumentEvent) -> Void)?
 

@@ -3,26 +3,28 @@
 /// scope acts on the chain whose top group is the most recent, so both scopes always agree.
 ///
 /// Not Sendable: the server guards its document (and so this) with a lock.
+///
+/// Its state skips the dynamic exclusivity checks, as `Document`'s does.
 public final class UndoManager {
     let log: ChangeLog
-    var groups: [UndoGroup] = []
+    @exclusivity(unchecked) var groups: [UndoGroup] = []
     /// Chain 0 is the anonymous one.
-    var chains: [UndoChain] = [UndoChain(session: nil)]
-    var chainIndex: [SessionID: Int] = [:]
-    var names: [String] = []
-    var nameIndex: [String: Int32] = [:]
-    var mapped: [Int32: MappedInverse] = [:]
-    var documentLevels = 0
-    var registrationDisabled = 0
-    var liveUndoCount = 0
+    @exclusivity(unchecked) var chains: [UndoChain] = [UndoChain(session: nil)]
+    @exclusivity(unchecked) var chainIndex: [SessionID: Int] = [:]
+    @exclusivity(unchecked) var names: [String] = []
+    @exclusivity(unchecked) var nameIndex: [String: Int32] = [:]
+    @exclusivity(unchecked) var mapped: [Int32: MappedInverse] = [:]
+    @exclusivity(unchecked) var documentLevels = 0
+    @exclusivity(unchecked) var registrationDisabled = 0
+    @exclusivity(unchecked) var liveUndoCount = 0
     var observers: [(id: Int, body: (UndoNotification) -> Void)] = []
     var nextObserver = 0
-    var typingPause: Double
+    @exclusivity(unchecked) var typingPause: Double
 
     /// True while an undo's change is applied and journaled: after willUndo, before didUndo.
-    public internal(set) var isUndoing = false
+    @exclusivity(unchecked) public internal(set) var isUndoing = false
     /// True while a redo's change is applied and journaled: after willRedo, before didRedo.
-    public internal(set) var isRedoing = false
+    @exclusivity(unchecked) public internal(set) var isRedoing = false
 
     /// When true (the default), a change outside an explicit group is its own group (or
     /// joins the typing run); when false, an undoable change needs an open group.
