@@ -171,8 +171,9 @@ final class GroupCommitWriter: Sendable {
     }
 
     /// The syncer: one fdatasync for every batch written since the last, then their
-    /// completions in commit order. A failed flush fails them all (their rows may be in the
-    /// file, but nothing is acknowledged that is not known to be on disk).
+    /// completions in commit order. A failed flush fails every job that had committed (its
+    /// rows may be in the file, but nothing is acknowledged that is not known to be on disk);
+    /// a job that had failed keeps its own error.
     private func runSyncer() {
         syncerThread.withLock { $0 = pthread_self() }
         var wal = WALFile(path: walPath!)
@@ -184,12 +185,14 @@ final class GroupCommitWriter: Sendable {
             }
             taken.signal()
             if !batches.isEmpty {
-                let flushed = wal.flush()
-                if case .success = flushed { counters.withLock { $0.walFlushes += 1 } }
+                // Batches that failed as a whole wrote nothing to flush, and keep their own error.
+                let wroteSomething = batches.contains { $0.results.contains { if case .success = $0 { true } else { false } } }
+                let flushed: Result<Void, StoreError> = wroteSomething ? wal.flush() : .success(())
+                if wroteSomething, case .success = flushed { counters.withLock { $0.walFlushes += 1 } }
                 for batch in batches {
                     switch flushed {
                     case .success: complete(batch.jobs, batch.results)
-                    case .failure(let error): complete(batch.jobs, batch.results.map { _ in .failure(error) })
+                    case .failure(let error): complete(batch.jobs, batch.results.map { $0.flatMap { .failure(error) } })
                     }
                 }
                 batchCompleted.withLock { $0 }?.run()
