@@ -13,11 +13,9 @@ public struct Router: Sendable {
     private var routes: [Route] = []
     /// Route indices by method, in registration order (the first match wins): a request
     /// tries only its own method's routes, and of those only the ones whose segment count
-    /// fits, instead of matching every pattern of the API.
-    private var byMethod: [HTTPMethod: [Int]] = [:] {
-        didSet { methodTable = byMethod.map { (method: $0.key, routes: $0.value) } }
-    }
-    private var methodTable: [(method: HTTPMethod, routes: [Int])] = []
+    /// fits, instead of matching every pattern of the API. A list, not a dictionary: there are a handful of methods, whose names are small strings
+    /// compared as bits, which costs less than hashing one per request.
+    private var byMethod: [(method: HTTPMethod, routes: [Int])] = []
     /// The literal first segments of all routes, or nil once a route starts with a parameter
     /// or wildcard: a path starting with none of them (a static file) skips matching at all.
     private var firstSegments: [String]? = []
@@ -33,7 +31,11 @@ public struct Router: Sendable {
         } else {
             firstSegments = nil
         }
-        byMethod[method, default: []].append(routes.count)
+        if let i = byMethod.firstIndex(where: { $0.method == method }) {
+            byMethod[i].routes.append(routes.count)
+        } else {
+            byMethod.append((method, [routes.count]))
+        }
         routes.append(Route(method: method, pattern: compiled, handler: handler))
     }
 
@@ -53,13 +55,15 @@ public struct Router: Sendable {
         return { request, responder in router.route(request, responder) }
     }
 
-    /// The route indices of `method`: a scan of the few methods there are, whose names are
-    /// small strings compared as bits, cost less than hashing one for a dictionary.
+    private func routes(of method: HTTPMethod) -> [Int] {
+        byMethod.first { $0.method == method }?.routes ?? []
+    }
+
+    /// The route indices a request of `method` tries, in registration order.
     private func candidates(for method: HTTPMethod) -> [Int] {
         // HEAD is served by GET routes, and by HEAD routes registered as such, in order.
-        if method == .head { return ((byMethod[.get] ?? []) + (byMethod[.head] ?? [])).sorted() }
-        for entry in methodTable where entry.method == method { return entry.routes }
-        return []
+        if method == .head { return (routes(of: .get) + routes(of: .head)).sorted() }
+        return routes(of: method)
     }
 
     public func route(_ request: __owned HTTPRequest, _ responder: HTTPResponder) {

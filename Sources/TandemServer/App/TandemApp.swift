@@ -39,8 +39,9 @@ public final class TandemApp: Sendable {
             let tls = try TLSContext(certificatePath: cert, keyPath: key)
             http.transportFactory = { tls.makeTransport(fileDescriptor: $0) }
         }
-        let jsonNoStore = HTTPHeaders(HTTPResponse.jsonHeadersVaryingByEncoding.fields.map { ($0.name, $0.value) } + [("Cache-Control", "no-store")])
-        http.responseFilter = { method, requestHeaders, response in
+        var jsonNoStore = HTTPResponse.jsonHeadersVaryingByEncoding
+        jsonNoStore.add("Cache-Control", "no-store")
+        http.responseFilter = { [jsonNoStore] method, requestHeaders, response in
             var r = ContentEncoding.negotiate(requestHeaders: requestHeaders, response: response)
             guard method == .get || method == .head else { return r }
             // The usual small JSON answer: one shared list with Cache-Control, no copy.
