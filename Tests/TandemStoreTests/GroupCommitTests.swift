@@ -42,6 +42,22 @@ import Testing
         print("group commit: \(appends) appends in \(transactions) transactions")
     }
 
+    /// The averages the writer times its batches by (flush and commit durations): the first
+    /// sample is taken whole, later ones weigh an eighth, so one stalled flush moves the
+    /// average only an eighth of the way towards it.
+    @Test(arguments: [
+        ([1_000_000], 1_000_000),
+        ([1_000_000, 9_000_000], 2_000_000),
+        ([1_000_000, 0], 875_000),
+        ([800, 800, 800], 800),
+        ([UInt64](), 0),
+    ] as [([UInt64], UInt64)])
+    func movingAverage(samples: [UInt64], expected: UInt64) {
+        var average = MovingAverage()
+        for sample in samples { average.add(sample) }
+        #expect(average.value == expected)
+    }
+
     /// Fire-and-forget appends from many threads: completions all arrive, each once.
     @Test func asynchronousAppendsAllComplete() throws {
         let store = try SQLiteStore(directory: directory.path, durability: .normal)

@@ -37,8 +37,21 @@ public struct JSONWriter {
     public mutating func beginArray() { beforeValue(); bytes.append(UInt8(ascii: "[")); open() }
     public mutating func endArray() { close(); bytes.append(UInt8(ascii: "]")) }
 
-    /// Writes `"key":` so that the next value call completes the member.
-    public mutating func key(_ k: String) {
+    /// Writes `"key":` so that the next value call completes the member. Keys are the
+    /// server's own literals, so they are copied as they are: escaping them was a third of
+    /// framing a change event.
+    public mutating func key(_ k: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        // The value that follows must not add another comma.
+        pendingMember = true
+    }
+
+    /// A key that is data (a `JSONValue` object's), escaped.
+    public mutating func key(escaping k: String) {
         separate()
         JSONEscaping.appendString(k, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
@@ -112,7 +125,7 @@ extension JSONWriter {
         case .object(let members):
             beginObject()
             for (k, item) in members {
-                key(k)
+                key(escaping: k)
                 value(item)
             }
             endObject()
