@@ -94,6 +94,22 @@ def proc_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_ticks() -> list[int]:
+    """The machine's CPU time so far by kind (the first line of /proc/stat), in ticks."""
+    with open("/proc/stat") as f:
+        return [int(v) for v in f.readline().split()[1:9]]
+
+
+def machine_shares(before: list[int], after: list[int]) -> dict[str, float]:
+    """Each kind's share of the machine between two readings: `steal` is time the hypervisor
+    gave the VM's CPUs to someone else, which no process here can see in its own CPU time
+    and which swings run to run on a shared host."""
+    d = [b - a for a, b in zip(before, after)]
+    total = sum(d) or 1
+    names = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"]
+    return {n: round(v / total, 3) for n, v in zip(names, d)}
+
+
 # --- the run ---------------------------------------------------------------------------
 # One clock for both processes: Python's time.monotonic() is CLOCK_MONOTONIC on Linux, the
 # clock tandem-load reads, so the timetable passes as plain numbers.
@@ -175,18 +191,18 @@ def main() -> int:
         load.stdin.close()
 
         sleep_until(start)
-        cpu0 = proc_cpu(server.pid)
+        cpu0, ticks0 = proc_cpu(server.pid), machine_ticks()
         store0 = store_counters(port)
         sleep_until(edit_end)
-        load_cpu = proc_cpu(server.pid) - cpu0
+        load_cpu, load_machine = proc_cpu(server.pid) - cpu0, machine_shares(ticks0, machine_ticks())
         store1 = store_counters(port)
         sleep_until(subscribers_until + 0.05)
         final = call(port, "GET", "/documents/bench")
         final_rev, final_len = final["revision"], len(final["text"].encode("utf-16-le")) // 2
         sleep_until(ping_start)
-        cpu0 = proc_cpu(server.pid)
+        cpu0, ticks0 = proc_cpu(server.pid), machine_ticks()
         sleep_until(ping_end)
-        ceiling_cpu = proc_cpu(server.pid) - cpu0
+        ceiling_cpu, ceiling_machine = proc_cpu(server.pid) - cpu0, machine_shares(ticks0, machine_ticks())
         sleep_until(noop_start)
         cpu0 = proc_cpu(server.pid)
         sleep_until(noop_end)
@@ -253,6 +269,8 @@ def main() -> int:
         "server_cpu_us_per_ping": us_per_ping,
         "server_cpu_us_per_noop_edit": us_per_noop,
         "server_cpu_edit_over_ping": us_per_edit / us_per_ping if us_per_ping else float("nan"),
+        "machine_load": load_machine,
+        "machine_ceiling": ceiling_machine,
         "acknowledged": acked,
         "applied": applied,
         "delivered_to_all": complete,
@@ -292,6 +310,9 @@ def main() -> int:
     print(f"server CPU per request {us_per_edit:9.1f} us per applied edit, {us_per_ping:.1f} us per ping, "
           f"{us_per_noop:.1f} us per no-op edit; edit/ping = {figures['server_cpu_edit_over_ping']:.2f}")
     print(f"generator CPU          {gen}" + ("  ** SATURATED: the generator may be the bottleneck **" if saturated else ""))
+    print(f"machine (both CPUs)    edits: steal {load_machine['steal']:.0%}, idle {load_machine['idle']:.0%}, "
+          f"iowait {load_machine['iowait']:.0%}; ceiling: steal {ceiling_machine['steal']:.0%}, "
+          f"idle {ceiling_machine['idle']:.0%}  (steal: CPU the hypervisor gave elsewhere)")
     if stalled:
         print(f"NOTE: a generator loop went {max(stalled.values()):.0f} ms without a turn ({', '.join(stalled)}): "
               f"some tail latency may be the generator's")

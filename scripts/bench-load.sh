@@ -47,6 +47,8 @@ print(f"{'':32}{'full':>12}{'off':>12}{'full/off':>10}")
 for label, key, fmt, _ in rows:
     a, b = full[key], off[key]
     print(f"{label:32}{fmt.format(a):>12}{fmt.format(b):>12}{a / b if b else float('nan'):>10.2f}")
+print(f"{'machine steal during edits':32}{full['machine_load']['steal']:>12.0%}{off['machine_load']['steal']:>12.0%}")
+print(f"{'machine steal during ceiling':32}{full['machine_ceiling']['steal']:>12.0%}{off['machine_ceiling']['steal']:>12.0%}")
 print()
 for name, f in (("full", full), ("off", off)):
     ratio = f["edits_per_s"] / f["ceiling_per_s"]
