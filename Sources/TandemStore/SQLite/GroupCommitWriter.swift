@@ -263,18 +263,19 @@ final class GroupCommitWriter: Sendable {
     /// the lowest p99 and the least CPU per edit (bench-load, 3 interleaved rounds).
     ///
     /// While the syncer flushes, the batch cannot be flushed before that flush ends anyway, so
-    /// the writer waits until it can just commit in time (the flush's start plus the average
-    /// flush, less the average commit). The clients answered by the previous flush then
-    /// come back in time for this batch: taken 200 µs into the flush, it missed them, and each
-    /// change waited for three flushes instead of two.
+    /// when flushes are long the writer waits longer, until it can just commit in time (the
+    /// flush's start plus the average flush, less the average commit). The clients answered
+    /// by the previous flush then come back in time for this batch: taken 200 µs into a long
+    /// flush, it missed them, and each change waited for three flushes instead of two. (Only
+    /// ever longer: with short flushes, timing alone took batches before the herd was back.)
     private func gather() {
-        let now = Self.now()
         var wait = UInt64(Self.gatherMicroseconds) * 1000
         if let flushStarted = written.withLock({ $0.flushStarted }) {
+            let now = Self.now()
             let ready = flushStarted &+ flushNanos.withLock { $0.value } &- commitNanos.withLock { $0.value }
-            wait = ready > now ? min(ready - now, Self.longestGatherNanos) : 0
+            if ready > now { wait = max(wait, min(ready - now, Self.longestGatherNanos)) }
         }
-        if wait >= 20_000 { usleep(UInt32(wait / 1000)) }
+        usleep(UInt32(wait / 1000))
     }
 
     static let gatherMicroseconds: UInt32 = 200
