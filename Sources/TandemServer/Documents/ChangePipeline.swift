@@ -47,15 +47,12 @@ extension ServerContext {
                 st.changeInFlight(changeCountBefore: changeCountBefore)
                 let stored = StoredChange(documentID: handle.id, revision: change.revision, payload: ChangeCodec.encode(st.journal?.drain() ?? []))
                 let extra = companion()
-                var frames = JSONWriter(capacity: 320)
-                ServerSentEvents.appendChangeEvents(change, notification: notification, to: &frames)
-                let framed = frames.bytes
                 // One unit with the companion's writes: both are stored or neither.
                 store.submit([.append([stored])] + (extra?.writes ?? [])) { [self] result in
                     switch result {
                     case .success:
                         extra?.onCommit()
-                        commits.add(.init(handle: handle, change: change, frames: framed) { finish(.json(response)) })
+                        commits.add(.init(handle: handle, change: change, notification: notification) { finish(.json(response)) })
                     case .failure(let error):
                         storeFailed(handle, error: error)
                         finish(APIError.storageFailing.response)
@@ -107,15 +104,14 @@ extension ServerContext {
 
     /// Consecutive committed changes of one document, oldest first.
     private func publish(_ entries: ArraySlice<CommitPublisher.Entry>, of handle: DocumentHandle) {
-        var frames: [UInt8] = []
-        frames.reserveCapacity(entries.reduce(0) { $0 + $1.frames.count })
-        for entry in entries { frames += entry.frames }
+        var frames = JSONWriter(capacity: entries.count * 256)
+        for entry in entries { ServerSentEvents.appendChangeEvents(entry.change, notification: entry.notification, to: &frames) }
         let revisions = entries.first!.change.revision...entries.last!.change.revision
         let newest = revisions.upperBound
         let woken: [(HTTPResponder, [UInt8])] = handle.state.withLock { st in
             st.committedRevision = max(st.committedRevision, newest)
             st.changeCommitted(newest)
-            handle.events.send(frames, revisions: revisions)
+            handle.events.send(frames.bytes, revisions: revisions)
             let revision = st.committedRevision
             let due = st.pollers.filter { $0.since < revision }
             guard !due.isEmpty else { return [] }

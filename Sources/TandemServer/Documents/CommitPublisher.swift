@@ -8,10 +8,7 @@ final class CommitPublisher: Sendable {
     struct Entry: Sendable {
         var handle: DocumentHandle
         var change: Change
-        /// Its `change` and `history` events, framed on the request's thread while the change
-        /// was made: the thread that publishes runs once per group commit for every change in
-        /// it, so what it does lengthens every commit's wait.
-        var frames: [UInt8]
+        var notification: String
         /// Answers the request that made the change.
         var answer: @Sendable () -> Void
     }
