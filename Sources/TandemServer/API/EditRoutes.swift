@@ -51,17 +51,52 @@ extension ServerContext {
         ]
     }
 
-    /// Decodes the four body forms of the contract into one operation at `base`.
-    struct EditRequest {
+    /// The four body forms of the contract, decoded but not yet checked against the document.
+    enum EditForm: Equatable {
+        case ops([TextOperation.Component])
+        case insert(String, at: Int)
+        case delete(from: Int, to: Int)
+        case replace(from: Int, to: Int, with: String)
+    }
+
+    /// One edit request: its form becomes an operation once the document's length at `base`
+    /// is known.
+    struct EditRequest: Equatable {
         var base: Int?
         var options: EditOptions
-        var build: (_ length: Int) throws(APIError) -> TextOperation
+        var form: EditForm
+
+        func build(_ length: Int) throws(APIError) -> TextOperation {
+            do throws(OperationError) {
+                switch form {
+                case .ops(let components):
+                    let op = try TextOperation(components)
+                    if op.baseLength != length {
+                        throw OperationError.lengthMismatch(expected: length, actual: op.baseLength)
+                    }
+                    return op
+                case .insert(let text, let at): return try TextOperation.insert(text, at: at, length: length)
+                case .delete(let from, let to): return try TextOperation.delete(from: from, to: to, length: length)
+                case .replace(let from, let to, let with):
+                    return try TextOperation.replace(from: from, to: to, with: with, length: length)
+                }
+            } catch { throw .operation(error) }
+        }
     }
 
     static let editFields = ["base", "ops", "insert", "at", "delete", "replace", "with", "actionName", "undoable", "newGroup"]
     static let editForms = ["ops", "insert", "delete", "replace"]
 
-    func decodeEdit(_ req: HTTPRequest) throws(APIError) -> EditRequest {
+    static func decodeEdit(_ req: HTTPRequest) throws(APIError) -> EditRequest {
+        // The keystroke bodies first, straight from the bytes; the rest as a JSON tree.
+        if RequestBody.declaresJSON(req), let edit = EditBodyScanner.scan(req.body) {
+            return EditRequest(base: edit.base, options: EditOptions(), form: edit.form)
+        }
+        return try decodeEditTree(req)
+    }
+
+    /// Every body form, through a `JSONValue` tree: the one place edit bodies are judged.
+    static func decodeEditTree(_ req: HTTPRequest) throws(APIError) -> EditRequest {
         let body = try RequestBody.object(req, allowEmpty: false)
         try body.allowOnly(Self.editFields)
         let base = try body.int("base")
@@ -81,37 +116,22 @@ extension ServerContext {
         }
         switch form {
         case "ops":
-            let components = try CompactOperation.decode(body.json["ops"]!)
-            return EditRequest(base: base, options: options) { length throws(APIError) in
-                do throws(OperationError) {
-                    let op = try TextOperation(components)
-                    if op.baseLength != length {
-                        throw OperationError.lengthMismatch(expected: length, actual: op.baseLength)
-                    }
-                    return op
-                } catch { throw .operation(error) }
-            }
+            return EditRequest(base: base, options: options, form: .ops(try CompactOperation.decode(body.json["ops"]!)))
         case "insert":
             guard let text = try body.string("insert") else { throw .invalidField("insert", "must be a string") }
             guard let at = try body.int("at") else { throw .invalidField("at", "is required with insert") }
-            return EditRequest(base: base, options: options) { length throws(APIError) in
-                do throws(OperationError) { return try TextOperation.insert(text, at: at, length: length) } catch { throw .operation(error) }
-            }
+            return EditRequest(base: base, options: options, form: .insert(text, at: at))
         case "delete":
             let (from, to) = try range(body, "delete")
-            return EditRequest(base: base, options: options) { length throws(APIError) in
-                do throws(OperationError) { return try TextOperation.delete(from: from, to: to, length: length) } catch { throw .operation(error) }
-            }
+            return EditRequest(base: base, options: options, form: .delete(from: from, to: to))
         default:
             let (from, to) = try range(body, "replace")
             guard let with = try body.string("with") else { throw .invalidField("with", "is required with replace") }
-            return EditRequest(base: base, options: options) { length throws(APIError) in
-                do throws(OperationError) { return try TextOperation.replace(from: from, to: to, with: with, length: length) } catch { throw .operation(error) }
-            }
+            return EditRequest(base: base, options: options, form: .replace(from: from, to: to, with: with))
         }
     }
 
-    private func range(_ body: RequestBody, _ key: String) throws(APIError) -> (Int, Int) {
+    private static func range(_ body: RequestBody, _ key: String) throws(APIError) -> (Int, Int) {
         guard let r = try body.object(key) else { throw .invalidField(key, "must be {\"from\", \"to\"}") }
         guard let from = r["from"]?.intValue, let to = r["to"]?.intValue else {
             throw .invalidField(key, "from and to must be integers")
@@ -127,7 +147,7 @@ extension ServerContext {
         do throws(APIError) {
             session = try self.session(of: req)
             handle = try document(req.parameters["id"] ?? "")
-            edit = try decodeEdit(req)
+            edit = try Self.decodeEdit(req)
         } catch {
             res.send(error.response)
             return

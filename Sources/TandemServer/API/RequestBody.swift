@@ -14,9 +14,7 @@ struct RequestBody {
         // curl -d sends application/x-www-form-urlencoded unless told otherwise; a JSON
         // body under that label is what curl users mean, so it is read as JSON.
         // What clients send almost always, spared building and lowercasing a string.
-        let declared = request.headers["Content-Type"]
-        if declared != nil, declared != "application/json", declared != "application/json; charset=utf-8",
-           let type = request.mediaType, type != "application/json", !type.hasSuffix("+json"),
+        if !declaresJSON(request), let type = request.mediaType, type != "application/json", !type.hasSuffix("+json"),
            type != "application/x-www-form-urlencoded" {
             throw .unsupportedMediaType("application/json")
         }
@@ -28,6 +26,13 @@ struct RequestBody {
         }
         guard case .object = value else { throw .invalidJSON("the body must be a JSON object") }
         return RequestBody(json: value)
+    }
+
+    /// Whether the request's body is labelled JSON the way clients nearly always label it (or
+    /// not at all): what `object` would read as JSON without building the media type.
+    static func declaresJSON(_ request: HTTPRequest) -> Bool {
+        let declared = request.headers["Content-Type"]
+        return declared == nil || declared == "application/json" || declared == "application/json; charset=utf-8"
     }
 
     /// Rejects members the endpoint does not know, so a typo is an error rather than ignored.
