@@ -12,12 +12,6 @@ public struct StoreStatistics: Sendable, Hashable {
     /// `fdatasync`s of the WAL by the syncer (durability `full`; each covers every batch
     /// written since the one before).
     public var walFlushes: Int = 0
-    /// Checkpoints: passes copying the WAL into the database beside the writer, then the
-    /// writer's own short passes that finish them (see `Checkpointer`).
-    public var checkpoints: Int = 0
-    public var writerCheckpoints: Int = 0
-    /// Time the writer spent finishing checkpoints, in which nothing committed (ns).
-    public var writerCheckpointNanos: UInt64 = 0
 
     public init() {}
 }

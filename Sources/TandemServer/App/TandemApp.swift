@@ -66,8 +66,6 @@ public final class TandemApp: Sendable {
         metrics.registerCounter("tandem_store_transactions_total", help: "Write transactions the store committed (one per group commit).") { store.statistics.transactions }
         metrics.registerCounter("tandem_store_revisions_appended_total", help: "Revisions (changes) the store committed.") { store.statistics.appendedChanges }
         metrics.registerCounter("tandem_store_wal_flushes_total", help: "fdatasync calls on the write-ahead log (durability full), each covering every commit since the last.") { store.statistics.walFlushes }
-        metrics.registerCounter("tandem_store_checkpoints_total", help: "Checkpoints copying the write-ahead log into the database beside the writer.") { store.statistics.checkpoints }
-        metrics.registerCounter("tandem_store_writer_checkpoint_microseconds_total", help: "Time the writer spent finishing checkpoints, committing nothing meanwhile.") { Int(store.statistics.writerCheckpointNanos / 1000) }
         for kind in ["edit", "undo", "redo"] { metrics.increment("tandem_changes_applied_total{kind=\"\(kind)\"}", by: 0) }
         metrics.increment("tandem_undos_total", by: 0)
         metrics.increment("tandem_redos_total", by: 0)

@@ -77,15 +77,10 @@ final class GroupCommitWriter: Sendable {
     private let flushNanos = Locked(MovingAverage())
     private let commitNanos = Locked(MovingAverage())
 
-    /// Copies the WAL beside the writer; the writer counts its commits for it and finishes its passes.
-    private let checkpointer: Checkpointer?
-    private let checkpointWanted = Locked(false)
-
     /// `walPath`: flush this WAL file on the syncer thread before completing (see above).
-    init(database: DatabasePool, walPath: String? = nil, checkpointer: Checkpointer? = nil) {
+    init(database: DatabasePool, walPath: String? = nil) {
         self.database = database
         self.walPath = walPath
-        self.checkpointer = checkpointer
         let thread = Thread { [self] in run() }
         thread.name = "TandemStore writer"
         thread.start()
@@ -94,20 +89,9 @@ final class GroupCommitWriter: Sendable {
             syncer.name = "TandemStore syncer"
             syncer.start()
         }
-        checkpointer?.onPass { [weak self] in self?.finishCheckpoint() }
     }
 
-    /// Asks the writer to finish the checkpointer's pass between two batches.
-    private func finishCheckpoint() {
-        checkpointWanted.withLock { $0 = true }
-        wake.signal()
-    }
-
-    var statistics: StoreStatistics {
-        var statistics = counters.withLock { $0 }
-        statistics.checkpoints = checkpointer?.count ?? 0
-        return statistics
-    }
+    var statistics: StoreStatistics { counters.withLock { $0 } }
 
     /// Runs `handler` on the thread that completes batches (the writer, or the syncer) after
     /// the completions of each batch or group of batches.
@@ -183,9 +167,6 @@ final class GroupCommitWriter: Sendable {
                     batchCompleted.withLock { $0 }?.run()
                 }
             }
-            if checkpointWanted.withLock({ wanted in defer { wanted = false }; return wanted }) {
-                checkpointBetweenBatches()
-            }
             // After `closing` is seen no job can be queued any more, so this drain was the last.
             if closing { break }
         }
@@ -195,19 +176,6 @@ final class GroupCommitWriter: Sendable {
             syncFinished.wait()
         }
         finished.signal()
-    }
-
-    /// Copies what the WAL gained during the checkpointer's pass, with no commit running, so
-    /// that all of it is in the database and the next commit starts the WAL over. Outside any
-    /// transaction (SQLite refuses to checkpoint inside one); a failure is left for the next.
-    private func checkpointBetweenBatches() {
-        let started = Self.now()
-        _ = try? database.writeWithoutTransaction { db in try db.checkpoint(.passive) }
-        let took = Self.now() - started
-        counters.withLock {
-            $0.writerCheckpoints += 1
-            $0.writerCheckpointNanos += took
-        }
     }
 
     /// The syncer: one fdatasync for every batch written since the last, then their
@@ -303,7 +271,6 @@ final class GroupCommitWriter: Sendable {
             }
             return batch.map { _ in .failure(failure) }
         }
-        checkpointer?.committed()
         counters.withLock { counters in
             counters.transactions += 1
             counters.operations += batch.count

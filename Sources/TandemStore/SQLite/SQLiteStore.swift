@@ -13,7 +13,6 @@ public final class SQLiteStore: DocumentStore {
     public let durability: Durability
     let database: DatabasePool
     let writer: GroupCommitWriter
-    let checkpointer: Checkpointer
 
     /// Opens (creating if needed) the store in `directory`, then sets and checks `durability`.
     public init(directory: String, durability: Durability = .full) throws(StoreError) {
@@ -31,14 +30,11 @@ public final class SQLiteStore: DocumentStore {
             let wanted = durability.pragmaValue
             let actual = try database.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = \(wanted)")
-                // No checkpoint inside the writer's commits: see `Checkpointer`.
-                try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
                 return try Int.fetchOne(db, sql: "PRAGMA synchronous")
             }
             guard actual == wanted else {
                 throw StoreError.io("PRAGMA synchronous is \(actual.map(String.init) ?? "nil"), wanted \(wanted)")
             }
-            checkpointer = try Checkpointer(path: path, durability: durability)
         } catch {
             // SQLite says only "unable to open database file" when the directory is read-only.
             if case .io = StoreError(error), access(directory, W_OK) != 0, errno == EROFS || errno == EACCES {
@@ -47,8 +43,7 @@ public final class SQLiteStore: DocumentStore {
             throw StoreError(error)
         }
         // `full` flushes the WAL on the writer's syncer, out of SQLite's commit (see GroupCommitWriter).
-        writer = GroupCommitWriter(database: database, walPath: durability == .full ? path + "-wal" : nil,
-                                   checkpointer: checkpointer)
+        writer = GroupCommitWriter(database: database, walPath: durability == .full ? path + "-wal" : nil)
     }
 
     deinit {
@@ -77,7 +72,6 @@ public final class SQLiteStore: DocumentStore {
     public func close() {
         guard !writer.isClosed else { return }
         writer.close()
-        checkpointer.close()
         try? database.close()
     }
 
