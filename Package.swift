@@ -53,7 +53,7 @@ let package = Package(
 
         .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP"]),
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore"]),
-        .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore"]),
+        .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "TandemServerTests", dependencies: ["TandemServer", "TandemHTTP", "TandemCore", "TandemStore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -79,8 +79,10 @@ def _stored_tail(srv: TandemServer, doc_id: str) -> int:
     """Changes stored after the newest snapshot: what start-up must replay."""
     db = sqlite3.connect(f"file:{srv.data / 'tandem.sqlite'}?mode=ro", uri=True)
     try:
-        return db.execute("SELECT COUNT(*) FROM changes WHERE document = ? AND revision > "
-                          "COALESCE((SELECT revision FROM snapshots WHERE document = ?), 0)",
+        # Changes are stored as runs first...last, one per group commit.
+        return db.execute("SELECT COALESCE(SUM(last - MAX(first, s.after + 1) + 1), 0) FROM change_runs, "
+                          "(SELECT COALESCE((SELECT revision FROM snapshots WHERE document = ?), 0) AS after) s "
+                          "WHERE document = ? AND last > s.after",
                           (doc_id, doc_id)).fetchone()[0]
     finally:
         db.close()

@@ -13,8 +13,8 @@ extension SQLiteStore {
         try writer.perform(changeCount: changes.count) { db in try Self.insert(changes, in: db) }
     }
 
-    /// Moves each document's revision forward by compare-and-set, then inserts its rows. The
-    /// PRIMARY KEY (document, revision) backs this up against duplicates.
+    /// Moves each document's revision forward by compare-and-set, then stores its changes as
+    /// one run. The UNIQUE (document, last) backs this up against duplicates.
     static func insert(_ changes: [StoredChange], in db: Database) throws {
         guard let firstChange = changes.first else { return }
         // Nearly always one document: avoid the dictionary then.
@@ -43,27 +43,23 @@ extension SQLiteStore {
             let stored = try revision(of: document, in: db)
             throw StoreError.conflict("document \(document) is at revision \(stored), cannot append revision \(first)")
         }
-        // Bound and stepped by hand: GRDB's arguments box every value, which cost more than
-        // SQLite's own work for these small rows, and this runs once per keystroke.
-        let insert = try db.cachedStatement(sql: "INSERT INTO changes (document, revision, payload) VALUES (?, ?, ?)")
+        // Bound and stepped by hand: GRDB's arguments box every value, and this runs once
+        // per group commit on the writer that every edit waits for.
+        let insert = try db.cachedStatement(sql: "INSERT INTO change_runs (document, last, first, payload) VALUES (?, ?, ?, ?)")
         let statement = insert.sqliteStatement
         defer { sqlite3_clear_bindings(statement) }
+        let payload = ChangeRun.encode(changes)
         var id = document
         try id.withUTF8 { id in
-            sqlite3_bind_text(statement, 1, UnsafeRawPointer(id.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(id.count), sqliteStatic)
-            for change in changes {
-                sqlite3_bind_int64(statement, 2, Int64(change.revision))
-                try change.payload.withUnsafeBytes { payload in
-                    if let base = payload.baseAddress {
-                        _ = sqlite3_bind_blob(statement, 3, base, Int32(payload.count), sqliteStatic)
-                    } else {
-                        _ = sqlite3_bind_zeroblob(statement, 3, 0)
-                    }
-                    let code = sqlite3_step(statement)
-                    sqlite3_reset(statement)
-                    guard code == SQLITE_DONE else {
-                        throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-                    }
+            try payload.withUnsafeBytes { payload in
+                sqlite3_bind_text(statement, 1, UnsafeRawPointer(id.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(id.count), sqliteStatic)
+                sqlite3_bind_int64(statement, 2, Int64(last))
+                sqlite3_bind_int64(statement, 3, Int64(first))
+                sqlite3_bind_blob(statement, 4, payload.baseAddress, Int32(payload.count), sqliteStatic)
+                let code = sqlite3_step(statement)
+                sqlite3_reset(statement)
+                guard code == SQLITE_DONE else {
+                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
                 }
             }
         }
@@ -76,14 +72,20 @@ extension SQLiteStore {
         }
     }
 
+    /// The runs that end after `after`, in order (the index on (document, last) seeks to the
+    /// first), cut to `after < revision <= through`.
     static func changes(of document: String, after: Int, through: Int, in db: Database) throws -> [StoredChange] {
+        guard after < through else { return [] }
         let statement = try db.cachedStatement(sql: """
-            SELECT revision, payload FROM changes
-            WHERE document = ? AND revision > ? AND revision <= ? ORDER BY revision
+            SELECT first, last, payload FROM change_runs
+            WHERE document = ? AND last > ? AND first <= ? ORDER BY last
             """)
-        return try Row.fetchAll(statement, arguments: [document, after, through]).map { row in
-            StoredChange(documentID: document, revision: row[0], payload: [UInt8](blob: row, 1))
+        var changes: [StoredChange] = []
+        for row in try Row.fetchAll(statement, arguments: [document, after, through]) {
+            try ChangeRun.decode([UInt8](blob: row, 2), document: document, first: row[0], last: row[1],
+                                 wanted: (after + 1)...through, into: &changes)
         }
+        return changes
     }
 
     public func writeSnapshot(_ snapshot: StoredSnapshot) throws(StoreError) {
@@ -116,8 +118,22 @@ extension SQLiteStore {
         try write { db in try Self.trimChanges(document: document, through: through, in: db) }
     }
 
+    /// Trimmed revisions are gone: runs that end by `through` are deleted, and the one that
+    /// straddles it is rewritten to hold only its later changes.
     static func trimChanges(document: String, through: Int, in db: Database) throws {
         _ = try revision(of: document, in: db)
-        try db.execute(sql: "DELETE FROM changes WHERE document = ? AND revision <= ?", arguments: [document, through])
+        try db.execute(sql: "DELETE FROM change_runs WHERE document = ? AND last <= ?", arguments: [document, through])
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT first, last, payload FROM change_runs
+            WHERE document = ? AND last > ? ORDER BY last LIMIT 1
+            """, arguments: [document, through]) else { return }
+        let first: Int = row[0]
+        let last: Int = row[1]
+        guard first <= through else { return }
+        var kept: [StoredChange] = []
+        try ChangeRun.decode([UInt8](blob: row, 2), document: document, first: first, last: last,
+                             wanted: (through + 1)...last, into: &kept)
+        try db.execute(sql: "UPDATE change_runs SET first = ?, payload = ? WHERE document = ? AND last = ?",
+                       arguments: [through + 1, ChangeRun.encode(kept).blob, document, last])
     }
 }

@@ -2,7 +2,8 @@ import GRDB
 
 /// The schema, as GRDB migrations so that later versions can add to it.
 /// `documents.revision` is the last stored revision: appends move it forward only by
-/// compare-and-set, which is what makes revisions gap-free.
+/// compare-and-set, which is what makes revisions gap-free. Changes are stored as runs
+/// (`change_runs`, v2), one per document per group commit.
 enum Schema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -56,6 +57,28 @@ enum Schema {
                     value BLOB
                 );
                 """)
+        }
+        // The change log as runs of consecutive changes (see `ChangeRun`). The rows of v1
+        // become runs of one, so a store written by an older server opens with its history.
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: """
+                CREATE TABLE change_runs (
+                    document TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+                    last INTEGER NOT NULL,
+                    first INTEGER NOT NULL,
+                    payload BLOB NOT NULL,
+                    UNIQUE (document, last)
+                );
+                """)
+            let rows = try Row.fetchCursor(db, sql: "SELECT document, revision, payload FROM changes")
+            let insert = try db.makeStatement(sql: "INSERT INTO change_runs (document, last, first, payload) VALUES (?, ?, ?, ?)")
+            while let row = try rows.next() {
+                let document: String = row[0]
+                let revision: Int = row[1]
+                let change = StoredChange(documentID: document, revision: revision, payload: [UInt8](blob: row, 2))
+                try insert.execute(arguments: [document, revision, revision, ChangeRun.encode([change]).blob])
+            }
+            try db.execute(sql: "DROP TABLE changes")
         }
         return migrator
     }

@@ -1,0 +1,57 @@
+/// Consecutive changes of one document stored as one row of `change_runs`, `first...last`:
+/// a group commit stores a busy document's batch as one row, not a row per keystroke. A row
+/// costs a B-tree insert, an index insert and a foreign-key check whatever its size, and these
+/// rows are small: 20 changes as 20 rows cost 8.6–13 µs a change, as one row 2.7–3.2
+/// (`/tmp/sqlb3.py`, the same schema in Python's sqlite3, in one sitting).
+///
+/// The payload is each change's bytes after their length as an unsigned LEB128 varint, in
+/// revision order: the count is implied by `first...last` and checked on every read.
+enum ChangeRun {
+    static func encode(_ changes: some Collection<StoredChange>) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(changes.reduce(0) { $0 + $1.payload.count + 2 })
+        for change in changes {
+            var n = UInt(change.payload.count)
+            while n >= 0x80 {
+                out.append(UInt8(truncatingIfNeeded: n) | 0x80)
+                n >>= 7
+            }
+            out.append(UInt8(n))
+            out += change.payload
+        }
+        return out
+    }
+
+    /// The changes of the run `first...last` whose revisions are in `wanted`, appended to
+    /// `changes`. `.corrupt` when the payload does not hold exactly `last - first + 1` framed
+    /// changes: a damaged row must fail loudly, never replay as a shorter history.
+    static func decode(_ bytes: [UInt8], document: String, first: Int, last: Int,
+                       wanted: ClosedRange<Int>, into changes: inout [StoredChange]) throws(StoreError) {
+        guard first >= 1, first <= last else { throw damaged(document, first, last) }
+        var index = 0
+        var revision = first
+        while index < bytes.count {
+            var length = 0
+            var shift = 0
+            while true {
+                guard index < bytes.count, shift < 63 else { throw damaged(document, first, last) }
+                let byte = bytes[index]
+                index += 1
+                length |= Int(byte & 0x7F) << shift
+                if byte < 0x80 { break }
+                shift += 7
+            }
+            guard revision <= last, length <= bytes.count - index else { throw damaged(document, first, last) }
+            if wanted.contains(revision) {
+                changes.append(StoredChange(documentID: document, revision: revision, payload: Array(bytes[index..<index + length])))
+            }
+            index += length
+            revision += 1
+        }
+        guard revision == last + 1 else { throw damaged(document, first, last) }
+    }
+
+    private static func damaged(_ document: String, _ first: Int, _ last: Int) -> StoreError {
+        .corrupt("the stored changes \(first)...\(last) of \(document) are damaged")
+    }
+}
