@@ -55,7 +55,17 @@ import Testing
             let bytes = (0..<n).map { _ in UInt8.random(in: 0...255, using: &g) }
             #expect(SessionRegistry.base64urlDecode(Secrets.base64url(bytes)) == bytes)
         }
-        #expect(Secrets.sha256(Array("abc".utf8)).prefix(4) == [0xba, 0x78, 0x16, 0xbf])
+    }
+
+    /// FIPS 180-2's test vectors: empty, one block, two blocks.
+    @Test(arguments: [
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+    ])
+    func sha256MatchesTheStandard(input: String, digest: String) {
+        let hex = Secrets.sha256(Array(input.utf8)).map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+        #expect(hex == digest)
     }
 
     @Test func activityIsHandedToTheStoreCoarsely() throws {

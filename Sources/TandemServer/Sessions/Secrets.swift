@@ -9,13 +9,10 @@ enum Secrets {
     }
 
     static func sha256(_ bytes: [UInt8]) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        bytes.withUnsafeBufferPointer { b in
-            out.withUnsafeMutableBufferPointer { o in
-                _ = SHA256(b.baseAddress, b.count, o.baseAddress)
-            }
+        [UInt8](unsafeUninitializedCapacity: 32) { out, count in
+            bytes.withUnsafeBytes { shim_sha256($0.baseAddress, $0.count, out.baseAddress) }
+            count = 32
         }
-        return out
     }
 
     /// Compares without an early exit, so the time taken says nothing about where they differ.
