@@ -60,16 +60,22 @@ def call(port: int, method: str, path: str, body=None, token: str | None = None)
         return json.loads(r.read() or b"null")
 
 
-def store_counters(port: int) -> tuple[int, int]:
-    """(transactions, changes appended) from /metrics: their ratio is group commit's batch."""
+STORE_COUNTERS = ("tandem_store_transactions_total", "tandem_store_revisions_appended_total",
+                  "tandem_store_wal_flushes_total", "tandem_store_wal_flush_seconds_total",
+                  "tandem_store_commit_seconds_total")
+
+
+def store_counters(port: int) -> dict[str, float]:
+    """The store's counters from /metrics: transactions against changes is group commit's
+    batch; the time counters against their counts are the mean commit and WAL flush."""
     with urllib.request.urlopen(f"http://{HOST}:{port}/metrics", timeout=10) as r:
         text = r.read().decode()
-    values = {}
+    values = dict.fromkeys(STORE_COUNTERS, 0.0)
     for line in text.splitlines():
         name, _, value = line.partition(" ")
-        if name in ("tandem_store_transactions_total", "tandem_store_revisions_appended_total"):
-            values[name] = int(float(value))
-    return values.get("tandem_store_transactions_total", 0), values.get("tandem_store_revisions_appended_total", 0)
+        if name in values:
+            values[name] = float(value)
+    return values
 
 
 def free_port() -> int:
@@ -246,6 +252,7 @@ def main() -> int:
     us_per_edit = load_cpu * 1e6 / applied if applied else float("nan")
     us_per_ping = ceiling_cpu * 1e6 / ceiling["answered"] if ceiling["answered"] else float("nan")
     us_per_noop = noop_cpu * 1e6 / noop["answered"] if noop["answered"] else float("nan")
+    store_delta = {k: store1[k] - store0[k] for k in STORE_COUNTERS}
     figures = {
         "durability": args.durability,
         "edits_per_s": applied / edit["seconds"],
@@ -261,7 +268,11 @@ def main() -> int:
         "noop_edit_per_s": noop["answered"] / noop["seconds"],
         "noop_edit_p99_ms": noop["p99_ms"],
         "peak_memory_mb": peak / 1e6,
-        "changes_per_transaction": (store1[1] - store0[1]) / max(1, store1[0] - store0[0]),
+        "changes_per_transaction": store_delta["tandem_store_revisions_appended_total"] / max(1, store_delta["tandem_store_transactions_total"]),
+        # The disk's part of an edit's wait (durability full) and the writer's.
+        "mean_wal_flush_ms": 1e3 * store_delta["tandem_store_wal_flush_seconds_total"] / max(1, store_delta["tandem_store_wal_flushes_total"]),
+        "wal_flushes_per_s": store_delta["tandem_store_wal_flushes_total"] / args.seconds,
+        "mean_commit_ms": 1e3 * store_delta["tandem_store_commit_seconds_total"] / max(1, store_delta["tandem_store_transactions_total"]),
         "server_cpu_cores_load": load_cpu / args.seconds,
         "server_cpu_cores_ceiling": ceiling_cpu / args.ceiling_seconds,
         "server_cpu_cores_noop": noop_cpu / args.ceiling_seconds,
@@ -304,7 +315,10 @@ def main() -> int:
     print(f"no-op edit reference   {figures['noop_edit_per_s']:9.0f} no-op edits/s on the same connections "
           f"(p99 {figures['noop_edit_p99_ms']:.2f} ms)")
     print(f"server peak memory     {figures['peak_memory_mb']:9.1f} MB (VmHWM)")
-    print(f"group commit           {figures['changes_per_transaction']:9.1f} changes per transaction during the edits")
+    print(f"group commit           {figures['changes_per_transaction']:9.1f} changes per transaction during the edits; "
+          f"mean commit {figures['mean_commit_ms']:.3f} ms"
+          + (f", mean WAL flush {figures['mean_wal_flush_ms']:.3f} ms ({figures['wal_flushes_per_s']:.0f}/s)"
+             if figures["wal_flushes_per_s"] else ""))
     print(f"server CPU             {figures['server_cpu_cores_load']:.2f} cores under load, "
           f"{figures['server_cpu_cores_ceiling']:.2f} during the ceiling, {figures['server_cpu_cores_noop']:.2f} during the no-op edits")
     print(f"server CPU per request {us_per_edit:9.1f} us per applied edit, {us_per_ping:.1f} us per ping, "

@@ -12,6 +12,10 @@ public struct StoreStatistics: Sendable, Hashable {
     /// `fdatasync`s of the WAL by the syncer (durability `full`; each covers every batch
     /// written since the one before).
     public var walFlushes: Int = 0
+    /// Time spent in those flushes and in committing transactions (ns): their means show
+    /// how much of an edit's wait is the disk's and how much the writer's.
+    public var walFlushNanoseconds: UInt64 = 0
+    public var commitNanoseconds: UInt64 = 0
 
     public init() {}
 }

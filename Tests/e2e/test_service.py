@@ -213,6 +213,30 @@ def test_metrics_count_each_route_and_status_exactly(servers):
     assert count - count_before == 3 + 2 + 1 + 2 + 1
 
 
+def test_metrics_show_the_store_group_commit_and_its_time(servers):
+    """The store's counters move with durable edits: every change appended once, at least
+    one transaction and one WAL flush (durability full, the default), and the time spent in
+    both, so that their means can be read off a live server."""
+    srv = servers(name="metrics-store")
+    anon = Client(srv.base)
+    d = anon.create_doc("")
+    _, before = scrape(srv.base)
+    for i in range(5):
+        anon.insert(d["id"], "x", i)
+    types, after = scrape(srv.base)
+
+    def delta(name):
+        assert types.get(name) == "counter", f"{name} is not a counter"
+        value = lambda samples: sum(v for n, _, v in samples if n == name)
+        return value(after) - value(before)
+
+    assert delta("tandem_store_revisions_appended_total") == 5
+    assert 1 <= delta("tandem_store_transactions_total") <= 5
+    assert 1 <= delta("tandem_store_wal_flushes_total") <= 5
+    assert delta("tandem_store_wal_flush_seconds_total") > 0
+    assert delta("tandem_store_commit_seconds_total") > 0
+
+
 def test_ping_answers_without_touching_anything(base, anon):
     before = anon.get("/documents").json()
     r = anon.post("/ping", {"insert": "x", "at": 0})

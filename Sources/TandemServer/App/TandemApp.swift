@@ -66,6 +66,9 @@ public final class TandemApp: Sendable {
         metrics.registerCounter("tandem_store_transactions_total", help: "Write transactions the store committed (one per group commit).") { store.statistics.transactions }
         metrics.registerCounter("tandem_store_revisions_appended_total", help: "Revisions (changes) the store committed.") { store.statistics.appendedChanges }
         metrics.registerCounter("tandem_store_wal_flushes_total", help: "fdatasync calls on the write-ahead log (durability full), each covering every commit since the last.") { store.statistics.walFlushes }
+        // Divided by the counts above: the mean flush and commit, the floor of an edit's wait.
+        metrics.registerSecondsCounter("tandem_store_wal_flush_seconds_total", help: "Time spent in those fdatasync calls.") { store.statistics.walFlushNanoseconds }
+        metrics.registerSecondsCounter("tandem_store_commit_seconds_total", help: "Time the store's writer spent committing transactions.") { store.statistics.commitNanoseconds }
         for kind in ["edit", "undo", "redo"] { metrics.increment("tandem_changes_applied_total{kind=\"\(kind)\"}", by: 0) }
         metrics.increment("tandem_undos_total", by: 0)
         metrics.increment("tandem_redos_total", by: 0)

@@ -35,7 +35,7 @@ public final class Metrics: Sendable {
     /// into its own shard, picked by thread: one shared lock was contended on every request.
     private let shards: [Shard] = (0..<8).map { _ in Shard() }
     private let routes = Mutex<[(method: String, route: String)]>([])
-    private let gauges = Mutex<[(name: String, help: String, type: String, read: @Sendable () -> Int)]>([])
+    private let gauges = Mutex<[(name: String, help: String, type: String, read: @Sendable () -> String)]>([])
 
     public init() {}
 
@@ -91,12 +91,17 @@ public final class Metrics: Sendable {
     }
 
     public func registerGauge(_ name: String, help: String, _ read: @escaping @Sendable () -> Int) {
-        gauges.withLock { $0.append((name, help, "gauge", read)) }
+        gauges.withLock { $0.append((name, help, "gauge", { String(read()) })) }
     }
 
     /// A counter kept elsewhere (the store's), read when the metrics are rendered.
     public func registerCounter(_ name: String, help: String, _ read: @escaping @Sendable () -> Int) {
-        gauges.withLock { $0.append((name, help, "counter", read)) }
+        gauges.withLock { $0.append((name, help, "counter", { String(read()) })) }
+    }
+
+    /// A counter of time kept elsewhere in nanoseconds, rendered in seconds as Prometheus wants.
+    public func registerSecondsCounter(_ name: String, help: String, nanoseconds read: @escaping @Sendable () -> UInt64) {
+        gauges.withLock { $0.append((name, help, "counter", { String(Double(read()) / 1e9) })) }
     }
 
     public func render() -> String {

@@ -158,7 +158,9 @@ final class GroupCommitWriter: Sendable {
                 lastBatch = batch.count
                 let started = Self.now()
                 let results = commit(batch)
-                commitNanos.withLock { $0.add(Self.now() - started) }
+                let took = Self.now() - started
+                commitNanos.withLock { $0.add(took) }
+                counters.withLock { $0.commitNanoseconds += took }
                 if walPath != nil {
                     written.withLock { $0.batches.append((batch, results)) }
                     syncWake.signal()
@@ -199,8 +201,12 @@ final class GroupCommitWriter: Sendable {
                 let wroteSomething = batches.contains { $0.results.contains { if case .success = $0 { true } else { false } } }
                 let flushed: Result<Void, StoreError> = wroteSomething ? wal.flush() : .success(())
                 if wroteSomething, case .success = flushed {
-                    counters.withLock { $0.walFlushes += 1 }
-                    flushNanos.withLock { $0.add(Self.now() - started) }
+                    let took = Self.now() - started
+                    counters.withLock {
+                        $0.walFlushes += 1
+                        $0.walFlushNanoseconds += took
+                    }
+                    flushNanos.withLock { $0.add(took) }
                 }
                 written.withLock { $0.flushStarted = nil }
                 for batch in batches {
