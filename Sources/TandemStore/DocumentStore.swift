@@ -32,17 +32,18 @@ public protocol DocumentStore: Sendable {
     // MARK: Change log
     /// Queues changes (possibly of several documents) for the next group commit. They are
     /// stored all or none; each document's first revision must follow its stored one and
-    /// revisions must be consecutive. `completion` runs on the writer thread after the commit
-    /// (or failure): keep it short, and do not call blocking writes from it (they fail with
-    /// `.io` rather than deadlock); reads and further `append`s are fine.
+    /// revisions must be consecutive. `completion` runs on one of the store's threads after the
+    /// commit (or failure; the writer's, or with durability `full` the syncer's once the WAL is
+    /// flushed): keep it short, and do not call blocking writes from it (they fail with `.io`
+    /// rather than deadlock); reads and further `append`s are fine.
     func append(_ changes: [StoredChange], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void)
     /// Queues `writes` to run in this order as one unit, after everything submitted before:
     /// all are stored or none (a conflict or a missing document fails the whole unit and
-    /// nothing else). `completion` runs on the writer thread, as for `append`. Submitting
+    /// nothing else). `completion` runs on the store's thread, as for `append`. Submitting
     /// is cheap and never blocks, so a caller may submit while holding its own lock (the
     /// store then sees its writes in that lock's order) and wait after releasing it.
     func submit(_ writes: [StoreWrite], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void)
-    /// Runs `handler` on the writer thread after the completions of each group commit, so a
+    /// Runs `handler` on the store's thread after the completions of each group commit, so a
     /// caller can gather what its completions report and act on it once per batch.
     func onBatchCompleted(_ handler: @escaping @Sendable () -> Void)
     /// `append` that blocks until the commit.

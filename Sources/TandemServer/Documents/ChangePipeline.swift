@@ -70,7 +70,7 @@ extension ServerContext {
 
     /// A group commit is durable: publish its changes, then answer their requests. Frames go
     /// out under the document's lock, the same lock under which a new subscriber replays what
-    /// it missed, so none is lost or doubled. Runs on the store's writer thread.
+    /// it missed, so none is lost or doubled. Runs on the store's writer (or syncer) thread.
     func publishCommits() {
         let entries = commits.take()
         guard !entries.isEmpty else { return }
