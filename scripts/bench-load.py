@@ -6,7 +6,10 @@ latency, p99 time from an edit's acknowledgement to its arrival at EVERY subscri
 the server's peak memory (VmHWM).
 
 The HTTP ceiling, measured in the same run on the same server and ON THE SAME keep-alive
-connections: once the edit phase is over, every session posts a body of the same size to
+connections: the edits and the ceiling run in alternating rounds (`--rounds`, 4 by default,
+a pause for stragglers after each), so that the ratio compares the two under the same
+machine, whose hypervisor steal swings from one ten seconds to the next here. In the ceiling
+rounds every session posts a body of the same size to
 `POST /ping` (it reads the body and answers `{"received": n}`, touching nothing): same
 parser, same token check, a small JSON answer, but no document at all. A second reference
 row follows on those connections again: a no-op edit of the same size
@@ -27,7 +30,7 @@ generator shows up in the output instead of passing for a slow server.
 All traffic goes to 127.0.0.1; every phase is bounded in time.
 
 Usage: bench-load.py --binary .build/release/tandem [--generator .build/release/tandem-load]
-       [--durability full] [--seconds 20] [--json out.json]
+       [--durability full] [--seconds 20] [--ceiling-seconds 10] [--rounds 4] [--json out.json]
 """
 
 from __future__ import annotations
@@ -145,6 +148,8 @@ def main() -> int:
     ap.add_argument("--durability", default="full", choices=["full", "normal", "off"])
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--ceiling-seconds", type=float, default=10)
+    ap.add_argument("--rounds", type=int, default=4,
+                    help="edit and ceiling windows in turn, so both see the same machine (default 4)")
     ap.add_argument("--sessions", type=int, default=50)
     ap.add_argument("--subscribers", type=int, default=50)
     ap.add_argument("--json", help="also write the figures to this file")
@@ -183,36 +188,49 @@ def main() -> int:
         if read_line(load, 60).strip() != "ready":
             raise RuntimeError("tandem-load did not say ready")
 
-        # One timetable for every session: edits, a pause for stragglers, then the ceiling
-        # and the no-op reference on the very same connections.
+        # One timetable for every session: rounds of edits and of the ceiling in turn, each
+        # after a pause for stragglers, then the no-op reference, all on the very same
+        # connections. Alternating puts the edits and their ceiling under the same machine:
+        # on this shared host the hypervisor's steal swings from one ten seconds to the next.
         start = time.monotonic() + 0.5
-        edit_end = start + args.seconds
-        subscribers_until = edit_end + 1.5  # stragglers reach the subscribers
-        ping_start = edit_end + 2
-        ping_end = ping_start + args.ceiling_seconds
-        noop_start = ping_end + 1
-        noop_end = noop_start + args.ceiling_seconds
-        load.stdin.write((f"edit {start:.6f} {edit_end:.6f} ping {ping_start:.6f} {ping_end:.6f} "
-                          f"noop {noop_start:.6f} {noop_end:.6f} subscribers-until {subscribers_until:.6f}\n").encode())
+        edit_len, ping_len = args.seconds / args.rounds, args.ceiling_seconds / args.rounds
+        windows: list[tuple[str, float, float]] = []
+        t = start
+        for _ in range(args.rounds):
+            windows.append(("edit", t, t + edit_len))
+            t += edit_len + 1.5  # stragglers are answered and reach the subscribers
+            windows.append(("ping", t, t + ping_len))
+            t += ping_len + 0.5
+        windows.append(("noop", t, t + args.ceiling_seconds))
+        edit_end = max(b for k, a, b in windows if k == "edit")
+        subscribers_until = edit_end + 1.5
+        load.stdin.write((" ".join(f"{k} {a:.6f} {b:.6f}" for k, a, b in windows)
+                          + f" subscribers-until {subscribers_until:.6f}\n").encode())
         load.stdin.close()
 
-        sleep_until(start)
-        cpu0, ticks0 = proc_cpu(server.pid), machine_ticks()
-        store0 = store_counters(port)
-        sleep_until(edit_end)
-        load_cpu, load_machine = proc_cpu(server.pid) - cpu0, machine_shares(ticks0, machine_ticks())
-        store1 = store_counters(port)
-        sleep_until(subscribers_until + 0.05)
-        final = call(port, "GET", "/documents/bench")
+        # Server CPU, the machine's ticks and the store's counters over each kind's windows.
+        cpu = dict.fromkeys(("edit", "ping", "noop"), 0.0)
+        ticks = {k: [0] * 8 for k in cpu}
+        store_delta = dict.fromkeys(STORE_COUNTERS, 0.0)
+        final = None
+        for kind, a, b in windows:
+            sleep_until(a)
+            cpu0, ticks0 = proc_cpu(server.pid), machine_ticks()
+            store0 = store_counters(port) if kind == "edit" else None
+            sleep_until(b)
+            cpu[kind] += proc_cpu(server.pid) - cpu0
+            ticks[kind] = [x + y1 - y0 for x, y0, y1 in zip(ticks[kind], ticks0, machine_ticks())]
+            if store0 is not None:
+                store1 = store_counters(port)
+                for k in STORE_COUNTERS:
+                    store_delta[k] += store1[k] - store0[k]
+            if kind == "edit" and b == edit_end:
+                sleep_until(subscribers_until + 0.05)
+                final = call(port, "GET", "/documents/bench")
         final_rev, final_len = final["revision"], len(final["text"].encode("utf-16-le")) // 2
-        sleep_until(ping_start)
-        cpu0, ticks0 = proc_cpu(server.pid), machine_ticks()
-        sleep_until(ping_end)
-        ceiling_cpu, ceiling_machine = proc_cpu(server.pid) - cpu0, machine_shares(ticks0, machine_ticks())
-        sleep_until(noop_start)
-        cpu0 = proc_cpu(server.pid)
-        sleep_until(noop_end)
-        noop_cpu = proc_cpu(server.pid) - cpu0
+        load_cpu, ceiling_cpu, noop_cpu = cpu["edit"], cpu["ping"], cpu["noop"]
+        load_machine = machine_shares([0] * 8, ticks["edit"])
+        ceiling_machine = machine_shares([0] * 8, ticks["ping"])
         out = json.loads(read_line(load, 30))
         if load.wait(timeout=30) != 0:
             raise RuntimeError(f"tandem-load failed ({load.returncode})")
@@ -252,7 +270,6 @@ def main() -> int:
     us_per_edit = load_cpu * 1e6 / applied if applied else float("nan")
     us_per_ping = ceiling_cpu * 1e6 / ceiling["answered"] if ceiling["answered"] else float("nan")
     us_per_noop = noop_cpu * 1e6 / noop["answered"] if noop["answered"] else float("nan")
-    store_delta = {k: store1[k] - store0[k] for k in STORE_COUNTERS}
     figures = {
         "durability": args.durability,
         "edits_per_s": applied / edit["seconds"],
@@ -298,7 +315,8 @@ def main() -> int:
     # machine is shared with the server), and the tail percentiles may be partly its own.
     stalled = {k: v for k, v in g["longest_turn_ms"].items() if v >= 50}
     print(f"== bench-load: {args.sessions} sessions, {args.subscribers} subscribers, one document, "
-          f"{args.seconds:.0f} s, --durability {args.durability}, {os.cpu_count()} cores")
+          f"{args.seconds:.0f} s of edits and {args.ceiling_seconds:.0f} s of ceiling in {args.rounds} alternating rounds, "
+          f"--durability {args.durability}, {os.cpu_count()} cores")
     print(f"edits/s applied        {figures['edits_per_s']:9.0f}   ({applied} revisions; {acked} acknowledged)")
     print(f"edit latency p50/p99   {figures['edit_p50_ms']:6.2f} / {figures['edit_p99_ms']:.2f} ms   (goal p99 <= 10 ms)")
     print(f"fan-out p50/p99        {figures['fanout_p50_ms']:6.2f} / {figures['fanout_p99_ms']:.2f} ms   "

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 4 and issue 6 load benchmarks: builds the release server and its load generator
 # (tandem-load), runs scripts/bench-load.py (50 typing sessions with stale bases on one
-# document + 50 SSE subscribers, then the HTTP ceiling, POST /ping, and a no-op edit reference
-# on the same keep-alive connections) once with --durability full and once with --durability
+# document + 50 SSE subscribers, in alternating rounds with the HTTP ceiling, POST /ping,
+# then a no-op edit reference, all on the same keep-alive connections) once with --durability full and once with --durability
 # off, then prints a table with the goals and the full/off ratios (group commit should keep
 # full within 2x of off).
 #

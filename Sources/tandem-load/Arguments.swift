@@ -20,7 +20,8 @@ struct Timetable {
 
     var lastEnd: UInt64 { phases.map(\.end).max() ?? 0 }
 
-    /// `edit A B ping A B noop A B subscribers-until T`, seconds as `time.monotonic()` gives them.
+    /// `edit A B ping A B … noop A B subscribers-until T`: phases in any number and order
+    /// (the orchestrator alternates edits and pings), seconds as `time.monotonic()` gives them.
     static func parse(_ line: String) -> Timetable? {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
         var phases: [Phase] = []

@@ -12,18 +12,28 @@ enum Figures {
         var phases: [(String, JSON)] = []
         var generatorSessions: [(String, JSON)] = []
         var generatorProcess: [(String, JSON)] = []
-        for record in sessions.records {
-            let ms = record.latencies.map { Double($0) / 1e6 }.sorted()
-            let seconds = Double(record.phase.end - record.phase.start) / 1e9
-            phases.append((record.phase.kind.rawValue, .object([
+        // Phases of one kind (the rounds of an alternating timetable) count as one: their
+        // answers pooled, their CPU weighted by their length.
+        for kind in PhaseKind.allCases {
+            let records = sessions.records.filter { $0.phase.kind == kind }
+            guard !records.isEmpty else { continue }
+            let ms = records.flatMap { $0.latencies.map { Double($0) / 1e6 } }.sorted()
+            let lengths = records.map { Double($0.phase.end - $0.phase.start) / 1e9 }
+            let seconds = lengths.reduce(0, +)
+            let errors = records.reduce(into: [String: Int]()) { all, r in all.merge(r.errors, uniquingKeysWith: +) }
+            let weighted = { (value: (CPUWindow) -> Double) in
+                zip(records, lengths).reduce(0) { $0 + value($1.0.cpu) * $1.1 } / max(seconds, 1e-9)
+            }
+            phases.append((kind.rawValue, .object([
                 ("answered", .int(ms.count)),
                 ("seconds", .number(seconds)),
+                ("rounds", .int(records.count)),
                 ("p50_ms", .number(percentile(ms, 50))),
                 ("p99_ms", .number(percentile(ms, 99))),
-                ("errors", .object(record.errors.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })),
+                ("errors", .object(errors.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })),
             ])))
-            generatorSessions.append((record.phase.kind.rawValue, .number(record.cpu.threadShare)))
-            generatorProcess.append((record.phase.kind.rawValue, .number(record.cpu.processCores)))
+            generatorSessions.append((kind.rawValue, .number(weighted(\.threadShare))))
+            generatorProcess.append((kind.rawValue, .number(weighted(\.processCores))))
         }
 
         // One acknowledgement per revision, as a map from revision to time would keep.
