@@ -66,6 +66,23 @@ import Testing
         }
     }
 
+    /// Runs are cut at `maxBytes` of payload; a change larger than that is a run alone.
+    @Test func largeBatchesAreCutIntoRuns() throws {
+        let half = ChangeRun.maxBytes / 2
+        let sizes = [half, half, 1, ChangeRun.maxBytes * 2, 10, 10, half]
+        let changes = sizes.enumerated().map { Self.change($0.offset + 1, bytes: $0.element) }
+        #expect(ChangeRun.split(changes[...]).map { $0.map(\.revision) } == [[1, 2], [3], [4], [5, 6, 7]])
+        #expect(ChangeRun.split([]).isEmpty)
+
+        let store = try SQLiteStore(directory: directory.path)
+        defer { store.close() }
+        try store.createDocument(Fixture.document("d"))
+        try store.appendAndWait(changes)
+        #expect(try rows(of: "d") == [1...2, 3...3, 4...4, 5...7])
+        #expect(try store.changes(document: "d", after: 0) == changes)
+        #expect(try store.changes(document: "d", after: 2, through: 5) == Array(changes[2...4]))
+    }
+
     /// Trimming inside a run rewrites it to hold only the later changes: trimmed revisions are gone.
     @Test(arguments: [0, 3, 5, 6, 8, 12])
     func trimCutsTheStraddlingRun(through: Int) throws {

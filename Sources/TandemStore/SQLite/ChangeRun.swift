@@ -7,6 +7,29 @@
 /// The payload is each change's bytes after their length as an unsigned LEB128 varint, in
 /// revision order: the count is implied by `first...last` and checked on every read.
 enum ChangeRun {
+    /// A run holds changes up to this many payload bytes (a larger change is a run alone):
+    /// a batch of large pastes stays far from SQLite's 1 GB limit on a value, and a read
+    /// or a trim never decodes more than it must by much.
+    static let maxBytes = 1 << 20
+
+    /// Consecutive changes cut into runs of at most `maxBytes` of payload.
+    static func split(_ changes: ArraySlice<StoredChange>) -> [ArraySlice<StoredChange>] {
+        var runs: [ArraySlice<StoredChange>] = []
+        var start = changes.startIndex
+        var bytes = 0
+        for i in changes.indices {
+            let size = changes[i].payload.count
+            if i > start && bytes + size > maxBytes {
+                runs.append(changes[start..<i])
+                start = i
+                bytes = 0
+            }
+            bytes += size
+        }
+        if start < changes.endIndex { runs.append(changes[start...]) }
+        return runs
+    }
+
     static func encode(_ changes: some Collection<StoredChange>) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(changes.reduce(0) { $0 + $1.payload.count + 2 })

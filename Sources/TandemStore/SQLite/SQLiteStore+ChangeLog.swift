@@ -43,12 +43,17 @@ extension SQLiteStore {
             let stored = try revision(of: document, in: db)
             throw StoreError.conflict("document \(document) is at revision \(stored), cannot append revision \(first)")
         }
+        for run in ChangeRun.split(changes) {
+            try insertRun(ChangeRun.encode(run), of: document, first: run.first!.revision, last: run.last!.revision, in: db)
+        }
+    }
+
+    private static func insertRun(_ payload: [UInt8], of document: String, first: Int, last: Int, in db: Database) throws {
         // Bound and stepped by hand: GRDB's arguments box every value, and this runs once
         // per group commit on the writer that every edit waits for.
         let insert = try db.cachedStatement(sql: "INSERT INTO change_runs (document, last, first, payload) VALUES (?, ?, ?, ?)")
         let statement = insert.sqliteStatement
         defer { sqlite3_clear_bindings(statement) }
-        let payload = ChangeRun.encode(changes)
         var id = document
         try id.withUTF8 { id in
             try payload.withUnsafeBytes { payload in
