@@ -7,8 +7,9 @@ import TandemCore
 ///
 /// Only the plain case is read here. Anything else is nil, and the general decoder reads the
 /// body and words any error: another member, an escape or a control character in a string,
-/// a number other than a plain integer, a zero or a signed base, `null`, a duplicate member,
-/// invalid UTF-8. So this never answers differently from the general decoder, only sooner
+/// a number other than a plain integer (a sign on `base` or `at`, a leading zero, a fraction,
+/// an exponent), a zero or an empty component in `ops`, `null`, a duplicate member, invalid
+/// UTF-8. So this never answers differently from the general decoder, only sooner
 /// (`EditBodyScannerTests` holds the two to that, body by body).
 struct EditBodyScanner {
     struct Edit: Equatable {
