@@ -1,15 +1,21 @@
 /// Which subscriber read which change, indexed by revision − start revision: one bit per
 /// subscriber makes a frame read twice a duplicate instead of a delivery, so one subscriber
 /// reading a revision twice can never stand in for another that missed it.
+///
+/// The tables are raw allocations, not arrays: `record` runs once per change per subscriber
+/// (250,000 times a second at 5,000 edits/s and 50 subscribers), and each array access there
+/// paid a dynamic exclusivity check on the stored property and a uniqueness check before
+/// the write: 17% of the subscribers thread in a perf profile.
 final class Deliveries {
     let startRevision: Int
     let subscribers: Int
     private let words: Int
-    private var seen: [UInt64] = []
+    private var capacity = 0
+    private var seen: UnsafeMutablePointer<UInt64>
     /// Distinct subscribers that read each revision.
-    private(set) var count: [Int32] = []
+    private var count: UnsafeMutablePointer<Int32>
     /// When the last of them read it (reads are handled in time order, so the last is the latest).
-    private(set) var latest: [UInt64] = []
+    private var latest: UnsafeMutablePointer<UInt64>
     private(set) var highestIndex = 0
     private(set) var duplicates = 0
     /// Change frames whose revision is not after the start (or absurdly far past it).
@@ -20,17 +26,26 @@ final class Deliveries {
         self.startRevision = startRevision
         self.subscribers = subscribers
         words = max(1, (subscribers + 63) / 64)
+        seen = .allocate(capacity: 0)
+        count = .allocate(capacity: 0)
+        latest = .allocate(capacity: 0)
         grow(to: 1 << 16)
+    }
+
+    deinit {
+        seen.deallocate()
+        count.deallocate()
+        latest.deallocate()
     }
 
     func record(revision: Int, subscriber: Int, at t: UInt64) {
         let index = revision - startRevision
         guard index > 0, index < Self.maxRevisions else { unexpected += 1; return }
-        if index >= count.count { grow(to: max(index + 1, count.count * 2)) }
-        let word = index * words + subscriber >> 6
+        if index >= capacity { grow(to: max(index + 1, capacity * 2)) }
+        let word = seen + (index * words + subscriber >> 6)
         let bit = UInt64(1) << UInt64(subscriber & 63)
-        if seen[word] & bit != 0 { duplicates += 1; return }
-        seen[word] |= bit
+        if word.pointee & bit != 0 { duplicates += 1; return }
+        word.pointee |= bit
         count[index] += 1
         latest[index] = t
         if index > highestIndex { highestIndex = index }
@@ -38,19 +53,28 @@ final class Deliveries {
 
     func deliveries(of revision: Int) -> Int {
         let index = revision - startRevision
-        return index > 0 && index < count.count ? Int(count[index]) : 0
+        return index > 0 && index < capacity ? Int(count[index]) : 0
     }
 
     func latestArrival(of revision: Int) -> UInt64 {
         let index = revision - startRevision
-        return index > 0 && index < latest.count ? latest[index] : 0
+        return index > 0 && index < capacity ? latest[index] : 0
     }
 
     private func grow(to n: Int) {
-        let more = n - count.count
-        guard more > 0 else { return }
-        count.append(contentsOf: repeatElement(0, count: more))
-        latest.append(contentsOf: repeatElement(0, count: more))
-        seen.append(contentsOf: repeatElement(0, count: more * words))
+        guard n > capacity else { return }
+        seen = Self.grown(seen, from: capacity * words, to: n * words)
+        count = Self.grown(count, from: capacity, to: n)
+        latest = Self.grown(latest, from: capacity, to: n)
+        capacity = n
+    }
+
+    /// A zero-filled allocation of `new` elements beginning with the `old` of `p` (freed).
+    private static func grown<T: FixedWidthInteger>(_ p: UnsafeMutablePointer<T>, from old: Int, to new: Int) -> UnsafeMutablePointer<T> {
+        let q = UnsafeMutablePointer<T>.allocate(capacity: new)
+        q.update(from: p, count: old)
+        (q + old).initialize(repeating: 0, count: new - old)
+        p.deallocate()
+        return q
     }
 }
