@@ -310,6 +310,59 @@ struct ServerIntegrationTests {
         #expect(closed.withLock { $0 })
     }
 
+    /// One chunk queued on two streams is one array written by both connections, from where
+    /// it is. Each stream comes after a large answer still stuck in its socket and is taken in
+    /// parts: on each connection every byte must still arrive once and in order, the pipelined
+    /// answer after the stream included.
+    @Test func sharedChunkArrivesWholeOnEveryStream() throws {
+        let big = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+        // With `big`, under the connection's 1 MB output limit and the stream's 1 MB buffer,
+        // so the requests behind it are taken at once and no write is refused.
+        let before = String(repeating: "b", count: 600_000)
+        let shared = HTTPStreamChunk(big)
+        let handler: HTTPHandler = { request, responder in
+            switch request.path {
+            case "/before": responder.send(.text(before))
+            case "/events":
+                responder.send(HTTPResponse(body: .stream { writer in
+                    Background.run {
+                        writer.write(Array("first".utf8))
+                        #expect(writer.write(shared))
+                        #expect(writer.write(Array("last".utf8)))
+                        writer.finish()
+                    }
+                }))
+            default: responder.send(.text("after"))
+            }
+        }
+        // A small send buffer keeps most of `/before` in the connection's own output.
+        let smallSendBuffer: (inout HTTPServer.Configuration) -> Void = { config in
+            config.transportFactory = { fd in
+                var size: Int32 = 4096
+                setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+                return PlainTransport(fileDescriptor: fd)
+            }
+        }
+        try withServer(smallSendBuffer, handler: handler) { server in
+            let clients = try (0..<2).map { _ in try TestClient(port: server.boundPort) }
+            for c in clients {
+                try c.send("GET /before HTTP/1.1\r\nHost: t\r\n\r\nGET /events HTTP/1.1\r\nHost: t\r\n\r\nGET /next HTTP/1.1\r\nHost: t\r\n\r\n")
+            }
+            // Neither reads for a moment: both sockets fill, the stream's head waits behind.
+            usleep(200_000)
+            for c in clients {
+                #expect(try c.readResponse().text == before)
+                let r = try c.readResponse()
+                #expect(r.status == 200)
+                let expected = Array("first".utf8) + big + Array("last".utf8)
+                // Compared by count and first difference: a dump of 600 kB helps no one.
+                #expect(r.body.count == expected.count)
+                #expect(r.body.indices.first { r.body[$0] != expected[$0] } == nil)
+                #expect(try c.readResponse().text == "after")
+            }
+        }
+    }
+
     @Test func streamOnCloseRunsWhenThePeerGoesAway() throws {
         let writerBox = Mutex<HTTPStreamWriter?>(nil)
         let closedSignal = DispatchSemaphore(value: 0)

@@ -29,8 +29,8 @@ public final class HTTPResponder: Sendable {
 /// Safe from any thread; each `write` becomes one chunk on the wire, in call order.
 public final class HTTPStreamWriter: Sendable {
     public struct Operations: Sendable {
-        /// Queues bytes as one chunk; false if the stream is closed or the peer is too far behind.
-        public var write: @Sendable ([UInt8]) -> Bool
+        /// Queues a chunk; false if the stream is closed or the peer is too far behind.
+        public var write: @Sendable (HTTPStreamChunk) -> Bool
         /// Ends the body (zero-length chunk); the connection may then carry on with keep-alive.
         public var finish: @Sendable () -> Void
         /// Bytes queued but not yet accepted by the socket.
@@ -40,7 +40,7 @@ public final class HTTPStreamWriter: Sendable {
         public var onClose: @Sendable (@escaping @Sendable () -> Void) -> Void
 
         public init(
-            write: @escaping @Sendable ([UInt8]) -> Bool,
+            write: @escaping @Sendable (HTTPStreamChunk) -> Bool,
             finish: @escaping @Sendable () -> Void,
             bufferedByteCount: @escaping @Sendable () -> Int,
             isClosed: @escaping @Sendable () -> Bool,
@@ -59,7 +59,10 @@ public final class HTTPStreamWriter: Sendable {
     public init(_ operations: Operations) { ops = operations }
 
     @discardableResult
-    public func write(_ bytes: [UInt8]) -> Bool { ops.write(bytes) }
+    public func write(_ bytes: [UInt8]) -> Bool { ops.write(HTTPStreamChunk(bytes)) }
+    /// Queues a chunk framed once for many streams (see `HTTPStreamChunk`).
+    @discardableResult
+    public func write(_ chunk: HTTPStreamChunk) -> Bool { ops.write(chunk) }
     public func finish() { ops.finish() }
     public var bufferedByteCount: Int { ops.bufferedByteCount() }
     public var isClosed: Bool { ops.isClosed() }

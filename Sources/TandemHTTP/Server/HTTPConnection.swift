@@ -28,6 +28,13 @@ final class HTTPConnection: @unchecked Sendable {
     @exclusivity(unchecked) private var parser: HTTPRequestParser
     @exclusivity(unchecked) private var out: [UInt8] = []
     @exclusivity(unchecked) private var outOffset = 0
+    /// Stream chunks queued ahead of `out` (every byte in them precedes every byte in `out`),
+    /// written from the arrays they came in: an event's bytes are one array shared by all its
+    /// subscribers' connections.
+    @exclusivity(unchecked) private var chunks: [[UInt8]] = []
+    @exclusivity(unchecked) private var chunksHead = 0
+    @exclusivity(unchecked) private var chunkOffset = 0
+    @exclusivity(unchecked) private var chunkBytes = 0
     @exclusivity(unchecked) private var slots: [Slot] = []
     @exclusivity(unchecked) private var slotsHead = 0
     @exclusivity(unchecked) private var nextSequence = 0
@@ -85,7 +92,9 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private var pendingCount: Int { slots.count - slotsHead }
-    private var isIdle: Bool { pendingCount == 0 && outOffset == out.count && stream == nil && parser.isIdle }
+    private var isIdle: Bool { pendingCount == 0 && !hasUnsent && stream == nil && parser.isIdle }
+    private var hasUnsent: Bool { chunkBytes > 0 || outOffset < out.count }
+    private var unsentBytes: Int { chunkBytes + out.count - outOffset }
 
     // MARK: events
 
@@ -366,8 +375,18 @@ final class HTTPConnection: @unchecked Sendable {
     /// Moves a stream's queued chunks into the output; ends the slot when the body is complete.
     private func pumpStream() {
         guard let state = stream, !closed else { return }
-        let (bytes, finished) = state.take()
-        out.append(contentsOf: bytes)
+        let (taken, finished) = state.take()
+        if !taken.isEmpty && outOffset < out.count {
+            // What `out` holds (the stream's head) goes first.
+            chunks.append(Array(out[outOffset...]))
+            chunkBytes += out.count - outOffset
+            out.removeAll(keepingCapacity: true)
+            outOffset = 0
+        }
+        for chunk in taken {
+            chunks.append(chunk)
+            chunkBytes += chunk.count
+        }
         if finished {
             stream = nil
             state.close()
@@ -388,11 +407,24 @@ final class HTTPConnection: @unchecked Sendable {
 
     private func flush() {
         if closed { return }
-        while outOffset < out.count {
-            let result = out.withUnsafeBytes { transport.write(UnsafeRawBufferPointer(rebasing: $0[outOffset...])) }
+        while hasUnsent {
+            let fromChunk = chunksHead < chunks.count
+            let result = fromChunk
+                ? chunks[chunksHead].withUnsafeBytes { transport.write(UnsafeRawBufferPointer(rebasing: $0[chunkOffset...])) }
+                : out.withUnsafeBytes { transport.write(UnsafeRawBufferPointer(rebasing: $0[outOffset...])) }
             switch result {
             case .transferred(let n):
-                outOffset += n
+                if fromChunk {
+                    chunkOffset += n
+                    chunkBytes -= n
+                    if chunkOffset == chunks[chunksHead].count {
+                        chunks[chunksHead] = []
+                        chunksHead += 1
+                        chunkOffset = 0
+                    }
+                } else {
+                    outOffset += n
+                }
                 lastWriteProgress = loop.now
                 if writeBlockedSince != 0 { writtenWhileBlocked += n }
             case .wouldBlock:
@@ -400,7 +432,7 @@ final class HTTPConnection: @unchecked Sendable {
                     writeBlockedSince = loop.now
                     writtenWhileBlocked = 0
                 }
-                stream?.unsent.store(out.count - outOffset, ordering: .relaxed)
+                stream?.unsent.store(unsentBytes, ordering: .relaxed)
                 updateInterest()
                 return
             case .closed, .failed:
@@ -410,6 +442,8 @@ final class HTTPConnection: @unchecked Sendable {
         }
         out.removeAll(keepingCapacity: out.capacity <= 64 * 1024)
         outOffset = 0
+        chunks.removeAll(keepingCapacity: true)
+        chunksHead = 0
         writeBlockedSince = 0
         stream?.unsent.store(0, ordering: .relaxed)
         lastWriteProgress = loop.now
@@ -430,9 +464,9 @@ final class HTTPConnection: @unchecked Sendable {
         // A TLS read that must write first would only spin on readability.
         let readable = !readWaitsForWritable
             && (lingering || (!inputDone && !waitsForUnsafe && pendingCount < Self.maxPipelined
-                              && out.count - outOffset < Self.maxBufferedOutput))
+                              && unsentBytes < Self.maxBufferedOutput))
         if readable && !peerClosed { want |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
-        if outOffset < out.count || readWaitsForWritable { want |= EPOLLOUT.rawValue }
+        if hasUnsent || readWaitsForWritable { want |= EPOLLOUT.rawValue }
         if want != interest {
             interest = want
             loop.modify(fd, events: want)
@@ -469,7 +503,7 @@ final class HTTPConnection: @unchecked Sendable {
             if now &- lingerStarted > 2_000_000_000 { close() }
             return
         }
-        if outOffset < out.count {
+        if hasUnsent {
             let stalled = now &- lastWriteProgress > t.write
             let tooSlow = writeBlockedSince != 0 && now &- writeBlockedSince > ServerCore.TimeoutNanos.allowance(
                 grace: t.write, bytes: writtenWhileBlocked, rate: t.minimumWriteRate)

@@ -1,10 +1,12 @@
 import Synchronization
 
 /// The shared state behind one `HTTPStreamWriter`: chunks queued by any thread,
-/// drained into the socket by the connection's loop.
+/// drained into the socket by the connection's loop. Chunks are queued as the arrays they
+/// came in (see `HTTPStreamChunk`), never copied.
 final class StreamState: Sendable {
     struct Inner {
-        var queued: [UInt8] = []
+        var queued: [[UInt8]] = []
+        var queuedBytes = 0
         var finished = false
         var closed = false
         var pumpScheduled = false
@@ -23,15 +25,14 @@ final class StreamState: Sendable {
         self.schedulePump = schedulePump
     }
 
-    func write(_ bytes: [UInt8]) -> Bool {
-        if bytes.isEmpty { return !isClosed }
+    func write(_ chunk: HTTPStreamChunk) -> Bool {
+        // An empty chunk would end the body.
+        if chunk.count == 0 { return !isClosed }
         let (ok, wake) = inner.withLock { s -> (Bool, Bool) in
             if s.closed || s.finished { return (false, false) }
-            if s.queued.count + unsent.load(ordering: .relaxed) > maxBuffered { return (false, false) }
-            ResponseSerializer.appendHex(bytes.count, to: &s.queued)
-            s.queued.append(contentsOf: ResponseSerializer.crlf)
-            s.queued.append(contentsOf: bytes)
-            s.queued.append(contentsOf: ResponseSerializer.crlf)
+            if s.queuedBytes + unsent.load(ordering: .relaxed) > maxBuffered { return (false, false) }
+            s.queued.append(chunk.framed)
+            s.queuedBytes += chunk.framed.count
             let wake = !s.pumpScheduled
             s.pumpScheduled = true
             return (true, wake)
@@ -44,7 +45,8 @@ final class StreamState: Sendable {
         let wake = inner.withLock { s -> Bool in
             if s.closed || s.finished { return false }
             s.finished = true
-            s.queued.append(contentsOf: "0\r\n\r\n".utf8)
+            s.queued.append(Self.lastChunk)
+            s.queuedBytes += Self.lastChunk.count
             let wake = !s.pumpScheduled
             s.pumpScheduled = true
             return wake
@@ -52,18 +54,21 @@ final class StreamState: Sendable {
         if wake { schedulePump() }
     }
 
+    static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
+
     /// Takes what is queued, and whether the body is now complete.
-    func take() -> ([UInt8], Bool) {
+    func take() -> ([[UInt8]], Bool) {
         inner.withLock { s in
             s.pumpScheduled = false
-            let bytes = s.queued
+            let chunks = s.queued
             s.queued = []
-            return (bytes, s.finished)
+            s.queuedBytes = 0
+            return (chunks, s.finished)
         }
     }
 
     var bufferedByteCount: Int {
-        inner.withLock { $0.queued.count } + unsent.load(ordering: .relaxed)
+        inner.withLock { $0.queuedBytes } + unsent.load(ordering: .relaxed)
     }
 
     var isClosed: Bool { inner.withLock { $0.closed || $0.finished } }

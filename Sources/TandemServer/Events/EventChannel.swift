@@ -113,18 +113,19 @@ public final class EventChannel: Sendable {
         }
         let targets = subscribers.withLock { Array($0) }
         // Subscribers that start this batch at the same revision, with no per-subscriber
-        // filter in it, get the same bytes: built once and shared (50 subscribers used to
-        // mean 50 concatenations of every frame).
+        // filter in it, get the same bytes: built and framed once, and written by every
+        // connection from that one array (50 subscribers used to mean 50 concatenations of
+        // every frame, then 100 copies of the batch).
         let filtered = frames.contains { $0.include != nil }
-        var shared: (from: Int, bytes: [UInt8], reached: Int)?
+        var shared: (from: Int, chunk: HTTPStreamChunk?, reached: Int)?
         for (id, s) in targets {
             let from = s.revision.load(ordering: .relaxed)
-            var out: [UInt8]
+            var chunk: HTTPStreamChunk?
             var had = from
             if !filtered, let cached = shared, cached.from == from {
-                (out, had) = (cached.bytes, cached.reached)
+                (chunk, had) = (cached.chunk, cached.reached)
             } else {
-                out = []
+                var out: [UInt8] = []
                 for q in frames {
                     if let r = q.revisions {
                         guard r.upperBound > had else { continue }
@@ -133,11 +134,12 @@ public final class EventChannel: Sendable {
                     if let include = q.include, !include(s) { continue }
                     out += q.frame
                 }
-                if !filtered { shared = (from, out, had) }
+                chunk = out.isEmpty ? nil : HTTPStreamChunk(out)
+                if !filtered { shared = (from, chunk, had) }
             }
             s.revision.store(had, ordering: .relaxed)
-            guard !out.isEmpty else { continue }
-            if s.writer.bufferedByteCount > maxBufferedBytes || !s.writer.write(out) {
+            guard let chunk else { continue }
+            if s.writer.bufferedByteCount > maxBufferedBytes || !s.writer.write(chunk) {
                 s.writer.finish()
                 remove(id)
             }
