@@ -270,6 +270,12 @@ def main() -> int:
     us_per_edit = load_cpu * 1e6 / applied if applied else float("nan")
     us_per_ping = ceiling_cpu * 1e6 / ceiling["answered"] if ceiling["answered"] else float("nan")
     us_per_noop = noop_cpu * 1e6 / noop["answered"] if noop["answered"] else float("nan")
+    # The generator shares the machine: what a request costs both processes together bounds
+    # the ratio when the CPUs, not latency, are what runs out.
+    edits_per_s = applied / edit["seconds"]
+    pings_per_s = ceiling["answered"] / ceiling["seconds"]
+    gen_us_per_edit = g["process_cores"].get("edit", 0) * 1e6 / edits_per_s if edits_per_s else float("nan")
+    gen_us_per_ping = g["process_cores"].get("ping", 0) * 1e6 / pings_per_s if pings_per_s else float("nan")
     figures = {
         "durability": args.durability,
         "edits_per_s": applied / edit["seconds"],
@@ -297,6 +303,9 @@ def main() -> int:
         "server_cpu_us_per_ping": us_per_ping,
         "server_cpu_us_per_noop_edit": us_per_noop,
         "server_cpu_edit_over_ping": us_per_edit / us_per_ping if us_per_ping else float("nan"),
+        "generator_cpu_us_per_edit": gen_us_per_edit,
+        "generator_cpu_us_per_ping": gen_us_per_ping,
+        "cpu_bound_ratio": (us_per_ping + gen_us_per_ping) / (us_per_edit + gen_us_per_edit),
         "machine_load": load_machine,
         "machine_ceiling": ceiling_machine,
         "acknowledged": acked,
@@ -341,6 +350,9 @@ def main() -> int:
           f"{figures['server_cpu_cores_ceiling']:.2f} during the ceiling, {figures['server_cpu_cores_noop']:.2f} during the no-op edits")
     print(f"server CPU per request {us_per_edit:9.1f} us per applied edit, {us_per_ping:.1f} us per ping, "
           f"{us_per_noop:.1f} us per no-op edit; edit/ping = {figures['server_cpu_edit_over_ping']:.2f}")
+    print(f"machine CPU per request {us_per_edit + gen_us_per_edit:8.1f} us per edit (server + generator), "
+          f"{us_per_ping + gen_us_per_ping:.1f} us per ping: if the CPUs ran out, edits/ceiling could be at most "
+          f"{figures['cpu_bound_ratio']:.2f}")
     print(f"generator CPU          {gen}" + ("  ** SATURATED: the generator may be the bottleneck **" if saturated else ""))
     print(f"machine (both CPUs)    edits: steal {load_machine['steal']:.0%}, idle {load_machine['idle']:.0%}, "
           f"iowait {load_machine['iowait']:.0%}; ceiling: steal {ceiling_machine['steal']:.0%}, "
