@@ -2,9 +2,9 @@
 # Issue 4 and issue 6 load benchmarks: builds the release server and its load generator
 # (tandem-load), runs scripts/bench-load.py (50 typing sessions with stale bases on one
 # document + 50 SSE subscribers, in alternating rounds with the HTTP ceiling, POST /ping,
-# then a no-op edit reference, all on the same keep-alive connections) once with --durability full and once with --durability
-# off, then prints a table with the goals and the full/off ratios (group commit should keep
-# full within 2x of off).
+# then a no-op edit reference, all on the same keep-alive connections) once with
+# --durability full and once with --durability off, then prints a table with the goals and
+# the full/off ratios (group commit should keep full within 2x of off).
 #
 # Usage: scripts/bench-load.sh [-d SECONDS] [-c CEILING_SECONDS]
 # All traffic goes to 127.0.0.1; every run is bounded by its duration and `timeout`.

@@ -31,14 +31,15 @@ enum SnapshotCodec {
     }
 
     static func decode(_ bytes: [UInt8]) throws -> DocumentSnapshot {
+        var json = bytes
         // JSON never starts with gzip's magic number.
         if bytes.starts(with: [0x1F, 0x8B]) {
-            guard let json = Gzip.decompress(bytes, limit: Int(Int32.max)) else {
+            guard let inflated = Gzip.decompress(bytes, limit: Int(Int32.max)) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "the snapshot's gzip data is damaged"))
             }
-            return try JSONDecoder().decode(DocumentSnapshot.self, from: Data(json))
+            json = inflated
         }
-        return try JSONDecoder().decode(DocumentSnapshot.self, from: Data(bytes))
+        return try JSONDecoder().decode(DocumentSnapshot.self, from: Data(json))
     }
 }
 
