@@ -8,9 +8,10 @@ struct ChunkedDecoder {
     private(set) var state = State.size
     private var left = 0
 
-    /// Moves the chunk data of `p[0..<n]` into `out`; returns how many bytes it used (the
-    /// rest is an incomplete size line or chunk end, to be offered again with more bytes).
-    mutating func decode(_ p: UnsafePointer<UInt8>, _ n: Int, into out: ByteBuffer) -> Int {
+    /// Hands the chunk data of `p[0..<n]` to `data`, in place and in order (a piece per
+    /// chunk, or per part of one that the bytes end inside); returns how many bytes it used
+    /// (the rest is an incomplete size line or chunk end, to be offered again with more bytes).
+    mutating func decode(_ p: UnsafePointer<UInt8>, _ n: Int, data: (UnsafePointer<UInt8>, Int) -> Void) -> Int {
         var i = 0
         while i < n {
             switch state {
@@ -33,7 +34,7 @@ struct ChunkedDecoder {
                 state = size == 0 ? .done : .data
             case .data:
                 let take = min(left, n - i)
-                out.append(p + i, take)
+                data(p + i, take)
                 i += take
                 left -= take
                 if left == 0 { state = .dataEnd }
