@@ -25,6 +25,8 @@ import Testing
         let object = try #require(JSONSerialization.jsonObject(with: packed) as? [String: Any])
         #expect((object["log"] as? [String: Any])?["owner"] is String)
         #expect((object["undo"] as? [String: Any])?["groups"] is String)
+        let chains = try #require((object["undo"] as? [String: Any])?["chains"] as? [[String: Any]])
+        #expect(chains.allSatisfy { $0["undo"] is String && $0["redo"] is String })
 
         // The same state as the synthesized Codable wrote it.
         let s = doc.snapshot()
@@ -39,6 +41,11 @@ import Testing
         var undo = try #require(object["undo"] as? [String: Any])
         undo["groups"] = s.undo.groups.map {
             ["chain": Int($0.chain), "first": Int($0.first), "last": Int($0.last), "name": Int($0.name), "flags": Int($0.flags)]
+        }
+        undo["chains"] = zip(chains, s.undo.chains).map { object, chain in
+            var c = object
+            c["undo"] = chain.undo.map(Int.init); c["redo"] = chain.redo.map(Int.init)
+            return c
         }
         legacy["undo"] = undo
         let legacyData = try JSONSerialization.data(withJSONObject: legacy)
