@@ -1,6 +1,5 @@
 // Linux APIs that Glibc's Swift module leaves out: epoll, eventfd, timerfd, accept4,
-// mallinfo2 (heap in use, for the benchmarks' memory figures), memmem and memrchr (the
-// load generator's event-stream scan).
+// mallinfo2 (heap in use, for the benchmarks' memory figures).
 // No _GNU_SOURCE here: it changes struct layouts (fd_set) and then clashes with the
 // same headers imported through other modules; accept4 is declared by hand instead.
 #ifndef TANDEM_CLINUX_SHIM_H
@@ -16,8 +15,6 @@
 #include <malloc.h>
 
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
-extern void *memmem(const void *haystack, size_t haystacklen, const void *needle, size_t needlelen);
-extern void *memrchr(const void *s, int c, size_t n);
 
 static inline int shim_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
     return accept4(fd, addr, len, flags);
