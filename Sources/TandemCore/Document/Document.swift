@@ -214,6 +214,7 @@ public final class Document {
         guard revision >= log.firstAvailableRevision else { return }
         undoManager.dropGroups(through: revision)
         log.trim(through: revision)
+        undoManager.compactGroups()
         log.journal?(.trimLog(through: revision))
     }
 

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+@testable import TandemCore
+
+/// Trimming the log renumbers the undo groups once most of them are unreachable: the
+/// group table stays the size of the retained history instead of growing with every edit
+/// ever made, and nothing a client can see changes.
+@Suite struct GroupCompactionTests {
+    let sessions: [SessionID] = ["a", "b", "c"]
+    var scopes: [UndoScope] { [.document] + sessions.map { .session($0) } }
+
+    /// Three typists, each word its own group, then one undo (a redo entry), an explicit
+    /// group left open and a typing run in progress, all kept across the trim.
+    func busy(_ doc: Document) throws {
+        for i in 0..<9_000 {
+            try doc.apply(ins(doc, "w", at: (i * 7) % (doc.length + 1)), session: sessions[i % 3],
+                          options: .init(newGroup: true), time: Double(i))
+        }
+        try doc.undo(scope: .session("b"), time: 9_000)
+        doc.undoManager.beginUndoGrouping(session: "c")
+        try doc.apply(ins(doc, "open", at: 0), session: "c", options: .init(actionName: "Paste"), time: 9_001)
+        try doc.apply(ins(doc, "t", at: doc.length), session: "a", time: 9_002)
+        try doc.apply(ins(doc, "u", at: doc.length), session: "a", time: 9_002.1)
+    }
+
+    @Test func trimmingRenumbersTheGroupsAndChangesNothingElse() throws {
+        let compacted = Document(text: "")
+        var events: [DocumentEvent] = []
+        compacted.journal = { events.append($0) }
+        let reference = Document(text: "")
+        try busy(compacted)
+        try busy(reference)
+        let before = compacted.undoManager.groups.count
+
+        compacted.trimLog(through: 8_000)
+        // The same trim without the renumbering.
+        reference.undoManager.dropGroups(through: 8_000)
+        reference.log.trim(through: 8_000)
+
+        #expect(before > 9_000)
+        #expect(compacted.undoManager.groups.count < 1_500)
+        #expect(reference.undoManager.groups.count == before)
+        try expectSame(compacted, reference)
+
+        // A snapshot of the renumbered state, and a replay of the journal from the start,
+        // give the very same ids.
+        let restored = try Document(snapshot: JSONDecoder().decode(DocumentSnapshot.self, from: JSONEncoder().encode(compacted.snapshot())))
+        let replayed = Document(text: "")
+        for event in events { try replayed.replay(event) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(try encoder.encode(replayed.snapshot()) == encoder.encode(compacted.snapshot()))
+        try expectSame(restored, reference)
+
+        // Typing goes on coalescing into the run that was in progress, and new groups follow.
+        for doc in [compacted, reference] {
+            try doc.apply(ins(doc, "v", at: doc.length), session: "a", time: 9_002.2)
+            try doc.undoManager.endUndoGrouping(session: "c")
+            try doc.apply(ins(doc, "new", at: 0), session: "b", options: .init(newGroup: true), time: 9_003)
+        }
+        try expectSame(compacted, reference)
+        try undoEverything(compacted, reference)
+    }
+
+    @Test func aFewDeadGroupsAreLeftWhereTheyAre() throws {
+        let doc = Document(text: "")
+        for i in 0..<300 {
+            try doc.apply(ins(doc, "w", at: doc.length), session: sessions[i % 3], options: .init(newGroup: true), time: Double(i))
+        }
+        doc.trimLog(through: 200)
+        #expect(doc.undoManager.groups.count == 300)
+    }
+
+    func expectSame(_ a: Document, _ b: Document) throws {
+        #expect(a.text == b.text)
+        #expect(a.revision == b.revision)
+        for scope in scopes { #expect(a.undoManager.history(scope) == b.undoManager.history(scope)) }
+        let since = a.log.firstAvailableRevision - 1
+        let (ca, cb) = (try a.changes(since: since), try b.changes(since: since))
+        #expect(ca.map(\.session) == cb.map(\.session))
+        #expect(ca.map(\.actionName) == cb.map(\.actionName))
+        #expect(ca.map(\.operation) == cb.map(\.operation))
+    }
+
+    /// Every scope undone to the bottom and redone once, step by step alike.
+    func undoEverything(_ a: Document, _ b: Document) throws {
+        for scope in scopes.reversed() {
+            var steps = 0
+            while a.undoManager.canUndo(scope) {
+                let (x, y) = (try a.undo(scope: scope, time: 10_000), try b.undo(scope: scope, time: 10_000))
+                #expect(x.operation == y.operation && x.range == y.range)
+                steps += 1
+            }
+            #expect(!b.undoManager.canUndo(scope))
+            #expect(steps > 0)
+            if a.undoManager.canRedo(scope) {
+                let (x, y) = (try a.redo(scope: scope, time: 10_001), try b.redo(scope: scope, time: 10_001))
+                #expect(x.operation == y.operation)
+            }
+            #expect(a.text == b.text)
+        }
+    }
+}
