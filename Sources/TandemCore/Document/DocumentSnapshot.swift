@@ -33,8 +33,9 @@ extension UndoState {
         case groups, chains, names, mapped, documentLevels, registrationDisabled, liveUndoCount, groupsByEvent
     }
 
-    /// Every group ever made stays (its id is its index), so `groups` is packed: 17 bytes a
-    /// group (chain, first, last, name, flags) instead of a JSON object each.
+    /// A group's id is its index, so every group since the last renumbering stays (up to the
+    /// retained log's worth, see `compactGroups`), and `groups` is packed: 17 bytes a group
+    /// (chain, first, last, name, flags) instead of a JSON object each.
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         if let packed = try? c.decode(String.self, forKey: .groups) {
