@@ -13,8 +13,9 @@ import Testing
     /// group left open and a typing run in progress, all kept across the trim.
     func busy(_ doc: Document) throws {
         for i in 0..<9_000 {
+            // Every tenth word under a name of its own, as a client may send.
             try doc.apply(ins(doc, "w", at: (i * 7) % (doc.length + 1)), session: sessions[i % 3],
-                          options: .init(newGroup: true), time: Double(i))
+                          options: .init(actionName: i % 10 == 0 ? "Word \(i)" : nil, newGroup: true), time: Double(i))
         }
         try doc.undo(scope: .session("b"), time: 9_000)
         doc.undoManager.beginUndoGrouping(session: "c")
@@ -40,6 +41,10 @@ import Testing
         #expect(before > 9_000)
         #expect(compacted.undoManager.groups.count < 1_500)
         #expect(reference.undoManager.groups.count == before)
+        // "Typing", "Paste" and the names of the 100 words left.
+        #expect(compacted.undoManager.names.count < 110)
+        #expect(reference.undoManager.names.count > 900)
+        #expect(compacted.undoManager.names[0] == "Typing")
         try expectSame(compacted, reference)
 
         // A snapshot of the renumbered state, and a replay of the journal from the start,

@@ -8,7 +8,7 @@ extension UndoManager {
     /// only name recent ones, so once the log is trimmed everything below the lowest id
     /// still named is unreachable: it is dropped and the rest move down. Called by
     /// `Document.trimLog`, which the journal replays, so a replayed document renumbers at
-    /// the same points and ends with the same ids.
+    /// the same points and ends with the same ids. The action names go the same way.
     func compactGroups() {
         var lowest = Int32(groups.count)
         for chain in chains {
@@ -37,6 +37,28 @@ extension UndoManager {
         for (g, m) in mapped where g >= lowest { moved[g - lowest] = m }
         mapped = moved
         for i in log.s.owner.indices where log.s.owner[i] >= 0 { log.s.owner[i] -= lowest }
+        compactNames()
+    }
+
+    /// Action names are interned for the groups, and come from clients: a name that no
+    /// remaining group or open group carries is dropped with them, or unique names would
+    /// pile up for ever. "Typing" keeps index 0.
+    func compactNames() {
+        var used = [Bool](repeating: false, count: names.count)
+        used[Int(Self.typingName)] = true
+        for g in groups where g.name >= 0 { used[Int(g.name)] = true }
+        for chain in chains where chain.openName >= 0 { used[Int(chain.openName)] = true }
+        guard used.contains(false) else { return }
+        var moved = [Int32](repeating: -1, count: names.count)
+        var kept: [String] = []
+        for (i, name) in names.enumerated() where used[i] {
+            moved[i] = Int32(kept.count)
+            kept.append(name)
+        }
+        names = kept
+        nameIndex = Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($0.element, Int32($0.offset)) })
+        for i in groups.indices where groups[i].name >= 0 { groups[i].name = moved[Int(groups[i].name)] }
+        for c in chains.indices where chains[c].openName >= 0 { chains[c].openName = moved[Int(chains[c].openName)] }
     }
 
     /// Fewer dead groups than this are not worth a pass over the log and the stacks.
