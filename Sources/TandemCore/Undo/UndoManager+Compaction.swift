@@ -1,12 +1,12 @@
 extension UndoManager {
-    /// Renumbers the groups once the ones nothing names any more are most of them.
+    /// Renumbers the groups once the ones nothing refers to any more are most of them.
     ///
     /// A group's id is its index in `groups`, and every group ever made used to stay there:
     /// a busy document gained 20 bytes of memory per group for ever, and every snapshot
     /// re-encoded them all (400,000 groups after 20 s of bench-load, 7 MB a snapshot).
     /// Groups are made in order, and the log, the stacks, open groups and mapped inverses
-    /// only name recent ones, so once the log is trimmed everything below the lowest id
-    /// still named is unreachable: it is dropped and the rest move down. Called by
+    /// only refer to recent ones, so once the log is trimmed everything below the lowest id
+    /// still referred to is unreachable: it is dropped and the rest move down. Called by
     /// `Document.trimLog`, which the journal replays, so a replayed document renumbers at
     /// the same points and ends with the same ids. The action names go the same way.
     func compactGroups() {
