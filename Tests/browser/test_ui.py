@@ -60,6 +60,39 @@ def test_shake_offers_undo_like_ios_and_can_be_turned_off(server, windows):
     assert w.text() == ""
 
 
+TOOL_RECTS = """
+return ['undo-button', 'redo-button', 'cut-button', 'copy-button', 'paste-button',
+        'select-all-button', 'pasteboard-select'].map((id) => {
+  const r = document.getElementById(id).getBoundingClientRect();
+  return [id, Math.round(r.left), Math.round(r.top), Math.round(r.width)];
+});
+"""
+
+
+def test_toolbar_buttons_stay_put_while_undo_titles_change(server, windows):
+    # A pointer on Paste must still be on Paste when the title before it becomes
+    # "Undo Typing": a click landed on Copy once, in a test typing between pastes.
+    for width, height in ((1280, 860), (390, 844)):
+        doc = server.create_document("Steady", "")
+        w = windows(width, height).open(doc["id"])
+        before = w.js(TOOL_RECTS)
+        assert w.js("return document.getElementById('undo-label').textContent") == "Undo"
+        w.textarea.send_keys("words")
+        w.wait_synced()
+        w.wait(lambda: w.js("return document.getElementById('undo-label').textContent") == "Undo Typing")
+        assert w.js(TOOL_RECTS) == before
+        # A long name a client gave: cut short on the button, whole in its tooltip.
+        w.driver.execute_async_script(
+            "window.tandem.view.api.patch(`/documents/${arguments[0]}/history?scope=session`,"
+            " {actionName: 'Change Paragraph Style'}).then(arguments[1])", doc["id"])
+        w.wait(lambda: w.js("return document.getElementById('undo-label').textContent") == "Undo Change Paragraph Style")
+        assert w.js(TOOL_RECTS) == before
+        w.button("undo-button").click()
+        w.wait(lambda: w.js("return document.getElementById('redo-label').textContent") == "Redo Change Paragraph Style")
+        assert w.button("redo-button").get_attribute("title").startswith("Redo Change Paragraph Style")
+        assert w.js(TOOL_RECTS) == before
+
+
 def test_motion_permission_is_asked_on_the_first_tap(server, windows):
     """iOS only delivers devicemotion after DeviceMotionEvent.requestPermission() in a gesture."""
     doc = server.create_document("iOS", "abc")
