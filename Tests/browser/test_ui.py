@@ -126,6 +126,13 @@ def test_phone_width_fits_without_sideways_scrolling(server, windows):
       return out;
     """)
     assert off == [], off
+    # The app bar's rows (the sync and save status wrap onto one of their own) take their
+    # height: none slides under the toolbar.
+    bar, status, toolbar = w.js("""
+      return ['.appbar', '#appbar-status', '.toolbar'].map((s) => {
+        const r = document.querySelector(s).getBoundingClientRect(); return [r.top, r.bottom]; });
+    """)
+    assert status[1] <= bar[1] <= toolbar[0], (bar, status, toolbar)
     box = w.js("const r = document.getElementById('editor-text').getBoundingClientRect(); return [r.width, r.height];")
     assert box[0] > 300 and box[1] > 300, box
     for element_id in ("undo-button", "redo-button", "save-button"):
