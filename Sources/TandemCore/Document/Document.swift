@@ -215,6 +215,11 @@ public final class Document {
         undoManager.dropGroups(through: revision)
         log.trim(through: revision)
         undoManager.compactGroups()
+        if undoManager.compactChains() {
+            // The contexts moved: the cached one may be another session's now.
+            lastSession = nil
+            lastChain = 0
+        }
         log.journal?(.trimLog(through: revision))
     }
 

@@ -61,6 +61,56 @@ extension UndoManager {
         for c in chains.indices where chains[c].openName >= 0 { chains[c].openName = moved[Int(chains[c].openName)] }
     }
 
+    /// Drops the undo contexts nothing needs any more and renumbers the rest; returns
+    /// whether it did.
+    ///
+    /// Every session that ever edited the document had its context here for ever: emptied
+    /// when the session ended (removeAllActions(withTarget:)), never removed, so a document
+    /// visited by thousands of sessions carried thousands of empty contexts in memory and
+    /// in every snapshot, and a document-scope undo looked through all of them. A context
+    /// goes once it is as a new one would be (so a session that comes back gets an equal
+    /// one; its stacks are empty, so no live group is in it) and no logged change names it:
+    /// the log gives each change's session through its group's context, or its own for a
+    /// change with no group. Called with `compactGroups` from `Document.trimLog`, so a
+    /// replayed journal renumbers alike.
+    func compactChains() -> Bool {
+        var keep = [Bool](repeating: false, count: chains.count)
+        keep[0] = true
+        for owner in log.s.owner { keep[owner >= 0 ? Int(groups[Int(owner)].chain) : Int(-owner - 1)] = true }
+        var dropped = 0
+        for c in chains.indices where !keep[c] {
+            if chains[c].isPristine { dropped += 1 } else { keep[c] = true }
+        }
+        guard dropped >= Self.chainCompactionFloor else { return false }
+        var moved = [Int32](repeating: -1, count: chains.count)
+        var kept: [UndoChain] = []
+        kept.reserveCapacity(chains.count - dropped)
+        for c in chains.indices where keep[c] {
+            moved[c] = Int32(kept.count)
+            kept.append(chains[c])
+        }
+        chains = kept
+        chainIndex = [:]
+        for (c, chain) in chains.enumerated() { if let s = chain.session { chainIndex[s] = c } }
+        // A dead group that nothing refers to may still name a dropped context until
+        // `compactGroups` reaches it; nothing reads it, and the anonymous one is valid.
+        for i in groups.indices { groups[i].chain = max(0, moved[Int(groups[i].chain)]) }
+        for i in log.s.owner.indices where log.s.owner[i] < 0 {
+            log.s.owner[i] = -moved[Int(-log.s.owner[i] - 1)] - 1
+        }
+        return true
+    }
+
     /// Fewer dead groups than this are not worth a pass over the log and the stacks.
     static let compactionFloor: Int32 = 4096
+    /// Nor fewer dead contexts than this.
+    static let chainCompactionFloor = 64
+}
+
+extension UndoChain {
+    /// Nothing in it a new context would not have: no groups, none open, no settings.
+    var isPristine: Bool {
+        undo.count == undoBottom && redo.isEmpty && groupingLevel == 0 && openGroup < 0 && openName < 0 && !openNamedOutside
+            && openDiscardable == nil && (nestedStarts ?? []).isEmpty && nestedTail == nil && levels == 0 && typing == nil
+    }
 }

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+@testable import TandemCore
+
+/// Trimming the log drops the undo contexts of sessions that left nothing behind: a
+/// document visited by many sessions keeps contexts for the ones still in its history, not
+/// for every session that ever typed in it, and nothing a client can see changes.
+@Suite struct ChainCompactionTests {
+    let residents: [SessionID] = ["a", "b", "c"]
+    var scopes: [UndoScope] { [.document] + residents.map { .session($0) } }
+
+    /// 400 visitors each type three words (one not undoable: it names its context from the
+    /// log alone) between the residents' words, and leave; "c" keeps a setting of its own,
+    /// "b" clears its history early and types nothing more until after the trim, and "a"
+    /// makes the last edit.
+    func visited(_ doc: Document) throws {
+        doc.undoManager.setLevelsOfUndo(500, scope: .session("c"))
+        var time = 0.0
+        func type(_ text: String, _ session: SessionID, _ options: EditOptions = .init(newGroup: true)) throws {
+            time += 1
+            try doc.apply(ins(doc, text, at: Int(time * 7) % (doc.length + 1)), session: session, options: options, time: time)
+        }
+        for v in 0..<400 {
+            let visitor = "v\(v)"
+            try type("x", visitor)
+            try type("y", residents[v % 3 == 1 ? 0 : v % 3])
+            try type("z", visitor, .init(actionName: "Word \(v)", newGroup: true))
+            try type("w", visitor, .init(undoable: false))
+            doc.undoManager.removeAllActions(withTarget: visitor)
+            doc.removeSelection(for: visitor)
+            if v == 10 {
+                try type("b", "b")
+                doc.undoManager.removeAllActions(.session("b"))
+            }
+        }
+        // "a" edits last before the trim, then undoes (a redo entry to keep).
+        try type("q", "a")
+        try type("r", "a")
+        try doc.undo(scope: .session("a"), time: time + 1)
+    }
+
+    @Test func trimmingDropsTheContextsOfSessionsThatLeftNothingBehind() throws {
+        let compacted = Document(text: "")
+        var events: [DocumentEvent] = []
+        compacted.journal = { events.append($0) }
+        let reference = Document(text: "")
+        try visited(compacted)
+        try visited(reference)
+        #expect(compacted.undoManager.chains.count == 404)
+
+        // The last 200 changes (50 visitors' worth) stay in the log.
+        let through = compacted.revision - 200
+        compacted.trimLog(through: through)
+        reference.undoManager.dropGroups(through: through)
+        reference.log.trim(through: through)
+
+        // The anonymous context, "a" and "c" (groups; "c" has a setting too), and the
+        // visitors whose changes are still logged. "b" cleared and idle: gone as well.
+        let kept = compacted.undoManager.chains.compactMap(\.session)
+        #expect(Set(kept) == Set(["a", "c"] + (350..<400).map { "v\($0)" }))
+        #expect(compacted.undoManager.chains[0].session == nil)
+        #expect(compacted.undoManager.chainIndex.count == kept.count)
+        #expect(reference.undoManager.chains.count == 404)
+        try expectSame(compacted, reference)
+
+        let restored = try Document(snapshot: JSONDecoder().decode(DocumentSnapshot.self, from: JSONEncoder().encode(compacted.snapshot())))
+        let replayed = Document(text: "")
+        for event in events { try replayed.replay(event) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(try encoder.encode(replayed.snapshot()) == encoder.encode(compacted.snapshot()))
+        try expectSame(restored, reference)
+
+        // The session edited last before the trim ("a") goes on in its own context, and "b"
+        // comes back to a new one; both undo only their own words.
+        for doc in [compacted, restored, reference] {
+            let t = 100_000.0
+            try doc.apply(ins(doc, "A", at: 0), session: "a", options: .init(newGroup: true), time: t)
+            try doc.apply(ins(doc, "B", at: 0), session: "b", options: .init(newGroup: true), time: t + 1)
+        }
+        for doc in [compacted, restored] {
+            #expect(try doc.changes(since: doc.revision - 2).map(\.session) == ["a", "b"])
+        }
+        let undone = try [compacted, restored, reference].map { try $0.undo(scope: .session("a"), time: 100_002).operation }
+        #expect(undone[0] == undone[2] && undone[1] == undone[2])
+        try expectSame(compacted, reference)
+        try expectSame(restored, reference)
+        try undoEverything(compacted, reference)
+    }
+
+    @Test func aFewDeadContextsAreLeftWhereTheyAre() throws {
+        let doc = Document(text: "")
+        for v in 0..<40 {
+            try doc.apply(ins(doc, "x", at: doc.length), session: "v\(v)", time: Double(v))
+            doc.undoManager.removeAllActions(withTarget: "v\(v)")
+        }
+        try doc.apply(ins(doc, "x", at: doc.length), session: "a", time: 50)
+        doc.trimLog(through: doc.revision)
+        #expect(doc.undoManager.chains.count == 42)
+    }
+
+    func expectSame(_ a: Document, _ b: Document) throws {
+        #expect(a.text == b.text)
+        #expect(a.revision == b.revision)
+        for scope in scopes { #expect(a.undoManager.history(scope) == b.undoManager.history(scope)) }
+        let since = a.log.firstAvailableRevision - 1
+        let (ca, cb) = (try a.changes(since: since), try b.changes(since: since))
+        #expect(ca.map(\.session) == cb.map(\.session))
+        #expect(ca.map(\.actionName) == cb.map(\.actionName))
+        #expect(ca.map(\.operation) == cb.map(\.operation))
+    }
+
+    /// Every scope undone to the bottom, step by step alike.
+    func undoEverything(_ a: Document, _ b: Document) throws {
+        for scope in scopes.reversed() {
+            while a.undoManager.canUndo(scope) {
+                let (x, y) = (try a.undo(scope: scope, time: 200_000), try b.undo(scope: scope, time: 200_000))
+                #expect(x.operation == y.operation && x.range == y.range)
+            }
+            #expect(!b.undoManager.canUndo(scope))
+            #expect(a.text == b.text)
+        }
+    }
+}
