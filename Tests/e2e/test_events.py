@@ -354,6 +354,25 @@ def test_resume_while_edits_keep_coming(base, anon):
     assert seen == list(range(1, total + 1))
 
 
+def test_a_newcomer_hears_the_presence_once(anon, alice):
+    for client in (alice, anon):
+        d = anon.create_doc("hello")
+        with _subscribe(client, d["id"]) as s:
+            # Everything up to the first change: the stream keeps order, so a second
+            # presence sent at the connection would come before it.
+            alice.insert(d["id"], "~", 0)
+            kinds, presence = [], []
+            while True:
+                ev = s.next_event(timeout=10)
+                kinds.append(ev.type)
+                if ev.type == "presence":
+                    presence.append(ev.data)
+                if ev.type == "change":
+                    break
+            assert kinds.count("presence") == 1, kinds
+            assert (alice.id in presence[0]) == (client is alice), presence
+
+
 def test_presence_event_on_selection(anon, alice, bob):
     d = anon.create_doc("hello world")
     with _subscribe(bob, d["id"]) as s:

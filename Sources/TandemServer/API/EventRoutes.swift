@@ -104,8 +104,13 @@ extension ServerContext {
                 handle.events.add(writer, session: session?.id, revision: st.committedRevision)
                 return st.committedRevision
             }
-            writer.write(ServerSentEvents.frame(id: current, event: "presence", data: presenceJSON(handle)))
-            if session != nil { broadcastPresence(handle) }
+            // A session joining changes the presence everyone sees, the newcomer included: one
+            // broadcast tells them all (it used to get the list twice, first on its own).
+            if session != nil {
+                broadcastPresence(handle)
+            } else {
+                writer.write(ServerSentEvents.frame(id: current, event: "presence", data: presenceJSON(handle)))
+            }
             writer.onClose { [self] in if session != nil { broadcastPresence(handle) } }
         }))
     }
