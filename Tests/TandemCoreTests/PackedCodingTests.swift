@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TandemCore
+import TandemTestSupport
 
 @Suite struct PackedCodingTests {
     @Test func base64MatchesFoundationForEveryLengthAndByte() throws {

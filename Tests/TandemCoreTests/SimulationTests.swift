@@ -1,5 +1,6 @@
 import Testing
 @testable import TandemCore
+import TandemTestSupport
 
 /// An ot.js-style client: one operation in flight, later local edits buffered, server
 /// changes received in order with delays.

@@ -1,8 +1,9 @@
 import Testing
 @testable import TandemCore
+import TandemTestSupport
 
 /// Random operations on random small documents (ASCII, CJK, emoji), each case reproducible
-/// from its seed (`SplitMix64` lives in RopePropertyTests.swift).
+/// from its seed (`SplitMix64`, from TandemTestSupport).
 enum RandomOperation {
     /// An operation on `document` that never cuts a surrogate pair.
     static func make(on document: String, using rng: inout SplitMix64) -> TextOperation {

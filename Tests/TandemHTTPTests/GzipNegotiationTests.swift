@@ -1,5 +1,6 @@
 import Testing
 @testable import TandemHTTP
+import TandemTestSupport
 
 @Suite struct GzipNegotiationTests {
     static let bigText = Array(String(repeating: "compressible text, ", count: 200).utf8)  // 3800 bytes
@@ -145,7 +146,7 @@ import Testing
     }
 
     @Test func incompressibleBodiesAreLeftAlone() {
-        var rng = GzipTests.SplitMix(state: 7)
+        var rng = SplitMix64(seed: 7)
         let noise = (0..<4000).map { _ in UInt8.random(in: 0...255, using: &rng) }
         let r = HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain"], body: .bytes(noise))
         let out = ContentEncoding.negotiate(request: request(acceptEncoding: "gzip"), response: r)

@@ -1,22 +1,11 @@
 import Testing
 @testable import TandemHTTP
+import TandemTestSupport
 
 @Suite struct GzipTests {
-    /// A deterministic generator, so a failure can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: [0, 1, 100, 4096, 70_000, 1_000_000])
     func randomBytesRoundTrip(count: Int) throws {
-        var rng = SplitMix(state: UInt64(count))
+        var rng = SplitMix64(seed: UInt64(count))
         let input = (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }
         let compressed = try #require(Gzip.compress(input))
         #expect(compressed.starts(with: [0x1F, 0x8B]))

@@ -2,6 +2,7 @@ import TandemCore
 import TandemHTTP
 import Testing
 @testable import TandemServer
+import TandemTestSupport
 
 /// Raw edit bodies in, the decoded edit (or nil: "left to the general decoder") out. Every
 /// body the scanner reads must decode to the same edit through the `JSONValue` tree, and
@@ -118,18 +119,6 @@ import Testing
     }
 
     /// A small seeded generator, so a failure names a body that comes back on every run.
-    struct SplitMix64 {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func outcome(_ decode: () throws(APIError) -> ServerContext.EditRequest) -> String {
         do throws(APIError) {
             _ = try decode()
