@@ -61,15 +61,10 @@ import Testing
         #expect(compacted.undoManager.chains[0].session == nil)
         #expect(compacted.undoManager.chainIndex.count == kept.count)
         #expect(reference.undoManager.chains.count == 404)
-        try expectSame(compacted, reference)
+        try CompactionChecks.expectSame(compacted, reference, scopes: scopes)
 
-        let restored = try Document(snapshot: JSONDecoder().decode(DocumentSnapshot.self, from: JSONEncoder().encode(compacted.snapshot())))
-        let replayed = Document(text: "")
-        for event in events { try replayed.replay(event) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        #expect(try encoder.encode(replayed.snapshot()) == encoder.encode(compacted.snapshot()))
-        try expectSame(restored, reference)
+        let restored = try CompactionChecks.restoredAndReplayed(compacted, journal: events)
+        try CompactionChecks.expectSame(restored, reference, scopes: scopes)
 
         // The session edited last before the trim ("a") goes on in its own context, and "b"
         // comes back to a new one; both undo only their own words.
@@ -83,9 +78,9 @@ import Testing
         }
         let undone = try [compacted, restored, reference].map { try $0.undo(scope: .session("a"), time: 100_002).operation }
         #expect(undone[0] == undone[2] && undone[1] == undone[2])
-        try expectSame(compacted, reference)
-        try expectSame(restored, reference)
-        try undoEverything(compacted, reference)
+        try CompactionChecks.expectSame(compacted, reference, scopes: scopes)
+        try CompactionChecks.expectSame(restored, reference, scopes: scopes)
+        try CompactionChecks.undoEverything(compacted, reference, scopes: scopes, time: 200_000)
     }
 
     @Test func aFewDeadContextsAreLeftWhereTheyAre() throws {
@@ -97,28 +92,5 @@ import Testing
         try doc.apply(ins(doc, "x", at: doc.length), session: "a", time: 50)
         doc.trimLog(through: doc.revision)
         #expect(doc.undoManager.chains.count == 42)
-    }
-
-    func expectSame(_ a: Document, _ b: Document) throws {
-        #expect(a.text == b.text)
-        #expect(a.revision == b.revision)
-        for scope in scopes { #expect(a.undoManager.history(scope) == b.undoManager.history(scope)) }
-        let since = a.log.firstAvailableRevision - 1
-        let (ca, cb) = (try a.changes(since: since), try b.changes(since: since))
-        #expect(ca.map(\.session) == cb.map(\.session))
-        #expect(ca.map(\.actionName) == cb.map(\.actionName))
-        #expect(ca.map(\.operation) == cb.map(\.operation))
-    }
-
-    /// Every scope undone to the bottom, step by step alike.
-    func undoEverything(_ a: Document, _ b: Document) throws {
-        for scope in scopes.reversed() {
-            while a.undoManager.canUndo(scope) {
-                let (x, y) = (try a.undo(scope: scope, time: 200_000), try b.undo(scope: scope, time: 200_000))
-                #expect(x.operation == y.operation && x.range == y.range)
-            }
-            #expect(!b.undoManager.canUndo(scope))
-            #expect(a.text == b.text)
-        }
     }
 }

@@ -45,17 +45,12 @@ import Testing
         #expect(compacted.undoManager.names.count < 110)
         #expect(reference.undoManager.names.count > 900)
         #expect(compacted.undoManager.names[0] == "Typing")
-        try expectSame(compacted, reference)
+        try CompactionChecks.expectSame(compacted, reference, scopes: scopes)
 
         // A snapshot of the renumbered state, and a replay of the journal from the start,
         // give the very same ids.
-        let restored = try Document(snapshot: JSONDecoder().decode(DocumentSnapshot.self, from: JSONEncoder().encode(compacted.snapshot())))
-        let replayed = Document(text: "")
-        for event in events { try replayed.replay(event) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        #expect(try encoder.encode(replayed.snapshot()) == encoder.encode(compacted.snapshot()))
-        try expectSame(restored, reference)
+        let restored = try CompactionChecks.restoredAndReplayed(compacted, journal: events)
+        try CompactionChecks.expectSame(restored, reference, scopes: scopes)
 
         // Typing goes on coalescing into the run that was in progress, and new groups follow.
         for doc in [compacted, reference] {
@@ -63,8 +58,8 @@ import Testing
             try doc.undoManager.endUndoGrouping(session: "c")
             try doc.apply(ins(doc, "new", at: 0), session: "b", options: .init(newGroup: true), time: 9_003)
         }
-        try expectSame(compacted, reference)
-        try undoEverything(compacted, reference)
+        try CompactionChecks.expectSame(compacted, reference, scopes: scopes)
+        try CompactionChecks.undoEverything(compacted, reference, scopes: scopes, time: 10_000)
     }
 
     @Test func aFewDeadGroupsAreLeftWhereTheyAre() throws {
@@ -74,35 +69,5 @@ import Testing
         }
         doc.trimLog(through: 200)
         #expect(doc.undoManager.groups.count == 300)
-    }
-
-    func expectSame(_ a: Document, _ b: Document) throws {
-        #expect(a.text == b.text)
-        #expect(a.revision == b.revision)
-        for scope in scopes { #expect(a.undoManager.history(scope) == b.undoManager.history(scope)) }
-        let since = a.log.firstAvailableRevision - 1
-        let (ca, cb) = (try a.changes(since: since), try b.changes(since: since))
-        #expect(ca.map(\.session) == cb.map(\.session))
-        #expect(ca.map(\.actionName) == cb.map(\.actionName))
-        #expect(ca.map(\.operation) == cb.map(\.operation))
-    }
-
-    /// Every scope undone to the bottom and redone once, step by step alike.
-    func undoEverything(_ a: Document, _ b: Document) throws {
-        for scope in scopes.reversed() {
-            var steps = 0
-            while a.undoManager.canUndo(scope) {
-                let (x, y) = (try a.undo(scope: scope, time: 10_000), try b.undo(scope: scope, time: 10_000))
-                #expect(x.operation == y.operation && x.range == y.range)
-                steps += 1
-            }
-            #expect(!b.undoManager.canUndo(scope))
-            #expect(steps > 0)
-            if a.undoManager.canRedo(scope) {
-                let (x, y) = (try a.redo(scope: scope, time: 10_001), try b.redo(scope: scope, time: 10_001))
-                #expect(x.operation == y.operation)
-            }
-            #expect(a.text == b.text)
-        }
     }
 }
