@@ -105,13 +105,13 @@ extension ServerContext {
     /// Consecutive committed changes of one document, oldest first.
     private func publish(_ entries: ArraySlice<CommitPublisher.Entry>, of handle: DocumentHandle) {
         var frames = JSONWriter(capacity: entries.count * 256)
-        for entry in entries { ServerSentEvents.appendChangeEvents(entry.change, notification: entry.notification, to: &frames) }
+        let history = entries.map { ServerSentEvents.appendChangeEvents($0.change, notification: $0.notification, to: &frames) }
         let revisions = entries.first!.change.revision...entries.last!.change.revision
         let newest = revisions.upperBound
         let woken: [(HTTPResponder, [UInt8])] = handle.state.withLock { st in
             st.committedRevision = max(st.committedRevision, newest)
             st.changeCommitted(newest)
-            handle.events.send(frames.bytes, revisions: revisions)
+            handle.events.send(frames.bytes, revisions: revisions, coalescable: history)
             let revision = st.committedRevision
             let due = st.pollers.filter { $0.since < revision }
             guard !due.isEmpty else { return [] }

@@ -31,6 +31,23 @@ public final class EventChannel: Sendable {
         /// The change revisions the frames carry (consecutive); nil for other events.
         var revisions: ClosedRange<Int>?
         var include: (@Sendable (Subscriber) -> Bool)?
+        /// Frames within `frame` that a later one of the same key makes redundant (see
+        /// `Coalescable`), in order.
+        var coalescable: [Coalescable] = []
+    }
+
+    /// A frame that only says "this changed" (a session's undo state), so that when several of
+    /// one key are due in one flush, the last says all the others did: the rest are dropped,
+    /// as NotificationQueue coalesces notifications on name and sender. Fifty typists made
+    /// every keystroke a `change` and a `history` frame, and the history frames were two fifths
+    /// of the bytes written to every subscriber.
+    public struct Coalescable: Sendable {
+        public var key: String
+        public var range: Range<Int>
+        public init(key: String, range: Range<Int>) {
+            self.key = key
+            self.range = range
+        }
     }
 
     private let subscribers = Mutex<[Int: Subscriber]>([:])
@@ -70,8 +87,9 @@ public final class EventChannel: Sendable {
     /// Queues the frames of consecutive changes `revisions` (one group commit's), framed
     /// together. Publishing runs under the document's lock, as subscribing does, so no
     /// subscriber can hold part of the range: each gets all of it or none.
-    public func send(_ frames: [UInt8], revisions: ClosedRange<Int>) {
-        enqueue(Queued(frame: frames, revisions: revisions, include: nil))
+    /// `coalescable` marks the frames among them that a later one of the same key may replace.
+    public func send(_ frames: [UInt8], revisions: ClosedRange<Int>, coalescable: [Coalescable] = []) {
+        enqueue(Queued(frame: frames, revisions: revisions, include: nil, coalescable: coalescable))
     }
 
     /// Queues framed bytes for every subscriber that `include` accepts.
@@ -102,7 +120,7 @@ public final class EventChannel: Sendable {
     }
 
     private func flush() {
-        let frames = queued.withLock { state -> [Queued] in
+        var frames = queued.withLock { state -> [Queued] in
             // Counted in events, not entries: a group commit's changes come as one entry.
             defer {
                 state.lastBatch = state.frames.reduce(0) { $0 + ($1.revisions?.count ?? 1) }
@@ -111,6 +129,7 @@ public final class EventChannel: Sendable {
             }
             return state.frames
         }
+        frames = Self.coalesce(frames)
         let targets = subscribers.withLock { Array($0) }
         // Subscribers that start this batch at the same revision, with no per-subscriber
         // filter in it, get the same bytes: built and framed once, and written by every
@@ -144,6 +163,35 @@ public final class EventChannel: Sendable {
                 remove(id)
             }
         }
+    }
+
+    /// The batch with every coalescable frame dropped that a later one of its key follows.
+    /// A subscriber that skips the entry holding the last of a key (it joined after it) had
+    /// that frame in its catch-up, and every earlier one of the key is in entries it skips too.
+    static func coalesce(_ frames: [Queued]) -> [Queued] {
+        guard frames.contains(where: { !$0.coalescable.isEmpty }) else { return frames }
+        // Keys that have a frame further on, walking back from the end.
+        var later = Set<String>()
+        var result = frames
+        for i in frames.indices.reversed() where !frames[i].coalescable.isEmpty {
+            let entry = frames[i]
+            var drop = [Bool](repeating: false, count: entry.coalescable.count)
+            for k in entry.coalescable.indices.reversed() {
+                drop[k] = !later.insert(entry.coalescable[k].key).inserted
+            }
+            guard drop.contains(true) else { continue }
+            var kept: [UInt8] = []
+            kept.reserveCapacity(entry.frame.count)
+            var from = 0
+            for (k, c) in entry.coalescable.enumerated() where drop[k] {
+                kept += entry.frame[from..<c.range.lowerBound]
+                from = c.range.upperBound
+            }
+            kept += entry.frame[from...]
+            result[i].frame = kept
+            result[i].coalescable = []
+        }
+        return result
     }
 
     /// Ends every stream (shutdown).

@@ -35,16 +35,22 @@ enum ServerSentEvents {
     /// The `change` and `history` events of a committed change, framed straight into `w`: a
     /// group commit's keystrokes are framed in one buffer, not two buffers each. JSONWriter
     /// never writes a raw newline, so each data fits one `data:` line, as in `frame`.
-    static func appendChangeEvents(_ change: Change, notification: String, to w: inout JSONWriter) {
+    /// Returns the history frame, which a later one for the same session and notification
+    /// makes redundant (see `EventChannel.Coalescable`).
+    @discardableResult
+    static func appendChangeEvents(_ change: Change, notification: String, to w: inout JSONWriter) -> EventChannel.Coalescable {
         w.text("id: "); w.int(change.revision); w.text("\nevent: change\ndata: ")
         DocumentJSON.change(change, to: &w)
-        w.text("\n\nid: "); w.int(change.revision); w.text("\nevent: history\ndata: ")
+        w.text("\n\n")
+        let start = w.bytes.count
+        w.text("id: "); w.int(change.revision); w.text("\nevent: history\ndata: ")
         w.beginObject()
         w.key("notification"); w.string(notification)
         w.key("session"); w.optionalString(change.session)
         w.key("revision"); w.int(change.revision)
         w.endObject()
         w.text("\n\n")
+        return EventChannel.Coalescable(key: notification + "\u{0}" + (change.session ?? ""), range: start..<w.bytes.count)
     }
 
     static let keepAlive: [UInt8] = Array(": keep-alive\n\n".utf8)
