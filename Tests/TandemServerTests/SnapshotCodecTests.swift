@@ -4,7 +4,8 @@ import TandemHTTP
 import Testing
 @testable import TandemServer
 
-/// Snapshots are stored gzipped; plain JSON ones, as earlier servers stored them, still read.
+/// Snapshots are stored in the binary form; gzipped and plain JSON ones, as earlier servers
+/// stored them, still read.
 @Suite struct SnapshotCodecTests {
     /// A document with a history, as a busy one has: typing in words, an undo, a redo.
     static func document() throws -> Document {
@@ -18,13 +19,19 @@ import Testing
         return doc
     }
 
-    @Test func roundTripsGzipped() throws {
+    @Test func roundTripsBinary() throws {
         let doc = try Self.document()
         let bytes = SnapshotCodec.encode(doc.snapshot())
-        #expect(bytes.starts(with: [0x1F, 0x8B]))
-        let json = try JSONEncoder().encode(doc.snapshot())
-        #expect(bytes.count * 3 < json.count, "gzipped \(bytes.count) bytes against \(json.count) of JSON")
+        #expect(DocumentSnapshot.isBinary(bytes))
         let restored = try Document(snapshot: SnapshotCodec.decode(bytes))
+        #expect(restored.text == doc.text && restored.revision == doc.revision)
+        #expect(restored.undoManager.history(.document) == doc.undoManager.history(.document))
+    }
+
+    @Test func readsGzippedJSONAsEarlierServersStoredIt() throws {
+        let doc = try Self.document()
+        let json = try Array(JSONEncoder().encode(doc.snapshot()))
+        let restored = try Document(snapshot: SnapshotCodec.decode(try #require(Gzip.compress(json, level: 1))))
         #expect(restored.text == doc.text && restored.revision == doc.revision)
         #expect(restored.undoManager.history(.document) == doc.undoManager.history(.document))
     }
@@ -35,9 +42,12 @@ import Testing
         #expect(restored.text == doc.text && restored.revision == doc.revision)
     }
 
-    @Test func damagedGzipIsAnError() throws {
+    @Test func damagedSnapshotsAreErrors() throws {
         var bytes = SnapshotCodec.encode(try Self.document().snapshot())
         bytes.removeLast(bytes.count / 2)
-        #expect(throws: DecodingError.self) { try SnapshotCodec.decode(bytes) }
+        #expect(throws: SnapshotFormatError.self) { try SnapshotCodec.decode(bytes) }
+        var gzipped = try #require(Gzip.compress(Array(JSONEncoder().encode(try Self.document().snapshot())), level: 1))
+        gzipped.removeLast(gzipped.count / 2)
+        #expect(throws: DecodingError.self) { try SnapshotCodec.decode(gzipped) }
     }
 }

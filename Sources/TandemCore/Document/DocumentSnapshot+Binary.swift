@@ -1,0 +1,244 @@
+/// A snapshot as bytes: its columns (the change log's, the undo groups, the text) copied out
+/// whole in little-endian order instead of going through an encoder value by value. A busy
+/// document's snapshot holds tens of thousands of changes and groups: as gzipped JSON one took
+/// 0.2-0.85 s of CPU (20 MB of JSON at 240,000 changes), as bytes a few milliseconds, so a
+/// document can be snapshot while it is being edited instead of waiting for a quiet moment.
+///
+/// Layout: the magic `TDS` and a format version, then every field in declaration order.
+/// Integers are 8-byte little-endian (Int32 columns 4), a Bool one byte, a String or an array
+/// its count and then its bytes, an optional a presence byte and then the value.
+extension DocumentSnapshot {
+    static let magic: [UInt8] = [0x54, 0x44, 0x53, 0x01]
+
+    /// Whether `bytes` are a snapshot in this form (and not the older JSON one).
+    public static func isBinary(_ bytes: [UInt8]) -> Bool { bytes.starts(with: magic) }
+
+    public func binary() -> [UInt8] {
+        var w = SnapshotWriter()
+        w.bytes.reserveCapacity(64 + text.utf8.count + log.kind.count * 40 + undo.groups.count * 17)
+        w.bytes += Self.magic
+        w.int(revision); w.int(changeCount); w.bool(isEditingDisabled)
+        w.string(text)
+
+        w.int(log.trimmed); w.int(log.startLength)
+        w.column(log.spliceEnd); w.column(log.textStart); w.column(log.owner); w.column(log.kind)
+        w.column(log.time.map(\.bitPattern)); w.column(log.lengthAfter); w.column(log.splicePosition)
+        w.column(log.spliceDeleted); w.column(log.spliceInserted); w.column(log.text)
+
+        w.int(undo.groups.count)
+        for g in undo.groups {
+            w.int32(g.chain); w.int32(g.first); w.int32(g.last); w.int32(g.name); w.bytes.append(g.flags)
+        }
+        w.int(undo.chains.count)
+        for c in undo.chains { w.chain(c) }
+        w.int(undo.names.count)
+        for n in undo.names { w.string(n) }
+        w.int(undo.mapped.count)
+        for m in undo.mapped {
+            w.int32(m.group); w.operation(m.inverse); w.int(m.validAt)
+            w.optional(m.below) { $0.operation($1) }
+        }
+        w.int(undo.documentLevels); w.int(undo.registrationDisabled); w.int(undo.liveUndoCount)
+        w.bool(undo.groupsByEvent)
+        return w.bytes
+    }
+
+    /// Reads `binary()`'s bytes; throws on anything else, never reading past the end.
+    public init(binary bytes: [UInt8]) throws(SnapshotFormatError) {
+        var r = SnapshotReader(bytes: bytes)
+        guard bytes.starts(with: Self.magic) else { throw SnapshotFormatError(offset: 0, "not a binary snapshot") }
+        r.offset = Self.magic.count
+        revision = try r.int(); changeCount = try r.int(); isEditingDisabled = try r.bool()
+        text = try r.string()
+
+        var log = ChangeLog.State()
+        log.trimmed = try r.int(); log.startLength = try r.int()
+        log.spliceEnd = try r.column(); log.textStart = try r.column(); log.owner = try r.column(); log.kind = try r.column()
+        log.time = try r.column(UInt64.self).map(Double.init(bitPattern:)); log.lengthAfter = try r.column()
+        log.splicePosition = try r.column(); log.spliceDeleted = try r.column(); log.spliceInserted = try r.column()
+        log.text = try r.column()
+        self.log = log
+
+        let groupCount = try r.count(atLeast: 17)
+        var groups: [UndoGroup] = []
+        groups.reserveCapacity(groupCount)
+        for _ in 0..<groupCount {
+            groups.append(UndoGroup(chain: try r.int32(), first: try r.int32(), last: try r.int32(), name: try r.int32(), flags: try r.byte()))
+        }
+        var chains: [UndoChain] = []
+        for _ in 0..<(try r.count(atLeast: 1)) { chains.append(try r.chain()) }
+        var names: [String] = []
+        for _ in 0..<(try r.count(atLeast: 8)) { names.append(try r.string()) }
+        var mapped: [UndoState.Mapped] = []
+        for _ in 0..<(try r.count(atLeast: 1)) {
+            mapped.append(.init(group: try r.int32(), inverse: try r.operation(), validAt: try r.int(),
+                                below: try r.optional { (r: inout SnapshotReader) throws(SnapshotFormatError) in try r.operation() }))
+        }
+        undo = UndoState(groups: groups, chains: chains, names: names, mapped: mapped,
+                         documentLevels: try r.int(), registrationDisabled: try r.int(),
+                         liveUndoCount: try r.int(), groupsByEvent: try r.bool())
+        guard r.offset == bytes.count else { throw SnapshotFormatError(offset: r.offset, "bytes after the end") }
+    }
+}
+
+public struct SnapshotFormatError: Error, CustomStringConvertible {
+    public var offset: Int
+    public var reason: String
+    init(offset: Int, _ reason: String) {
+        self.offset = offset
+        self.reason = reason
+    }
+    public var description: String { "damaged snapshot at byte \(offset): \(reason)" }
+}
+
+private struct SnapshotWriter {
+    var bytes: [UInt8] = []
+
+    mutating func int(_ v: Int) { fixed(Int64(v)) }
+    mutating func int32(_ v: Int32) { fixed(v) }
+    mutating func bool(_ v: Bool) { bytes.append(v ? 1 : 0) }
+
+    mutating func fixed<T: FixedWidthInteger>(_ v: T) {
+        withUnsafeBytes(of: v.littleEndian) { bytes += $0 }
+    }
+
+    mutating func string(_ s: String) {
+        var s = s
+        s.withUTF8 { utf8 in
+            int(utf8.count)
+            bytes += utf8
+        }
+    }
+
+    /// Count, then the elements' bytes as they lie in memory (converted where the machine is
+    /// big-endian, which Swift on Linux never is).
+    mutating func column<T: FixedWidthInteger>(_ values: [T]) {
+        int(values.count)
+        #if _endian(little)
+        values.withUnsafeBytes { bytes += $0 }
+        #else
+        for v in values { fixed(v) }
+        #endif
+    }
+
+    mutating func optional<T>(_ value: T?, _ body: (inout SnapshotWriter, T) -> Void) {
+        bool(value != nil)
+        if let value { body(&self, value) }
+    }
+
+    /// Built by `OperationCoding.init(_:)`, whose three arrays always line up.
+    mutating func operation(_ op: OperationCoding) {
+        int(op.baseLength)
+        int(op.positions.count)
+        for (p, (d, i)) in zip(op.positions, zip(op.deleted, op.inserted)) {
+            int(p); int(d); string(i)
+        }
+    }
+
+    mutating func chain(_ c: UndoChain) {
+        optional(c.session) { $0.string($1) }
+        column(c.undo); int(c.undoBottom); column(c.redo)
+        int(c.groupingLevel); int32(c.openGroup); int32(c.openName); bool(c.openNamedOutside)
+        optional(c.openDiscardable) { $0.bool($1) }
+        optional(c.nestedStarts) { $0.column($1) }
+        optional(c.nestedTail) { $0.int32($1) }
+        int(c.levels)
+        optional(c.typing) { w, t in
+            w.int32(t.group); w.bool(t.deleting); w.int(t.start); w.int(t.caret)
+            w.fixed(t.time.bitPattern); w.int(t.revision)
+        }
+    }
+}
+
+private struct SnapshotReader {
+    let bytes: [UInt8]
+    var offset = 0
+
+    mutating func take(_ n: Int, _ what: String) throws(SnapshotFormatError) -> Range<Int> {
+        guard n >= 0, n <= bytes.count - offset else { throw SnapshotFormatError(offset: offset, "\(what) runs past the end") }
+        defer { offset += n }
+        return offset..<offset + n
+    }
+
+    mutating func fixed<T: FixedWidthInteger>(_: T.Type) throws(SnapshotFormatError) -> T {
+        let range = try take(MemoryLayout<T>.size, "a number")
+        var v: T = 0
+        for k in range.reversed() { v = (v << 8) | T(truncatingIfNeeded: bytes[k]) }
+        return v
+    }
+
+    mutating func int() throws(SnapshotFormatError) -> Int { Int(try fixed(Int64.self)) }
+    mutating func int32() throws(SnapshotFormatError) -> Int32 { try fixed(Int32.self) }
+    mutating func byte() throws(SnapshotFormatError) -> UInt8 { bytes[try take(1, "a byte").lowerBound] }
+
+    mutating func bool() throws(SnapshotFormatError) -> Bool {
+        switch try byte() {
+        case 0: return false
+        case 1: return true
+        default: throw SnapshotFormatError(offset: offset - 1, "not a Bool")
+        }
+    }
+
+    /// A count of items that take at least `size` bytes each: one larger than the bytes left
+    /// could hold is damage, caught before anything is allocated for it.
+    mutating func count(atLeast size: Int) throws(SnapshotFormatError) -> Int {
+        let n = try int()
+        guard n >= 0, n <= (bytes.count - offset) / size else { throw SnapshotFormatError(offset: offset - 8, "a count of \(n) is more than the bytes left") }
+        return n
+    }
+
+    mutating func string() throws(SnapshotFormatError) -> String {
+        let range = try take(try count(atLeast: 1), "a string")
+        return String(decoding: bytes[range], as: UTF8.self)
+    }
+
+    mutating func column<T: FixedWidthInteger>(_: T.Type = T.self) throws(SnapshotFormatError) -> [T] {
+        let n = try count(atLeast: MemoryLayout<T>.size)
+        let range = try take(n * MemoryLayout<T>.size, "a column")
+        #if _endian(little)
+        return [T](unsafeUninitializedCapacity: n) { buffer, initialized in
+            bytes.withUnsafeBytes { source in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: source[range]))
+            }
+            initialized = n
+        }
+        #else
+        var values: [T] = []
+        values.reserveCapacity(n)
+        var r = SnapshotReader(bytes: bytes, offset: range.lowerBound)
+        for _ in 0..<n { values.append(try r.fixed(T.self)) }
+        return values
+        #endif
+    }
+
+    mutating func optional<T>(_ body: (inout SnapshotReader) throws(SnapshotFormatError) -> T) throws(SnapshotFormatError) -> T? {
+        try bool() ? try body(&self) : nil
+    }
+
+    mutating func operation() throws(SnapshotFormatError) -> OperationCoding {
+        let baseLength = try int()
+        let n = try count(atLeast: 24)
+        var op = OperationCoding(TextOperation(normalized: [], baseLength: baseLength))
+        for _ in 0..<n {
+            op.positions.append(try int())
+            op.deleted.append(try int())
+            op.inserted.append(try string())
+        }
+        return op
+    }
+
+    mutating func chain() throws(SnapshotFormatError) -> UndoChain {
+        var c = UndoChain(session: try optional { (r: inout SnapshotReader) throws(SnapshotFormatError) in try r.string() })
+        c.undo = try column(); c.undoBottom = try int(); c.redo = try column()
+        c.groupingLevel = try int(); c.openGroup = try int32(); c.openName = try int32(); c.openNamedOutside = try bool()
+        c.openDiscardable = try optional { (r: inout SnapshotReader) throws(SnapshotFormatError) in try r.bool() }
+        c.nestedStarts = try optional { (r: inout SnapshotReader) throws(SnapshotFormatError) in try r.column(Int32.self) }
+        c.nestedTail = try optional { (r: inout SnapshotReader) throws(SnapshotFormatError) in try r.int32() }
+        c.levels = try int()
+        c.typing = try optional { (r: inout SnapshotReader) throws(SnapshotFormatError) in
+            TypingRun(group: try r.int32(), deleting: try r.bool(), start: try r.int(), caret: try r.int(),
+                      time: Double(bitPattern: try r.fixed(UInt64.self)), revision: try r.int())
+        }
+        return c
+    }
+}

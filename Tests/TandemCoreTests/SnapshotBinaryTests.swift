@@ -1,0 +1,123 @@
+import Foundation
+import TandemTestSupport
+import Testing
+@testable import TandemCore
+
+/// The binary snapshot must hold exactly what the Codable one holds, for every part of the
+/// undo state, and refuse damaged bytes instead of reading past them.
+@Suite struct SnapshotBinaryTests {
+    static let sessions: [SessionID?] = ["a", "b", "c", nil]
+
+    /// A document after a seeded walk through everything its state can hold: edits by several
+    /// sessions (emoji included, so the text has surrogate pairs), named and nested groups,
+    /// groups left open, undo and redo in both scopes (undoing what others edited since maps
+    /// inverses), discardable actions, disabled registration, levels of undo, and trims.
+    static func walked(seed: UInt64, steps: Int = 600) throws -> Document {
+        var rng = SplitMix64(seed: seed)
+        let doc = Document(text: "The start 😀 of it.\n")
+        let um = doc.undoManager
+        var disabled = false
+        for step in 0..<steps {
+            let session = sessions[Int(rng.next() % 4)]
+            let scope: UndoScope = session.map { .session($0) } ?? .document
+            let time = 1_800_000_000 + Double(step) * (rng.next() % 3 == 0 ? 3 : 0.1)
+            switch rng.next() % 20 {
+            case 0..<9:
+                let at = Int(rng.next() % UInt64(doc.length + 1))
+                let piece = ["x", " ", "😀", "word", "é"][Int(rng.next() % 5)]
+                guard let op = try? ins(doc, piece, at: at) else { continue }
+                let base = rng.next() % 4 == 0 ? max(doc.log.firstAvailableRevision - 1, doc.revision - 3) : nil
+                _ = try? doc.apply(op, base: base, session: session, options: .init(actionName: rng.next() % 5 == 0 ? "Bold" : nil), time: time)
+            case 9..<11 where doc.length > 2:
+                let from = Int(rng.next() % UInt64(doc.length - 1))
+                guard let op = try? del(doc, from, from + 1) else { continue }
+                _ = try? doc.apply(op, session: session, time: time)
+            case 11..<13: _ = try? doc.undo(scope: scope, time: time)
+            case 13: _ = try? doc.redo(scope: scope, time: time)
+            case 14: _ = um.beginUndoGrouping(session: session)
+            case 15: _ = try? um.endUndoGrouping(session: session)
+            case 16: um.setActionName(["Paste", "Typing", "Cut"][Int(rng.next() % 3)], scope: scope)
+            case 17:
+                if disabled { try um.enableUndoRegistration() } else { um.disableUndoRegistration() }
+                disabled.toggle()
+            case 18: um.setActionIsDiscardable(rng.next() % 2 == 0, scope: scope)
+            default:
+                if rng.next() % 3 == 0 { um.setLevelsOfUndo(Int(rng.next() % 40), scope: scope) }
+                if doc.revision - doc.log.firstAvailableRevision > 100 { doc.trimLog(through: doc.revision - 60) }
+            }
+        }
+        return doc
+    }
+
+    static func json(_ snapshot: DocumentSnapshot) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return try encoder.encode(snapshot)
+    }
+
+    @Test(arguments: 0..<12 as Range<UInt64>)
+    func holdsWhatTheCodableFormHolds(seed: UInt64) throws {
+        let doc = try Self.walked(seed: seed)
+        let snapshot = doc.snapshot()
+        let decoded = try DocumentSnapshot(binary: snapshot.binary())
+        #expect(try Self.json(decoded) == Self.json(snapshot))
+        let restored = try Document(snapshot: decoded)
+        try CompactionChecks.expectSame(restored, doc, scopes: [.document] + Self.sessions.compactMap { $0.map { .session($0) } })
+        // Both close their open groups alike, then undo to the bottom alike.
+        for session in Self.sessions {
+            let scope: UndoScope = session.map { .session($0) } ?? .document
+            while doc.undoManager.groupingLevel(scope) > 0 {
+                #expect(try restored.undoManager.endUndoGrouping(session: session) == doc.undoManager.endUndoGrouping(session: session))
+            }
+            #expect(restored.undoManager.groupingLevel(scope) == 0)
+        }
+        try CompactionChecks.undoEverything(restored, doc, scopes: [.document], time: 1_900_000_000)
+    }
+
+    /// The walks reach every optional part of the state, so the test above covers them.
+    @Test func theWalksReachEveryPartOfTheState() throws {
+        var seen = Set<String>()
+        for seed in 0..<12 as Range<UInt64> {
+            let s = try Self.walked(seed: seed).snapshot()
+            if s.log.trimmed > 0 { seen.insert("trimmed") }
+            if !s.undo.mapped.isEmpty { seen.insert("mapped") }
+            if s.undo.mapped.contains(where: { $0.below != nil }) { seen.insert("below") }
+            if s.undo.chains.contains(where: { $0.typing != nil }) { seen.insert("typing") }
+            if s.undo.chains.contains(where: { $0.nestedStarts != nil }) { seen.insert("nested") }
+            if s.undo.chains.contains(where: { $0.openDiscardable != nil }) { seen.insert("openDiscardable") }
+            if s.undo.chains.contains(where: { $0.openGroup >= 0 }) { seen.insert("open") }
+            if s.undo.chains.contains(where: { !$0.redo.isEmpty }) { seen.insert("redo") }
+            if s.undo.chains.contains(where: { $0.levels > 0 }) || s.undo.documentLevels > 0 { seen.insert("levels") }
+            if s.undo.registrationDisabled > 0 { seen.insert("disabled") }
+            if s.undo.names.count > 1 { seen.insert("names") }
+        }
+        #expect(seen == ["trimmed", "mapped", "below", "typing", "nested", "openDiscardable", "open", "redo", "levels", "disabled", "names"])
+    }
+
+    /// Cut anywhere, or with bytes after it, the form is refused, never read past its end.
+    @Test func damagedBytesAreRefused() throws {
+        let bytes = try Self.walked(seed: 3, steps: 200).snapshot().binary()
+        for length in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 400)) {
+            #expect(throws: SnapshotFormatError.self) { try DocumentSnapshot(binary: Array(bytes[..<length])) }
+        }
+        #expect(throws: SnapshotFormatError.self) { try DocumentSnapshot(binary: bytes + [0]) }
+        #expect(throws: SnapshotFormatError.self) { try DocumentSnapshot(binary: Array("{\"text\":\"\"}".utf8)) }
+        // A count larger than the bytes left is refused before anything is allocated for it.
+        var huge = bytes
+        let countOffset = DocumentSnapshot.magic.count + 17
+        for k in 0..<8 { huge[countOffset + k] = 0x7F }
+        #expect(throws: SnapshotFormatError.self) { try DocumentSnapshot(binary: huge) }
+    }
+
+    /// Flipped bytes either fail to decode or decode to some state; none crashes the reader.
+    @Test func flippedBytesNeverCrash() throws {
+        let bytes = try Self.walked(seed: 5, steps: 200).snapshot().binary()
+        var rng = SplitMix64(seed: 99)
+        for _ in 0..<2_000 {
+            var damaged = bytes
+            let i = Int(rng.next() % UInt64(bytes.count))
+            damaged[i] ^= UInt8(truncatingIfNeeded: rng.next() | 1)
+            _ = try? DocumentSnapshot(binary: damaged)
+        }
+    }
+}
