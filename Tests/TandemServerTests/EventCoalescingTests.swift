@@ -1,3 +1,4 @@
+import TandemCore
 import Testing
 @testable import TandemServer
 
@@ -42,5 +43,28 @@ import Testing
         let out = EventChannel.coalesce(input.map { Self.entry($0) })
         #expect(Self.texts(out) == expected)
         #expect(out.map(\.revisions) == input.map { _ in 1...1 })
+    }
+
+    /// The ranges a group commit's framing marks are exactly its history frames: coalesced,
+    /// the stream keeps every change and, per session, the last notification only.
+    @Test func aGroupCommitKeepsEachSessionsLastNotification() throws {
+        let doc = Document(text: "")
+        var changes: [Change] = []
+        for (i, session) in ["a", "a", "b", "a", "b"].enumerated() {
+            let op = try TextOperation(splices: [.init(position: 0, deleted: 0, inserted: "x")], baseLength: i)
+            changes.append(try #require(try doc.apply(op, session: session, time: Double(i))))
+        }
+        var w = JSONWriter(capacity: 1024)
+        let marks = changes.map { ServerSentEvents.appendChangeEvents($0, notification: "checkpoint", to: &w) }
+        for m in marks {
+            #expect(String(decoding: w.bytes[m.range], as: UTF8.self).hasPrefix("id: "))
+            #expect(String(decoding: w.bytes[m.range], as: UTF8.self).contains("\nevent: history\n"))
+        }
+        let out = EventChannel.coalesce([.init(frame: w.bytes, revisions: 1...5, include: nil, coalescable: marks)])
+        let events = String(decoding: out[0].frame, as: UTF8.self).split(separator: "\n\n").map { frame in
+            let lines = frame.split(separator: "\n")
+            return "\(lines[1].dropFirst("event: ".count))@\(lines[0].dropFirst("id: ".count))"
+        }
+        #expect(events == ["change@1", "change@2", "change@3", "change@4", "history@4", "change@5", "history@5"])
     }
 }

@@ -85,6 +85,51 @@ def test_every_change_exactly_once_in_order(base, anon):
         assert s.next_change().json()["revision"] == first + 201
 
 
+def test_a_burst_ends_with_each_sessions_latest_history(base, anon):
+    """History notifications may be coalesced (several due to a subscriber at once say no
+    more than the last), but each session's latest one always arrives, after its change, and
+    every change still arrives once."""
+    d = anon.create_doc("")
+    writers = [new_session(base, f"h{i}") for i in range(4)]
+    with _subscribe(anon, d["id"]) as s:
+        first = _synced(anon, s, d["id"])
+        last_of: dict[str, int] = {}
+        lock = threading.Lock()
+        errors = []
+
+        def write(client):
+            try:
+                for _ in range(40):
+                    r = client.edit(d["id"], {"insert": "x", "at": 0})
+                    with lock:
+                        last_of[client.id] = max(last_of.get(client.id, 0), r["revision"])
+            except BaseException as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=write, args=(c,)) for c in writers]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert not errors, errors[0]
+        changes, history, newest = [], {}, first
+        # Up to the last change and every writer's latest checkpoint.
+        while len(changes) < 160 or any(history.get(w.id, 0) < last_of[w.id] for w in writers):
+            ev = s.next_event(timeout=15)
+            if ev.type == "change":
+                newest = ev.json()["revision"]
+                changes.append(newest)
+            elif ev.type == "history":
+                h = ev.json()
+                assert h["notification"] == "checkpoint"
+                assert h["revision"] <= newest, "a history notification came before its change"
+                assert ev.id == str(h["revision"])
+                assert h["revision"] > history.get(h["session"], 0), "a session's notifications went back"
+                history[h["session"]] = h["revision"]
+        assert changes == list(range(first + 1, first + 161))
+        assert {w.id: history[w.id] for w in writers} == last_of
+
+
 def test_resume_with_last_event_id(anon, alice):
     d = anon.create_doc("")
     s = _subscribe(anon, d["id"])

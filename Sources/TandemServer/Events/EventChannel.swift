@@ -166,8 +166,9 @@ public final class EventChannel: Sendable {
     }
 
     /// The batch with every coalescable frame dropped that a later one of its key follows.
-    /// A subscriber that skips the entry holding the last of a key (it joined after it) had
-    /// that frame in its catch-up, and every earlier one of the key is in entries it skips too.
+    /// A subscriber skips only the change entries from before it joined, a prefix of them, and
+    /// every dropped frame comes before the one kept for it: so a subscriber misses no frame
+    /// but those it skipped anyway.
     static func coalesce(_ frames: [Queued]) -> [Queued] {
         guard frames.contains(where: { !$0.coalescable.isEmpty }) else { return frames }
         // Keys that have a frame further on, walking back from the end.
