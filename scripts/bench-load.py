@@ -291,6 +291,9 @@ def main() -> int:
         "noop_edit_per_s": noop["answered"] / noop["seconds"],
         "noop_edit_p99_ms": noop["p99_ms"],
         "peak_memory_mb": peak / 1e6,
+        # What each subscriber reads per change (event frames and chunk framing): the
+        # fan-out's share of both processes' CPU grows with it.
+        "stream_bytes_per_change": out["stream_bytes"] / max(1, args.subscribers * applied),
         "changes_per_transaction": store_delta["tandem_store_revisions_appended_total"] / max(1, store_delta["tandem_store_transactions_total"]),
         # The disk's part of an edit's wait (durability full) and the writer's.
         "mean_wal_flush_ms": 1e3 * store_delta["tandem_store_wal_flush_seconds_total"] / max(1, store_delta["tandem_store_wal_flushes_total"]),
@@ -342,6 +345,7 @@ def main() -> int:
     print(f"no-op edit reference   {figures['noop_edit_per_s']:9.0f} no-op edits/s on the same connections "
           f"(p99 {figures['noop_edit_p99_ms']:.2f} ms)")
     print(f"server peak memory     {figures['peak_memory_mb']:9.1f} MB (VmHWM)")
+    print(f"event-stream bytes     {figures['stream_bytes_per_change']:9.1f} per change per subscriber (frames and chunking)")
     print(f"group commit           {figures['changes_per_transaction']:9.1f} changes per transaction during the edits; "
           f"mean commit {figures['mean_commit_ms']:.3f} ms"
           + (f", mean WAL flush {figures['mean_wal_flush_ms']:.3f} ms ({figures['wal_flushes_per_s']:.0f}/s)"

@@ -38,6 +38,7 @@ rows = [
     ("HTTP ceiling (POST /ping/s)", "ceiling_per_s", "{:.0f}", "higher"),
     ("no-op edits/s (reference)", "noop_edit_per_s", "{:.0f}", "higher"),
     ("peak memory (MB)", "peak_memory_mb", "{:.1f}", "lower"),
+    ("event-stream bytes per change", "stream_bytes_per_change", "{:.0f}", "lower"),
     ("server CPU under load (cores)", "server_cpu_cores_load", "{:.2f}", "-"),
     ("server CPU per edit (us)", "server_cpu_us_per_edit", "{:.1f}", "lower"),
     ("server CPU per ping (us)", "server_cpu_us_per_ping", "{:.1f}", "lower"),

@@ -94,6 +94,7 @@ enum Figures {
             ("highest_revision_seen", .int(startRevision + deliveries.highestIndex)),
             ("revisions_seen_by_all", .int(seenByAll)),
             ("revisions_seen_by_some", .int(seenBySome)),
+            ("stream_bytes", .int(subscribers.bytesRead)),
             ("subscribers_lost", .object(subscribers.lost.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })),
             ("generator", .object([
                 ("sessions_thread", .object(generatorSessions)),

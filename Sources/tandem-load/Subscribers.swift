@@ -34,6 +34,8 @@ final class Subscribers: ThreadBody {
     private(set) var cpu = CPUWindow()
     private(set) var longestTurn = LongestTurn()
     private(set) var lost: [String: Int] = [:]
+    /// Every byte the streams carried (chunk framing included), for the bytes per change.
+    private(set) var bytesRead = 0
 
     init(deliveries: Deliveries) {
         self.deliveries = deliveries
@@ -89,6 +91,7 @@ final class Subscribers: ThreadBody {
         let n = s.raw.read(from: s.fd, atLeast: 32 * 1024)
         if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { return }
         if n <= 0 { close(s, reason: n == 0 ? "closed_by_server" : "read_failed"); return }
+        bytesRead += n
         let t = Clock.now()
         if !s.headRead {
             switch HTTPAnswer.head(s.raw.bytes, s.raw.count) {
