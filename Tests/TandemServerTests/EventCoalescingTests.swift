@@ -38,6 +38,8 @@ import Testing
         (["c1[a1]", "c2[a2]", "c3[a3]"], ["c1", "c2", "c3[a3]"]),
         // Keys differ by notification too: "didUndo" for a does not stand for "checkpoint".
         (["c1[a1]c2[u2]c3[a3]"], ["c1c2[u2]c3[a3]"]),
+        // A whole frame that a later one replaces (presence): only the last is left.
+        (["[p1]", "c1[a1]", "[p2]", "c2", "[p3]"], ["", "c1[a1]", "", "c2", "[p3]"]),
     ])
     func keepsTheLastOfEachKey(input: [String], expected: [String]) {
         let out = EventChannel.coalesce(input.map { Self.entry($0) })

@@ -186,7 +186,7 @@ extension ServerContext {
 
     func broadcastPresence(_ handle: DocumentHandle) {
         let rev = handle.state.withLock { $0.committedRevision }
-        handle.events.send(ServerSentEvents.frame(id: rev, event: "presence", data: presenceJSON(handle)))
+        handle.events.send(ServerSentEvents.frame(id: rev, event: "presence", data: presenceJSON(handle)), replacing: "presence")
     }
 }
 

@@ -36,11 +36,13 @@ public final class EventChannel: Sendable {
         var coalescable: [Coalescable] = []
     }
 
-    /// A frame that only says "this changed" (a session's undo state), so that when several of
-    /// one key are due in one flush, the last says all the others did: the rest are dropped,
-    /// as NotificationQueue coalesces notifications on name and sender. Fifty typists made
-    /// every keystroke a `change` and a `history` frame, and the history frames were two fifths
-    /// of the bytes written to every subscriber.
+    /// A frame that only says "this changed" (a session's undo state) or holds a whole state
+    /// (the presence list), so that when several of one key are due in one flush, the last
+    /// says all the others did: the rest are dropped, as NotificationQueue coalesces
+    /// notifications on name and sender. Fifty typists made every keystroke a `change` and a
+    /// `history` frame, and the history frames were two fifths of the bytes written to every
+    /// subscriber; fifty people moving their cursors send the whole presence list to everyone
+    /// on every move.
     public struct Coalescable: Sendable {
         public var key: String
         public var range: Range<Int>
@@ -90,6 +92,12 @@ public final class EventChannel: Sendable {
     /// `coalescable` marks the frames among them that a later one of the same key may replace.
     public func send(_ frames: [UInt8], revisions: ClosedRange<Int>, coalescable: [Coalescable] = []) {
         enqueue(Queued(frame: frames, revisions: revisions, include: nil, coalescable: coalescable))
+    }
+
+    /// Queues a frame for every subscriber that says all an earlier one of the same key said
+    /// (the whole presence list): one still due in the same flush is dropped for it.
+    public func send(_ frame: [UInt8], replacing key: String) {
+        enqueue(Queued(frame: frame, revisions: nil, include: nil, coalescable: [Coalescable(key: key, range: 0..<frame.count)]))
     }
 
     /// Queues framed bytes for every subscriber that `include` accepts.
