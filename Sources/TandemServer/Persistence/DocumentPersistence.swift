@@ -258,8 +258,8 @@ extension ServerContext {
                     st.document.trimLog(through: min(st.document.revision - Self.logKept, st.committedRevision))
                 }
                 let snap = st.document.snapshot()
-                // Encoded outside the lock (a few milliseconds for 60,000 changes and their
-                // undo history): edits go on meanwhile. The store keeps the newest snapshot
+                // Encoded outside the lock (1-5 ms for 10,000 changes, their undo history and
+                // a 400,000-character text): edits go on meanwhile. The store keeps the newest snapshot
                 // whatever order they land in, and a snapshot with no pending events has no
                 // stored copy of them to clear.
                 guard pending else { return .toEncode(snap) }
