@@ -15,7 +15,7 @@ extension DocumentSnapshot {
 
     public func binary() -> [UInt8] {
         var w = SnapshotWriter()
-        w.bytes.reserveCapacity(64 + text.utf8.count + log.kind.count * 40 + undo.groups.count * 17)
+        w.bytes.reserveCapacity(64 + text.utf8.count + log.kind.count * 40 + undo.groups.count * UndoGroup.packedSize)
         w.bytes += Self.magic
         w.int(revision); w.int(changeCount); w.bool(isEditingDisabled)
         w.string(text)
@@ -26,9 +26,7 @@ extension DocumentSnapshot {
         w.column(log.spliceDeleted); w.column(log.spliceInserted); w.column(log.text)
 
         w.int(undo.groups.count)
-        for g in undo.groups {
-            w.int32(g.chain); w.int32(g.first); w.int32(g.last); w.int32(g.name); w.bytes.append(g.flags)
-        }
+        for g in undo.groups { g.pack(into: &w.bytes) }
         w.int(undo.chains.count)
         for c in undo.chains { w.chain(c) }
         w.int(undo.names.count)
@@ -59,12 +57,8 @@ extension DocumentSnapshot {
         log.text = try r.column()
         self.log = log
 
-        let groupCount = try r.count(atLeast: 17)
-        var groups: [UndoGroup] = []
-        groups.reserveCapacity(groupCount)
-        for _ in 0..<groupCount {
-            groups.append(UndoGroup(chain: try r.int32(), first: try r.int32(), last: try r.int32(), name: try r.int32(), flags: try r.byte()))
-        }
+        let packed = try r.take(try r.count(atLeast: UndoGroup.packedSize) * UndoGroup.packedSize, "the undo groups")
+        let groups = stride(from: packed.lowerBound, to: packed.upperBound, by: UndoGroup.packedSize).map { UndoGroup.packed(bytes, at: $0) }
         var chains: [UndoChain] = []
         for _ in 0..<(try r.count(atLeast: 1)) { chains.append(try r.chain()) }
         var names: [String] = []
@@ -98,9 +92,7 @@ private struct SnapshotWriter {
     mutating func int32(_ v: Int32) { fixed(v) }
     mutating func bool(_ v: Bool) { bytes.append(v ? 1 : 0) }
 
-    mutating func fixed<T: FixedWidthInteger>(_ v: T) {
-        withUnsafeBytes(of: v.littleEndian) { bytes += $0 }
-    }
+    mutating func fixed<T: FixedWidthInteger>(_ v: T) { PackedCoding.append(v, to: &bytes) }
 
     mutating func string(_ s: String) {
         var s = s
@@ -161,10 +153,7 @@ private struct SnapshotReader {
     }
 
     mutating func fixed<T: FixedWidthInteger>(_: T.Type) throws(SnapshotFormatError) -> T {
-        let range = try take(MemoryLayout<T>.size, "a number")
-        var v: T = 0
-        for k in range.reversed() { v = (v << 8) | T(truncatingIfNeeded: bytes[k]) }
-        return v
+        PackedCoding.read(T.self, bytes, at: try take(MemoryLayout<T>.size, "a number").lowerBound)
     }
 
     mutating func int() throws(SnapshotFormatError) -> Int { Int(try fixed(Int64.self)) }

@@ -40,12 +40,8 @@ extension UndoState {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         if let packed = try? c.decode(String.self, forKey: .groups) {
             let bytes = try PackedCoding.bytes(of: packed, c, .groups)
-            guard bytes.count % 17 == 0 else { throw PackedCoding.corrupt(c, .groups) }
-            groups = stride(from: 0, to: bytes.count, by: 17).map { i in
-                UndoGroup(chain: PackedCoding.read(Int32.self, bytes, at: i), first: PackedCoding.read(Int32.self, bytes, at: i + 4),
-                          last: PackedCoding.read(Int32.self, bytes, at: i + 8), name: PackedCoding.read(Int32.self, bytes, at: i + 12),
-                          flags: bytes[i + 16])
-            }
+            guard bytes.count % UndoGroup.packedSize == 0 else { throw PackedCoding.corrupt(c, .groups) }
+            groups = stride(from: 0, to: bytes.count, by: UndoGroup.packedSize).map { UndoGroup.packed(bytes, at: $0) }
         } else {
             groups = try c.decode([UndoGroup].self, forKey: .groups)
         }
@@ -61,14 +57,8 @@ extension UndoState {
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(groups.count * 17)
-        for g in groups {
-            PackedCoding.append(g.chain, to: &bytes)
-            PackedCoding.append(g.first, to: &bytes)
-            PackedCoding.append(g.last, to: &bytes)
-            PackedCoding.append(g.name, to: &bytes)
-            bytes.append(g.flags)
-        }
+        bytes.reserveCapacity(groups.count * UndoGroup.packedSize)
+        for g in groups { g.pack(into: &bytes) }
         try c.encode(Base64.encode(bytes), forKey: .groups)
         try c.encode(chains, forKey: .chains)
         try c.encode(names, forKey: .names)
@@ -77,6 +67,27 @@ extension UndoState {
         try c.encode(registrationDisabled, forKey: .registrationDisabled)
         try c.encode(liveUndoCount, forKey: .liveUndoCount)
         try c.encode(groupsByEvent, forKey: .groupsByEvent)
+    }
+}
+
+extension UndoGroup {
+    /// Packed as chain, first, last and name (little-endian Int32s), then flags: the JSON
+    /// snapshot's base64 string and the binary snapshot hold groups alike.
+    static let packedSize = 17
+
+    func pack(into bytes: inout [UInt8]) {
+        PackedCoding.append(chain, to: &bytes)
+        PackedCoding.append(first, to: &bytes)
+        PackedCoding.append(last, to: &bytes)
+        PackedCoding.append(name, to: &bytes)
+        bytes.append(flags)
+    }
+
+    /// The group packed at `bytes[i..<i + packedSize]`.
+    static func packed(_ bytes: [UInt8], at i: Int) -> UndoGroup {
+        UndoGroup(chain: PackedCoding.read(Int32.self, bytes, at: i), first: PackedCoding.read(Int32.self, bytes, at: i + 4),
+                  last: PackedCoding.read(Int32.self, bytes, at: i + 8), name: PackedCoding.read(Int32.self, bytes, at: i + 12),
+                  flags: bytes[i + 16])
     }
 }
 

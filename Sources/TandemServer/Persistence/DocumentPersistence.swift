@@ -55,6 +55,14 @@ extension ServerContext {
     /// Changes kept in memory for `since`/`base` after a trim.
     static let logKept = 10_000
 
+    /// Cuts a log that grew past twice `logKept` back to `logKept`; never past what is
+    /// committed: the committed text is worked out from the changes in flight
+    /// (DocumentState.committedRope).
+    static func trimToKeptTail(_ st: inout DocumentState) {
+        guard st.document.revision - st.document.firstAvailableRevision > 2 * logKept else { return }
+        st.document.trimLog(through: min(st.document.revision - logKept, st.committedRevision))
+    }
+
     /// A new document's state, its journal wired to a fresh buffer.
     func makeState(document: Document, title: String, created: Double, modified: Double, metadata: DocumentMetadata) -> DocumentState {
         let buffer = JournalBuffer()
@@ -250,13 +258,9 @@ extension ServerContext {
                 // quarter of the size (60,000 changes and their groups were 4-5 MB, for the
                 // store's writer to write while every edit waits on it), and a shutdown
                 // snapshot never carries a long history into the next start-up (200,000
-                // changes: 2 s in a debug build). Never past what is committed: the
-                // committed text is worked out from the changes in flight. (`pending` was
-                // read before: the trim's own journal event goes with the next change, as
-                // when the trim after a snapshot made it.)
-                if st.document.revision - st.document.firstAvailableRevision > 2 * Self.logKept {
-                    st.document.trimLog(through: min(st.document.revision - Self.logKept, st.committedRevision))
-                }
+                // changes: 2 s in a debug build). (`pending` was read before: the trim's own
+                // journal event goes with the next change, as the trim after a snapshot's does.)
+                Self.trimToKeptTail(&st)
                 let snap = st.document.snapshot()
                 // Encoded outside the lock (1-5 ms for 10,000 changes, their undo history and
                 // a 400,000-character text): edits go on meanwhile. The store keeps the newest snapshot
@@ -293,11 +297,8 @@ extension ServerContext {
             handle.state.withLock { st in
                 st.lastSnapshotRevision = max(st.lastSnapshotRevision, revision)
                 st.lastSnapshotTime = now()
-                if st.document.revision - st.document.firstAvailableRevision > 2 * Self.logKept {
-                    // Never past what is committed: the committed text is worked out from the
-                    // changes in flight (DocumentState.committedRope).
-                    st.document.trimLog(through: min(st.document.revision - Self.logKept, st.committedRevision))
-                }
+                // Changes that came while it was encoded and stored.
+                Self.trimToKeptTail(&st)
             }
         }
     }
