@@ -49,11 +49,11 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "tandem-bench", dependencies: ["TandemCore", "CLinux"]),
-        .executableTarget(name: "tandem-load", dependencies: ["CLinux"]),
+        .executableTarget(name: "tandem-load", dependencies: ["CLinux", "CZlib"]),
 
         // What the test targets share (a seeded random generator).
         .target(name: "TandemTestSupport", path: "Tests/TandemTestSupport"),
-        .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP", "TandemTestSupport"]),
+        .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP", "TandemTestSupport", "CZlib"]),
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore", "TandemTestSupport"]),
         .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "TandemServerTests", dependencies: ["TandemServer", "TandemHTTP", "TandemCore", "TandemStore", "TandemTestSupport"]),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+import zlib
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -44,7 +45,11 @@ class SSEStream:
         self._chunk_left = 0
         self._skip_crlf = False
         self._eof = False
+        self._inflater = None
         self.status, self.headers = self._read_head(time.monotonic() + timeout)
+        if self.headers.get("content-encoding", "").lower() == "gzip":
+            # As a browser does: inflated as the bytes come, the gzip trailer checked at the end.
+            self._inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
         self._dechunk()
         self._event_type, self._data, self.last_id = "", [], None
 
@@ -77,9 +82,17 @@ class SSEStream:
         self._chunked = "chunked" in headers.get("transfer-encoding", "").lower()
         return status, headers
 
+    def _take(self, data: bytes):
+        self._body += self._inflater.decompress(data) if self._inflater else data
+
+    @property
+    def gzip_complete(self) -> bool:
+        """The gzip stream ended with a valid trailer (CRC-32 and length)."""
+        return self._inflater is not None and self._inflater.eof
+
     def _dechunk(self):
         if not self._chunked:
-            self._body += self._raw
+            self._take(self._raw)
             self._raw = b""
             return
         while True:
@@ -87,7 +100,7 @@ class SSEStream:
                 take = min(self._chunk_left, len(self._raw))
                 if take == 0:
                     return
-                self._body += self._raw[:take]
+                self._take(self._raw[:take])
                 self._raw = self._raw[take:]
                 self._chunk_left -= take
                 if self._chunk_left == 0:

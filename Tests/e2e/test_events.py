@@ -494,3 +494,84 @@ def test_selection_made_at_an_older_base_is_mapped_to_now(anon, alice, bob):
     assert_error(r, 422, "position_out_of_range")
     r = alice.put(f"/documents/{d['id']}/selection", {"anchor": 0, "head": 0, "base": 10_000})
     assert_error(r, 422, "revision_in_future")
+
+
+def _subscribe_gzip(client: Client, doc_id: str, last_event_id=None, accept="gzip, deflate, br, zstd") -> SSEStream:
+    """As a browser's EventSource subscribes: it says it takes gzip."""
+    headers = client.headers() | {"Accept-Encoding": accept}
+    if last_event_id is not None:
+        headers["Last-Event-ID"] = str(last_event_id)
+    s = SSEStream(client.base, f"/documents/{doc_id}/events", headers=headers)
+    assert s.status == 200, f"events answered {s.status}"
+    return s
+
+
+def test_gzipped_stream_brings_each_change_as_it_happens(anon, alice):
+    d = anon.create_doc("")
+    with _subscribe_gzip(anon, d["id"]) as s:
+        assert s.headers.get("content-encoding") == "gzip"
+        assert "accept-encoding" in s.headers.get("vary", "").lower()
+        rev = _synced(alice, s, d["id"])
+        # One change at a time, each read before the next is made: none waits in a
+        # compressor for more to come.
+        for i in range(5):
+            r = alice.insert(d["id"], str(i), 1 + i)
+            ev = s.next_change(timeout=5)
+            assert ev.json()["revision"] == r["revision"] == rev + 1 + i
+            assert ev.id == str(r["revision"])
+        h = s.next_of("history", timeout=5)
+        assert h.json()["session"] == alice.id
+
+
+def test_gzipped_stream_every_change_exactly_once_in_order(base, anon):
+    d = anon.create_doc("")
+    writers = [new_session(base, f"g{i}") for i in range(4)]
+    with _subscribe_gzip(anon, d["id"]) as s, _subscribe(anon, d["id"]) as plain:
+        first = _synced(anon, s, d["id"])
+        assert plain.next_change().json()["revision"] == first
+        threads = [threading.Thread(target=lambda c=c: [c.insert(d["id"], "x", 0) for _ in range(25)]) for c in writers]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        revisions = [s.next_change().json()["revision"] for _ in range(100)]
+        assert revisions == list(range(first + 1, first + 101))
+        # The same events as a subscriber that did not ask for gzip.
+        assert [plain.next_change().json()["revision"] for _ in range(100)] == revisions
+
+
+def test_gzipped_stream_resumes_with_last_event_id(anon, alice):
+    d = anon.create_doc("")
+    with _subscribe_gzip(anon, d["id"]) as s:
+        _synced(alice, s, d["id"])
+        last_id = s.last_id
+    for i in range(3):
+        alice.insert(d["id"], "abc"[i], 0)
+    with _subscribe_gzip(anon, d["id"], last_event_id=last_id) as s2:
+        assert [s2.next_change().json()["revision"] for _ in range(3)] == [2, 3, 4]
+        alice.insert(d["id"], "!", 0)
+        assert s2.next_change().json()["revision"] == 5
+
+
+def test_gzipped_stream_ends_with_a_valid_trailer(anon):
+    d = anon.create_doc("")
+    with _subscribe_gzip(anon, d["id"]) as s:
+        _synced(anon, s, d["id"])
+        assert anon.delete(f"/documents/{d['id']}").status_code == 204
+        try:
+            while True:
+                s.next_event(timeout=5)
+        except ConnectionError:
+            pass  # the stream ended
+        assert s.gzip_complete  # zlib checked the trailer's CRC-32 and length
+
+
+def test_no_gzip_unless_asked(anon):
+    d = anon.create_doc("")
+    for accept in (None, "identity", "gzip;q=0"):
+        headers = anon.headers() | ({"Accept-Encoding": accept} if accept else {})
+        with SSEStream(anon.base, f"/documents/{d['id']}/events", headers=headers) as s:
+            assert s.status == 200
+            assert "content-encoding" not in s.headers
+            assert "accept-encoding" in s.headers.get("vary", "").lower()
+            _synced(anon, s, d["id"])

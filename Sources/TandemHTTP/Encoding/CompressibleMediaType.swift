@@ -1,6 +1,7 @@
-/// Which media types are worth gzipping: text and text-like formats. Formats that are
-/// already compressed (images other than SVG, fonts in WOFF2, archives, audio, video)
-/// and streams (`text/event-stream`, which must reach the client event by event) are not.
+/// Which media types are worth gzipping as a whole body: text and text-like formats. Formats
+/// that are already compressed (images other than SVG, fonts in WOFF2, archives, audio,
+/// video) are not, nor is `text/event-stream`, which must reach the client event by event:
+/// it is gzipped write by write instead (`ContentEncoding.negotiateStream`).
 enum CompressibleMediaType {
     private static let knownApplicationSubtypes = [
         "json", "javascript", "x-javascript", "ecmascript", "xml", "wasm",
@@ -40,6 +41,11 @@ enum CompressibleMediaType {
             return HTTPHeaders.namesEqual(subtype, "ttf") || HTTPHeaders.namesEqual(subtype, "otf")
         }
         return false
+    }
+
+    static func isEventStream(contentType: String) -> Bool {
+        let base = contentType.split(separator: ";", maxSplits: 1).first?.trimmingSpaces ?? ""
+        return HTTPHeaders.namesEqual(base, "text/event-stream")
     }
 
     private static func hasSuffix(_ s: Substring, _ suffix: String) -> Bool {

@@ -38,14 +38,19 @@ public final class HTTPStreamWriter: Sendable {
         public var isClosed: @Sendable () -> Bool
         /// Registers a handler run once when the stream ends for any reason (finish, peer gone, cut off).
         public var onClose: @Sendable (@escaping @Sendable () -> Void) -> Void
+        /// Whether the stream is gzipped: a writer to many such streams can compress a chunk
+        /// once for all of them (`HTTPStreamChunk(_:gzip:)`).
+        public var compresses: Bool
 
         public init(
             write: @escaping @Sendable (HTTPStreamChunk) -> Bool,
             finish: @escaping @Sendable () -> Void,
             bufferedByteCount: @escaping @Sendable () -> Int,
             isClosed: @escaping @Sendable () -> Bool,
-            onClose: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
+            onClose: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
+            compresses: Bool = false
         ) {
+            self.compresses = compresses
             self.write = write
             self.finish = finish
             self.bufferedByteCount = bufferedByteCount
@@ -66,6 +71,7 @@ public final class HTTPStreamWriter: Sendable {
     public func finish() { ops.finish() }
     public var bufferedByteCount: Int { ops.bufferedByteCount() }
     public var isClosed: Bool { ops.isClosed() }
+    public var compresses: Bool { ops.compresses }
     public func onClose(_ handler: @escaping @Sendable () -> Void) { ops.onClose(handler) }
 }
 

@@ -7,15 +7,44 @@ public struct HTTPStreamChunk: Sendable {
     let framed: [UInt8]
     /// The chunk's data, without its framing.
     public let count: Int
+    /// The same data as a gzip stream's piece, framed, when it was made for gzipped streams
+    /// too: compressed once for all of them (see `GzipPiece`).
+    let gzip: Gzipped?
 
-    public init(_ bytes: [UInt8]) {
+    struct Gzipped: Sendable {
+        var framed: [UInt8]
+        var piece: GzipPiece
+    }
+
+    /// `gzip`: also compress it now, for the gzipped streams it will be queued on.
+    public init(_ bytes: [UInt8], gzip: Bool = false) {
         count = bytes.count
+        framed = Self.frame(bytes)
+        self.gzip = gzip ? Self.gzipped(bytes) : nil
+    }
+
+    /// The gzip form of this chunk's data: the one made with it, or made now.
+    var gzipped: Gzipped? {
+        if let gzip { return gzip }
+        // The data sits between the size line and the final CRLF.
+        let start = framed.count - count - 2
+        return framed.withUnsafeBytes { all in
+            GzipPiece(compressing: UnsafeRawBufferPointer(rebasing: all[start..<(start + count)]))
+                .map { Gzipped(framed: Self.frame($0.deflated), piece: $0) }
+        }
+    }
+
+    private static func gzipped(_ bytes: [UInt8]) -> Gzipped? {
+        GzipPiece(compressing: bytes).map { Gzipped(framed: frame($0.deflated), piece: $0) }
+    }
+
+    static func frame(_ bytes: [UInt8]) -> [UInt8] {
         var framed: [UInt8] = []
         framed.reserveCapacity(bytes.count + 12)
         ResponseSerializer.appendHex(bytes.count, to: &framed)
         framed.append(contentsOf: ResponseSerializer.crlf)
         framed.append(contentsOf: bytes)
         framed.append(contentsOf: ResponseSerializer.crlf)
-        self.framed = framed
+        return framed
     }
 }

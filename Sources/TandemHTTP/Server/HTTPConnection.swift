@@ -312,7 +312,9 @@ final class HTTPConnection: @unchecked Sendable {
                     status: response.status, headers: response.headers, framing: .chunked,
                     connection: connection, date: loop.date.bytes, to: &out)
                 let loop = self.loop
-                let state = StreamState(maxBuffered: loop.server.configuration.maxStreamBufferBytes) { [self] in
+                // Set by `ContentEncoding.negotiate` for a client that takes gzip.
+                let gzip = response.headers["Content-Encoding"].map { HTTPHeaders.namesEqual($0, "gzip") } ?? false
+                let state = StreamState(maxBuffered: loop.server.configuration.maxStreamBufferBytes, gzip: gzip) { [self] in
                     loop.execute { self.pumpStream() }
                 }
                 stream = state

@@ -3,9 +3,16 @@ import Synchronization
 /// The shared state behind one `HTTPStreamWriter`: chunks queued by any thread,
 /// drained into the socket by the connection's loop. Chunks are queued as the arrays they
 /// came in (see `HTTPStreamChunk`), never copied.
+///
+/// A gzipped stream (its head says `Content-Encoding: gzip`) sends each chunk as a
+/// `GzipPiece` in a chunk of its own, the gzip header before the first and the trailer when
+/// it finishes: each write still reaches the client at once, decodable as it arrives.
 final class StreamState: Sendable {
     struct Inner {
         var queued: [[UInt8]] = []
+        /// Set for a gzipped stream: what its trailer needs, and whether the header went out.
+        var gzip: GzipStreamEncoder?
+        var gzipHeaderSent = false
         var queuedBytes = 0
         var finished = false
         var closed = false
@@ -20,19 +27,32 @@ final class StreamState: Sendable {
     /// Asks the loop to drain `queued` (set once the connection exists).
     let schedulePump: @Sendable () -> Void
 
-    init(maxBuffered: Int, schedulePump: @escaping @Sendable () -> Void) {
+    let compresses: Bool
+
+    init(maxBuffered: Int, gzip: Bool = false, schedulePump: @escaping @Sendable () -> Void) {
         self.maxBuffered = maxBuffered
         self.schedulePump = schedulePump
+        compresses = gzip
+        if gzip { inner.withLock { $0.gzip = GzipStreamEncoder() } }
     }
 
     func write(_ chunk: HTTPStreamChunk) -> Bool {
         // An empty chunk would end the body.
         if chunk.count == 0 { return !isClosed }
+        // Compressed before the lock, unless it came compressed.
+        let gzipped = compresses ? chunk.gzipped : nil
+        if compresses && gzipped == nil { return false }
         let (ok, wake) = inner.withLock { s -> (Bool, Bool) in
             if s.closed || s.finished { return (false, false) }
             if s.queuedBytes + unsent.load(ordering: .relaxed) > maxBuffered { return (false, false) }
-            s.queued.append(chunk.framed)
-            s.queuedBytes += chunk.framed.count
+            if let gzipped {
+                if !s.gzipHeaderSent { s.queue(Self.gzipHeaderChunk) }
+                s.gzipHeaderSent = true
+                s.gzip?.add(gzipped.piece)
+                s.queue(gzipped.framed)
+            } else {
+                s.queue(chunk.framed)
+            }
             let wake = !s.pumpScheduled
             s.pumpScheduled = true
             return (true, wake)
@@ -45,8 +65,11 @@ final class StreamState: Sendable {
         let wake = inner.withLock { s -> Bool in
             if s.closed || s.finished { return false }
             s.finished = true
-            s.queued.append(Self.lastChunk)
-            s.queuedBytes += Self.lastChunk.count
+            if let gzip = s.gzip {
+                if !s.gzipHeaderSent { s.queue(Self.gzipHeaderChunk) }
+                s.queue(HTTPStreamChunk.frame(gzip.trailer))
+            }
+            s.queue(Self.lastChunk)
             let wake = !s.pumpScheduled
             s.pumpScheduled = true
             return wake
@@ -55,6 +78,7 @@ final class StreamState: Sendable {
     }
 
     static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
+    static let gzipHeaderChunk = HTTPStreamChunk.frame(GzipStreamEncoder.header)
 
     /// Takes what is queued, and whether the body is now complete.
     func take() -> ([[UInt8]], Bool) {
@@ -100,7 +124,15 @@ final class StreamState: Sendable {
             finish: { [self] in finish() },
             bufferedByteCount: { [self] in bufferedByteCount },
             isClosed: { [self] in isClosed },
-            onClose: { [self] in onClose($0) }
+            onClose: { [self] in onClose($0) },
+            compresses: compresses
         ))
+    }
+}
+
+extension StreamState.Inner {
+    mutating func queue(_ framed: [UInt8]) {
+        queued.append(framed)
+        queuedBytes += framed.count
     }
 }

@@ -8,7 +8,7 @@ import TandemHTTP
 /// under load, see `delay(afterBatchOf:)`), all that is due to one subscriber as one chunk:
 /// at thousands of changes a second this turns one socket write per change per subscriber
 /// into one per batch, and keeps every event in order (a presence event never overtakes the
-/// change before it).
+/// change before it). For gzipped streams the batch is compressed once, for all of them.
 /// A subscriber whose socket has fallen more than `maxBufferedBytes` behind is cut off, so it
 /// can never stall an edit or another subscriber; its EventSource reconnects with
 /// `Last-Event-ID` and catches up.
@@ -144,6 +144,8 @@ public final class EventChannel: Sendable {
         // connection from that one array (50 subscribers used to mean 50 concatenations of
         // every frame, then 100 copies of the batch).
         let filtered = frames.contains { $0.include != nil }
+        // A shared batch is compressed once, if any stream is gzipped (see `GzipPiece`).
+        let gzip = targets.contains { $0.value.writer.compresses }
         var shared: (from: Int, chunk: HTTPStreamChunk?, reached: Int)?
         for (id, s) in targets {
             let from = s.revision.load(ordering: .relaxed)
@@ -161,7 +163,7 @@ public final class EventChannel: Sendable {
                     if let include = q.include, !include(s) { continue }
                     out += q.frame
                 }
-                chunk = out.isEmpty ? nil : HTTPStreamChunk(out)
+                chunk = out.isEmpty ? nil : HTTPStreamChunk(out, gzip: filtered ? s.writer.compresses : gzip)
                 if !filtered { shared = (from, chunk, had) }
             }
             s.revision.store(had, ordering: .relaxed)
