@@ -152,6 +152,8 @@ def main() -> int:
                     help="edit and ceiling windows in turn, so both see the same machine (default 4)")
     ap.add_argument("--sessions", type=int, default=50)
     ap.add_argument("--subscribers", type=int, default=50)
+    ap.add_argument("--events-encoding", choices=("gzip", "identity"), default="gzip",
+                    help="what the subscribers ask for: gzip (default), as a browser's EventSource does, or identity")
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args()
     generator = args.generator or os.path.join(os.path.dirname(os.path.abspath(args.binary)), "tandem-load")
@@ -183,7 +185,8 @@ def main() -> int:
         # timetable fixed, so all of them listen before the first edit.
         load = subprocess.Popen([generator, "--port", str(port), "--document", "bench",
                                  "--start-revision", str(doc["revision"]), "--start-length", str(len(start_text)),
-                                 "--subscribers", str(args.subscribers), "--tokens-file", tokens_file],
+                                 "--subscribers", str(args.subscribers), "--tokens-file", tokens_file,
+                                 "--events-encoding", args.events_encoding],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
         if read_line(load, 60).strip() != "ready":
             raise RuntimeError("tandem-load did not say ready")
@@ -291,9 +294,11 @@ def main() -> int:
         "noop_edit_per_s": noop["answered"] / noop["seconds"],
         "noop_edit_p99_ms": noop["p99_ms"],
         "peak_memory_mb": peak / 1e6,
-        # What each subscriber reads per change (event frames and chunk framing): the
-        # fan-out's share of both processes' CPU grows with it.
+        # What each subscriber reads per change (event frames and chunk framing, gzipped or
+        # not): the fan-out's share of both processes' CPU grows with it.
         "stream_bytes_per_change": out["stream_bytes"] / max(1, args.subscribers * applied),
+        "events_encoding": args.events_encoding,
+        "stream_gzip_pieces": out["stream_gzip_pieces"],
         "changes_per_transaction": store_delta["tandem_store_revisions_appended_total"] / max(1, store_delta["tandem_store_transactions_total"]),
         # The disk's part of an edit's wait (durability full) and the writer's.
         "mean_wal_flush_ms": 1e3 * store_delta["tandem_store_wal_flush_seconds_total"] / max(1, store_delta["tandem_store_wal_flushes_total"]),
@@ -345,7 +350,10 @@ def main() -> int:
     print(f"no-op edit reference   {figures['noop_edit_per_s']:9.0f} no-op edits/s on the same connections "
           f"(p99 {figures['noop_edit_p99_ms']:.2f} ms)")
     print(f"server peak memory     {figures['peak_memory_mb']:9.1f} MB (VmHWM)")
-    print(f"event-stream bytes     {figures['stream_bytes_per_change']:9.1f} per change per subscriber (frames and chunking)")
+    pieces = figures["stream_gzip_pieces"]
+    print(f"event-stream bytes     {figures['stream_bytes_per_change']:9.1f} per change per subscriber (frames and chunking, "
+          f"{figures['events_encoding']}" + (f"; of the gzip pieces read, {pieces['inflated']} were inflated and "
+                                             f"{pieces['shared']} were byte for byte one already inflated)" if figures['events_encoding'] == 'gzip' else ")"))
     print(f"group commit           {figures['changes_per_transaction']:9.1f} changes per transaction during the edits; "
           f"mean commit {figures['mean_commit_ms']:.3f} ms"
           + (f", mean WAL flush {figures['mean_wal_flush_ms']:.3f} ms ({figures['wal_flushes_per_s']:.0f}/s)"

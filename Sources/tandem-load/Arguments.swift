@@ -50,12 +50,15 @@ struct Arguments {
     var startRevision = 0
     var startLength = 0
     var subscribers = 50
+    /// Whether the subscribers ask for gzipped event streams, as browsers' EventSource does.
+    var gzipEvents = true
     var tokens: [String] = []
     var seed: UInt64 = 1
 
     static let usage = """
         usage: tandem-load --port N --document ID --start-revision R --start-length L
                            --tokens-file PATH [--subscribers N] [--seed S]
+                           [--events-encoding gzip|identity]
         Connects the subscribers, prints `ready`, reads the timetable as one line on stdin
         (`edit A B ping A B noop A B subscribers-until T`, CLOCK_MONOTONIC seconds), runs it
         against 127.0.0.1 and prints one JSON object of figures.
@@ -79,6 +82,12 @@ struct Arguments {
             case "--subscribers": a.subscribers = Int(value()) ?? -1
             case "--tokens-file": tokensFile = value()
             case "--seed": a.seed = UInt64(value()) ?? 1
+            case "--events-encoding":
+                switch value() {
+                case "gzip": a.gzipEvents = true
+                case "identity": a.gzipEvents = false
+                default: fail(usage)
+                }
             case "-h", "--help": print(usage); exit(0)
             default: fail("unknown argument \(argv[i])\n\(usage)")
             }

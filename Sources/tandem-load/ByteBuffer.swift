@@ -25,6 +25,9 @@ final class ByteBuffer {
 
     func removeAll() { start = 0; end = 0 }
 
+    /// Counts `n` bytes written straight into the free tail (after `reserve`).
+    func grow(by n: Int) { end += n }
+
     /// Makes room for `n` more bytes at the tail.
     func reserve(_ n: Int) {
         if capacity - end >= n { return }

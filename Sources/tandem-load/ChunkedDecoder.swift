@@ -9,9 +9,11 @@ struct ChunkedDecoder {
     private var left = 0
 
     /// Hands the chunk data of `p[0..<n]` to `data`, in place and in order (a piece per
-    /// chunk, or per part of one that the bytes end inside); returns how many bytes it used
-    /// (the rest is an incomplete size line or chunk end, to be offered again with more bytes).
-    mutating func decode(_ p: UnsafePointer<UInt8>, _ n: Int, data: (UnsafePointer<UInt8>, Int) -> Void) -> Int {
+    /// chunk, or per part of one that the bytes end inside), and calls `end` when a chunk's
+    /// data is complete; returns how many bytes it used (the rest is an incomplete size line
+    /// or chunk end, to be offered again with more bytes).
+    mutating func decode(_ p: UnsafePointer<UInt8>, _ n: Int, data: (UnsafePointer<UInt8>, Int) -> Void,
+                         end: () -> Void = {}) -> Int {
         var i = 0
         while i < n {
             switch state {
@@ -37,7 +39,7 @@ struct ChunkedDecoder {
                 data(p + i, take)
                 i += take
                 left -= take
-                if left == 0 { state = .dataEnd }
+                if left == 0 { state = .dataEnd; end() }
             case .dataEnd:
                 guard n - i >= 2 else { return i }
                 guard p[i] == 0x0D, p[i + 1] == 0x0A else { state = .failed; return i }

@@ -95,6 +95,7 @@ enum Figures {
             ("revisions_seen_by_all", .int(seenByAll)),
             ("revisions_seen_by_some", .int(seenBySome)),
             ("stream_bytes", .int(subscribers.bytesRead)),
+            ("stream_gzip_pieces", .object([("inflated", .int(subscribers.piecesInflated)), ("shared", .int(subscribers.piecesShared))])),
             ("subscribers_lost", .object(subscribers.lost.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })),
             ("generator", .object([
                 ("sessions_thread", .object(generatorSessions)),

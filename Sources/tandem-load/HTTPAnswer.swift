@@ -9,6 +9,7 @@ enum HTTPAnswer {
         var length: Int
         var contentLength: Int?
         var chunked: Bool
+        var gzip = false
     }
 
     enum HeadResult {
@@ -35,6 +36,8 @@ enum HTTPAnswer {
                 guard let n = result.contentLength, n >= 0 else { return .malformed }
             } else if Bytes.hasPrefixIgnoringCase(p + line, lineEnd - line, Bytes.transferEncoding) {
                 result.chunked = Bytes.find(Bytes.chunked, in: p + line, lineEnd - line, from: 0) != nil
+            } else if Bytes.hasPrefixIgnoringCase(p + line, lineEnd - line, Bytes.contentEncoding) {
+                result.gzip = Bytes.find(Bytes.gzip, in: p + line, lineEnd - line, from: 0) != nil
             }
             line = lineEnd + 2
         }
@@ -108,6 +111,8 @@ enum Bytes {
     static let contentLength: [UInt8] = Array("content-length:".utf8)
     static let transferEncoding: [UInt8] = Array("transfer-encoding:".utf8)
     static let chunked: [UInt8] = Array("chunked".utf8)
+    static let contentEncoding: [UInt8] = Array("content-encoding:".utf8)
+    static let gzip: [UInt8] = Array("gzip".utf8)
     static let revisionKey: [UInt8] = Array("\"revision\":".utf8)
     static let opsKey: [UInt8] = Array("\"ops\":".utf8)
 

@@ -1,5 +1,6 @@
 import Glibc
 import CLinux
+import CZlib
 
 /// One `GET /documents/{id}/events` stream.
 final class Subscriber {
@@ -13,6 +14,10 @@ final class Subscriber {
     /// The event stream itself, de-chunked, from the first frame not yet complete.
     let events = ByteBuffer(capacity: 64 * 1024)
     var decoder = ChunkedDecoder()
+    /// A gzipped stream: the gzip piece (one chunk) read so far, and whether the header was.
+    var gzip = false
+    var gzipHeaderRead = false
+    let piece = ByteBuffer(capacity: 16 * 1024)
 
     init(index: Int, fd: Int32) {
         self.index = index
@@ -23,6 +28,13 @@ final class Subscriber {
 /// The SSE subscribers, all on one thread over epoll. Each read is timed once, then
 /// de-chunked and scanned for `id: N\nevent: change\n` frames; every other frame (history,
 /// presence, keep-alive comments, the retry preamble) is skipped.
+///
+/// Gzipped streams (the default, as a browser's EventSource asks for them) come as one gzip
+/// piece per chunk, each deflated on its own (see the server's `GzipPiece`), and a change
+/// batch's piece is the same bytes for every subscriber. A piece is inflated and scanned once:
+/// the next subscriber whose piece is byte for byte the same (compared in full) is credited
+/// with the same changes, at the time its own last byte arrived. Fifty inflaters would make
+/// the generator, which shares the machine with the server, the larger cost of the fan-out.
 final class Subscribers: ThreadBody {
     let deliveries: Deliveries
     private(set) var subscribers: [Subscriber] = []
@@ -37,14 +49,27 @@ final class Subscribers: ThreadBody {
     /// Every byte the streams carried (chunk framing included), for the bytes per change.
     private(set) var bytesRead = 0
 
-    init(deliveries: Deliveries) {
+    private let gzip: Bool
+    /// Recently inflated pieces and the change revisions they carry, newest last.
+    private var pieces: [(bytes: [UInt8], revisions: [Int])] = []
+    private var inflater = z_stream()
+    private let plain = ByteBuffer(capacity: 256 * 1024)
+    private var revisions: [Int] = []
+    /// Pieces inflated, and pieces recognised as already inflated.
+    private(set) var piecesInflated = 0
+    private(set) var piecesShared = 0
+
+    init(deliveries: Deliveries, gzip: Bool) {
         self.deliveries = deliveries
+        self.gzip = gzip
+        guard shim_inflateInit2_raw(&inflater) == Z_OK else { fail("cannot set up zlib") }
     }
 
     /// Opens every stream and reads each answer's head; false when they were not all
     /// there by `deadline`.
     func connect(port: UInt16, document: String, count: Int, deadline: UInt64) -> Bool {
-        let request = Array("GET /documents/\(document)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".utf8)
+        let encoding = gzip ? "Accept-Encoding: gzip\r\n" : ""
+        let request = Array("GET /documents/\(document)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\(encoding)\r\n".utf8)
         for i in 0..<count {
             guard let fd = Connection.open(port: port) else { fail("cannot connect subscriber \(i): errno \(errno)") }
             let sent = request.withUnsafeBufferPointer { Connection.send(fd, $0.baseAddress!, $0.count) }
@@ -99,12 +124,22 @@ final class Subscribers: ThreadBody {
             case .malformed: fail("subscriber \(s.index): malformed answer head")
             case .head(let head):
                 guard head.status == 200 else { fail("subscriber \(s.index): status \(head.status) for the event stream") }
+                guard head.gzip == gzip else { fail("subscriber \(s.index): the event stream's Content-Encoding is not what was asked") }
+                guard !gzip || head.chunked else { fail("subscriber \(s.index): a gzipped event stream must be chunked") }
                 s.headRead = true
                 s.chunked = head.chunked
+                s.gzip = head.gzip
                 s.raw.consume(head.length)
             }
         }
-        if s.chunked {
+        if s.gzip {
+            var bad = false
+            let used = s.decoder.decode(s.raw.bytes, s.raw.count, data: { p, n in s.piece.append(p, n) },
+                                        end: { if !bad && !takePiece(s, at: t) { bad = true } })
+            s.raw.consume(used)
+            if bad { close(s, reason: "bad_gzip_piece"); return }
+            if s.decoder.state == .failed { close(s, reason: "bad_chunking"); return }
+        } else if s.chunked {
             let used = s.decoder.decode(s.raw.bytes, s.raw.count) { p, n in take(p, n, into: s, at: t) }
             s.raw.consume(used)
             if s.decoder.state == .failed { close(s, reason: "bad_chunking"); return }
@@ -115,38 +150,92 @@ final class Subscribers: ThreadBody {
         if s.decoder.state == .done { close(s, reason: "stream_ended") }
     }
 
+    /// A complete gzip piece of `s`, the last byte read at `t`: the header first, then pieces
+    /// of whole frames. False when it is not what the server must send.
+    private func takePiece(_ s: Subscriber, at t: UInt64) -> Bool {
+        defer { s.piece.removeAll() }
+        let p = UnsafePointer(s.piece.bytes), n = s.piece.count
+        if !s.gzipHeaderRead {
+            // 1F 8B, deflate, no flags: the header the server sends alone, before any piece.
+            guard n == 10, p[0] == 0x1F, p[1] == 0x8B, p[2] == 8, p[3] == 0 else { return false }
+            s.gzipHeaderRead = true
+            return true
+        }
+        if let known = pieces.lastIndex(where: { $0.bytes.count == n && $0.bytes.withUnsafeBufferPointer { memcmp($0.baseAddress!, p, n) == 0 } }) {
+            piecesShared += 1
+            for r in pieces[known].revisions { deliveries.record(revision: r, subscriber: s.index, at: t) }
+            return true
+        }
+        guard inflate(p, n) else { return false }
+        revisions.removeAll(keepingCapacity: true)
+        let used = scan(plain.bytes, plain.count) { revisions.append($0) }
+        // Every piece holds whole frames.
+        guard used == plain.count else { return false }
+        piecesInflated += 1
+        for r in revisions { deliveries.record(revision: r, subscriber: s.index, at: t) }
+        if pieces.count == 8 { pieces.removeFirst() }
+        pieces.append((Array(UnsafeBufferPointer(start: p, count: n)), revisions))
+        return true
+    }
+
+    /// Inflates one piece into `plain`, from an empty window, as the server deflated it. The
+    /// trailer (a final empty block, then CRC and length) ends the stream and inflates to nothing.
+    private func inflate(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        plain.removeAll()
+        guard inflateReset(&inflater) == Z_OK else { return false }
+        inflater.next_in = UnsafeMutablePointer(mutating: p)
+        inflater.avail_in = uInt(n)
+        while true {
+            plain.reserve(64 * 1024)
+            let room = plain.capacity - plain.end
+            inflater.next_out = plain.base + plain.end
+            inflater.avail_out = uInt(room)
+            let status = CZlib.inflate(&inflater, Z_SYNC_FLUSH)
+            plain.grow(by: room - Int(inflater.avail_out))
+            switch status {
+            case Z_STREAM_END: return true
+            case Z_OK, Z_BUF_ERROR:
+                if inflater.avail_in == 0 && inflater.avail_out > 0 { return true }
+                if status == Z_BUF_ERROR && inflater.avail_out > 0 { return false }
+            default: return false
+            }
+        }
+    }
+
     /// Stream bytes read at `t`: scanned where they lie (the server frames whole events per
     /// chunk, so `events` is mostly empty and a read is copied only by the kernel); only a
     /// frame cut by a chunk or a read waits in `events` for the rest of it. De-chunking every
     /// read into `events` first was a tenth of this thread's time.
     private func take(_ p: UnsafePointer<UInt8>, _ n: Int, into s: Subscriber, at t: UInt64) {
+        let record = { (revision: Int) in self.deliveries.record(revision: revision, subscriber: s.index, at: t) }
         if s.events.count == 0 {
-            let used = scan(p, n, subscriber: s.index, at: t)
+            let used = scan(p, n, record)
             if used < n { s.events.append(p + used, n - used) }
         } else {
             s.events.append(p, n)
-            s.events.consume(scan(s.events.bytes, s.events.count, subscriber: s.index, at: t))
+            s.events.consume(scan(s.events.bytes, s.events.count, record))
         }
     }
 
-    /// Walks the complete frames at the head of `p[0..<n]`, recording every change frame's
-    /// `id`, and returns the bytes they took. An `id:` line is parsed as it is found, an
+    /// Walks the complete frames at the head of `p[0..<n]`, handing every change frame's `id`
+    /// to `change`, and returns the bytes they took. An `id:` line is parsed as it is found, an
     /// `event: change` line is matched as two words, any other line is ended by `memchr`: a
     /// `memmem` for the change marker over every byte of both frames was a third of this
     /// thread, and a byte loop over the short lines cost as much.
-    private func scan(_ p: UnsafePointer<UInt8>, _ n: Int, subscriber: Int, at t: UInt64) -> Int {
+    @inline(__always)
+    private func scan(_ p: UnsafePointer<UInt8>, _ n: Int, _ change: (Int) -> Void) -> Int {
         var i = 0, taken = 0
-        var id = -1, change = false
+        var id = -1, isChange = false
         while i < n {
             var e: Int
             if p[i] == 0x0A {
                 // The blank line that ends a frame.
-                if change, id >= 0 { deliveries.record(revision: id, subscriber: subscriber, at: t) }
-                (id, change, taken) = (-1, false, i + 1)
+                if isChange, id >= 0 { change(id) }
+                (id, isChange, taken) = (-1, false, i + 1)
                 i += 1
                 continue
             } else if n - i > 13, Self.isChangeLine(p + i), p[i + 13] == 0x0A {
-                change = true
+                isChange = true
                 e = i + 13
             } else if n - i > 4, let (revision, end) = Self.idLine(p + i, n - i) {
                 id = revision

@@ -9,7 +9,7 @@ let arguments = Arguments.parse(CommandLine.arguments)
 signal(SIGPIPE, SIG_IGN)
 
 let deliveries = Deliveries(startRevision: arguments.startRevision, subscribers: arguments.subscribers)
-let subscribers = Subscribers(deliveries: deliveries)
+let subscribers = Subscribers(deliveries: deliveries, gzip: arguments.gzipEvents)
 // Every subscriber is listening before the first edit, or there is no run.
 guard subscribers.connect(port: arguments.port, document: arguments.document, count: arguments.subscribers,
                           deadline: Clock.now() + 30_000_000_000) else {
