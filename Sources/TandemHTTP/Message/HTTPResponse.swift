@@ -7,6 +7,8 @@ public struct HTTPResponse: Sendable {
         case bytes([UInt8])
         /// A chunked, open-ended body (Server-Sent Events): the closure gets the writer once
         /// the head is on its way, on the connection's event-loop thread, and may keep it.
+        /// With `Content-Encoding: gzip` in the head (`ContentEncoding.negotiate` sets it for
+        /// event streams) the connection gzips each write: write plain bytes.
         case stream(@Sendable (HTTPStreamWriter) -> Void)
     }
 

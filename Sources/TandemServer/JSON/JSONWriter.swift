@@ -74,11 +74,18 @@ public struct JSONWriter {
     public mutating func int(_ n: Int) { beforeValue(); appendInt(n) }
     public mutating func double(_ d: Double) {
         beforeValue()
-        // `description` (shortest round trip), without an interpolation's buffer around it.
-        if d.isFinite { bytes.append(contentsOf: d.description.utf8) } else { bytes.append(contentsOf: "null".utf8) }
+        guard d.isFinite else { literal("null"); return }
+        // `description` (shortest round trip), without an interpolation's buffer around it,
+        // and copied as one buffer: appending a String's `utf8` view goes byte by byte.
+        var text = d.description
+        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
-    public mutating func bool(_ b: Bool) { beforeValue(); bytes.append(contentsOf: (b ? "true" : "false").utf8) }
-    public mutating func null() { beforeValue(); bytes.append(contentsOf: "null".utf8) }
+    public mutating func bool(_ b: Bool) { beforeValue(); literal(b ? "true" : "false") }
+    public mutating func null() { beforeValue(); literal("null") }
+
+    private mutating func literal(_ s: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
     /// Splices already-encoded JSON in as one value.
     public mutating func raw(_ json: [UInt8]) { beforeValue(); bytes.append(contentsOf: json) }
 
