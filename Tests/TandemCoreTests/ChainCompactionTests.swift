@@ -39,6 +39,39 @@ import Testing
         try doc.undo(scope: .session("a"), time: time + 1)
     }
 
+    @Test func anEndedSessionsOpenGroupsAndSettingsGoWithIt() throws {
+        // Visitors that end with a group open (two levels for half of them) and a
+        // levelsOfUndo of their own: nothing can close or use those any more.
+        let doc = Document(text: "")
+        var events: [DocumentEvent] = []
+        doc.journal = { events.append($0) }
+        var time = 0.0
+        for v in 0..<100 {
+            let visitor = "v\(v)"
+            doc.undoManager.setLevelsOfUndo(5, scope: .session(visitor))
+            doc.undoManager.beginUndoGrouping(session: visitor)
+            if v % 2 == 0 { doc.undoManager.beginUndoGrouping(session: visitor) }
+            doc.undoManager.setActionName("Word \(v)", scope: .session(visitor))
+            time += 1
+            try doc.apply(ins(doc, "x", at: 0), session: visitor, time: time)
+            doc.undoManager.removeAllActions(withTarget: visitor)
+            #expect(doc.undoManager.groupingLevel(.session(visitor)) == 0)
+            #expect(doc.undoManager.levelsOfUndo(.session(visitor)) == 0)
+            #expect(!doc.undoManager.canUndo(.session(visitor)))
+        }
+        // The anonymous context types on until the visitors' changes can be trimmed away.
+        for i in 0..<50 {
+            time += 1
+            try doc.apply(ins(doc, "y", at: i), session: nil, options: .init(newGroup: true), time: time)
+        }
+        #expect(doc.undoManager.chains.count == 101)
+        doc.trimLog(through: 100)
+        #expect(doc.undoManager.chains.map(\.session) == [nil])
+        // A replay of the journal ends in the same state.
+        let restored = try CompactionChecks.restoredAndReplayed(doc, journal: events)
+        try CompactionChecks.expectSame(restored, doc, scopes: [.document, .session("v3")])
+    }
+
     @Test func trimmingDropsTheContextsOfSessionsThatLeftNothingBehind() throws {
         let compacted = Document(text: "")
         var events: [DocumentEvent] = []

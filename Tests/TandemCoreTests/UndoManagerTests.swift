@@ -232,7 +232,7 @@ import Testing
         #expect(doc.undoManager.history(.session("stranger")).undoStack.isEmpty)
         #expect(doc.undoManager.canUndo(.session("a")))
         doc.undoManager.removeAllActions(withTarget: "a")
-        #expect(events == [.removeAllActions(scope: .session("a"))])
+        #expect(events == [.removeAllActionsWithTarget("a")])
         #expect(!doc.undoManager.canUndo(.session("a")))
     }
 

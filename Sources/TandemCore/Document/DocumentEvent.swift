@@ -13,6 +13,9 @@ public enum DocumentEvent: Sendable, Codable, Equatable {
     case setGroupsByEvent(Bool)
     /// nil scope: removeAllActions().
     case removeAllActions(scope: UndoScope?)
+    /// A session ended: removeAllActions(withTarget:). (Journals written before this case
+    /// existed have `removeAllActions(scope: .session(s))` there, and replay as they ran.)
+    case removeAllActionsWithTarget(SessionID)
     case setActionIsDiscardable(Bool, scope: UndoScope)
     case disableUndoRegistration
     case enableUndoRegistration
@@ -45,6 +48,7 @@ extension Document {
         case let .setGroupsByEvent(flag): um.groupsByEvent = flag
         case let .removeAllActions(scope):
             if let scope { um.removeAllActions(scope) } else { um.removeAllActions() }
+        case let .removeAllActionsWithTarget(session): um.removeAllActions(withTarget: session)
         case let .setActionIsDiscardable(flag, scope): um.setActionIsDiscardable(flag, scope: scope)
         case .disableUndoRegistration: um.disableUndoRegistration()
         case .enableUndoRegistration: try um.enableUndoRegistration()

@@ -270,12 +270,17 @@ public final class UndoManager {
         log.journal?(.removeAllActions(scope: scope))
     }
 
-    /// Clears what `session` registered (when the session ends). A session that never had
-    /// an undo context here changes nothing and journals nothing.
+    /// Clears what `session` registered when the session ends, and its context's open groups
+    /// and settings with it: nothing can close or use them any more. The context is then as
+    /// a new one would be, so `compactChains` drops it once the log no longer names it (an
+    /// ended session that had left a group open, or set a levelsOfUndo of its own, kept its
+    /// context in memory and in every snapshot for ever). A session that never had an undo
+    /// context here changes nothing and journals nothing.
     public func removeAllActions(withTarget session: SessionID) {
         guard let c = chainIndex[session] else { return }
         clear(c)
-        log.journal?(.removeAllActions(scope: .session(session)))
+        chains[c] = UndoChain(session: session)
+        log.journal?(.removeAllActionsWithTarget(session))
     }
 
     func clear(_ c: Int) {

@@ -58,6 +58,8 @@ enum JournalCodec {
         case let .removeAllActions(s):
             w.string("removeAll")
             if let s { w.bool(true); scope(s, to: &w) } else { w.bool(false) }
+        case let .removeAllActionsWithTarget(session):
+            w.string("removeAllWithTarget"); w.string(session)
         case let .setActionIsDiscardable(flag, s):
             w.string("discardable"); w.bool(flag); scope(s, to: &w)
         case .disableUndoRegistration:
@@ -129,6 +131,9 @@ enum JournalCodec {
         case "levels": return .setLevelsOfUndo(try int(1), scope: try scope(2))
         case "groupsByEvent": return .setGroupsByEvent(try bool(1))
         case "removeAll": return .removeAllActions(scope: try bool(1) ? try scope(2) : nil)
+        case "removeAllWithTarget":
+            guard let session = try optString(1) else { throw DecodeError(description: "removeAllWithTarget: session expected") }
+            return .removeAllActionsWithTarget(session)
         case "discardable": return .setActionIsDiscardable(try bool(1), scope: try scope(2))
         case "disable": return .disableUndoRegistration
         case "enable": return .enableUndoRegistration
