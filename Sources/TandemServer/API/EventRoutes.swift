@@ -10,7 +10,7 @@ extension ServerContext {
                 parameters: [Endpoint.header("Last-Event-ID", "Resume: the changes after this revision are replayed first"),
                              Endpoint.query("lastEventId", Schemas.nonNegative, "Same as Last-Event-ID, for clients that cannot set headers")],
                 responses: [
-                    Endpoint.Response(status: 200, description: "An event stream", schema: Schemas.serverSentEvent(
+                    Endpoint.Response(status: 200, description: "An event stream, gzipped write by write when Accept-Encoding allows gzip", schema: Schemas.serverSentEvent(
                         ["change", "presence", "history", "saved", "state", "pasteboard", "reset"]), mediaType: "text/event-stream"),
                     Endpoint.error(400, "Bad Last-Event-ID"),
                     Endpoint.error(401, "Bad token"),

@@ -60,7 +60,7 @@ extension ServerContext {
                 method: .get, path: "/pasteboards/events", operationID: "pasteboardEvents",
                 summary: "Server-Sent Events: changed {kind,name,changeCount,typesAdded,typesRemoved}, removed {kind,name}", tag: "Pasteboards",
                 responses: [
-                    Endpoint.Response(status: 200, description: "An event stream of PasteboardEvent data", schema: Schemas.string, mediaType: "text/event-stream"),
+                    Endpoint.Response(status: 200, description: "An event stream of PasteboardEvent data, gzipped write by write when Accept-Encoding allows gzip", schema: Schemas.string, mediaType: "text/event-stream"),
                     Endpoint.error(401, "Bad token"),
                 ],
                 handler: { [self] req, res in pasteboardEvents(req, res) }
