@@ -6,13 +6,15 @@ import Synchronization
 ///
 /// A gzipped stream (its head says `Content-Encoding: gzip`) sends each chunk as a
 /// `GzipPiece` in a chunk of its own, the gzip header before the first and the trailer when
-/// it finishes: each write still reaches the client at once, decodable as it arrives.
+/// it finishes: each write still reaches the client at once, decodable as it arrives. A
+/// chunk not made for gzip is compressed when the loop takes it, not by the writer: a
+/// resuming subscriber's catch-up (up to megabytes) is written under its document's lock,
+/// where compressing it would hold up every edit of the document.
 final class StreamState: Sendable {
     struct Inner {
         var queued: [[UInt8]] = []
-        /// Set for a gzipped stream: what its trailer needs, and whether the header went out.
-        var gzip: GzipStreamEncoder?
-        var gzipHeaderSent = false
+        /// A gzipped stream's chunks, as written: made into pieces by `take`.
+        var pending: [Pending] = []
         var queuedBytes = 0
         var finished = false
         var closed = false
@@ -20,7 +22,19 @@ final class StreamState: Sendable {
         var closeHandlers: [@Sendable () -> Void] = []
     }
 
+    enum Pending {
+        case chunk(HTTPStreamChunk)
+        case finish
+    }
+
+    /// Only `take` uses it, on the connection's loop.
+    struct GzipState {
+        var encoder = GzipStreamEncoder()
+        var headerSent = false
+    }
+
     let inner = Mutex(Inner())
+    private let gzip = Mutex(GzipState())
     /// Bytes of this stream handed to the connection but not yet accepted by the socket.
     let unsent = Atomic<Int>(0)
     let maxBuffered: Int
@@ -33,25 +47,20 @@ final class StreamState: Sendable {
         self.maxBuffered = maxBuffered
         self.schedulePump = schedulePump
         compresses = gzip
-        if gzip { inner.withLock { $0.gzip = GzipStreamEncoder() } }
     }
 
     func write(_ chunk: HTTPStreamChunk) -> Bool {
         // An empty chunk would end the body.
         if chunk.count == 0 { return !isClosed }
-        // Compressed before the lock, unless it came compressed.
-        let gzipped = compresses ? chunk.gzipped : nil
-        if compresses && gzipped == nil { return false }
         let (ok, wake) = inner.withLock { s -> (Bool, Bool) in
             if s.closed || s.finished { return (false, false) }
             if s.queuedBytes + unsent.load(ordering: .relaxed) > maxBuffered { return (false, false) }
-            if let gzipped {
-                if !s.gzipHeaderSent { s.queue(Self.gzipHeaderChunk) }
-                s.gzipHeaderSent = true
-                s.gzip?.add(gzipped.piece)
-                s.queue(gzipped.framed)
+            if compresses {
+                s.pending.append(.chunk(chunk))
+                s.queuedBytes += chunk.gzip?.framed.count ?? chunk.framed.count
             } else {
-                s.queue(chunk.framed)
+                s.queued.append(chunk.framed)
+                s.queuedBytes += chunk.framed.count
             }
             let wake = !s.pumpScheduled
             s.pumpScheduled = true
@@ -65,11 +74,12 @@ final class StreamState: Sendable {
         let wake = inner.withLock { s -> Bool in
             if s.closed || s.finished { return false }
             s.finished = true
-            if let gzip = s.gzip {
-                if !s.gzipHeaderSent { s.queue(Self.gzipHeaderChunk) }
-                s.queue(HTTPStreamChunk.frame(gzip.trailer))
+            if compresses {
+                s.pending.append(.finish)
+            } else {
+                s.queued.append(Self.lastChunk)
+                s.queuedBytes += Self.lastChunk.count
             }
-            s.queue(Self.lastChunk)
             let wake = !s.pumpScheduled
             s.pumpScheduled = true
             return wake
@@ -82,12 +92,39 @@ final class StreamState: Sendable {
 
     /// Takes what is queued, and whether the body is now complete.
     func take() -> ([[UInt8]], Bool) {
-        inner.withLock { s in
+        let (chunks, pending, finished) = inner.withLock { s in
             s.pumpScheduled = false
-            let chunks = s.queued
+            let taken = (s.queued, s.pending, s.finished)
             s.queued = []
+            s.pending = []
             s.queuedBytes = 0
-            return (chunks, s.finished)
+            return taken
+        }
+        guard compresses else { return (chunks, finished) }
+        return gzip.withLock { g in
+            var out: [[UInt8]] = []
+            for entry in pending {
+                if !g.headerSent {
+                    out.append(Self.gzipHeaderChunk)
+                    g.headerSent = true
+                }
+                switch entry {
+                case .chunk(let chunk):
+                    guard let gzipped = chunk.gzipped else {
+                        // zlib failed (out of memory): end the body without a trailer, so the
+                        // client sees a broken stream and reconnects rather than miss events.
+                        out.append(Self.lastChunk)
+                        inner.withLock { $0.finished = true }
+                        return (out, true)
+                    }
+                    g.encoder.add(gzipped.piece)
+                    out.append(gzipped.framed)
+                case .finish:
+                    out.append(HTTPStreamChunk.frame(g.encoder.trailer))
+                    out.append(Self.lastChunk)
+                }
+            }
+            return (out, finished)
         }
     }
 
@@ -130,9 +167,3 @@ final class StreamState: Sendable {
     }
 }
 
-extension StreamState.Inner {
-    mutating func queue(_ framed: [UInt8]) {
-        queued.append(framed)
-        queuedBytes += framed.count
-    }
-}
