@@ -20,7 +20,7 @@ enum CompressibleMediaType {
         default:
             break
         }
-        let base = contentType.split(separator: ";", maxSplits: 1).first?.trimmingSpaces ?? ""
+        let base = mediaType(contentType)
         let slash = base.utf8.firstIndex(of: UInt8(ascii: "/"))
         guard let slash else { return false }
         let type = base[..<slash]
@@ -44,8 +44,12 @@ enum CompressibleMediaType {
     }
 
     static func isEventStream(contentType: String) -> Bool {
-        let base = contentType.split(separator: ";", maxSplits: 1).first?.trimmingSpaces ?? ""
-        return HTTPHeaders.namesEqual(base, "text/event-stream")
+        HTTPHeaders.namesEqual(mediaType(contentType), "text/event-stream")
+    }
+
+    /// `type/subtype` of a Content-Type, its parameters left off.
+    private static func mediaType(_ contentType: String) -> Substring {
+        contentType.split(separator: ";", maxSplits: 1).first?.trimmingSpaces ?? ""
     }
 
     private static func hasSuffix(_ s: Substring, _ suffix: String) -> Bool {

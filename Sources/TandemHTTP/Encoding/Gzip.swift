@@ -9,28 +9,32 @@ public enum Gzip {
         var stream = z_stream()
         guard shim_deflateInit2_gzip(&stream, level) == Z_OK else { return nil }
         defer { deflateEnd(&stream) }
-        // deflateBound covers the gzip header and trailer too, so one pass is normally enough.
-        var capacity = Int(deflateBound(&stream, uLong(bytes.count)))
-        var output = [UInt8](repeating: 0, count: capacity)
+        return bytes.withUnsafeBytes { deflateAll(&stream, $0, flush: Z_FINISH) }
+    }
+
+    /// All of `input` through `stream` with `flush` (`Z_FINISH`: the stream's end too;
+    /// `Z_SYNC_FLUSH`: up to a byte boundary, the stream left open); nil if zlib fails.
+    static func deflateAll(_ stream: inout z_stream, _ input: UnsafeRawBufferPointer, flush: Int32) -> [UInt8]? {
+        // deflateBound covers a gzip header and trailer, not a sync flush's empty stored
+        // block (5 bytes): with the slack, one pass is normally enough.
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))) + 16)
         var produced = 0
-        let status: Int32 = bytes.withUnsafeBufferPointer { input in
-            stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
-            stream.avail_in = uInt(input.count)
-            while true {
-                let status = output.withUnsafeMutableBufferPointer { out -> Int32 in
-                    stream.next_out = out.baseAddress! + produced
-                    stream.avail_out = uInt(out.count - produced)
-                    let status = deflate(&stream, Z_FINISH)
-                    produced = out.count - Int(stream.avail_out)
-                    return status
-                }
-                if status == Z_STREAM_END { return Z_OK }
-                guard status == Z_OK || status == Z_BUF_ERROR else { return status }
-                capacity *= 2
-                output.append(contentsOf: repeatElement(0, count: capacity - output.count))
+        stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: UInt8.self))
+        stream.avail_in = uInt(input.count)
+        while true {
+            let (status, full) = output.withUnsafeMutableBufferPointer { out -> (Int32, Bool) in
+                stream.next_out = out.baseAddress! + produced
+                stream.avail_out = uInt(out.count - produced)
+                let status = deflate(&stream, flush)
+                produced = out.count - Int(stream.avail_out)
+                return (status, stream.avail_out == 0)
             }
+            if status == Z_STREAM_END { break }
+            guard status == Z_OK || status == Z_BUF_ERROR else { return nil }
+            // A sync flush is complete once deflate stopped with room to spare.
+            if flush != Z_FINISH && !full { break }
+            output.append(contentsOf: repeatElement(0, count: output.count))
         }
-        guard status == Z_OK else { return nil }
         output.removeSubrange(produced...)
         return output
     }

@@ -21,26 +21,8 @@ public struct GzipPiece: Sendable {
         var stream = z_stream()
         guard shim_deflateInit2_raw(&stream, level) == Z_OK else { return nil }
         defer { deflateEnd(&stream) }
-        // deflateBound leaves out the sync flush's empty stored block (5 bytes).
-        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(bytes.count))) + 16)
-        var produced = 0
-        stream.next_in = UnsafeMutablePointer(mutating: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
-        stream.avail_in = uInt(bytes.count)
-        while true {
-            let (status, full) = output.withUnsafeMutableBufferPointer { out -> (Int32, Bool) in
-                stream.next_out = out.baseAddress! + produced
-                stream.avail_out = uInt(out.count - produced)
-                let status = deflate(&stream, Z_SYNC_FLUSH)
-                produced = out.count - Int(stream.avail_out)
-                return (status, stream.avail_out == 0)
-            }
-            guard status == Z_OK || status == Z_BUF_ERROR else { return nil }
-            // Done once deflate stopped with room to spare: the flush is complete.
-            if !full { break }
-            output.append(contentsOf: repeatElement(0, count: output.count))
-        }
-        output.removeSubrange(produced...)
-        deflated = output
+        guard let deflated = Gzip.deflateAll(&stream, bytes, flush: Z_SYNC_FLUSH) else { return nil }
+        self.deflated = deflated
         crc = UInt32(truncatingIfNeeded: crc32(0, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), uInt(bytes.count)))
         count = bytes.count
     }

@@ -14,13 +14,19 @@ public struct HTTPStreamChunk: Sendable {
     struct Gzipped: Sendable {
         var framed: [UInt8]
         var piece: GzipPiece
+
+        init?(_ data: UnsafeRawBufferPointer) {
+            guard let piece = GzipPiece(compressing: data) else { return nil }
+            self.piece = piece
+            framed = HTTPStreamChunk.frame(piece.deflated)
+        }
     }
 
     /// `gzip`: also compress it now, for the gzipped streams it will be queued on.
     public init(_ bytes: [UInt8], gzip: Bool = false) {
         count = bytes.count
         framed = Self.frame(bytes)
-        self.gzip = gzip ? Self.gzipped(bytes) : nil
+        self.gzip = gzip ? bytes.withUnsafeBytes { Gzipped($0) } : nil
     }
 
     /// The gzip form of this chunk's data: the one made with it, or made now.
@@ -28,14 +34,7 @@ public struct HTTPStreamChunk: Sendable {
         if let gzip { return gzip }
         // The data sits between the size line and the final CRLF.
         let start = framed.count - count - 2
-        return framed.withUnsafeBytes { all in
-            GzipPiece(compressing: UnsafeRawBufferPointer(rebasing: all[start..<(start + count)]))
-                .map { Gzipped(framed: Self.frame($0.deflated), piece: $0) }
-        }
-    }
-
-    private static func gzipped(_ bytes: [UInt8]) -> Gzipped? {
-        GzipPiece(compressing: bytes).map { Gzipped(framed: frame($0.deflated), piece: $0) }
+        return framed.withUnsafeBytes { Gzipped(UnsafeRawBufferPointer(rebasing: $0[start..<(start + count)])) }
     }
 
     static func frame(_ bytes: [UInt8]) -> [UInt8] {

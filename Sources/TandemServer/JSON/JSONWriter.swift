@@ -43,7 +43,7 @@ public struct JSONWriter {
     public mutating func key(_ k: StaticString) {
         separate()
         bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount))
+        append(k)
         bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
         // The value that follows must not add another comma.
@@ -74,23 +74,22 @@ public struct JSONWriter {
     public mutating func int(_ n: Int) { beforeValue(); appendInt(n) }
     public mutating func double(_ d: Double) {
         beforeValue()
-        guard d.isFinite else { literal("null"); return }
+        guard d.isFinite else { append("null"); return }
         // `description` (shortest round trip), without an interpolation's buffer around it,
         // and copied as one buffer: appending a String's `utf8` view goes byte by byte.
         var text = d.description
         text.withUTF8 { bytes.append(contentsOf: $0) }
     }
-    public mutating func bool(_ b: Bool) { beforeValue(); literal(b ? "true" : "false") }
-    public mutating func null() { beforeValue(); literal("null") }
-
-    private mutating func literal(_ s: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
-    }
+    public mutating func bool(_ b: Bool) { beforeValue(); append(b ? "true" : "false") }
+    public mutating func null() { beforeValue(); append("null") }
     /// Splices already-encoded JSON in as one value.
     public mutating func raw(_ json: [UInt8]) { beforeValue(); bytes.append(contentsOf: json) }
 
     /// Text outside any JSON value (the framing of Server-Sent Events around it).
-    public mutating func text(_ s: StaticString) {
+    public mutating func text(_ s: StaticString) { append(s) }
+
+    /// A literal's bytes as one buffer: appending a String's `utf8` view goes byte by byte.
+    private mutating func append(_ s: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }
 
