@@ -47,26 +47,50 @@ import Testing
         #expect(out.map(\.revisions) == input.map { _ in 1...1 })
     }
 
-    /// The ranges a group commit's framing marks are exactly its history frames: coalesced,
-    /// the stream keeps every change and, per session, the last notification only.
-    @Test func aGroupCommitKeepsEachSessionsLastNotification() throws {
-        let doc = Document(text: "")
-        var changes: [Change] = []
-        for (i, session) in ["a", "a", "b", "a", "b"].enumerated() {
-            let op = try TextOperation(splices: [.init(position: 0, deleted: 0, inserted: "x")], baseLength: i)
-            changes.append(try #require(try doc.apply(op, session: session, time: Double(i))))
+    static func apply(_ sessions: [String?], to doc: Document) throws -> [Change] {
+        try sessions.map { session in
+            let op = try TextOperation(splices: [.init(position: 0, deleted: 0, inserted: "x")], baseLength: doc.length)
+            return try #require(try doc.apply(op, session: session, time: 0))
         }
-        var w = JSONWriter(capacity: 1024)
-        let marks = changes.map { ServerSentEvents.appendChangeEvents($0, notification: "checkpoint", to: &w) }
-        for m in marks {
-            #expect(String(decoding: w.bytes[m.range], as: UTF8.self).hasPrefix("id: "))
-            #expect(String(decoding: w.bytes[m.range], as: UTF8.self).contains("\nevent: history\n"))
-        }
-        let out = EventChannel.coalesce([.init(frame: w.bytes, revisions: 1...5, include: nil, coalescable: marks)])
-        let events = String(decoding: out[0].frame, as: UTF8.self).split(separator: "\n\n").map { frame in
+    }
+
+    /// "change@1", "history@1" for each frame of a stream's text.
+    static func events(_ bytes: [UInt8]) -> [String] {
+        String(decoding: bytes, as: UTF8.self).split(separator: "\n\n").map { frame in
             let lines = frame.split(separator: "\n")
             return "\(lines[1].dropFirst("event: ".count))@\(lines[0].dropFirst("id: ".count))"
         }
-        #expect(events == ["change@1", "change@2", "change@3", "change@4", "history@4", "change@5", "history@5"])
+    }
+
+    /// A group commit's framing writes every change and, per session and notification, the
+    /// last history event only; the ranges it returns are exactly those history frames.
+    @Test func aGroupCommitFramesEachSessionsLastNotification() throws {
+        let changes = try Self.apply(["a", "a", "b", "a", nil, "b", nil], to: Document(text: ""))
+        var w = JSONWriter(capacity: 1024)
+        let events = changes.enumerated().map { i, c in
+            ServerSentEvents.ChangeEvent(change: c, notification: i == 1 ? "didUndo" : "checkpoint")
+        }
+        let marks = ServerSentEvents.appendChangeEvents(events, to: &w)
+        #expect(Self.events(w.bytes) == ["change@1", "change@2", "history@2", "change@3", "change@4", "history@4",
+                                         "change@5", "change@6", "history@6", "change@7", "history@7"])
+        #expect(marks.map { Self.events(Array(w.bytes[$0.range])) } == [["history@2"], ["history@4"], ["history@6"], ["history@7"]])
+        #expect(marks.map(\.key) == ["didUndo\u{0}a", "checkpoint\u{0}a", "checkpoint\u{0}b", "checkpoint\u{0}"])
+        // Nothing left within the batch for a flush to drop.
+        let out = EventChannel.coalesce([.init(frame: w.bytes, revisions: 1...7, include: nil, coalescable: marks)])
+        #expect(out[0].frame == w.bytes)
+    }
+
+    /// Across group commits in one flush, a session's newer history event still replaces the
+    /// older batch's.
+    @Test func aLaterGroupCommitReplacesAnEarlierOnesNotification() throws {
+        let changes = try Self.apply(["a", "b", "a"], to: Document(text: ""))
+        var first = JSONWriter(capacity: 512), second = JSONWriter(capacity: 256)
+        let firstMarks = ServerSentEvents.appendChangeEvents(changes[0...1].map { .init(change: $0, notification: "checkpoint") }, to: &first)
+        let secondMarks = ServerSentEvents.appendChangeEvents([.init(change: changes[2], notification: "checkpoint")], to: &second)
+        let out = EventChannel.coalesce([
+            .init(frame: first.bytes, revisions: 1...2, include: nil, coalescable: firstMarks),
+            .init(frame: second.bytes, revisions: 3...3, include: nil, coalescable: secondMarks),
+        ])
+        #expect(out.map { Self.events($0.frame) } == [["change@1", "change@2", "history@2"], ["change@3", "history@3"]])
     }
 }

@@ -84,12 +84,12 @@ extension ServerContext {
                         writer.write(ServerSentEvents.frame(id: st.committedRevision, event: "reset",
                                                             data: Array("{\"reason\":\"revision_trimmed\"}".utf8)))
                     } else if let missed = try? st.document.changes(since: last) {
-                        // The same pairs the live stream sent, so a resumed client's undo
-                        // menu follows the changes it missed.
+                        // The events the live stream sent (each change, and each session's
+                        // last history event), so a resumed client's undo menu follows the
+                        // changes it missed.
                         var batch = JSONWriter(capacity: 256)
-                        for c in missed where c.revision <= st.committedRevision {
-                            ServerSentEvents.appendChangeEvents(c, notification: Self.notification(of: c.kind), to: &batch)
-                        }
+                        ServerSentEvents.appendChangeEvents(missed.filter { $0.revision <= st.committedRevision }
+                            .map { .init(change: $0, notification: Self.notification(of: $0.kind)) }, to: &batch)
                         writer.write(batch.bytes)
                     }
                 }

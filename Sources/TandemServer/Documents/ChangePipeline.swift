@@ -105,7 +105,7 @@ extension ServerContext {
     /// Consecutive committed changes of one document, oldest first.
     private func publish(_ entries: ArraySlice<CommitPublisher.Entry>, of handle: DocumentHandle) {
         var frames = JSONWriter(capacity: entries.count * 256)
-        let history = entries.map { ServerSentEvents.appendChangeEvents($0.change, notification: $0.notification, to: &frames) }
+        let history = ServerSentEvents.appendChangeEvents(entries.map { .init(change: $0.change, notification: $0.notification) }, to: &frames)
         let revisions = entries.first!.change.revision...entries.last!.change.revision
         let newest = revisions.upperBound
         let woken: [(HTTPResponder, [UInt8])] = handle.state.withLock { st in

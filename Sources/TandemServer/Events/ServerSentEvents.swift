@@ -32,25 +32,58 @@ enum ServerSentEvents {
         return out
     }
 
-    /// The `change` and `history` events of a committed change, framed straight into `w`: a
-    /// group commit's keystrokes are framed in one buffer, not two buffers each. JSONWriter
-    /// never writes a raw newline, so each data fits one `data:` line, as in `frame`.
-    /// Returns the history frame, which a later one for the same session and notification
-    /// makes redundant (see `EventChannel.Coalescable`).
+    /// A committed change and the undo manager notification it is announced with.
+    struct ChangeEvent {
+        var change: Change
+        var notification: String
+    }
+
+    /// The `change` and `history` events of consecutive committed changes, framed straight
+    /// into `w`: a group commit's keystrokes are framed in one buffer, not two buffers each.
+    /// JSONWriter never writes a raw newline, so each data fits one `data:` line, as in `frame`.
+    ///
+    /// A `history` event only says that a session's undo state changed (with a notification),
+    /// so a later one of the same session and notification says all an earlier one did: within
+    /// the changes given, only the last of each is written (what `EventChannel.coalesce` would
+    /// drop from the flush anyway, not built at all: fifty typists' batch of 300 keystrokes
+    /// carries 50, not 300). Returns the history frames written, which a later batch's can
+    /// make redundant in turn (see `EventChannel.Coalescable`).
     @discardableResult
-    static func appendChangeEvents(_ change: Change, notification: String, to w: inout JSONWriter) -> EventChannel.Coalescable {
-        w.text("id: "); w.int(change.revision); w.text("\nevent: change\ndata: ")
-        DocumentJSON.change(change, to: &w)
-        w.text("\n\n")
-        let start = w.bytes.count
-        w.text("id: "); w.int(change.revision); w.text("\nevent: history\ndata: ")
-        w.beginObject()
-        w.key("notification"); w.string(notification)
-        w.key("session"); w.optionalString(change.session)
-        w.key("revision"); w.int(change.revision)
-        w.endObject()
-        w.text("\n\n")
-        return EventChannel.Coalescable(key: notification + "\u{0}" + (change.session ?? ""), range: start..<w.bytes.count)
+    static func appendChangeEvents(_ events: [ChangeEvent], to w: inout JSONWriter) -> [EventChannel.Coalescable] {
+        var superseded = [Bool](repeating: false, count: events.count)
+        if events.count > 1 {
+            var later = Set<HistoryKey>()
+            for i in events.indices.reversed() {
+                superseded[i] = !later.insert(HistoryKey(events[i])).inserted
+            }
+        }
+        var history: [EventChannel.Coalescable] = []
+        for (event, superseded) in zip(events, superseded) {
+            let change = event.change
+            w.text("id: "); w.int(change.revision); w.text("\nevent: change\ndata: ")
+            DocumentJSON.change(change, to: &w)
+            w.text("\n\n")
+            if superseded { continue }
+            let start = w.bytes.count
+            w.text("id: "); w.int(change.revision); w.text("\nevent: history\ndata: ")
+            w.beginObject()
+            w.key("notification"); w.string(event.notification)
+            w.key("session"); w.optionalString(change.session)
+            w.key("revision"); w.int(change.revision)
+            w.endObject()
+            w.text("\n\n")
+            history.append(EventChannel.Coalescable(key: event.notification + "\u{0}" + (change.session ?? ""), range: start..<w.bytes.count))
+        }
+        return history
+    }
+
+    private struct HistoryKey: Hashable {
+        var notification: String
+        var session: String?
+        init(_ event: ChangeEvent) {
+            notification = event.notification
+            session = event.change.session
+        }
     }
 
     static let keepAlive: [UInt8] = Array(": keep-alive\n\n".utf8)
