@@ -103,6 +103,10 @@ enum JournalCodec {
             guard let s = v.stringValue else { throw DecodeError(description: "journal event \(tag): string expected") }
             return s
         }
+        func string(_ i: Int) throws -> String {
+            guard let s = try optString(i) else { throw DecodeError(description: "journal event \(tag): string expected") }
+            return s
+        }
         func scope(_ i: Int) throws -> UndoScope {
             try optString(i).map { .session($0) } ?? .document
         }
@@ -125,15 +129,11 @@ enum JournalCodec {
         case "redo": return .redo(scope: try scope(1), time: try double(2))
         case "begin": return .beginUndoGrouping(session: try optString(1))
         case "end": return .endUndoGrouping(session: try optString(1))
-        case "name":
-            guard let name = try optString(1) else { throw DecodeError(description: "name: string expected") }
-            return .setActionName(name, scope: try scope(2))
+        case "name": return .setActionName(try string(1), scope: try scope(2))
         case "levels": return .setLevelsOfUndo(try int(1), scope: try scope(2))
         case "groupsByEvent": return .setGroupsByEvent(try bool(1))
         case "removeAll": return .removeAllActions(scope: try bool(1) ? try scope(2) : nil)
-        case "removeAllWithTarget":
-            guard let session = try optString(1) else { throw DecodeError(description: "removeAllWithTarget: session expected") }
-            return .removeAllActionsWithTarget(session)
+        case "removeAllWithTarget": return .removeAllActionsWithTarget(try string(1))
         case "discardable": return .setActionIsDiscardable(try bool(1), scope: try scope(2))
         case "disable": return .disableUndoRegistration
         case "enable": return .enableUndoRegistration
