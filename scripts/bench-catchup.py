@@ -12,13 +12,19 @@ All traffic goes to 127.0.0.1.
 from __future__ import annotations
 
 import argparse
-import json
+import importlib.util
+import os
 import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
+
+# bench-load.py's helpers (its name has a hyphen, so it is loaded by path).
+_spec = importlib.util.spec_from_file_location("bench_load", os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench-load.py"))
+bench_load = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench_load)
+call = bench_load.call
 
 
 def main() -> int:
@@ -27,34 +33,23 @@ def main() -> int:
     ap.add_argument("--sessions", type=int, default=50)
     ap.add_argument("--rounds", type=int, default=20)
     args = ap.parse_args()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = bench_load.free_port()
     server = subprocess.Popen([args.binary, "serve", "--host", "127.0.0.1", "--port", str(port),
                                "--data", tempfile.mkdtemp(prefix="tandem-catchup-"), "--durability", "off",
                                "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
-    def call(method: str, path: str, body=None, token: str | None = None):
-        req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
-                                     data=json.dumps(body).encode() if body is not None else None)
-        req.add_header("Content-Type", "application/json")
-        if token:
-            req.add_header("Authorization", f"Bearer {token}")
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return json.loads(r.read() or b"null")
-
     try:
         for _ in range(300):
             try:
-                call("GET", "/healthz")
+                call(port, "GET", "/healthz")
                 break
             except OSError:
                 time.sleep(0.05)
-        tokens = [call("POST", "/sessions", {"name": f"s{i}"})["token"] for i in range(args.sessions)]
-        doc = call("POST", "/documents", {"title": "catch-up", "text": ""}, token=tokens[0])["id"]
+        tokens = [call(port, "POST", "/sessions", {"name": f"s{i}"})["token"] for i in range(args.sessions)]
+        doc = call(port, "POST", "/documents", {"title": "catch-up", "text": ""}, token=tokens[0])["id"]
         for _ in range(args.rounds):
             for t in tokens:
-                call("POST", f"/documents/{doc}/edits", {"insert": "x", "at": 0}, token=t)
+                call(port, "POST", f"/documents/{doc}/edits", {"insert": "x", "at": 0}, token=t)
         data = b""
         with socket.create_connection(("127.0.0.1", port)) as s:
             s.sendall(f"GET /documents/{doc}/events HTTP/1.1\r\nHost: localhost\r\nLast-Event-ID: 0\r\n"
