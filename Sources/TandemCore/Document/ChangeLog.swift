@@ -70,7 +70,7 @@ final class ChangeLog {
     }
 
     private func string(_ offset: Int, _ count: Int) -> String {
-        count == 0 ? "" : String(decoding: s.text[offset..<offset + count], as: UTF16.self)
+        count == 0 ? "" : String(utf16Units: s.text[offset..<offset + count])
     }
 
     /// The change of `revision` as an operation on the text before it.

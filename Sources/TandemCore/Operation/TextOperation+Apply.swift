@@ -54,7 +54,7 @@ extension TextOperation {
             position = splice.position + splice.deleted
         }
         result.append(contentsOf: units[position...])
-        return String(decoding: result, as: UTF16.self)
+        return String(utf16Units: result)
     }
 
     /// The operation that undoes this one: applied after it, it restores `rope`, which must

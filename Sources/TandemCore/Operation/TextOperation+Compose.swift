@@ -23,7 +23,7 @@ extension TextOperation {
                 builder.delete(count)
                 first.advance()
             case (_, .insert(let text)?):
-                builder.insert(String(decoding: text, as: UTF16.self))
+                builder.insert(String(utf16Units: text))
                 second.advance()
             case (nil, _), (_, nil):
                 // Unreachable once the lengths agree; kept so bad input cannot trap.
@@ -41,7 +41,7 @@ extension TextOperation {
                 guard n == text.count || !UTF16.splitsSurrogatePair(text[text.startIndex + n - 1], text[text.startIndex + n]) else {
                     throw .splitsSurrogatePair(at: position + n)
                 }
-                builder.insert(String(decoding: text.prefix(n), as: UTF16.self))
+                builder.insert(String(utf16Units: text.prefix(n)))
                 first.consume(n); second.consume(n); position += n
             case (.insert(let text)?, .delete(let b)?):
                 let n = min(text.count, b)

@@ -49,7 +49,7 @@ public struct Rope: Sendable {
         var buffer = ContiguousArray<UInt16>()
         buffer.reserveCapacity(range.count)
         if !range.isEmpty { root.appendUnits(range, to: &buffer) }
-        return String(decoding: buffer, as: UTF16.self)
+        return String(utf16Units: buffer)
     }
 
     /// The code units of `range`, for callers that need them without decoding.
@@ -127,7 +127,7 @@ extension Rope: CustomStringConvertible {
         var buffer = ContiguousArray<UInt16>()
         buffer.reserveCapacity(root.count)
         root.forEachLeaf { buffer.append(contentsOf: $0) }
-        return String(decoding: buffer, as: UTF16.self)
+        return String(utf16Units: buffer)
     }
 }
 

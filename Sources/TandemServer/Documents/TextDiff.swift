@@ -12,7 +12,7 @@ enum TextDiff {
         // Never cut a surrogate pair in two: back off to whole characters.
         if prefix > 0, prefix < a.count, UTF16.isTrailSurrogate(a[prefix]) { prefix -= 1 }
         if suffix > 0, a.count - suffix > prefix, UTF16.isLeadSurrogate(a[a.count - suffix - 1]) { suffix -= 1 }
-        let inserted = String(decoding: b[prefix..<(b.count - suffix)], as: UTF16.self)
+        let inserted = String(utf16Units: b[prefix..<(b.count - suffix)])
         return try TextOperation.replace(from: prefix, to: a.count - suffix, with: inserted, length: a.count)
     }
 }
