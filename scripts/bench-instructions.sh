@@ -20,7 +20,8 @@
 # while 5 SSE subscribers listen. Valgrind slows the server some 50 times, so group commits
 # carry few changes and the once-a-second housekeeping weighs on each edit far more than at
 # full speed: read these rows as a same-conditions comparison between builds, not as the
-# share of a real run.
+# share of a real run. Each row's callgrind profile stays in $WORK/out/callgrind.NAME.* (NAME:
+# tandem-edits, tandem-ping) for callgrind_annotate --inclusive=yes.
 #
 # Usage: scripts/bench-instructions.sh [-d SECONDS] [-c CONNECTIONS] [-e]
 #   TANDEM_BIN  (default: release build of this checkout)   HB_DIR (default /tmp/anchors/hb)
@@ -32,7 +33,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SHARED=/work/shared/bench
 WORK=${BENCH_DIR:-/tmp/tandem-bench}
 mkdir -p "$WORK/public" "$WORK/out"
-command -v valgrind >/dev/null && command -v wrk >/dev/null || apt-get install -y valgrind wrk >/dev/null
+command -v valgrind >/dev/null && command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y valgrind wrk; } >/dev/null
 [ -f "$WORK/public/doc.json" ] || python3 "$SHARED/http/make_doc_json.py" "$WORK/public/doc.json" >/dev/null
 
 TANDEM_BIN=${TANDEM_BIN:-}
@@ -117,9 +118,9 @@ LUA
   echo "user-space instructions per request under callgrind, edit path (wrk -t1 -c$CONN -d${DUR}s per row, 5 SSE subscribers)"
   RESULTS=$WORK/out/instructions-edits-$(date +%s).txt
   {
-    SETUP=edit_setup measure tandem /documents/d/edits "$TANDEM_BIN" serve --port $PORT --data "$WORK/out/data-instr"
+    SETUP=edit_setup measure tandem-edits /documents/d/edits "$TANDEM_BIN" serve --port $PORT --data "$WORK/out/data-instr"
     rm -rf "$WORK/out/data-instr"
-    SETUP=edit_setup measure tandem /ping "$TANDEM_BIN" serve --port $PORT --data "$WORK/out/data-instr"
+    SETUP=edit_setup measure tandem-ping /ping "$TANDEM_BIN" serve --port $PORT --data "$WORK/out/data-instr"
   } | tee "$RESULTS"
   rm -rf "$WORK/out/data-instr"
   python3 - "$RESULTS" <<'PY'
