@@ -15,8 +15,15 @@ final class JournalBuffer {
     }
 }
 
+/// A stored change's payload: its journal events in `JournalBinary`'s form. Changes stored
+/// by earlier servers hold them as `JournalCodec`'s JSON (never starting with the binary
+/// form's version byte) and still replay.
 enum ChangeCodec {
-    static func encode(_ events: [DocumentEvent]) -> [UInt8] { JournalCodec.encode(events) }
+    static func encode(_ events: [DocumentEvent]) -> [UInt8] { JournalBinary.encode(events) }
+
+    static func decode(_ payload: [UInt8]) throws -> [DocumentEvent] {
+        JournalBinary.isBinary(payload) ? try JournalBinary.decode(payload) : try JournalCodec.decode(payload)
+    }
 }
 
 /// Snapshots in the binary form of `DocumentSnapshot.binary()`: as gzipped JSON a busy
@@ -99,7 +106,7 @@ extension ServerContext {
             document = Document(text: "", configuration: config)
         }
         for change in l.tail {
-            for event in try JournalCodec.decode(change.payload) { try document.replay(event) }
+            for event in try ChangeCodec.decode(change.payload) { try document.replay(event) }
             guard document.revision == change.revision else {
                 throw JournalCodec.DecodeError(description: "document \(l.document.id): stored change \(change.revision) rebuilt revision \(document.revision)")
             }
