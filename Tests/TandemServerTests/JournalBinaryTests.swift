@@ -33,6 +33,14 @@ import Testing
         #expect(JournalCodec.encode([keystroke]).count == 86)
     }
 
+    @Test func everyChangeKindHasItsByte() throws {
+        for (byte, kind) in [(0, .done), (1, .undone), (2, .redone), (3, .cleared)] as [(UInt8, DocumentChangeKind)] {
+            let bytes = JournalBinary.encode([.updateChangeCount(kind)])
+            #expect(bytes == [0x01, 0x0E, byte])
+            #expect(try JournalBinary.decode(bytes) == [.updateChangeCount(kind)])
+        }
+    }
+
     @Test func timesKeepEveryBit() throws {
         for time in [0.1 + 0.2, -0.0, Double.leastNonzeroMagnitude, 1_795_546_967.3384328, .greatestFiniteMagnitude] {
             let e = DocumentEvent.redo(scope: .document, time: time)

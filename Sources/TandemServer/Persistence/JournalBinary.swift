@@ -40,6 +40,7 @@ enum JournalBinary {
              discardable, disable, enable, changeCount, editingDisabled, trim
     }
 
+    /// By the byte `Writer` stores for each.
     static let changeKinds: [DocumentChangeKind] = [.done, .undone, .redone, .cleared]
 
     private struct Writer {
@@ -84,7 +85,13 @@ enum JournalBinary {
             case .enableUndoRegistration:
                 tag(.enable)
             case let .updateChangeCount(kind):
-                tag(.changeCount); bytes.append(UInt8(JournalBinary.changeKinds.firstIndex(of: kind)!))
+                tag(.changeCount)
+                switch kind {
+                case .done: bytes.append(0)
+                case .undone: bytes.append(1)
+                case .redone: bytes.append(2)
+                case .cleared: bytes.append(3)
+                }
             case let .setEditingDisabled(flag):
                 tag(.editingDisabled); bool(flag)
             case let .trimLog(through):
