@@ -33,6 +33,12 @@ import Testing
         #expect(JournalCodec.encode([keystroke]).count == 86)
     }
 
+    /// The tag byte of each event, pinned: the numbers are a stored format.
+    @Test func tagsArePinned() {
+        let expected: [UInt8] = [1, 1, 1, 2, 2, 3, 4, 4, 5, 6, 6, 7, 7, 8, 9, 9, 9, 10, 11, 12, 13, 14, 15, 16]
+        #expect(Self.events.map { JournalBinary.encode([$0])[1] } == expected)
+    }
+
     @Test func everyChangeKindHasItsByte() throws {
         for (byte, kind) in [(0, .done), (1, .undone), (2, .redone), (3, .cleared)] as [(UInt8, DocumentChangeKind)] {
             let bytes = JournalBinary.encode([.updateChangeCount(kind)])

@@ -34,10 +34,12 @@ enum JournalBinary {
         return events
     }
 
-    /// Tags, never renumbered: stored payloads keep them.
+    /// Tags, each spelled out and never renumbered: stored payloads keep them, and an event
+    /// added in the middle of an implicitly numbered list would shift the ones after it.
     enum Tag: UInt8 {
-        case edit = 1, undo, redo, begin, end, name, levels, groupsByEvent, removeAll, removeAllWithTarget,
-             discardable, disable, enable, changeCount, editingDisabled, trim
+        case edit = 1, undo = 2, redo = 3, begin = 4, end = 5, name = 6, levels = 7, groupsByEvent = 8,
+             removeAll = 9, removeAllWithTarget = 10, discardable = 11, disable = 12, enable = 13,
+             changeCount = 14, editingDisabled = 15, trim = 16
     }
 
     /// By the byte `Writer` stores for each.
