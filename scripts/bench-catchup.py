@@ -18,7 +18,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 
 # bench-load.py's helpers (its name has a hyphen, so it is loaded by path).
 _spec = importlib.util.spec_from_file_location("bench_load", os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench-load.py"))
@@ -39,12 +38,7 @@ def main() -> int:
                                "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     try:
-        for _ in range(300):
-            try:
-                call(port, "GET", "/healthz")
-                break
-            except OSError:
-                time.sleep(0.05)
+        bench_load.wait_until_up(port)
         tokens = [call(port, "POST", "/sessions", {"name": f"s{i}"})["token"] for i in range(args.sessions)]
         doc = call(port, "POST", "/documents", {"title": "catch-up", "text": ""}, token=tokens[0])["id"]
         for _ in range(args.rounds):

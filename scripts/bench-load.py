@@ -87,6 +87,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def wait_until_up(port: int):
+    """Polls /healthz for up to 15 s; a server that never answers fails the first real call."""
+    for _ in range(300):
+        try:
+            call(port, "GET", "/healthz")
+            return
+        except OSError:
+            time.sleep(0.05)
+
+
 def proc_status(pid: int, key: str) -> int:
     """A `kB` field of /proc/PID/status (VmHWM, VmRSS) in bytes."""
     with open(f"/proc/{pid}/status") as f:
@@ -168,12 +178,7 @@ def main() -> int:
                               stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     load = None
     try:
-        for _ in range(300):
-            try:
-                call(port, "GET", "/healthz")
-                break
-            except OSError:
-                time.sleep(0.05)
+        wait_until_up(port)
         start_text = "." * 2000
         doc = call(port, "POST", "/documents", {"id": "bench", "text": start_text})
         tokens = [call(port, "POST", "/sessions", {"name": f"s{i}"})["token"] for i in range(args.sessions)]
