@@ -118,18 +118,18 @@ enum JournalBinary {
             withUnsafeBytes(of: &v) { bytes.append(contentsOf: $0) }
         }
 
-        mutating func string(_ s: String) {
-            var s = s
-            s.withUTF8 { utf8 in
-                varint(utf8.count)
-                bytes.append(contentsOf: utf8)
-            }
-        }
+        mutating func string(_ s: String) { utf8(s, countPlus: 0) }
 
         mutating func optionalString(_ s: String?) {
-            guard var s else { bytes.append(0); return }
+            guard let s else { bytes.append(0); return }
+            utf8(s, countPlus: 1)
+        }
+
+        /// The byte count (stored `countPlus` more, as `Reader.count` reads it), then the bytes.
+        private mutating func utf8(_ s: String, countPlus: Int) {
+            var s = s
             s.withUTF8 { utf8 in
-                varint(utf8.count + 1)
+                varint(utf8.count + countPlus)
                 bytes.append(contentsOf: utf8)
             }
         }
