@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Testing
 @testable import TandemStore
 
@@ -59,8 +60,9 @@ import Testing
     }
 
     /// Fire-and-forget appends from many threads: completions all arrive, each once.
-    @Test func asynchronousAppendsAllComplete() throws {
-        let store = try SQLiteStore(directory: directory.path, durability: .normal)
+    @Test(arguments: [Durability.normal, .full])
+    func asynchronousAppendsAllComplete(durability: Durability) throws {
+        let store = try SQLiteStore(directory: directory.path, durability: durability)
         defer { store.close() }
         let writers = 20, perWriter = 100
         for writer in 0..<writers { try store.createDocument(Fixture.document("d\(writer)")) }
@@ -83,5 +85,46 @@ import Testing
         for writer in 0..<writers {
             #expect(try store.lastRevision(document: "d\(writer)") == perWriter)
         }
+    }
+
+    /// With durability `full` the writer commits the next batches while the syncer flushes, and
+    /// the syncer completes them: completions still come in commit order, one batch handler
+    /// run at a time (the server publishes changes from it), and never ahead of a flush.
+    @Test func fullDurabilityCompletesInCommitOrder() throws {
+        let store = try SQLiteStore(directory: directory.path, durability: .full)
+        defer { store.close() }
+        try store.createDocument(Fixture.document("d"))
+        let order = Locked<[Int]>([])
+        let handler = Locked((running: false, overlaps: 0, calls: 0))
+        store.onBatchCompleted {
+            let overlapping = handler.withLock { h in
+                defer { h.running = true; h.calls += 1 }
+                return h.running
+            }
+            if overlapping { handler.withLock { $0.overlaps += 1 } }
+            usleep(50)
+            handler.withLock { $0.running = false }
+        }
+        let count = 3000
+        let done = DispatchGroup()
+        for revision in 1...count {
+            done.enter()
+            store.append([Fixture.change("d", revision)]) { result in
+                if case .success = result { order.withLock { $0.append(revision) } }
+                done.leave()
+                if revision % 97 == 0 { usleep(200) }
+            }
+            if revision % 50 == 0 { usleep(100) }
+        }
+        done.wait()
+        let completed = order.withLock { $0 }
+        #expect(completed.count == count)
+        let firstOutOfOrder = completed.indices.first { completed[$0] != $0 + 1 }
+        #expect(firstOutOfOrder == nil, "completion \(firstOutOfOrder ?? 0) was revision \(firstOutOfOrder.map { completed[$0] } ?? 0)")
+        let h = handler.withLock { $0 }
+        #expect(h.overlaps == 0)
+        #expect(h.calls > 1)
+        #expect(store.statistics.walFlushes >= h.calls)
+        #expect(try store.lastRevision(document: "d") == count)
     }
 }
