@@ -1,4 +1,5 @@
 import TandemCore
+import TandemStore
 
 /// Journal events as bytes, the form a stored change's payload takes (`ChangeCodec`): as JSON
 /// a keystroke was 86 bytes (its session, a shortest-round-trip time and the field
@@ -104,14 +105,7 @@ enum JournalBinary {
         mutating func tag(_ t: Tag) { bytes.append(t.rawValue) }
         mutating func bool(_ b: Bool) { bytes.append(b ? 1 : 0) }
 
-        mutating func varint(_ n: Int) {
-            var v = UInt64(bitPattern: Int64(n))
-            while v >= 0x80 {
-                bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
-                v >>= 7
-            }
-            bytes.append(UInt8(v))
-        }
+        mutating func varint(_ n: Int) { LEB128.append(UInt64(bitPattern: Int64(n)), to: &bytes) }
 
         mutating func double(_ d: Double) {
             var v = d.bitPattern.littleEndian
@@ -166,15 +160,12 @@ enum JournalBinary {
         }
 
         mutating func varint() throws(JournalCodec.DecodeError) -> Int {
-            var v: UInt64 = 0
-            var shift: UInt64 = 0
-            while true {
-                let b = try byte("an integer")
-                // The tenth byte holds the last bit of 64: anything above is damage.
-                guard shift < 63 || b <= 1 else { throw failure("an integer longer than 64 bits") }
-                v |= UInt64(b & 0x7F) << shift
-                if b < 0x80 { return Int(Int64(bitPattern: v)) }
-                shift += 7
+            do throws(LEB128.ReadError) {
+                return Int(Int64(bitPattern: try LEB128.read(bytes, at: &at)))
+            } catch .truncated {
+                throw failure("ends where an integer was expected")
+            } catch {
+                throw failure("an integer longer than 64 bits")
             }
         }
 

@@ -35,12 +35,7 @@ enum ChangeRun {
         var out: [UInt8] = []
         out.reserveCapacity(changes.reduce(0) { $0 + $1.payload.count + 2 })
         for change in changes {
-            var n = UInt(change.payload.count)
-            while n >= 0x80 {
-                out.append(UInt8(truncatingIfNeeded: n) | 0x80)
-                n >>= 7
-            }
-            out.append(UInt8(n))
+            LEB128.append(UInt64(change.payload.count), to: &out)
             out += change.payload
         }
         return out
@@ -55,17 +50,10 @@ enum ChangeRun {
         var index = 0
         var revision = first
         while index < bytes.count {
-            var length = 0
-            var shift = 0
-            while true {
-                guard index < bytes.count, shift < 63 else { throw damaged(document, first, last) }
-                let byte = bytes[index]
-                index += 1
-                length |= Int(byte & 0x7F) << shift
-                if byte < 0x80 { break }
-                shift += 7
+            guard let read = try? LEB128.read(bytes, at: &index), revision <= last, read <= UInt64(bytes.count - index) else {
+                throw damaged(document, first, last)
             }
-            guard revision <= last, length <= bytes.count - index else { throw damaged(document, first, last) }
+            let length = Int(read)
             if wanted.contains(revision) {
                 changes.append(StoredChange(documentID: document, revision: revision, payload: Array(bytes[index..<index + length])))
             }
