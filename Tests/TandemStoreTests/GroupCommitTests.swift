@@ -97,11 +97,11 @@ import Testing
         let order = Locked<[Int]>([])
         let handler = Locked((running: false, overlaps: 0, calls: 0))
         store.onBatchCompleted {
-            let overlapping = handler.withLock { h in
-                defer { h.running = true; h.calls += 1 }
-                return h.running
+            handler.withLock { h in
+                if h.running { h.overlaps += 1 }
+                h.running = true
+                h.calls += 1
             }
-            if overlapping { handler.withLock { $0.overlaps += 1 } }
             usleep(50)
             handler.withLock { $0.running = false }
         }
