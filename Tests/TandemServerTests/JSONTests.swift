@@ -44,8 +44,14 @@ import Testing
         _ = try JSONParser.parse(Array(ok.utf8))
     }
 
-    @Test func intValueIsExact() {
-        #expect(JSONValue.number(3.0).intValue == 3)
+    /// An integer field takes what was written as an integer, within what every peer holds exactly.
+    @Test func intValueIsAnIntegerAsWritten() {
+        #expect(JSONValue.integer(3).intValue == 3)
+        #expect(JSONValue.integer(JSONValue.maxSafeInteger).intValue == JSONValue.maxSafeInteger)
+        #expect(JSONValue.integer(-JSONValue.maxSafeInteger).intValue == -JSONValue.maxSafeInteger)
+        #expect(JSONValue.integer(JSONValue.maxSafeInteger + 1).intValue == nil)
+        #expect(JSONValue.integer(Int.min).intValue == nil)
+        #expect(JSONValue.number(3.0).intValue == nil)
         #expect(JSONValue.number(3.5).intValue == nil)
         #expect(JSONValue.string("3").intValue == nil)
     }

@@ -23,6 +23,25 @@ import Testing
         #expect(throws: SessionRegistry.AuthError.self) { try r.authenticate(token: token, now: 0) }
     }
 
+    /// 32 bytes are 43 characters whose last holds 4 bits and 2 zero bits: flipping those two
+    /// (or adding a character that carries no whole byte) spelled the same secret, so four
+    /// tokens authenticated where one was handed out.
+    @Test func onlyTheCanonicalSpellingOfATokenAuthenticates() throws {
+        let r = SessionRegistry()
+        let (a, token) = r.create(name: "A", now: 0)
+        #expect(try r.authenticate(token: token, now: 0).id == a.id)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let last = alphabet.firstIndex(of: token.last!)!
+        for padding in 1...3 {
+            let respelled = String(token.dropLast()) + String(alphabet[last ^ padding])
+            #expect(throws: SessionRegistry.AuthError.self) { try r.authenticate(token: respelled, now: 0) }
+        }
+        #expect(throws: SessionRegistry.AuthError.self) { try r.authenticate(token: token + "A", now: 0) }
+        #expect(SessionRegistry.base64urlDecode("AB") == nil)   // 12 bits, 4 of them past the byte, not zero
+        #expect(SessionRegistry.base64urlDecode("AA") == [0])
+        #expect(SessionRegistry.base64urlDecode("A") == nil)    // 6 bits make no byte
+    }
+
     @Test func swappedSecretIsRejected() throws {
         let r = SessionRegistry()
         let (a, _) = r.create(name: "A", now: 0)

@@ -70,23 +70,7 @@ public final class Document {
         guard !isEditingDisabled else { throw .editingDisabled }
         var op = op
         if let base, base != log.revision {
-            guard base <= log.revision else { throw .revisionInFuture(base: base, current: log.revision) }
-            guard base >= log.firstAvailableRevision - 1 else {
-                throw .revisionTrimmed(base: base, firstAvailable: log.firstAvailableRevision)
-            }
-            let baseLength = log.length(at: base)
-            guard op.baseLength == baseLength else {
-                throw .invalidOperation(.lengthMismatch(expected: op.baseLength, actual: baseLength))
-            }
-            do {
-                for r in (base + 1)...log.revision {
-                    if let one = log.singleSplice(at: r), let next = op.transformed(throughSplice: one, length: log.lengthBefore(r)) {
-                        op = next
-                    } else {
-                        op = try op.transformed(through: log.shape(at: r))
-                    }
-                }
-            } catch { throw .invalidOperation(error) }
+            op = try Self.rebase(op, base: base, log: log, rope: rope)
         }
         let c: Int
         if session == lastSession { c = lastChain } else {

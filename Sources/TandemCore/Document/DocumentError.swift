@@ -6,6 +6,9 @@ public enum DocumentError: Error, Equatable, Sendable, CustomStringConvertible {
     case revisionInFuture(base: Int, current: Int)
     /// The operation does not fit the text at its base revision (422).
     case invalidOperation(OperationError)
+    /// Transforming `splices` through the `changes` since the base would be more work than
+    /// `Document.maxRebaseWork` allows (422).
+    case rebaseTooLarge(splices: Int, changes: Int, limit: Int)
     case nothingToUndo
     case nothingToRedo
     /// endUndoGrouping without an open group (409).
@@ -24,6 +27,7 @@ public enum DocumentError: Error, Equatable, Sendable, CustomStringConvertible {
         case .revisionTrimmed: "revision_trimmed"
         case .revisionInFuture: "revision_in_future"
         case .invalidOperation: "invalid_operation"
+        case .rebaseTooLarge: "rebase_too_large"
         case .nothingToUndo: "nothing_to_undo"
         case .nothingToRedo: "nothing_to_redo"
         case .noOpenGroup: "no_open_group"
@@ -41,6 +45,8 @@ public enum DocumentError: Error, Equatable, Sendable, CustomStringConvertible {
             "base revision \(base) does not exist yet; the document is at revision \(current)"
         case let .invalidOperation(error):
             error.description
+        case let .rebaseTooLarge(splices, changes, limit):
+            "transforming \(splices) splices through the \(changes) changes since the base revision is more than one edit may ask (\(limit) steps); send it on a newer base or in smaller parts"
         case .nothingToUndo:
             "there is nothing to undo"
         case .nothingToRedo:

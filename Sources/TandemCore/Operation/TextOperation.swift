@@ -60,22 +60,31 @@ public struct TextOperation: Sendable, Hashable {
         }
     }
 
+    /// The longest document an operation may span, in UTF-16 code units: far beyond any
+    /// text a server holds, and far enough from `Int.max` that no sum of lengths overflows.
+    public static let maxLength = Int(Int32.max)
+
     /// Validates and normalizes `components`.
     ///
-    /// Throws `invalidComponent` for a count below 1 or an empty insert.
+    /// Throws `invalidComponent` for a count below 1, an empty insert, or retains and
+    /// deletes that together span more than `maxLength`.
     public init(_ components: [Component]) throws(OperationError) {
         var builder = OperationBuilder()
         for (index, component) in components.enumerated() {
             switch component {
-            case .retain(let count):
-                guard count > 0 else { throw .invalidComponent("retain count must be positive, got \(count) at component \(index)") }
-                builder.retain(count)
+            case .retain(let count), .delete(let count):
+                guard count > 0 else {
+                    let kind = if case .retain = component { "retain" } else { "delete" }
+                    throw .invalidComponent("\(kind) count must be positive, got \(count) at component \(index)")
+                }
+                // Checked before adding: client counts summed past Int.max trapped.
+                guard count <= Self.maxLength - builder.baseLength else {
+                    throw .invalidComponent("the operation spans more than \(Self.maxLength) characters at component \(index)")
+                }
+                if case .retain = component { builder.retain(count) } else { builder.delete(count) }
             case .insert(let text):
                 guard !text.isEmpty else { throw .invalidComponent("insert of empty text at component \(index)") }
                 builder.insert(text)
-            case .delete(let count):
-                guard count > 0 else { throw .invalidComponent("delete count must be positive, got \(count) at component \(index)") }
-                builder.delete(count)
             }
         }
         self = builder.build()

@@ -16,7 +16,8 @@ enum CompactOperation {
                 components.append(.insert(s))
             default:
                 guard let n = item.intValue else {
-                    throw .invalidField("ops[\(i)]", "must be a non-zero integer or a string, not \(item.typeName)")
+                    let why = item.typeName == "number" ? JSONValue.integerExpected(item) : "must be a non-zero integer or a string, not \(item.typeName)"
+                    throw .invalidField("ops[\(i)]", why)
                 }
                 guard n != 0 else { throw .invalidField("ops[\(i)]", "0 is neither a retain nor a delete") }
                 components.append(n > 0 ? .retain(n) : .delete(-n))

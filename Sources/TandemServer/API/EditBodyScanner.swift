@@ -93,8 +93,9 @@ struct EditBodyScanner {
         skipSpace()
         let start = i
         var n = 0
+        // Digits past the 15th are counted, never added in: 20 nines overflowed Int.
         while i < p.count, p[i] >= UInt8(ascii: "0"), p[i] <= UInt8(ascii: "9") {
-            n = n * 10 + Int(p[i] - UInt8(ascii: "0"))
+            if i - start < 15 { n = n * 10 + Int(p[i] - UInt8(ascii: "0")) }
             i += 1
         }
         let digits = i - start

@@ -57,6 +57,12 @@ extension ServerContext {
         case insert(String, at: Int)
         case delete(from: Int, to: Int)
         case replace(from: Int, to: Int, with: String)
+
+        /// At most how many splices the operation has (each insert or delete run may be one).
+        var spliceCount: Int {
+            if case .ops(let components) = self { return components.count { if case .retain = $0 { false } else { true } } }
+            return 1
+        }
     }
 
     /// One edit request: its form becomes an operation once the document's length at `base`
@@ -72,7 +78,7 @@ extension ServerContext {
                 case .ops(let components):
                     let op = try TextOperation(components)
                     if op.baseLength != length {
-                        throw OperationError.lengthMismatch(expected: length, actual: op.baseLength)
+                        throw OperationError.lengthMismatch(expected: op.baseLength, actual: length)
                     }
                     return op
                 case .insert(let text, let at): return try TextOperation.insert(text, at: at, length: length)
@@ -152,6 +158,14 @@ extension ServerContext {
             res.send(error.response)
             return
         }
+        if let base = edit.base {
+            let changes = handle.state.withLock { $0.document.revision } - base
+            let work = (edit.form.spliceCount + 1).multipliedReportingOverflow(by: max(changes, 0))
+            if work.overflow || work.partialValue > Self.inlineRebaseWork {
+                heavyWork.async { [self] in rebaseThenApply(edit, base: base, handle: handle, request: req, responder: res, session: session) }
+                return
+            }
+        }
         performChange(handle, request: req, responder: res, session: session) { st throws(APIError) in
             let length: Int
             if let base = edit.base {
@@ -161,6 +175,33 @@ extension ServerContext {
             }
             let op = try edit.build(length)
             return try applyEdit(&st, op: op, base: edit.base, session: session, options: edit.options)
+        }
+    }
+
+    /// Splice steps of a stale edit's transform done on the event loop, under the document's
+    /// lock (a keystroke a few hundred changes behind); more goes to `rebaseThenApply`.
+    static let inlineRebaseWork = 20_000
+
+    /// A stale edit whose transform is heavy: transformed on `heavyWork` against a copy of
+    /// the log, with the document's lock free meanwhile, then applied under the lock with
+    /// only the changes made since the copy left to pass through.
+    private func rebaseThenApply(_ edit: EditRequest, base: Int, handle: DocumentHandle, request: HTTPRequest, responder: HTTPResponder, session: Session?) {
+        let op: TextOperation, revision: Int
+        do throws(APIError) {
+            var source: Document.RebaseSource? = handle.state.withLock { $0.document.rebaseSource() }
+            let length: Int
+            do throws(DocumentError) { length = try source!.length(atRevision: base) } catch { throw .document(error) }
+            let built = try edit.build(length)
+            do throws(DocumentError) { op = try Document.rebase(built, base: base, source: source!) } catch { throw .document(error) }
+            revision = source!.revision
+            // Let go of the copy before the document changes again, or that change would copy the log.
+            source = nil
+        } catch {
+            responder.send(error.response)
+            return
+        }
+        performChange(handle, request: request, responder: responder, session: session) { st throws(APIError) in
+            try applyEdit(&st, op: op, base: revision, session: session, options: edit.options)
         }
     }
 
@@ -230,6 +271,7 @@ extension APIError {
         case .invalidOperation(let e): .operation(e)
         case .revisionTrimmed: APIError(.gone, "revision_trimmed", "\(error)")
         case .revisionInFuture: .unprocessable("\(error)", code: "revision_in_future")
+        case .rebaseTooLarge: .unprocessable(error.message, code: error.code)
         case .nothingToUndo: .conflict("nothing_to_undo", "there is nothing to undo")
         case .nothingToRedo: .conflict("nothing_to_redo", "there is nothing to redo")
         case .noOpenGroup: .conflict("group_not_open", "no undo group is open")

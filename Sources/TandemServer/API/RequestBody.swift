@@ -51,7 +51,7 @@ struct RequestBody {
 
     func int(_ key: String) throws(APIError) -> Int? {
         guard let v = json[key], !v.isNull else { return nil }
-        guard let n = v.intValue else { throw .invalidField(key, "must be an integer, not \(v.typeName)") }
+        guard let n = v.intValue else { throw .invalidField(key, JSONValue.integerExpected(v)) }
         return n
     }
 

@@ -19,6 +19,9 @@ final class ServerContext: Sendable {
     let sessionEndHooks = Mutex<[@Sendable (String) -> Void]>([])
     let pasteboards: PasteboardRegistry
     let commits = CommitPublisher()
+    /// Where requests too heavy for an event loop run (a large stale edit's transform, a
+    /// large body): one at a time, so they never take both cores from the loops.
+    let heavyWork = DispatchQueue(label: "tandem.heavy-work", qos: .utility)
 
     init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry, metrics: Metrics, logger: Logger) {
         self.configuration = configuration

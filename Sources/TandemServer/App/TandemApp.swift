@@ -119,6 +119,9 @@ public final class TandemApp: Sendable {
 }
 
 extension ServerContext {
+    /// Bodies this large are handled on `heavyWork`, not on the event loop that read them.
+    static let heavyBodyBytes = 256 * 1024
+
     func makeRouter() -> Router {
         var endpoints: [Endpoint] = []
         endpoints += sessionEndpoints
@@ -177,12 +180,18 @@ extension ServerContext {
                         inner.send(response)
                     }
                 }
-                // A task-local costs an allocation per request: anonymous ones go without.
-                if let authorization = request.headers["Authorization"] {
-                    VerifiedCaller.$current.withValue((authorization, caller)) { handler(request, answer) }
-                } else {
-                    handler(request, answer)
+                let responder = answer
+                let handle: @Sendable () -> Void = {
+                    // A task-local costs an allocation per request: anonymous ones go without.
+                    if let authorization = request.headers["Authorization"] {
+                        VerifiedCaller.$current.withValue((authorization, caller)) { handler(request, responder) }
+                    } else {
+                        handler(request, responder)
+                    }
                 }
+                // Reading, checking and applying megabytes takes a loop's thread for tens of
+                // milliseconds (hundreds in a debug build): every other connection on it would wait.
+                if request.body.count >= Self.heavyBodyBytes { heavyWork.async(execute: handle) } else { handle() }
             }
         }
         let files = StaticFiles(root: configuration.publicDirectory)

@@ -39,13 +39,14 @@ public enum JSONValue: Sendable, Equatable {
         return nil
     }
 
-    /// An exact integer: `3` or `3.0`, never `3.5`.
+    /// Largest integer a client may send: what every JSON peer (JavaScript's numbers
+    /// included) holds exactly, and far from where Int arithmetic on it could overflow.
+    public static let maxSafeInteger = 9_007_199_254_740_991
+
+    /// An integer written as one (`3`, never `3.0` or `3e0`) within ±`maxSafeInteger`.
     public var intValue: Int? {
-        switch self {
-        case .integer(let i): return i
-        case .number(let d) where d.rounded() == d && abs(d) < 9e15: return Int(d)
-        default: return nil
-        }
+        guard case .integer(let i) = self, i >= -Self.maxSafeInteger, i <= Self.maxSafeInteger else { return nil }
+        return i
     }
 
     public var boolValue: Bool? {
@@ -68,6 +69,18 @@ public enum JSONValue: Sendable, Equatable {
         case .string: "string"
         case .array: "array"
         case .object: "object"
+        }
+    }
+}
+
+extension JSONValue {
+    /// Why a value is not what `intValue` takes, for a field's error message.
+    static func integerExpected(_ value: JSONValue) -> String {
+        switch value {
+        case .integer, .number:
+            "must be an integer from -\(maxSafeInteger) to \(maxSafeInteger), written without a fraction or an exponent"
+        default:
+            "must be an integer, not \(value.typeName)"
         }
     }
 }

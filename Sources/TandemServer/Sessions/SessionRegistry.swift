@@ -140,6 +140,9 @@ public final class SessionRegistry: Sendable {
                 out.append(UInt8(truncatingIfNeeded: acc >> UInt32(bits)))
             }
         }
+        // Canonical spelling only: the bits past the last byte are zero, and no character is
+        // left over with fewer than 8 bits of its own (a secret has exactly one spelling).
+        guard bits < 6, acc & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
         return out
     }
 }
