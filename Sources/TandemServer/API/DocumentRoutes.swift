@@ -40,7 +40,7 @@ extension ServerContext {
                     Endpoint.error(401, "Bad token"),
                     Endpoint.error(404, "No such document"),
                 ],
-                handler: { [self] req, res in readDocument(req, res, asText: false) }
+                handler: { [self] req, res in res.respond { () throws(APIError) in try getDocument(req, asText: false) } }
             ),
             Endpoint(
                 method: .delete, path: "/documents/{id}", operationID: "deleteDocument",
@@ -80,7 +80,7 @@ extension ServerContext {
                     Endpoint.error(401, "Bad token"),
                     Endpoint.error(404, "No such document"),
                 ],
-                handler: { [self] req, res in readDocument(req, res, asText: true) }
+                handler: { [self] req, res in res.respond { () throws(APIError) in try getDocument(req, asText: true) } }
             ),
             Endpoint(
                 method: .put, path: "/documents/{id}/text", operationID: "replaceDocumentText",
@@ -176,17 +176,6 @@ extension ServerContext {
         }
         w.endArray()
         return w.bytes
-    }
-
-    /// A large document's text is copied out on `heavyWork`: megabytes of it would hold the
-    /// event loop (and the document's lock) as long as a large body does.
-    func readDocument(_ req: HTTPRequest, _ res: HTTPResponder, asText: Bool) {
-        let length = documents.withLock { $0[req.parameters["id"] ?? ""] }?.state.withLock { $0.committedRope.utf16Count } ?? 0
-        if length >= Self.heavyBodyBytes {
-            heavyWork.async { [self] in res.respond { () throws(APIError) in try getDocument(req, asText: asText) } }
-        } else {
-            res.respond { () throws(APIError) in try getDocument(req, asText: asText) }
-        }
     }
 
     func getDocument(_ req: HTTPRequest, asText: Bool) throws(APIError) -> HTTPResponse {

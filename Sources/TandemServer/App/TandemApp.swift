@@ -121,6 +121,20 @@ public final class TandemApp: Sendable {
 extension ServerContext {
     /// Bodies this large are handled on `heavyWork`, not on the event loop that read them.
     static let heavyBodyBytes = 256 * 1024
+    /// So are the operations in `wholeTextOperations` on a text this long (UTF-16 units).
+    static let heavyTextLength = 256 * 1024
+    /// Operations whose work grows with the document's text (they copy, diff or send all of
+    /// it, or a group that may be as large), unlike a keystroke, whose cost hardly does.
+    static let wholeTextOperations: Set<String> = [
+        "getDocument", "getDocumentText", "replaceDocumentText", "listEdits", "documentEvents",
+        "save", "getVersionText", "revertToVersion", "undo", "redo", "cut", "copy", "paste", "delete",
+    ]
+
+    /// The `lengthHint` of the document the request names, 0 when it names none.
+    func textLength(of request: HTTPRequest) -> Int {
+        guard let id = request.parameters["id"], let handle = documents.withLock({ $0[id] }) else { return 0 }
+        return handle.lengthHint.load(ordering: .relaxed)
+    }
 
     func makeRouter() -> Router {
         var endpoints: [Endpoint] = []
@@ -149,6 +163,7 @@ extension ServerContext {
             let mutating = e.method != .get
             // A new session's answer holds its token: it is never kept or replayed.
             let replayable = mutating && !(e.method == .post && e.path == "/sessions")
+            let wholeText = Self.wholeTextOperations.contains(e.operationID)
             router.add(e.method, e.routerPattern) { [self] request, responder in
                 let start = DispatchTime.now().uptimeNanoseconds
                 var answer = HTTPResponder { [metrics] response in
@@ -191,7 +206,11 @@ extension ServerContext {
                 }
                 // Reading, checking and applying megabytes takes a loop's thread for tens of
                 // milliseconds (hundreds in a debug build): every other connection on it would wait.
-                if request.body.count >= Self.heavyBodyBytes { heavyWork.async(execute: handle) } else { handle() }
+                if request.body.count >= Self.heavyBodyBytes || (wholeText && textLength(of: request) >= Self.heavyTextLength) {
+                    heavyWork.async(execute: handle)
+                } else {
+                    handle()
+                }
             }
         }
         let files = StaticFiles(root: configuration.publicDirectory)

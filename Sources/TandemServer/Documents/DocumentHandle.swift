@@ -13,9 +13,13 @@ final class DocumentHandle: Sendable {
     /// store (the store's writer takes `state` to publish a commit). Holds the newest
     /// version number once known.
     let checkpoint = Mutex<Int?>(nil)
+    /// The text's length in UTF-16 units as of its last change, read without the lock to
+    /// tell whether a request over the whole text belongs on the heavy-work queue.
+    let lengthHint: Atomic<Int>
 
     init(id: String, state: sending DocumentState, events: EventChannel) {
         self.id = id
+        lengthHint = Atomic(state.document.length)
         self.state = DocumentLock(state)
         self.events = events
     }
