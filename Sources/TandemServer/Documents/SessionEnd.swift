@@ -10,7 +10,8 @@ extension ServerContext {
     ///
     /// The caller has already taken the session out of the registry. With `rollBack` (the
     /// end was asked for, and a refusal is answered 503) a refused unit changes nothing: the
-    /// documents go back to what the store holds (`storeFailed`) and the pasteboards stay;
+    /// documents go back to what the store holds (`storeFailed`), the session's selections
+    /// are put back and the pasteboards stay;
     /// a document already refusing changes refuses this too, before anything changes.
     /// Without it (the session expired) memory keeps the end, and the store learns it with
     /// the documents' next changes or, after a restart, when the session expires again.
@@ -20,6 +21,7 @@ extension ServerContext {
         let handles = documents.withLock { Array($0.values) }.sorted { $0.id < $1.id }
         let result: Result<Void, StoreError> = pasteboards.exclusively {
             let pasteboardEnd = pasteboards.stageSessionEnd(session)
+            var selections: [(Int, Selection)] = []
             let submitted = DocumentLock.withAll(handles.map(\.state)) { held -> Result<(StoreTicket, journaled: [Int], present: [Int]), StoreError> in
                 if rollBack, handles.indices.contains(where: { i in held(i) { !$0.deleted && $0.savingError } }) {
                     if case .failing(let error, _) = store.health { return .failure(error) }
@@ -32,9 +34,9 @@ extension ServerContext {
                     held(i) { st in
                         guard !st.deleted else { return }
                         st.document.undoManager.removeAllActions(withTarget: session)
-                        if st.document.selection(for: session) != nil || handles[i].events.sessions.contains(session) {
-                            present.append(i)
-                        }
+                        let selection = st.document.selection(for: session)
+                        if let selection { selections.append((i, selection)) }
+                        if selection != nil || handles[i].events.sessions.contains(session) { present.append(i) }
                         st.document.removeSelection(for: session)
                         if let write = pendingJournalWrite(st, id: handles[i].id) {
                             writes.append(write)
@@ -57,6 +59,10 @@ extension ServerContext {
             let stored = ticket.wait()
             if case .failure(let error) = stored, rollBack {
                 for i in journaled { storeFailed(handles[i], error: error) }
+                // Never stored: back where they were, unless the text went back under them.
+                for (i, selection) in selections {
+                    handles[i].state.withLock { st in try? st.document.setSelection(selection, for: session) }
+                }
                 return stored
             }
             pasteboards.install(pasteboardEnd, publish: publishPasteboard)
