@@ -68,6 +68,7 @@ public protocol DocumentStore: Sendable {
 
     // MARK: Sessions, pasteboards, meta
     func upsertSession(_ session: StoredSession) throws(StoreError)
+    /// Removes the session; absent is not an error.
     func deleteSession(_ id: String) throws(StoreError)
     /// Moves each named session's `lastSeen` forward (never back) in one transaction;
     /// sessions no longer stored are left absent.
@@ -82,6 +83,10 @@ public protocol DocumentStore: Sendable {
 
     // MARK: Life cycle
     var statistics: StoreStatistics { get }
+    /// Failing from a write the store could not commit (not a conflict) until one commits.
+    /// The store does not retry by itself: a caller that wants to know when it recovers
+    /// writes something (e.g. a meta entry) and looks again.
+    var health: StoreHealth { get }
     /// Finishes every queued write, then closes. Later calls fail with `.closed`.
     func close()
 }

@@ -11,6 +11,8 @@ public enum StoreWrite: Sendable {
     case trimChanges(document: String, through: Int)
     case upsertPasteboard(StoredPasteboard)
     case deletePasteboard(String)
+    /// Like `deleteSession`: absent is not an error.
+    case deleteSession(String)
     /// Sets (or with `nil` removes) a meta entry.
     case setMeta(String, [UInt8]?)
 

@@ -6,6 +6,7 @@ import TandemHTTP
 struct Healthcheck: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Exit 0 when the local server answers GET /healthz with 200 (TANDEM_PORT or 8080).",
+        // The server answers 503 while its store cannot commit (a full disk): unhealthy too.
         discussion: """
             Asks 127.0.0.1, then ::1. Speaks TLS when --tls is given or TANDEM_TLS_CERT is set \
             (without verifying the certificate: the server is this machine's own).
@@ -27,6 +28,9 @@ struct Healthcheck: ParsableCommand {
         switch HTTPProbe.get(path: "/healthz", port: port, tls: useTLS, timeoutSeconds: max(1, timeout)) {
         case .status(200, let address):
             print("healthy (\(useTLS ? "https" : "http")://\(address))")
+        case .status(503, let address):
+            print("unhealthy: \(address) answered 503: its store cannot save (GET /healthz says why)")
+            throw ExitCode(1)
         case .status(let code, let address):
             print("unhealthy: \(address) answered \(code)")
             throw ExitCode(1)

@@ -61,6 +61,37 @@ struct FailureTests {
         #expect(changes.allSatisfy { $0.payload == payload })
     }
 
+    /// `health` follows the last commit: ok through a conflict (the store still writes),
+    /// failing from the first write a full disk refuses, with the time of that first one,
+    /// and ok again from the first write that commits once there is room.
+    @Test func healthIsFailingFromARefusedWriteUntilOneCommits() throws {
+        defer { unmount() }
+        let filler = directory.path + "/filler"
+        let store = try SQLiteStore(directory: directory.path + "/data", durability: .full)
+        defer { store.close() }
+        try store.createDocument(Fixture.document("d"))
+        #expect(throws: StoreError.self) { try store.createDocument(Fixture.document("d")) }
+        #expect(store.health == .ok)
+
+        #expect(TmpfsMount.fill(filler) > 0)
+        let payload = [UInt8](repeating: 0x5A, count: 16 * 1024)
+        var refused: StoreError?
+        for _ in 0..<200 where refused == nil {
+            do { try store.setMeta("ballast", payload) } catch { refused = error }
+        }
+        #expect(refused == .full)
+        guard case .failing(.full, let since) = store.health else {
+            Issue.record("health is \(store.health) after a refused write")
+            return
+        }
+        #expect(throws: StoreError.full) { try store.setMeta("probe", [1]) }
+        #expect(store.health == .failing(.full, since: since), "a later failure moved the start of the failure")
+
+        try FileManager.default.removeItem(atPath: filler)
+        try store.setMeta("probe", [1])
+        #expect(store.health == .ok)
+    }
+
     @Test func readOnlyDirectoryIsReportedAndRecoveredFrom() throws {
         defer { unmount() }
         let data = directory.path + "/data"

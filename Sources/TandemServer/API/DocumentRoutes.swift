@@ -228,23 +228,42 @@ extension ServerContext {
         let secure = try body.bool("secure")
         let levels = try body.int("levelsOfUndo")
         if let levels, levels < 0 { throw .invalidField("levelsOfUndo", "must be 0 (unlimited) or more") }
-        // The store is written with the document's lock released (the store's writer takes that
-        // lock to publish commits); `checkpoint` keeps concurrent PATCHes in one order.
+        // Stored with the document's lock released (the store's writer takes that lock to
+        // publish commits); `checkpoint` keeps concurrent PATCHes in one order. The document's
+        // levelsOfUndo goes into its undo history, so it is journaled with the metadata as one
+        // unit: applied first (the journal event is the store's record of it), and if the unit
+        // is refused the document goes back to what the store holds. The rest changes only
+        // once stored.
         let (json, stateChanged): ([UInt8], Bool) = try handle.checkpoint.withLock { _ throws(APIError) in
-            let stored = try handle.state.withLock { st throws(APIError) -> StoredDocument in
+            let (stored, journaled, ticket) = try handle.state.withLock { st throws(APIError) -> (StoredDocument, Bool, StoreTicket) in
                 if st.deleted { throw .notFound("document '\(handle.id)'") }
                 var next = st
                 if let title { next.title = title }
                 if let editingDisabled { next.editingDisabled = editingDisabled }
                 if let secure { next.secure = secure }
-                return StoredDocument(id: handle.id, title: next.title, created: next.created, modified: now(),
-                                      metadata: DocumentMetadata(next, levelsOfUndo: levels).encoded)
+                let stored = StoredDocument(id: handle.id, title: next.title, created: next.created, modified: now(),
+                                            metadata: DocumentMetadata(next, levelsOfUndo: levels).encoded)
+                var writes: [StoreWrite] = [.updateDocument(stored)]
+                var journaled = false
+                if let levels {
+                    st.document.undoManager.levelsOfUndo = levels
+                    if let journal = pendingJournalWrite(st, id: handle.id) {
+                        writes.append(journal)
+                        journaled = true
+                    }
+                }
+                let ticket = StoreTicket()
+                store.submit(writes) { ticket.finish($0) }
+                return (stored, journaled, ticket)
             }
-            do throws(StoreError) {
-                try store.perform([.updateDocument(stored)])
-            } catch .notFound {
+            switch ticket.wait() {
+            case .success:
+                break
+            case .failure(.notFound):
                 throw .notFound("document '\(handle.id)'")
-            } catch {
+            case .failure(let error):
+                logger.error("could not update document \(handle.id): \(error)")
+                if journaled { storeFailed(handle, error: error) }
                 throw .storageFailing
             }
             return try handle.state.withLock { st throws(APIError) in
@@ -254,7 +273,6 @@ extension ServerContext {
                 if let editingDisabled { st.editingDisabled = editingDisabled }
                 if let secure { st.secure = secure }
                 st.modified = stored.modified
-                if let levels { st.document.undoManager.levelsOfUndo = levels }
                 return (DocumentJSON.document(id: handle.id, state: st), before != st.condition)
             }
         }

@@ -251,14 +251,8 @@ extension ServerContext {
         }
     }
 
-    /// Start-up: restore the stored pasteboards, and let a session's end take its own.
+    /// Start-up: restore the stored pasteboards (a session's end takes its own, see `storeSessionEnd`).
     func startPasteboards(_ stored: [StoredPasteboard]) {
         pasteboards.restore(stored, logger: logger)
-        sessionEndHooks.withLock {
-            $0.append { [weak self] id in
-                guard let self else { return }
-                pasteboards.sessionEnded(id, logger: logger, publish: publishPasteboard)
-            }
-        }
     }
 }

@@ -1,4 +1,5 @@
 import TandemHTTP
+import TandemStore
 
 extension ServerContext {
     func serviceEndpoints(openAPI: @escaping @Sendable () -> [UInt8]) -> [Endpoint] {
@@ -6,15 +7,11 @@ extension ServerContext {
             Endpoint(
                 method: .get, path: "/healthz", operationID: "health",
                 summary: "Liveness and storage health", tag: "Service",
-                responses: [Endpoint.json(200, "Serving", Schemas.ref("Health"))],
-                handler: { [self] _, res in
-                    var w = JSONWriter(capacity: 64)
-                    w.beginObject()
-                    w.key("status"); w.string("ok")
-                    w.key("documents"); w.int(documents.withLock { $0.count })
-                    w.endObject()
-                    res.send(.json(w.bytes))
-                }
+                responses: [
+                    Endpoint.json(200, "Serving, and the store commits", Schemas.ref("Health")),
+                    Endpoint.json(503, "Serving, but the store cannot commit: changes answer 503 storage_failing", Schemas.ref("Health")),
+                ],
+                handler: { [self] _, res in res.send(healthResponse()) }
             ),
             Endpoint(
                 method: .post, path: "/ping", operationID: "ping",
@@ -44,5 +41,29 @@ extension ServerContext {
                 handler: { _, res in res.send(.json(openAPI())) }
             ),
         ]
+    }
+}
+
+extension ServerContext {
+    /// `{"status","store","documents"}`, with `reason` and `since` while the store fails:
+    /// 503 then, so that the container's health check (`tandem healthcheck`) sees it.
+    func healthResponse() -> HTTPResponse {
+        let health = storeHealthNow()
+        var w = JSONWriter(capacity: 128)
+        w.beginObject()
+        switch health {
+        case .ok:
+            w.key("status"); w.string("ok")
+            w.key("store"); w.string("ok")
+        case .failing(let error, let since):
+            w.key("status"); w.string("failing")
+            w.key("store"); w.string("failing")
+            w.key("reason"); w.string(error.reason)
+            w.key("since"); w.double(since)
+        }
+        w.key("documents"); w.int(documents.withLock { $0.count })
+        w.endObject()
+        guard case .ok = health else { return .json(w.bytes, status: .serviceUnavailable, headers: ["Retry-After": "5"]) }
+        return .json(w.bytes)
     }
 }

@@ -36,11 +36,12 @@ extension ServerContext {
                 responses: [
                     Endpoint.Response(status: 204, description: "Ended"),
                     Endpoint.error(401, "No token, or a wrong or expired one"),
+                    Endpoint.error(503, "The store cannot save the end: the session goes on"),
                 ],
                 handler: { [self] req, res in
                     res.respond { () throws(APIError) in
                         let s = try requireSession(of: req, for: "DELETE /sessions/me")
-                        endSession(s.id)
+                        try endSession(s.id)
                         return HTTPResponse(status: .noContent)
                     }
                 }
@@ -69,14 +70,18 @@ extension ServerContext {
         return .json(sessionJSON(session, token: token), status: .created)
     }
 
-    /// Ends a session everywhere: its undo contexts, selections and non-persistent pasteboards.
-    func endSession(_ id: String) {
-        sessions.remove(id: id)
-        for handle in documents.withLock({ Array($0.values) }) {
-            handle.sessionEnded(id, context: self)
+    /// Ends a session everywhere (see `storeSessionEnd`), answered only once the end is
+    /// stored: refused, the session goes on as before, token and undo groups included.
+    func endSession(_ id: String) throws(APIError) {
+        // Out of the registry first: no request of it starts while its end is stored.
+        guard let removed = sessions.removeReinstatable(id: id) else { return }
+        do {
+            try storeSessionEnd(id, rollBack: true)
+        } catch {
+            sessions.reinstate(removed)
+            logger.error("could not store the end of session \(id): \(error)")
+            throw .storageFailing
         }
-        sessionEndHooks.withLock { $0 }.forEach { $0(id) }
-        do { try store.deleteSession(id) } catch { logger.warning("could not delete session \(id): \(error)") }
     }
 
     func sessionJSON(_ s: Session, token: String?) -> [UInt8] {

@@ -106,46 +106,50 @@ extension ServerContext {
     }
 
     /// Writes the committed text as the next version and, if nothing changed meanwhile,
-    /// clears the change count. The document's lock is held only to read and, after the
-    /// store wrote the version, to update; never while waiting for the store.
+    /// clears the change count, both in one unit: answered once both are stored; refused,
+    /// the count goes back to what the store holds (`storeFailed`) and no version exists.
+    /// The document's lock is held to read, clear and submit, never while waiting.
     @discardableResult
     func saveVersion(_ handle: DocumentHandle, name: String?) throws(APIError) -> StoredVersion {
         try handle.checkpoint.withLock { newest throws(APIError) -> StoredVersion in
-            let (revision, text, time) = try handle.state.withLock { st throws(APIError) in
-                if st.deleted { throw .notFound("document '\(handle.id)'") }
-                if st.savingError { throw .storageFailing }
-                return (st.committedRevision, st.committedRope.description, now())
-            }
             let number: Int
             if let newest {
                 number = newest + 1
             } else {
                 do { number = (try store.versions(document: handle.id).last?.number ?? 0) + 1 } catch { throw .storageFailing }
             }
-            let v = StoredVersion(documentID: handle.id, number: number, revision: revision, time: time, text: text, name: name)
-            do throws(StoreError) {
-                try store.perform([.addVersion(v)])
-            } catch .notFound {
+            let (v, cleared, ticket) = try handle.state.withLock { st throws(APIError) -> (StoredVersion, Bool, StoreTicket) in
+                if st.deleted { throw .notFound("document '\(handle.id)'") }
+                if st.savingError { throw .storageFailing }
+                let v = StoredVersion(documentID: handle.id, number: number, revision: st.committedRevision,
+                                      time: now(), text: st.committedRope.description, name: name)
+                var writes: [StoreWrite] = [.addVersion(v)]
+                // A change still waiting for its commit is not in the version: it stays unsaved.
+                let cleared = st.document.revision == v.revision
+                if cleared {
+                    st.document.updateChangeCount(.cleared)
+                    if let journal = pendingJournalWrite(st, id: handle.id) { writes.append(journal) }
+                }
+                let ticket = StoreTicket()
+                store.submit(writes) { ticket.finish($0) }
+                return (v, cleared, ticket)
+            }
+            switch ticket.wait() {
+            case .success:
+                break
+            case .failure(.notFound):
                 throw .notFound("document '\(handle.id)'")
-            } catch {
+            case .failure(let error):
                 logger.error("saving a version of \(handle.id) failed: \(error)")
+                if cleared { storeFailed(handle, error: error) }
                 throw .storageFailing
             }
             newest = number
-            let ticket: StoreTicket? = handle.state.withLock { st in
-                guard !st.deleted else { return nil }
-                st.lastSaved = time
+            handle.state.withLock { st in
+                guard !st.deleted else { return }
+                st.lastSaved = v.time
+                if cleared { st.lastSavedRevision = max(st.lastSavedRevision, v.revision) }
                 handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved", data: versionJSON(v)))
-                // A change made since it was read is not in the version: it stays unsaved.
-                guard st.document.revision == revision else { return nil }
-                st.document.updateChangeCount(.cleared)
-                st.lastSavedRevision = revision
-                return submitPendingJournal(st, id: handle.id)
-            }
-            // The version is stored whatever happens to the cleared count: answer it.
-            if case .failure(let error)? = ticket?.wait() {
-                logger.error("could not store the cleared change count of \(handle.id): \(error)")
-                storeFailed(handle, error: error)
             }
             return v
         }

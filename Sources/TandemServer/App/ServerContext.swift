@@ -15,8 +15,6 @@ final class ServerContext: Sendable {
     let idempotency = IdempotencyCache()
     let logger: Logger
     let subscribers = Atomic<Int>(0)
-    /// Run when a session ends (pasteboards it owns go with it).
-    let sessionEndHooks = Mutex<[@Sendable (String) -> Void]>([])
     let pasteboards: PasteboardRegistry
     let commits = CommitPublisher()
     /// Where requests too heavy for an event loop run (a large stale edit's transform, a

@@ -24,4 +24,22 @@ final class DocumentLock<Value>: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
+
+    /// Runs `body` with every one of `locks` held, taken in the order given: callers pass
+    /// them in one fixed order (by document id) so that two such calls never deadlock.
+    /// `body` reaches each value through the `Held` it is given, by position.
+    static func withAll<Result>(_ locks: [DocumentLock<Value>], _ body: (Held) -> Result) -> Result {
+        for lock in locks { pthread_mutex_lock(lock.mutex) }
+        defer { for lock in locks.reversed() { pthread_mutex_unlock(lock.mutex) } }
+        return body(Held(locks: locks))
+    }
+
+    /// The values of locks that `withAll` holds; valid only inside its body.
+    struct Held {
+        fileprivate let locks: [DocumentLock<Value>]
+
+        func callAsFunction<T>(_ index: Int, _ body: (inout Value) -> T) -> T {
+            body(&locks[index].value)
+        }
+    }
 }

@@ -163,22 +163,36 @@ final class PasteboardRegistry: Sendable {
         }
     }
 
-    /// The session ended: its non-persistent pasteboards go; its persistent ones stay, owned
-    /// by nobody from now on.
-    func sessionEnded(_ session: String, logger: Logger, publish: Publish) {
-        writing.withLock { _ in
-            for p in boards.withLock({ Array($0.values) }) where p.owner == session {
-                if p.persistent {
-                    var orphan = p
-                    orphan.owner = nil
-                    do { try save(orphan) } catch { logger.warning("could not store pasteboard '\(p.name)': \(error)") }
-                    boards.withLock { $0[p.name] = orphan }
-                } else {
-                    boards.withLock { _ = $0.removeValue(forKey: p.name) }
-                    publish(.removed(p))
-                }
+    /// What a session's end does to its pasteboards: its persistent ones stay, owned by nobody
+    /// from now on, and the others go. Staged inside `exclusively`, so that the orphans are
+    /// stored with the session's end as one unit and memory changes only once it is stored.
+    struct SessionEnd: Sendable {
+        var orphans: [Pasteboard]
+        var removed: [Pasteboard]
+        var writes: [StoreWrite] { orphans.map { .upsertPasteboard(PasteboardRegistry.stored($0)) } }
+    }
+
+    func stageSessionEnd(_ session: String) -> SessionEnd {
+        var end = SessionEnd(orphans: [], removed: [])
+        for p in boards.withLock({ $0.values.sorted { $0.name < $1.name } }) where p.owner == session {
+            if p.persistent {
+                var orphan = p
+                orphan.owner = nil
+                end.orphans.append(orphan)
+            } else {
+                end.removed.append(p)
             }
         }
+        return end
+    }
+
+    /// Makes a staged session end visible (inside `exclusively`, once it is stored).
+    func install(_ end: SessionEnd, publish: Publish) {
+        boards.withLock { boards in
+            for orphan in end.orphans where boards[orphan.name] != nil { boards[orphan.name] = orphan }
+            for p in end.removed { boards.removeValue(forKey: p.name) }
+        }
+        for p in end.removed { publish(.removed(p)) }
     }
 
     private static func checkOwner(_ p: Pasteboard, _ session: String) throws(APIError) {

@@ -70,9 +70,13 @@ extension ServerContext {
         st.document.trimLog(through: min(st.document.revision - logKept, st.committedRevision))
     }
 
-    /// A new document's state, its journal wired to a fresh buffer.
-    func makeState(document: Document, title: String, created: Double, modified: Double, metadata: DocumentMetadata) -> DocumentState {
+    /// A new document's state, its journal wired to a fresh buffer. A rebuilt document's
+    /// buffer starts with the `pending` events it replayed: the next stored change or pending
+    /// write must carry them again, or writing only the newer ones would lose them.
+    func makeState(document: Document, title: String, created: Double, modified: Double, metadata: DocumentMetadata,
+                   pending: [DocumentEvent] = []) -> DocumentState {
         let buffer = JournalBuffer()
+        buffer.events = pending
         document.journal = { [buffer] event in buffer.events.append(event) }
         var st = DocumentState(document: document, title: title, created: created, modified: modified,
                                committedRevision: document.revision, lastSavedRevision: document.revision,
@@ -87,9 +91,9 @@ extension ServerContext {
     func restoreDocuments(_ loaded: [LoadedDocument]) throws {
         for l in loaded {
             let metadata = DocumentMetadata(decoding: l.document.metadata)
-            let document = try rebuild(l, metadata: metadata)
+            let (document, pending) = try rebuild(l, metadata: metadata)
             let st = makeState(document: document, title: l.document.title, created: l.document.created,
-                               modified: l.document.modified, metadata: metadata)
+                               modified: l.document.modified, metadata: metadata, pending: pending)
             let handle = DocumentHandle(id: l.document.id, state: st, events: makeEventChannel())
             handle.state.withLock { $0.lastSnapshotRevision = l.snapshot?.revision ?? 0 }
             documents.withLock { $0[l.document.id] = handle }
@@ -97,7 +101,9 @@ extension ServerContext {
         logger.info("restored \(loaded.count) documents")
     }
 
-    func rebuild(_ l: LoadedDocument, metadata: DocumentMetadata) throws -> Document {
+    /// The document as stored, and the undo-manager events it replayed from the stored
+    /// pending journal (the new state's buffer starts with them, see `makeState`).
+    func rebuild(_ l: LoadedDocument, metadata: DocumentMetadata) throws -> (Document, pending: [DocumentEvent]) {
         let config = documentConfiguration(levelsOfUndo: metadata.levelsOfUndo)
         let document: Document
         if let snapshot = l.snapshot, !snapshot.payload.isEmpty {
@@ -116,8 +122,9 @@ extension ServerContext {
         if let pending = try? store.meta(Self.pendingKey(l.document.id)), let p = Self.decodePending(pending),
            p.after == document.revision, p.created.map({ abs($0 - l.document.created) < 0.001 }) ?? true {
             for event in p.events { try document.replay(event) }
+            return (document, p.events)
         }
-        return document
+        return (document, [])
     }
 
     static func pendingKey(_ id: String) -> String { "journal:" + id }
@@ -202,7 +209,7 @@ extension ServerContext {
             Thread.sleep(forTimeInterval: 1)
             if handle.state.withLock({ $0.deleted }) { return }
             do {
-                try store.setMeta("health", Array(String(now()).utf8))
+                try probeStore()
                 guard let revision = try reloadFromStore(handle, keepSavingError: false) else { return }
                 logger.notice("store recovered; \(handle.id) is back at revision \(revision)")
                 broadcastState(handle)
@@ -211,6 +218,20 @@ extension ServerContext {
                 continue
             }
         }
+    }
+
+    /// A small write that tells whether the store commits again (and, once it does, makes
+    /// `store.health` ok): every write fails on a full disk, since each needs new WAL frames.
+    func probeStore() throws(StoreError) {
+        try store.setMeta("health", Array(String(now()).utf8))
+    }
+
+    /// The store's health, tried afresh while it is failing: nothing else may write for a
+    /// while, and a recovered disk should show as soon as someone asks.
+    func storeHealthNow() -> StoreHealth {
+        guard case .failing = store.health else { return .ok }
+        try? probeStore()
+        return store.health
     }
 
     /// Replaces the document in memory with the one the store holds (snapshot plus tail),
@@ -224,8 +245,9 @@ extension ServerContext {
                                     snapshot: snapshot, tail: tail)
         let metadata = DocumentMetadata(decoding: stored.metadata)
         return try handle.state.withLock { st in
-            let document = try rebuild(loaded, metadata: metadata)
-            var fresh = makeState(document: document, title: st.title, created: st.created, modified: st.modified, metadata: metadata)
+            let (document, pending) = try rebuild(loaded, metadata: metadata)
+            var fresh = makeState(document: document, title: st.title, created: st.created, modified: st.modified,
+                                  metadata: metadata, pending: pending)
             fresh.pollers = st.pollers
             fresh.lastSnapshotRevision = snapshot?.revision ?? 0
             fresh.savingError = keepSavingError

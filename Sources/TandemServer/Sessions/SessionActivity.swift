@@ -13,7 +13,13 @@ extension ServerContext {
         sessions.touch(streaming, now: now)
         for s in sessions.expire(now: now, timeout: configuration.sessionTimeout) {
             logger.info("session \(s.id) expired")
-            endSession(s.id)
+            // Not an answer to anyone: a refused end is logged, and after a restart the
+            // session, still stored, expires again.
+            do {
+                try storeSessionEnd(s.id, rollBack: false)
+            } catch {
+                logger.warning("could not store the end of expired session \(s.id): \(error)")
+            }
         }
     }
 

@@ -71,6 +71,24 @@ public final class SessionRegistry: Sendable {
         return sessions.withLock { $0.removeValue(forKey: id) }
     }
 
+    /// A removed session with the `lastSeen` the store holds for it, to put back as it was.
+    public struct Removed: Sendable {
+        let session: Session
+        let storedLastSeen: Double?
+    }
+
+    /// `remove`, keeping what `reinstate` needs if the store then refuses the session's end.
+    public func removeReinstatable(id: String) -> Removed? {
+        let storedLastSeen = stored.withLock { $0.removeValue(forKey: id) }
+        return sessions.withLock { $0.removeValue(forKey: id) }.map { Removed(session: $0, storedLastSeen: storedLastSeen) }
+    }
+
+    /// Puts back a session whose end the store refused: its token works again.
+    public func reinstate(_ removed: Removed) {
+        sessions.withLock { $0[removed.session.id] = removed.session }
+        if let seen = removed.storedLastSeen { stored.withLock { $0[removed.session.id] = seen } }
+    }
+
     /// Marks the sessions as active now (an open event stream is activity too).
     public func touch<S: Sequence>(_ ids: S, now: Double) where S.Element == String {
         sessions.withLock { s in

@@ -52,6 +52,7 @@ final class GroupCommitWriter: Sendable {
     private let database: DatabasePool
     private let queue = Locked(Queue())
     private let counters = Locked(StoreStatistics())
+    private let healthState = Locked(StoreHealth.ok)
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
     /// The writer thread, so that a blocking call from a completion fails instead of deadlocking.
@@ -96,6 +97,8 @@ final class GroupCommitWriter: Sendable {
     }
 
     var statistics: StoreStatistics { counters.withLock { $0 } }
+
+    var health: StoreHealth { healthState.withLock { $0 } }
 
     /// Runs `handler` on the thread that completes batches (the writer, or the syncer) after
     /// the completions of each batch or group of batches.
@@ -233,7 +236,25 @@ final class GroupCommitWriter: Sendable {
     }
 
     private func complete(_ batch: [Job], _ results: [Result<Void, StoreError>]) {
+        noteHealth(results)
         for (job, result) in zip(batch, results) { job.completion(result) }
+    }
+
+    /// Before the completions, so a caller refused with an error already sees the store failing.
+    /// A batch fails as a whole for anything but a conflict, so one failure tells for it.
+    private func noteHealth(_ results: [Result<Void, StoreError>]) {
+        var failure: StoreError?
+        for case .failure(let error) in results where !error.isConflict {
+            failure = error
+            break
+        }
+        healthState.withLock { health in
+            switch (failure, health) {
+            case (nil, _): health = .ok
+            case (_?, .failing): break
+            case (let error?, .ok): health = .failing(error, since: Date().timeIntervalSince1970)
+            }
+        }
     }
 
     /// Lets more jobs join the batch for a moment when the previous batch had several: with

@@ -40,7 +40,11 @@ extension SQLiteStore {
     }
 
     public func deleteSession(_ id: String) throws(StoreError) {
-        try write { db in try db.execute(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id]) }
+        try write { db in try Self.deleteSession(id, in: db) }
+    }
+
+    static func deleteSession(_ id: String, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id])
     }
 
     public func sessions() throws(StoreError) -> [StoredSession] {

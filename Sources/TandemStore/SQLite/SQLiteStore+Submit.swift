@@ -21,6 +21,7 @@ extension SQLiteStore {
         case .trimChanges(let document, let through): try trimChanges(document: document, through: through, in: db)
         case .upsertPasteboard(let pasteboard): try upsertPasteboard(pasteboard, in: db)
         case .deletePasteboard(let name): try deletePasteboard(name, in: db)
+        case .deleteSession(let id): try deleteSession(id, in: db)
         case .setMeta(let key, let value): try setMeta(key, value, in: db)
         }
     }

@@ -52,6 +52,8 @@ public final class SQLiteStore: DocumentStore {
 
     public var statistics: StoreStatistics { writer.statistics }
 
+    public var health: StoreHealth { writer.health }
+
     /// `PRAGMA synchronous` as the writer connection reports it now (0 off, 1 normal, 2 full).
     public func synchronousPragma() throws(StoreError) -> Int {
         try guardOpen()

@@ -19,12 +19,4 @@ extension StoreError {
         default: self = .io(error.description)
         }
     }
-
-    /// Conflicts fail one operation; everything else fails the whole batch.
-    var isConflict: Bool {
-        switch self {
-        case .conflict, .notFound: true
-        default: false
-        }
-    }
 }
