@@ -63,7 +63,28 @@ else
         cp /etc/apt/sources.list.d/debian.sources "$ROOT/etc/apt/sources.list.d/debian.sources"
         rm -f "$ROOT/etc/apt/sources.list"
     fi
-    rm -rf "$ROOT"/var/lib/apt/lists/* "$ROOT"/var/cache/apt/archives/*.deb "$ROOT"/var/log/*.log
+    # Guard the deletions below: they must only ever touch the new root, never the host.
+    [ -n "$WORK" ] && [ "$ROOT" = "$WORK/slim" ] && [ -d "$ROOT/etc/apt/apt.conf.d" ] \
+        || fail "debootstrap made no root at $ROOT"
+    # What makes the official image slim: apt keeps no package caches; dpkg installs no
+    # documentation, manuals or translations (and those debootstrap installed go).
+    printf '%s\n' \
+        'DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };' \
+        'APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };' \
+        'Dir::Cache::pkgcache "";' 'Dir::Cache::srcpkgcache "";' >"$ROOT/etc/apt/apt.conf.d/docker-clean"
+    echo 'Acquire::Languages "none";' >"$ROOT/etc/apt/apt.conf.d/docker-no-languages"
+    printf '%s\n' 'path-exclude /usr/share/doc/*' 'path-include /usr/share/doc/*/copyright' \
+        'path-exclude /usr/share/groff/*' 'path-exclude /usr/share/info/*' \
+        'path-exclude /usr/share/linda/*' 'path-exclude /usr/share/lintian/*' \
+        'path-exclude /usr/share/locale/*' 'path-include /usr/share/locale/locale.alias' \
+        'path-exclude /usr/share/man/*' >"$ROOT/etc/dpkg/dpkg.cfg.d/docker"
+    find "$ROOT/usr/share/doc" -type f ! -name copyright -delete
+    find "$ROOT/usr/share/locale" -mindepth 1 -maxdepth 1 ! -name locale.alias -exec rm -rf {} +
+    for d in man info groff lintian linda; do
+        [ ! -d "$ROOT/usr/share/$d" ] || find "$ROOT/usr/share/$d" -mindepth 1 -delete
+    done
+    find "$ROOT/var/lib/apt/lists" "$ROOT/var/cache/apt" -type f -delete
+    rm -f "$ROOT"/var/log/*.log
     tar -C "$ROOT" --numeric-owner -c . | docker import --change 'CMD ["bash"]' - "$SLIM" >/dev/null
     rm -rf "$ROOT"
     say "imported $SLIM ($(docker image inspect -f '{{.Size}}' "$SLIM" | awk '{printf "%d MB", $1/1e6}'))"
