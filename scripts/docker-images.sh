@@ -27,6 +27,8 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
+# A timeout's SIGTERM or a Ctrl-C still cleans up.
+trap 'exit 130' INT TERM
 
 # The Debian archive apt uses here (deb822 .sources or one-line .list), for the bookworm suite.
 debian_mirror() {

@@ -48,6 +48,8 @@ cleanup() {
     exit $status
 }
 trap cleanup EXIT
+# A timeout's SIGTERM or a Ctrl-C still cleans up.
+trap 'exit 130' INT TERM
 
 # --- What the stage needs: Debian's docker.io (a `docker` client may already be in
 # /usr/local/bin; dockerd comes with docker.io), debootstrap, curl, python3.
