@@ -125,7 +125,7 @@ else
         libncurses-dev libsqlite3-dev libstdc++-12-dev libxml2-dev pkg-config tzdata
         uuid-dev zlib1g-dev"
     # Debugger and editor tooling (lldb, sourcekit-lsp, clangd, docc, swift-format) and
-    # Embedded Swift are not needed to build; leaving them out halves the image.
+    # Embedded Swift are not needed to build; leaving them out saves about 1 GB of 3.4.
     excludes=(--exclude='./usr/bin/lldb*' --exclude='./usr/lib/liblldb*'
         --exclude='./usr/lib/python3*' --exclude='./usr/bin/sourcekit-lsp'
         --exclude='./usr/lib/libsourcekitdInProc.so' --exclude='./usr/bin/clangd'
