@@ -1,12 +1,14 @@
-# syntax=docker/dockerfile:1
 # Build: the same `swift build -c release` the README uses, with the Swift runtime linked in
-# statically so the runtime image needs no Swift toolchain.
-FROM swift:6.1-bookworm AS build
+# statically so the runtime image needs no Swift toolchain. No `# syntax=` line: the builder's
+# built-in frontend reads this file, so a build pulls no image but the two bases below.
+FROM swift:6.3-bookworm AS build
 RUN apt-get update \
     && apt-get install -y --no-install-recommends libssl-dev zlib1g-dev libsqlite3-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
+# SwiftPM checks every target's folder, the test targets' too, though only tandem is built.
+COPY Tests ./Tests
 COPY Sources ./Sources
 RUN swift build -c release --product tandem --static-swift-stdlib \
     && install -D "$(swift build -c release --show-bin-path)/tandem" /out/tandem

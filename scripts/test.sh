@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command. Installs what the tests need, builds with zero warnings in
 # Tandem's own code, lints the Dockerfile, runs the Swift test targets, the end-to-end and
-# browser suites against the real server binary, and schemathesis against its OpenAPI.
+# browser suites against the real server binary, builds and runs the Docker image, and
+# schemathesis against its OpenAPI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -48,6 +49,9 @@ for suite in Tests/e2e Tests/browser; do
     echo "== pytest $suite (the real server over real sockets$( [ $suite = Tests/browser ] && echo ', headless Chromium'))"
     "$TANDEM_VENV/bin/python" -m pytest -q -p no:cacheprovider -rs "$suite"
 done
+
+echo "== docker: build the image from the Dockerfile, run it, restart it on its volume"
+./scripts/test-docker.sh
 
 echo "== schemathesis against /openapi.json"
 ./scripts/schemathesis.sh "$TANDEM_BIN" 25
