@@ -124,6 +124,16 @@ enum StrictTargetTable {
         .bad("CONNECT authority-form", "CONNECT h:443 HTTP/1.1\r\nHost: h:443\r\n\r\n", "501 connect_not_supported"),
         .bad("CONNECT with userinfo", "CONNECT u@h:443 HTTP/1.1\r\nHost: h:443\r\n\r\n", "400 invalid_target"),
         .bad("good request, then a bad target", "GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET a HTTP/1.1\r\nHost: h\r\n\r\n", "400 invalid_target", before: ["GET /a HTTP/1.1"]),
+        // Numbers bounded by value as they are read, not by how many digits they take.
+        .ok("chunk size with many leading zeros", "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n\(String(repeating: "0", count: 30))3\r\nabc\r\n0\r\n\r\n",
+            ["POST /c HTTP/1.1"], bodies: ["abc"]),
+        .bad("chunk size 2^63 - 1: fits, but over the body limit", "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n7FFFFFFFFFFFFFFF\r\n", "413 body_too_large"),
+        .bad("chunk size 2^63: refused before it overflows", "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n8000000000000000\r\n", "400 chunk_size_overflow"),
+        .bad("chunk size of 64 hex digits", "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n\(String(repeating: "F", count: 64))\r\n", "400 chunk_size_overflow"),
+        .ok("Content-Length with 30 leading zeros", "POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: \(String(repeating: "0", count: 30))3\r\n\r\nabc",
+            ["POST /p HTTP/1.1"], bodies: ["abc"]),
+        .bad("Content-Length of 19 digits", "POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 9223372036854775807\r\n\r\n", "400 invalid_content_length"),
+        .bad("Content-Length of 18 nines: over the limit", "POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 999999999999999999\r\n\r\n", "413 body_too_large"),
         .bad("good request, then a bad Host", "GET /a HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\nHost: a@b\r\n\r\n", "400 invalid_host", before: ["GET /a HTTP/1.1"]),
     ]
 

@@ -393,10 +393,12 @@ public struct HTTPRequestParser {
         case 14 where HTTPSyntax.equalsLowercase(name, "content-length"):
             f.contentLengthSeen = true
             try forEachListMember(value) { (m) throws(HTTPParseError) in
-                guard m.count > 0, m.count <= 18 else { throw .bad("invalid_content_length", "Content-Length is not a decimal number") }
+                guard m.count > 0 else { throw .bad("invalid_content_length", "Content-Length is not a decimal number") }
                 var n = 0
                 for c in m {
                     guard c >= 48 && c <= 57 else { throw .bad("invalid_content_length", "Content-Length is not a decimal number") }
+                    // Bounded by value as it is read (leading zeros are harmless): below 10^18, far from Int.max.
+                    guard n < 100_000_000_000_000_000 else { throw .bad("invalid_content_length", "Content-Length is too large a number") }
                     n = n * 10 + Int(c - 48)
                 }
                 if let old = f.contentLength, old != n {
