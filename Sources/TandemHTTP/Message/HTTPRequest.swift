@@ -37,7 +37,8 @@ public struct HTTPVersion: Sendable, Hashable, CustomStringConvertible {
 /// One complete request: head, whole body (chunked bodies already de-chunked) and trailers.
 public struct HTTPRequest: Sendable {
     public var method: HTTPMethod
-    /// The request target exactly as sent.
+    /// The request target exactly as sent: `/p?q`, `http://host/p?q` or `*` (the parser
+    /// admits no other form). Route by `path` and `query`, which are the same for the first two.
     public var target: String
     public var version: HTTPVersion
     public var headers: HTTPHeaders
