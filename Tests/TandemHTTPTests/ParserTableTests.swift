@@ -143,7 +143,7 @@ enum ParserTable {
         .ok("obs-text in value", "GET / HTTP/1.1\r\n\(H)X-U: caf\u{e9}\r\n\r\n", ["GET / HTTP/1.1"], headers: [["Host=h", "X-U=caf\u{e9}"]]),
         .ok("tab inside value", "GET / HTTP/1.1\r\n\(H)X-T: a\tb\r\n\r\n", ["GET / HTTP/1.1"], headers: [["Host=h", "X-T=a\tb"]]),
         .ok("field order kept", "GET / HTTP/1.1\r\nB: 1\r\n\(H)A: 2\r\nB: 3\r\n\r\n", ["GET / HTTP/1.1"], headers: [["B=1", "Host=h", "A=2", "B=3"]]),
-        .ok("empty Host allowed", "GET / HTTP/1.1\r\nHost:\r\n\r\n", ["GET / HTTP/1.1"]),
+        .bad("empty Host refused: an http URI needs a host", "GET / HTTP/1.1\r\nHost:\r\n\r\n", "400 invalid_host"),
         .ok("lowercase host", "GET / HTTP/1.1\r\nhost: h\r\n\r\n", ["GET / HTTP/1.1"]),
         .bad("space before colon", "GET / HTTP/1.1\r\nHost : h\r\n\r\n", "400 whitespace_before_colon"),
         .bad("tab before colon", "GET / HTTP/1.1\r\nHost\t: h\r\n\r\n", "400 whitespace_before_colon"),

@@ -49,7 +49,7 @@ public struct StaticFiles: Sendable {
 
     public func respond(to request: HTTPRequest) -> HTTPResponse? {
         guard request.method == .get || request.method == .head else { return nil }
-        let path = Self.path(of: request.target)
+        let path = request.path
         if let file = cache.file(for: path) {
             var status = stat()
             // Relative to the root's descriptor: the kernel walks only the request's names.
@@ -140,19 +140,6 @@ public struct StaticFiles: Sendable {
         guard ok else { return nil }
         if filled < size { body.removeSubrange(filled...) }
         return (StaticFile.Identity(status), body)
-    }
-
-    /// The target's path, found by bytes: `HTTPRequest.path` searches by Character,
-    /// which costs more than the rest of a cached response.
-    static func path(of target: String) -> Substring {
-        var target = target
-        let query = target.withUTF8 { bytes -> Int? in
-            for i in 0..<bytes.count where bytes[i] == UInt8(ascii: "?") { return i }
-            return nil
-        }
-        guard let query else { return Substring(target) }
-        let utf8 = target.utf8
-        return Substring(utf8[..<utf8.index(utf8.startIndex, offsetBy: query)])
     }
 
     private func isDirectory(_ status: stat) -> Bool {

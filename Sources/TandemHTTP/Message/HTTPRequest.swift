@@ -37,7 +37,8 @@ public struct HTTPVersion: Sendable, Hashable, CustomStringConvertible {
 /// One complete request: head, whole body (chunked bodies already de-chunked) and trailers.
 public struct HTTPRequest: Sendable {
     public var method: HTTPMethod
-    /// The request target exactly as sent.
+    /// The request target exactly as sent: `/p?q`, `http://host/p?q` or `*` (the parser
+    /// admits no other form). Route by `path` and `query`, which are the same for the first two.
     public var target: String
     public var version: HTTPVersion
     public var headers: HTTPHeaders
@@ -65,14 +66,50 @@ public struct HTTPRequest: Sendable {
         self.remoteAddress = remoteAddress
     }
 
-    /// The path part of the target, still percent-encoded.
+    /// The path part of the target, still percent-encoded. In absolute-form
+    /// (`http://host/p?q`) it is the URI's path, `/` when that is empty (RFC 9112 §3.2.1),
+    /// so a request routes the same in either form.
     public var path: Substring {
-        // By bytes: a Character search would run grapheme breaking over the whole target.
-        if let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) { return target[..<q] }
-        return Substring(target)
+        // By bytes on the contiguous UTF-8: cheaper than any search through the String's views.
+        var target = target
+        let (start, end) = target.withUTF8 { b -> (Int, Int) in
+            let start = Self.authority(in: b)?.upperBound ?? 0
+            var end = start
+            while end < b.count && b[end] != UInt8(ascii: "?") { end += 1 }
+            return (start, end)
+        }
+        if start == end && start > 0 { return "/" }
+        if start == 0 && end == target.utf8.count { return Substring(target) }
+        let u = target.utf8
+        return Substring(u[u.index(u.startIndex, offsetBy: start)..<u.index(u.startIndex, offsetBy: end)])
     }
 
-    /// The raw query string after `?`, if any.
+    /// The host the request is for, `uri-host [ ":" port ]`: an absolute-form target's
+    /// authority, which then replaces the Host field (RFC 9112 §3.2.2), else the Host field.
+    /// nil when there is neither (HTTP/1.0 without Host).
+    public var host: Substring? {
+        var target = target
+        if let r = target.withUTF8({ Self.authority(in: $0) }) {
+            let u = target.utf8
+            return Substring(u[u.index(u.startIndex, offsetBy: r.lowerBound)..<u.index(u.startIndex, offsetBy: r.upperBound)])
+        }
+        return headers["Host"].map { Substring($0) }
+    }
+
+    /// Where the authority of an absolute-form target (`scheme://authority/path`) lies; nil
+    /// for the other forms. The parser has checked it; here it is only found.
+    static func authority(in b: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        guard let first = b.first, first != UInt8(ascii: "/"), first != UInt8(ascii: "*") else { return nil }
+        var i = 0
+        while i < b.count && b[i] != UInt8(ascii: ":") && b[i] != UInt8(ascii: "/") && b[i] != UInt8(ascii: "?") { i += 1 }
+        guard b.count - i >= 3, b[i] == UInt8(ascii: ":"), b[i + 1] == UInt8(ascii: "/"), b[i + 2] == UInt8(ascii: "/") else { return nil }
+        let start = i + 3
+        var end = start
+        while end < b.count && b[end] != UInt8(ascii: "/") && b[end] != UInt8(ascii: "?") { end += 1 }
+        return start..<end
+    }
+
+    /// The raw query string after `?`, if any (an absolute-form authority has no `?` before it).
     public var query: Substring? {
         guard let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
         return target[target.utf8.index(after: q)...]

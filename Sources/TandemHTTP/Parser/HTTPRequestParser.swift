@@ -11,6 +11,10 @@
 /// - Empty lines (CRLF) before a request line are skipped (§2.2).
 /// - `Expect: 100-continue` is ignored in HTTP/1.0; any other expectation gets 417.
 /// - A transfer coding other than chunked gets 501; chunked not last, or TE in HTTP/1.0, gets 400.
+/// - Targets (§3.2): origin-form, absolute-form with an `http`/`https` URI, and `*` for OPTIONS;
+///   anything else is 400, and CONNECT's authority-form 501 (no tunnels here).
+/// - Host must be one valid `uri-host [ ":" port ]` (§3.2); empty only with an absolute-form
+///   target, whose authority stands in for it (§3.2.2): an `http` URI needs a host (RFC 9110 §4.2.1).
 public struct HTTPRequestParser {
     public enum Event {
         case request(HTTPRequest)
@@ -164,7 +168,7 @@ public struct HTTPRequestParser {
         }
         if headEnd < 0 {
             scan = end
-            if lineStart == start && end - start > limits.maxTargetLength + 32 {
+            if lineStart == start && end - start - 32 > limits.maxTargetLength {
                 throw HTTPParseError(.uriTooLong, "target_too_long", "the request target is longer than \(limits.maxTargetLength) bytes")
             }
             if end - start > limits.maxHeaderBytes {
@@ -207,6 +211,7 @@ public struct HTTPRequestParser {
 
     private struct Framing {
         var hostCount = 0
+        var hostEmpty = false
         var contentLength: Int?
         var contentLengthSeen = false
         var transferEncodingSeen = false
@@ -245,6 +250,7 @@ public struct HTTPRequestParser {
             throw HTTPParseError(.headersTooLarge, "headers_too_large", "the header section is larger than \(limits.maxHeaderBytes) bytes")
         }
         let version = try Self.parseVersion(p, versionStart, lineEnd)
+        let absolute = try Self.checkTargetForm(p, method: from, methodEnd, target: targetStart, targetEnd)
 
         // Field lines.
         var framing = Framing()
@@ -261,7 +267,7 @@ public struct HTTPRequestParser {
             headers.add(Self.string(p, ls, nameEnd), Self.string(p, valueStart, valueEnd))
             ls = lf + 1
         }
-        try checkFraming(framing, version: version)
+        try checkFraming(framing, version: version, absoluteForm: absolute)
         // Built last, once nothing can throw: a request made before the field lines was
         // copied twice on the way out.
         let request = HTTPRequest(
@@ -284,6 +290,49 @@ public struct HTTPRequestParser {
     @inline(__always)
     static func string(_ p: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> String {
         String(decoding: UnsafeBufferPointer(rebasing: p[from..<to]), as: UTF8.self)
+    }
+
+    /// RFC 9112 §3.2: true for absolute-form, false for origin-form and `*` (OPTIONS only);
+    /// anything else throws. The method is matched case-sensitively (RFC 9110 §9.1).
+    private static func checkTargetForm(
+        _ p: UnsafeBufferPointer<UInt8>, method ms: Int, _ me: Int, target ts: Int, _ te: Int
+    ) throws(HTTPParseError) -> Bool {
+        let first = p[ts]
+        if first == UInt8(ascii: "/") { return false }
+        if first == UInt8(ascii: "*") && te - ts == 1 {
+            guard equals(p, ms, me, "OPTIONS") else { throw .bad("invalid_target", "the asterisk-form `*` is only for OPTIONS") }
+            return false
+        }
+        if equals(p, ms, me, "CONNECT") {
+            if let problem = HTTPAuthority.problem(p, ts, te) { throw .bad("invalid_target", "the CONNECT target " + problem.message) }
+            throw HTTPParseError(.notImplemented, "connect_not_supported", "CONNECT is not served: this is no proxy")
+        }
+        // absolute-form; an origin server serves `http-URI` and `https-URI` (RFC 9110 §4.2):
+        // scheme "://" authority path-abempty [ "?" query ].
+        var a = ts
+        for c in "http".utf8 {
+            guard a < te, HTTPSyntax.lower(p[a]) == c else { throw notATarget }
+            a += 1
+        }
+        if a < te && HTTPSyntax.lower(p[a]) == UInt8(ascii: "s") { a += 1 }
+        guard te - a >= 3, p[a] == HTTPSyntax.colon, p[a + 1] == UInt8(ascii: "/"), p[a + 2] == UInt8(ascii: "/") else { throw notATarget }
+        a += 3
+        var ae = a
+        while ae < te && p[ae] != UInt8(ascii: "/") && p[ae] != UInt8(ascii: "?") { ae += 1 }
+        if let problem = HTTPAuthority.problem(p, a, ae) { throw .bad("invalid_target", "the request target's authority " + problem.message) }
+        return true
+    }
+
+    private static var notATarget: HTTPParseError {
+        .bad("invalid_target", "the request target is not `/path`, `http://host/path`, or `*` with OPTIONS")
+    }
+
+    @inline(__always)
+    private static func equals(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, _ literal: StaticString) -> Bool {
+        guard e - s == literal.utf8CodeUnitCount else { return false }
+        let l = literal.utf8Start
+        for i in 0..<(e - s) where p[s + i] != l[i] { return false }
+        return true
     }
 
     private static func parseVersion(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) throws(HTTPParseError) -> HTTPVersion {
@@ -334,15 +383,22 @@ public struct HTTPRequestParser {
         switch name.count {
         case 4 where HTTPSyntax.equalsLowercase(name, "host"):
             f.hostCount += 1
+            if value.isEmpty {
+                f.hostEmpty = true
+            } else if let problem = HTTPAuthority.problem(value, 0, value.count) {
+                throw .bad("invalid_host", "the Host field " + problem.message)
+            }
         case 6 where HTTPSyntax.equalsLowercase(name, "expect"):
             if HTTPSyntax.equalsLowercase(value, "100-continue") { f.expectContinue = true } else { f.unknownExpectation = true }
         case 14 where HTTPSyntax.equalsLowercase(name, "content-length"):
             f.contentLengthSeen = true
             try forEachListMember(value) { (m) throws(HTTPParseError) in
-                guard m.count > 0, m.count <= 18 else { throw .bad("invalid_content_length", "Content-Length is not a decimal number") }
+                guard m.count > 0 else { throw .bad("invalid_content_length", "Content-Length is not a decimal number") }
                 var n = 0
                 for c in m {
                     guard c >= 48 && c <= 57 else { throw .bad("invalid_content_length", "Content-Length is not a decimal number") }
+                    // Bounded by value as it is read (leading zeros are harmless): below 10^18, far from Int.max.
+                    guard n < 100_000_000_000_000_000 else { throw .bad("invalid_content_length", "Content-Length is too large a number") }
                     n = n * 10 + Int(c - 48)
                 }
                 if let old = f.contentLength, old != n {
@@ -384,9 +440,12 @@ public struct HTTPRequestParser {
         }
     }
 
-    private func checkFraming(_ f: Framing, version: HTTPVersion) throws(HTTPParseError) {
+    private func checkFraming(_ f: Framing, version: HTTPVersion, absoluteForm: Bool) throws(HTTPParseError) {
         if version.minor >= 1 && f.hostCount == 0 { throw .bad("missing_host", "an HTTP/1.1 request needs a Host field") }
         if f.hostCount > 1 { throw .bad("multiple_host", "more than one Host field") }
+        // An empty Host names no host, and an `http` URI must have one (RFC 9110 §4.2.1; RFC 9112 §3.3
+        // lets the server reject it). With an absolute-form target the Host is ignored (§3.2.2).
+        if f.hostEmpty && !absoluteForm { throw .bad("invalid_host", "the Host field is empty") }
         if f.transferEncodingSeen {
             if version.minor == 0 { throw .bad("transfer_encoding_http10", "Transfer-Encoding in an HTTP/1.0 request") }
             if f.contentLengthSeen { throw .bad("content_length_with_transfer_encoding", "both Content-Length and Transfer-Encoding") }
@@ -421,7 +480,8 @@ public struct HTTPRequestParser {
             var i = start
             var size = 0
             while i < ce, let h = HTTPSyntax.hexValue(p[i]) {
-                if i - start >= 15 { throw .bad("chunk_size_overflow", "the chunk size is too large") }
+                // The value is bounded, not the digit count: leading zeros are harmless.
+                if size >= 1 << 59 { throw .bad("chunk_size_overflow", "the chunk size is too large") }
                 size = size << 4 | h
                 i += 1
             }

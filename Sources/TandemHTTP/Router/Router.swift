@@ -1,8 +1,8 @@
 /// Maps method and path to handlers. Build it, then hand `handler` to the server.
 ///
 /// HEAD runs the GET handler (the connection drops the body), OPTIONS is answered with
-/// `Allow`, a path known under other methods gets 405 with `Allow`, an unknown one the
-/// fallback (static files) or 404.
+/// `Allow` (for `*`, every method the server serves), a path known under other methods gets
+/// 405 with `Allow`, an unknown one the fallback (static files) or 404.
 public struct Router: Sendable {
     struct Route: Sendable {
         var method: HTTPMethod
@@ -67,6 +67,10 @@ public struct Router: Sendable {
     }
 
     public func route(_ request: __owned HTTPRequest, _ responder: HTTPResponder) {
+        // `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7): every method it serves.
+        if request.method == .options && request.target == "*" {
+            return responder.send(HTTPResponse(status: .noContent, headers: ["Allow": serverMethods]))
+        }
         let path = request.path
         guard let segments = RoutePattern.split(path) else {
             return notFound(request, responder)
@@ -101,6 +105,16 @@ public struct Router: Sendable {
             responder.send(.error(.methodNotAllowed, code: "method_not_allowed",
                                   message: "\(request.method.rawValue) is not allowed here", headers: ["Allow": allow]))
         }
+    }
+
+    /// The methods of all routes in registration order, HEAD with GET (as for one path's
+    /// `Allow`), and OPTIONS.
+    var serverMethods: String {
+        var methods: [String] = []
+        for route in routes where !methods.contains(route.method.rawValue) { methods.append(route.method.rawValue) }
+        if methods.contains("GET") && !methods.contains("HEAD") { methods.append("HEAD") }
+        if !methods.contains("OPTIONS") { methods.append("OPTIONS") }
+        return methods.joined(separator: ", ")
     }
 
     private func notFound(_ request: HTTPRequest, _ responder: HTTPResponder) {
