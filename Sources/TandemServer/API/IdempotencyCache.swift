@@ -88,14 +88,16 @@ public final class IdempotencyCache: Sendable {
         for w in waiters { w.send(Self.replayed(response)) }
     }
 
-    /// What identifies a request for its key: method, target (path and query, so
-    /// `?scope=session` and `?scope=document` differ), content type and body.
+    /// What identifies a request for its key: method, path and query (so `?scope=session` and
+    /// `?scope=document` differ, and an absolute-form target is the same request as its
+    /// origin-form), content type and body.
     public static func fingerprint(of request: HTTPRequest) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(request.target.utf8.count + request.body.count + 48)
         bytes += request.method.rawValue.utf8
         bytes.append(0)
-        bytes += request.target.utf8
+        bytes += request.path.utf8
+        if let query = request.query { bytes.append(UInt8(ascii: "?")); bytes += query.utf8 }
         bytes.append(0)
         bytes += (request.headers["Content-Type"] ?? "").utf8
         bytes.append(0)
