@@ -168,7 +168,9 @@ public struct HTTPRequestParser {
         }
         if headEnd < 0 {
             scan = end
-            if lineStart == start && end - start - 32 > limits.maxTargetLength {
+            // A request line still arriving is refused early only for what the whole line would
+            // be refused for: its target (after the method's space) already past the limit.
+            if lineStart == start && end - start - 32 > limits.maxTargetLength && partialTargetLength(end: end) > limits.maxTargetLength {
                 throw HTTPParseError(.uriTooLong, "target_too_long", "the request target is longer than \(limits.maxTargetLength) bytes")
             }
             if end - start > limits.maxHeaderBytes {
@@ -221,6 +223,20 @@ public struct HTTPRequestParser {
         var lastIsChunked = false
         var expectContinue = false
         var unknownExpectation = false
+    }
+
+    /// The bytes of the target received so far on an unfinished request line: from the
+    /// method's space to the next space or the end of what has arrived (0 before the space).
+    private func partialTargetLength(end: Int) -> Int {
+        buffer.withUnsafeBufferPointer { p in
+            var i = start
+            while i < end && p[i] != HTTPSyntax.sp { i += 1 }
+            guard i < end else { return 0 }
+            let targetStart = i + 1
+            i = targetStart
+            while i < end && p[i] != HTTPSyntax.sp { i += 1 }
+            return i - targetStart
+        }
     }
 
     private func buildHead(_ p: UnsafeBufferPointer<UInt8>, from: Int, to headEnd: Int) throws(HTTPParseError) -> (HTTPRequest, Framing) {

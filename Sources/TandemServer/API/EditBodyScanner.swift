@@ -80,7 +80,8 @@ struct EditBodyScanner {
             } else {
                 let negative = i < p.count && p[i] == UInt8(ascii: "-")
                 if negative { i += 1 }
-                guard let n = natural(), n != 0 else { return nil }
+                // JSON has no space between a minus and its digits: `- 1` is the tree's to refuse.
+                guard let n = natural(skippingSpace: !negative), n != 0 else { return nil }
                 components.append(negative ? .delete(n) : .retain(n))
             }
         } while take(UInt8(ascii: ","))
@@ -89,8 +90,8 @@ struct EditBodyScanner {
     }
 
     /// Digits without a sign, a leading zero, a fraction or an exponent, at most 15 of them.
-    private mutating func natural() -> Int? {
-        skipSpace()
+    private mutating func natural(skippingSpace: Bool = true) -> Int? {
+        if skippingSpace { skipSpace() }
         let start = i
         var n = 0
         // Digits past the 15th are counted, never added in: 20 nines overflowed Int.
