@@ -6,7 +6,7 @@ import time
 
 
 from sse import SSEStream
-from tandem_client import Client, assert_error, change_list, describe, new_session
+from tandem_client import Client, assert_error, change_list, describe, new_session, unchanged
 from utf16 import apply_ops
 
 
@@ -169,6 +169,8 @@ def test_history_saved_and_state_events(anon, alice):
         checkpoint = s.next_of("history").json()
         assert checkpoint == {"notification": "checkpoint", "session": alice.id, "revision": synced}
         assert alice.undo(d["id"]).status_code == 200
+        will = s.next_of("history")
+        assert will.json() == {"notification": "willUndo", "session": alice.id, "revision": synced}
         ev = s.next_of("history")
         assert ev.json() == {"notification": "didUndo", "session": alice.id, "revision": synced + 1}
         assert ev.id == str(synced + 1)
@@ -191,16 +193,18 @@ def test_resume_replays_history_and_state(anon, alice):
     anon.patch(f"/documents/{d['id']}", {"editingDisabled": True})
     with _subscribe(anon, d["id"], last_event_id=first) as s2:
         got = []
-        while len(got) < 5:
+        while len(got) < 6:
             ev = s2.next_event()
             if ev.type in ("change", "history", "state"):
                 got.append((ev.type, ev.id, ev.json()))
         assert [(t, i) for t, i, _ in got] == [("change", str(first + 1)), ("history", str(first + 1)),
+                                                ("history", str(first + 1)),
                                                 ("change", str(first + 2)), ("history", str(first + 2)),
                                                 ("state", str(first + 2))]
         assert got[1][2] == {"notification": "checkpoint", "session": alice.id, "revision": first + 1}
-        assert got[3][2] == {"notification": "didUndo", "session": alice.id, "revision": first + 2}
-        assert got[4][2] == {"state": "editingDisabled"}
+        assert got[2][2] == {"notification": "willUndo", "session": alice.id, "revision": first + 1}
+        assert got[4][2] == {"notification": "didUndo", "session": alice.id, "revision": first + 2}
+        assert got[5][2] == {"state": "editingDisabled"}
 
 
 def test_keep_alive_comments_arrive(servers):
@@ -442,13 +446,50 @@ def test_history_events_name_the_undo_notifications(anon, alice):
         alice.delete(f"/documents/{d['id']}/history/groups")
         alice.undo(d["id"])
         alice.redo(d["id"])
-        wanted = ["didOpenUndoGroup", "didCloseUndoGroup", "didUndo", "didRedo"]
+        # NSUndoManager's order, will before did, each exactly once.
+        wanted = ["didOpenUndoGroup", "willCloseUndoGroup", "didCloseUndoGroup", "willUndo", "didUndo", "willRedo", "didRedo"]
         found = []
         deadline = time.monotonic() + 10
         while len(found) < len(wanted):
             ev = s.next_of("history", timeout=max(0.01, deadline - time.monotonic()))
-            found += [w for w in wanted if w in ev.data and w not in found]
+            if ev.json()["notification"] in wanted:
+                found.append(ev.json()["notification"])
         assert found == wanted
+
+
+def test_an_undo_that_closes_an_open_group_announces_the_close_first(anon, alice):
+    d = anon.create_doc("")
+    with _subscribe(alice, d["id"]) as s:
+        _synced(alice, s, d["id"])
+        assert alice.post(f"/documents/{d['id']}/history/groups").status_code == 200
+        alice.insert(d["id"], "x", 1)
+        assert alice.undo(d["id"]).status_code == 200
+        wanted = ["willCloseUndoGroup", "didCloseUndoGroup", "willUndo", "didUndo"]
+        found = []
+        deadline = time.monotonic() + 10
+        while len(found) < len(wanted):
+            ev = s.next_of("history", timeout=max(0.01, deadline - time.monotonic()))
+            if ev.json()["notification"] in wanted:
+                found.append(ev.json()["notification"])
+        assert found == wanted
+
+
+def test_an_undo_body_takes_no_fields(alice):
+    d = alice.create_doc("")
+    alice.insert(d["id"], "x", 0)
+    with unchanged(alice, d["id"]):
+        assert_error(alice.post(f"/documents/{d['id']}/undo", {"group": 1}), 400, "invalid_field")
+        assert_error(alice.post(f"/documents/{d['id']}/redo", {"scope": "document"}), 400, "invalid_field")
+    assert alice.post(f"/documents/{d['id']}/undo", {}).status_code == 200
+
+
+def test_actions_name_the_paste_menu_item(alice):
+    d = alice.create_doc("abc")
+    a = alice.get(f"/documents/{d['id']}/actions").json()
+    assert a["pasteMenuItemTitle"] == "Paste"
+    alice.post("/pasteboards", {"name": "mine"})
+    a = alice.get(f"/documents/{d['id']}/actions", params={"pasteboard": "mine"}).json()
+    assert a["pasteMenuItemTitle"] == "Paste from mine"
 
 
 def test_many_subscribers_each_see_every_change(base, anon):

@@ -341,6 +341,9 @@ extension ServerContext {
             w.key("redo"); w.bool(accepts && um.canRedo(scope))
             w.key("undoMenuItemTitle"); w.string(um.undoMenuItemTitle(scope))
             w.key("redoMenuItemTitle"); w.string(um.redoMenuItemTitle(scope))
+            // What a Paste menu item would say: where the text comes from when it is not the
+            // general pasteboard everyone shares.
+            w.key("pasteMenuItemTitle"); w.string(p.name == Pasteboard.generalName ? "Paste" : "Paste from \(p.name)")
             w.key("pasteboard"); w.string(p.name)
             w.key("selection"); DocumentJSON.selection(selection, to: &w)
             w.endObject()

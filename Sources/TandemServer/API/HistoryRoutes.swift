@@ -18,6 +18,7 @@ extension ServerContext {
                 method: .post, path: "/documents/{id}/undo", operationID: "undo",
                 summary: "Undo one group: the session's own latest (scope=session) or anyone's (scope=document)", tag: "Undo",
                 parameters: [scope, Endpoint.header("Idempotency-Key", "Makes a resend safe")],
+                requestBody: Endpoint.jsonBody(Schemas.object([], required: []), required: false),
                 responses: [Endpoint.json(200, "The undo as applied", Schemas.ref("UndoResult")),
                             Endpoint.error(409, "Nothing to undo (nothing_to_undo), or undo groups nested more than one level deep are open (group_open)")] + changeErrors,
                 handler: { [self] req, res in undoOrRedo(req, res, redo: false) }
@@ -26,6 +27,7 @@ extension ServerContext {
                 method: .post, path: "/documents/{id}/redo", operationID: "redo",
                 summary: "Redo the latest undone group of the scope", tag: "Undo",
                 parameters: [scope, Endpoint.header("Idempotency-Key", "Makes a resend safe")],
+                requestBody: Endpoint.jsonBody(Schemas.object([], required: []), required: false),
                 responses: [Endpoint.json(200, "The redo as applied", Schemas.ref("UndoResult")),
                             Endpoint.error(409, "Nothing to redo")] + changeErrors,
                 handler: { [self] req, res in undoOrRedo(req, res, redo: true) }
@@ -130,22 +132,37 @@ extension ServerContext {
         handle.events.send(ServerSentEvents.frame(id: rev, event: "history", data: historyEventJSON(notification, session: session)))
     }
 
+    /// The same, from code that already holds the document's lock.
+    func sendHistoryEvent(_ handle: DocumentHandle, _ notification: String, session: String?, locked st: DocumentState) {
+        handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "history", data: historyEventJSON(notification, session: session)))
+    }
+
     func undoOrRedo(_ req: HTTPRequest, _ res: HTTPResponder, redo: Bool) {
         let handle: DocumentHandle
         let scope: UndoScope
         let session: Session?
-        do {
+        do throws(APIError) {
             (handle, scope, session) = try historyTarget(req)
+            // The body, if any, is an empty object: a field it does not know is a typo, not a wish.
+            try RequestBody.object(req).allowOnly([])
         } catch {
             res.send(error.response)
             return
         }
         performChange(handle, request: req, responder: res, session: session) { st throws(APIError) in
             let change: Change
+            let um = st.document.undoManager
+            let openBefore = um.groupingLevel(scope)
             do throws(DocumentError) {
                 change = redo ? try st.document.redo(scope: scope, time: now()) : try st.document.undo(scope: scope, time: now())
             } catch {
                 throw APIError.document(error)
+            }
+            // An undo closes a level-1 open group first, as NSUndoManager's does: that close is
+            // announced before the undo's own willUndo.
+            if !redo, um.groupingLevel(scope) < openBefore {
+                sendHistoryEvent(handle, "willCloseUndoGroup", session: scope.sessionID, locked: st)
+                sendHistoryEvent(handle, "didCloseUndoGroup", session: scope.sessionID, locked: st)
             }
             var w = JSONWriter(capacity: 768)
             w.beginObject()
@@ -201,6 +218,7 @@ extension ServerContext {
             return (level, submitPendingJournal(st, id: handle.id))
         }
         try finishPending(handle, ticket)
+        if !begin { sendHistoryEvent(handle, "willCloseUndoGroup", session: session.id) }
         sendHistoryEvent(handle, begin ? "didOpenUndoGroup" : "didCloseUndoGroup", session: session.id)
         var w = JSONWriter(capacity: 24)
         w.beginObject(); w.key("groupingLevel"); w.int(level); w.endObject()

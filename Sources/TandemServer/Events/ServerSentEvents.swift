@@ -60,6 +60,17 @@ enum ServerSentEvents {
         var history: [EventChannel.Coalescable] = []
         for (event, superseded) in zip(events, superseded) {
             let change = event.change
+            // NSUndoManager's order: willUndo (willRedo), the change, didUndo (didRedo). Never
+            // coalesced: each one brackets its own change.
+            if change.kind != .edit {
+                w.text("id: "); w.int(change.revision - 1); w.text("\nevent: history\ndata: ")
+                w.beginObject()
+                w.key("notification"); w.string(change.kind == .undo ? "willUndo" : "willRedo")
+                w.key("session"); w.optionalString(change.session)
+                w.key("revision"); w.int(change.revision - 1)
+                w.endObject()
+                w.text("\n\n")
+            }
             w.text("id: "); w.int(change.revision); w.text("\nevent: change\ndata: ")
             DocumentJSON.change(change, to: &w)
             w.text("\n\n")

@@ -44,9 +44,9 @@ extension Schemas {
         ("Actions", object([
             ("cut", boolean), ("copy", boolean), ("paste", boolean), ("delete", boolean),
             ("select", boolean), ("selectAll", boolean), ("undo", boolean), ("redo", boolean),
-            ("undoMenuItemTitle", string), ("redoMenuItemTitle", string),
+            ("undoMenuItemTitle", string), ("redoMenuItemTitle", string), ("pasteMenuItemTitle", string),
             ("pasteboard", string), ("selection", ["oneOf": [ref("Selection"), ["type": "null"]]]),
         ], required: ["cut", "copy", "paste", "delete", "select", "selectAll", "undo", "redo",
-                      "undoMenuItemTitle", "redoMenuItemTitle", "pasteboard", "selection"])),
+                      "undoMenuItemTitle", "redoMenuItemTitle", "pasteMenuItemTitle", "pasteboard", "selection"])),
     ]
 }
