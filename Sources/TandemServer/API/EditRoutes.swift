@@ -159,7 +159,7 @@ extension ServerContext {
             return
         }
         if let base = edit.base {
-            let changes = handle.state.withLock { $0.document.revision } - base
+            let changes = handle.revisionHint.load(ordering: .relaxed) - base
             let work = (edit.form.spliceCount + 1).multipliedReportingOverflow(by: max(changes, 0))
             if work.overflow || work.partialValue > Self.inlineRebaseWork {
                 heavyWork.async { [self] in rebaseThenApply(edit, base: base, handle: handle, request: req, responder: res, session: session) }

@@ -44,6 +44,7 @@ extension ServerContext {
             do throws(APIError) { outcome = try body(&st) } catch { return .failure(error) }
             if case .changed(let change, let response, let notification) = outcome {
                 handle.lengthHint.store(st.document.length, ordering: .relaxed)
+                handle.revisionHint.store(st.document.revision, ordering: .relaxed)
                 st.modified = change.time
                 st.changeInFlight(changeCountBefore: changeCountBefore)
                 let stored = StoredChange(documentID: handle.id, revision: change.revision, payload: ChangeCodec.encode(st.journal?.drain() ?? []))

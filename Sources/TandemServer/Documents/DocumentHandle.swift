@@ -16,10 +16,14 @@ final class DocumentHandle: Sendable {
     /// The text's length in UTF-16 units as of its last change, read without the lock to
     /// tell whether a request over the whole text belongs on the heavy-work queue.
     let lengthHint: Atomic<Int>
+    /// The document's revision as of its last change, read without the lock to judge how far
+    /// behind a stale edit is.
+    let revisionHint: Atomic<Int>
 
     init(id: String, state: sending DocumentState, events: EventChannel) {
         self.id = id
         lengthHint = Atomic(state.document.length)
+        revisionHint = Atomic(state.document.revision)
         self.state = DocumentLock(state)
         self.events = events
     }
