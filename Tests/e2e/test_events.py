@@ -448,13 +448,18 @@ def test_history_events_name_the_undo_notifications(anon, alice):
         alice.redo(d["id"])
         # NSUndoManager's order, will before did, each exactly once.
         wanted = ["didOpenUndoGroup", "willCloseUndoGroup", "didCloseUndoGroup", "willUndo", "didUndo", "willRedo", "didRedo"]
-        found = []
-        deadline = time.monotonic() + 10
-        while len(found) < len(wanted):
-            ev = s.next_of("history", timeout=max(0.01, deadline - time.monotonic()))
-            if ev.json()["notification"] in wanted:
-                found.append(ev.json()["notification"])
-        assert found == wanted
+        assert _notifications(s, wanted) == wanted
+
+
+def _notifications(s: SSEStream, wanted: list[str]) -> list[str]:
+    """The stream's next history notifications among `wanted`, as many as `wanted` holds."""
+    found = []
+    deadline = time.monotonic() + 10
+    while len(found) < len(wanted):
+        ev = s.next_of("history", timeout=max(0.01, deadline - time.monotonic()))
+        if ev.json()["notification"] in wanted:
+            found.append(ev.json()["notification"])
+    return found
 
 
 def test_an_undo_that_closes_an_open_group_announces_the_close_first(anon, alice):
@@ -465,13 +470,7 @@ def test_an_undo_that_closes_an_open_group_announces_the_close_first(anon, alice
         alice.insert(d["id"], "x", 1)
         assert alice.undo(d["id"]).status_code == 200
         wanted = ["willCloseUndoGroup", "didCloseUndoGroup", "willUndo", "didUndo"]
-        found = []
-        deadline = time.monotonic() + 10
-        while len(found) < len(wanted):
-            ev = s.next_of("history", timeout=max(0.01, deadline - time.monotonic()))
-            if ev.json()["notification"] in wanted:
-                found.append(ev.json()["notification"])
-        assert found == wanted
+        assert _notifications(s, wanted) == wanted
 
 
 def test_an_undo_body_takes_no_fields(alice):

@@ -256,16 +256,7 @@ extension ServerContext {
                 store.submit(writes) { ticket.finish($0) }
                 return (stored, journaled, ticket)
             }
-            switch ticket.wait() {
-            case .success:
-                break
-            case .failure(.notFound):
-                throw .notFound("document '\(handle.id)'")
-            case .failure(let error):
-                logger.error("could not update document \(handle.id): \(error)")
-                if journaled { storeFailed(handle, error: error) }
-                throw .storageFailing
-            }
+            try awaitStored(ticket, of: handle, journaled: journaled, doing: "update")
             return try handle.state.withLock { st throws(APIError) in
                 if st.deleted { throw .notFound("document '\(handle.id)'") }
                 let before = st.condition

@@ -134,16 +134,7 @@ extension ServerContext {
                 store.submit(writes) { ticket.finish($0) }
                 return (v, cleared, ticket)
             }
-            switch ticket.wait() {
-            case .success:
-                break
-            case .failure(.notFound):
-                throw .notFound("document '\(handle.id)'")
-            case .failure(let error):
-                logger.error("saving a version of \(handle.id) failed: \(error)")
-                if cleared { storeFailed(handle, error: error) }
-                throw .storageFailing
-            }
+            try awaitStored(ticket, of: handle, journaled: cleared, doing: "save a version of")
             newest = number
             handle.state.withLock { st in
                 guard !st.deleted else { return }

@@ -331,4 +331,20 @@ extension ServerContext {
             }
         }
     }
+
+    /// Waits for a unit written for `handle` outside the change path (a PATCH, a save) and
+    /// words its outcome: a failed unit that carried the document's pending journal
+    /// (`journaled`) puts the document back as stored.
+    func awaitStored(_ ticket: StoreTicket, of handle: DocumentHandle, journaled: Bool, doing what: String) throws(APIError) {
+        switch ticket.wait() {
+        case .success:
+            return
+        case .failure(.notFound):
+            throw .notFound("document '\(handle.id)'")
+        case .failure(let error):
+            logger.error("could not \(what) document \(handle.id): \(error)")
+            if journaled { storeFailed(handle, error: error) }
+            throw .storageFailing
+        }
+    }
 }
