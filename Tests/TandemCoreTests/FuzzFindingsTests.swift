@@ -23,3 +23,41 @@ import Testing
         #expect(try DocumentSnapshot(binary: bytes).text == "é")
     }
 }
+
+/// Splices whose end lies past Int.max: checking them against the base length added position
+/// and count and overflowed (journal target, through `JournalBinary` and stored inverses).
+@Suite struct FuzzFindingsSpliceTests {
+    @Test(arguments: [(Int.max, 65, 1904), (3, Int.max, 5), (Int.max, Int.max, Int.max), (Int.max - 1, 2, Int.max)])
+    func splicesEndingPastIntMaxAreOutOfRange(position: Int, deleted: Int, baseLength: Int) {
+        #expect(throws: OperationError.self) {
+            try TextOperation(splices: [.init(position: position, deleted: deleted, inserted: "")], baseLength: baseLength)
+        }
+        var coding = OperationCoding(.identity(length: baseLength))
+        coding.positions = [position]; coding.deleted = [deleted]; coding.inserted = [""]
+        #expect(throws: OperationError.self) { try coding.operation() }
+    }
+}
+
+/// Snapshots that decode but whose change-log columns do not line up: loading one trapped on
+/// an index out of range (`ChangeLog.length(at:)`) instead of refusing it (snapshot target,
+/// whose reproducer had a log of one change with no `lengthAfter`).
+@Suite struct FuzzFindingsSnapshotLogTests {
+    static let damages: [(String, @Sendable (inout ChangeLog.State) -> Void)] = [
+        ("no lengthAfter", { $0.lengthAfter = [] }),
+        ("an owner too many", { $0.owner.append(0) }),
+        ("splices past their columns", { $0.spliceEnd[0] += 5 }),
+        ("text past the buffer", { $0.textStart[0] = UInt32($0.text.count) }),
+        ("a negative deleted count", { $0.spliceDeleted[0] = -1 }),
+        ("a trimmed count near Int.max", { $0.trimmed = Int.max }),
+    ]
+
+    @Test(arguments: damages.indices)
+    func aSnapshotWithDamagedLogColumnsIsRefused(row: Int) throws {
+        let document = Document(text: "ab")
+        try document.apply(.insert("xyz", at: 1, length: 2), session: nil, time: 1)
+        var snapshot = document.snapshot()
+        #expect(throws: Never.self) { try Document(snapshot: snapshot) }
+        Self.damages[row].1(&snapshot.log)
+        #expect(throws: DocumentError.self, "\(Self.damages[row].0)") { try Document(snapshot: snapshot) }
+    }
+}
