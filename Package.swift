@@ -9,6 +9,9 @@ let package = Package(
         .executable(name: "tandem-bench", targets: ["tandem-bench"]),
         .library(name: "TandemCore", targets: ["TandemCore"]),
         .library(name: "TandemHTTP", targets: ["TandemHTTP"]),
+        // For the fuzz package (Tests/Fuzz), which reaches them by path.
+        .library(name: "TandemStore", targets: ["TandemStore"]),
+        .library(name: "TandemServer", targets: ["TandemServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

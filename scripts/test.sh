@@ -43,6 +43,9 @@ grep -E "✘" /tmp/tandem-test.log | head -40 || true
 tail -n 3 /tmp/tandem-test.log
 [ $swift_status -eq 0 ] || { echo "FAILED: swift test" >&2; exit 1; }
 
+echo "== fuzz: libFuzzer, 60 s per target"
+./scripts/fuzz.sh 60
+
 # Each suite has its own conftest, so each runs in its own pytest process.
 for suite in Tests/e2e Tests/browser; do
     [ -d "$suite" ] || continue

@@ -176,9 +176,13 @@ private struct SnapshotReader {
         return n
     }
 
+    /// Valid UTF-8 or damage: decoded leniently, a damaged string would load with replacement
+    /// characters in it (and, for the text, another length than its log says).
     mutating func string() throws(SnapshotFormatError) -> String {
         let range = try take(try count(atLeast: 1), "a string")
-        return String(decoding: bytes[range], as: UTF8.self)
+        let s = bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+        guard let s else { throw SnapshotFormatError(offset: range.lowerBound, "a string is not UTF-8") }
+        return s
     }
 
     mutating func column<T: FixedWidthInteger>(_: T.Type = T.self) throws(SnapshotFormatError) -> [T] {

@@ -109,6 +109,7 @@ extension Document {
     /// Rebuilds a document from a snapshot; `configuration.levelsOfUndo` is ignored in
     /// favour of the snapshot's.
     public convenience init(snapshot: DocumentSnapshot, configuration: Configuration = .init()) throws(DocumentError) {
+        guard snapshot.log.columnsLineUp else { throw .invalidOperation(.invalidComponent("the snapshot's change log is damaged")) }
         self.init(text: snapshot.text, configuration: configuration)
         log.s = snapshot.log
         let um = undoManager
@@ -135,5 +136,29 @@ extension Document {
         guard log.revision == snapshot.revision, log.length(at: log.revision) == length else {
             throw .invalidOperation(.lengthMismatch(expected: log.length(at: log.revision), actual: length))
         }
+    }
+}
+
+extension ChangeLog.State {
+    /// Every change has each of its columns, and its splices and their text lie inside theirs:
+    /// a damaged snapshot that still decodes is refused here, not by an index out of range.
+    var columnsLineUp: Bool {
+        let n = kind.count, m = splicePosition.count
+        guard trimmed >= 0, startLength >= 0, trimmed <= Int.max - n,
+              owner.count == n, time.count == n, lengthAfter.count == n, spliceEnd.count == n, textStart.count == n,
+              spliceDeleted.count == m, spliceInserted.count == m else { return false }
+        var spliceStart = 0
+        for i in 0..<n {
+            let end = Int(spliceEnd[i])
+            guard lengthAfter[i] >= 0, spliceStart <= end, end <= m else { return false }
+            var textEnd = Int(textStart[i])
+            for k in spliceStart..<end {
+                guard splicePosition[k] >= 0, spliceDeleted[k] >= 0, spliceInserted[k] >= 0 else { return false }
+                textEnd += Int(spliceDeleted[k]) + Int(spliceInserted[k])
+            }
+            guard textEnd <= text.count else { return false }
+            spliceStart = end
+        }
+        return true
     }
 }

@@ -9,8 +9,10 @@ extension TextOperation {
             guard splice.deleted >= 0 else {
                 throw .invalidComponent("splice at \(splice.position) deletes a negative count \(splice.deleted)")
             }
-            guard splice.position >= 0, splice.position + splice.deleted <= baseLength else {
-                throw .positionOutOfRange(position: splice.position < 0 ? splice.position : splice.position + splice.deleted,
+            // Compared without adding: a damaged stored splice can hold counts near Int.max.
+            guard splice.position >= 0, splice.deleted <= baseLength - splice.position else {
+                let end = splice.position.addingReportingOverflow(splice.deleted)
+                throw .positionOutOfRange(position: splice.position < 0 ? splice.position : end.overflow ? .max : end.partialValue,
                                           length: baseLength)
             }
             guard splice.position >= end else {

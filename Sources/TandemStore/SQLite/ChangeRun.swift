@@ -46,7 +46,9 @@ enum ChangeRun {
     /// changes: a damaged row must fail loudly, never replay as a shorter history.
     static func decode(_ bytes: [UInt8], document: String, first: Int, last: Int,
                        wanted: ClosedRange<Int>, into changes: inout [StoredChange]) throws(StoreError) {
-        guard first >= 1, first <= last else { throw damaged(document, first, last) }
+        // No revision is Int.max (they count up from 1): such a `last` is damage, and counting
+        // one past it would overflow.
+        guard first >= 1, first <= last, last < Int.max else { throw damaged(document, first, last) }
         var index = 0
         var revision = first
         while index < bytes.count {

@@ -1,0 +1,4 @@
+import FuzzSupport
+
+writeSeedsIfAsked(seeds)
+runFuzzer(fuzzSnapshot)

@@ -1,0 +1,63 @@
+import Testing
+@testable import TandemCore
+
+/// Inputs `scripts/fuzz.sh` found that a snapshot decoder took wrongly, minimized.
+@Suite struct FuzzFindingsTests {
+    /// A binary snapshot of `Document(text: "ab")` with the text's two bytes replaced: the
+    /// decoder read invalid UTF-8 leniently, so a damaged text loaded with U+FFFD in it (and
+    /// another UTF-16 length than the log's) instead of being refused (snapshot target).
+    @Test(arguments: [[0xC3, 0x28], [0xFF, 0x61], [0xED, 0xA0], [0x61, 0x80]] as [[UInt8]])
+    func binarySnapshotsWithInvalidUTF8AreDamaged(text: [UInt8]) throws {
+        var bytes = Document(text: "ab").snapshot().binary()
+        // Magic (4), revision and change count (8 each), editing disabled (1), text length (8).
+        let at = 4 + 8 + 8 + 1 + 8
+        #expect(Array(bytes[at..<at + 2]) == Array("ab".utf8))
+        bytes.replaceSubrange(at..<at + 2, with: text)
+        #expect(throws: SnapshotFormatError.self) { try DocumentSnapshot(binary: bytes) }
+    }
+
+    /// The same bytes with valid UTF-8 in that place still read, to the new text.
+    @Test func aValidReplacementStillReads() throws {
+        var bytes = Document(text: "ab").snapshot().binary()
+        bytes.replaceSubrange(29..<31, with: Array("é".utf8))
+        #expect(try DocumentSnapshot(binary: bytes).text == "é")
+    }
+}
+
+/// Splices whose end lies past Int.max: checking them against the base length added position
+/// and count and overflowed (journal target, through `JournalBinary` and stored inverses).
+@Suite struct FuzzFindingsSpliceTests {
+    @Test(arguments: [(Int.max, 65, 1904), (3, Int.max, 5), (Int.max, Int.max, Int.max), (Int.max - 1, 2, Int.max)])
+    func splicesEndingPastIntMaxAreOutOfRange(position: Int, deleted: Int, baseLength: Int) {
+        #expect(throws: OperationError.self) {
+            try TextOperation(splices: [.init(position: position, deleted: deleted, inserted: "")], baseLength: baseLength)
+        }
+        var coding = OperationCoding(.identity(length: baseLength))
+        coding.positions = [position]; coding.deleted = [deleted]; coding.inserted = [""]
+        #expect(throws: OperationError.self) { try coding.operation() }
+    }
+}
+
+/// Snapshots that decode but whose change-log columns do not line up: loading one trapped on
+/// an index out of range (`ChangeLog.length(at:)`) instead of refusing it (snapshot target,
+/// whose reproducer had a log of one change with no `lengthAfter`).
+@Suite struct FuzzFindingsSnapshotLogTests {
+    static let damages: [(String, @Sendable (inout ChangeLog.State) -> Void)] = [
+        ("no lengthAfter", { $0.lengthAfter = [] }),
+        ("an owner too many", { $0.owner.append(0) }),
+        ("splices past their columns", { $0.spliceEnd[0] += 5 }),
+        ("text past the buffer", { $0.textStart[0] = UInt32($0.text.count) }),
+        ("a negative deleted count", { $0.spliceDeleted[0] = -1 }),
+        ("a trimmed count near Int.max", { $0.trimmed = Int.max }),
+    ]
+
+    @Test(arguments: damages.indices)
+    func aSnapshotWithDamagedLogColumnsIsRefused(row: Int) throws {
+        let document = Document(text: "ab")
+        try document.apply(.insert("xyz", at: 1, length: 2), session: nil, time: 1)
+        var snapshot = document.snapshot()
+        #expect(throws: Never.self) { try Document(snapshot: snapshot) }
+        Self.damages[row].1(&snapshot.log)
+        #expect(throws: DocumentError.self, "\(Self.damages[row].0)") { try Document(snapshot: snapshot) }
+    }
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Fuzzes Tandem's parsers and decoders with libFuzzer (Tests/Fuzz): builds the targets with
+# -sanitize=fuzzer,address in their own scratch path, then runs each for SECONDS (default 60) on
+# a copy of its seed corpus in /tmp, so the committed corpus never grows. A target passes when
+# libFuzzer found nothing: no crash, no broken property, no input slower than the timeout, no
+# runaway memory. A finding prints its reproducer's path and bytes, to become a test row.
+#   scripts/fuzz.sh [SECONDS]        FUZZ_TARGETS="http json" narrows the run to some targets.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+SECONDS_EACH=${1:-60}
+TARGETS=${FUZZ_TARGETS:-"http json edit-body journal change-run snapshot"}
+
+module() {
+    case $1 in
+        http) echo FuzzHTTP ;; json) echo FuzzJSON ;; edit-body) echo FuzzEditBody ;;
+        journal) echo FuzzJournal ;; change-run) echo FuzzChangeRun ;; snapshot) echo FuzzSnapshot ;;
+        *) echo "fuzz: unknown target $1" >&2; exit 2 ;;
+    esac
+}
+
+echo "fuzz: building (release, -sanitize=fuzzer,address) in .build-fuzz"
+build_start=$(date +%s)
+if ! swift build --package-path Tests/Fuzz --scratch-path "$ROOT/.build-fuzz" -c release \
+        -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing > /tmp/tandem-fuzz-build.log 2>&1; then
+    grep -E "error:" /tmp/tandem-fuzz-build.log | head -20 >&2
+    echo "FAILED: the fuzz targets do not build (log: /tmp/tandem-fuzz-build.log)" >&2
+    exit 1
+fi
+if grep -E "^($ROOT/)?(Sources|Tests)/[^ ]*: warning:" /tmp/tandem-fuzz-build.log; then
+    echo "FAILED: the fuzz build printed warnings in Tandem's own code" >&2
+    exit 1
+fi
+BIN=$ROOT/.build-fuzz/release
+echo "fuzz: built in $(( $(date +%s) - build_start )) s"
+
+WORK=$(mktemp -d /tmp/tandem-fuzz.XXXXXX)
+passed=0
+failed=0
+for target in $TARGETS; do
+    exe=$BIN/$(module "$target")
+    corpus=$WORK/$target/corpus
+    artifacts=$WORK/$target/findings
+    mkdir -p "$corpus" "$artifacts"
+    cp Tests/Fuzz/corpus/"$target"/* "$corpus"/
+    log=$WORK/$target/log
+    start=$(date +%s)
+    # -timeout: one input slower than 5 s is a finding (a hang or a quadratic path);
+    # leaks are not looked for (the Swift runtime keeps caches until exit), and Swift's own
+    # backtracer stays off: it reads memory in ways ASan reports over the real finding.
+    set +e
+    ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no "$exe" "$corpus" -max_total_time="$SECONDS_EACH" -timeout=5 -rss_limit_mb=2048 \
+        -artifact_prefix="$artifacts/" -print_final_stats=1 > "$log" 2>&1
+    status=$?
+    set -e
+    execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || true)
+    [ -n "$execs" ] || execs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#' || true)
+    findings=$(find "$artifacts" -type f | sort)
+    echo "fuzz $target: ${execs:-0} executions in $(( $(date +%s) - start )) s, corpus $(ls "$corpus" | wc -l) inputs"
+    if [ $status -eq 0 ] && [ -z "$findings" ]; then
+        passed=$((passed + 1))
+        continue
+    fi
+    failed=$((failed + 1))
+    echo "fuzz $target: FOUND (libFuzzer exit $status), log $log"
+    grep -E "fuzz property violated|ERROR: libFuzzer|ERROR: AddressSanitizer|Fatal error|SUMMARY|ALARM" "$log" | head -8 | sed 's/^/    /'
+    for f in $findings; do
+        echo "  reproducer $f ($(stat -c %s "$f") bytes):"
+        python3 -c 'import sys; print("    " + repr(open(sys.argv[1], "rb").read(2000)))' "$f"
+    done
+done
+echo "fuzz: work files in $WORK"
+echo "fuzz: $passed passed, $failed failed"
+[ $failed -eq 0 ]
