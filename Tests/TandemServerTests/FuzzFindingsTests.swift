@@ -64,8 +64,13 @@ import Testing
         "[-9223372036854775807,\"x\",-9223372036854775807]",
     ])
     func operationsLongerThanIntMaxAreRefused(ops: String) throws {
-        let edit = try ServerContext.decodeEditTree(Self.request(#"{"ops":"# + ops + "}"))
-        #expect(throws: APIError.self) { try edit.build(0) }
+        // Refused where the numbers are read (past ±(2^53-1)), or else where they are summed.
+        let refused = Self.answer { () throws(APIError) in
+            let edit = try ServerContext.decodeEditTree(Self.request(#"{"ops":"# + ops + "}"))
+            _ = try edit.build(0)
+            return edit
+        }
+        #expect(refused.hasPrefix("4"), "\(refused)")
         let journal = #"[["edit","# + ops + #",0,null,null,true,false,true,1]]"#
         #expect(throws: (any Error).self) { try ChangeCodec.decode(Array(journal.utf8)) }
     }
