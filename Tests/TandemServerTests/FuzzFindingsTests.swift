@@ -86,4 +86,12 @@ import Testing
         let parsed = try? JSONParser.parse(body)
         #expect(parsed.map { $0.objectKeys?.count == 100_000 } ?? true)
     }
+
+    /// A binary journal may hold any Int (a trim through 2^57 here); its JSON form must read
+    /// it back, though clients may send no integer past 2^53 (journal target).
+    @Test func aStoredTrimPastTheClientRangeReadsBackFromJSON() throws {
+        let bytes: [UInt8] = [0x01, 0x10, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x10, 0x01, 0x10, 0x98, 0x9d, 0x9d, 0x9d, 0x02]
+        let events = try ChangeCodec.decode(bytes)
+        #expect(try ChangeCodec.decode(JournalCodec.encode(events)) == events)
+    }
 }

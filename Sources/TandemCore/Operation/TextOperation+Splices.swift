@@ -3,6 +3,7 @@ extension TextOperation {
     /// Splices that touch are merged and empty ones dropped.
     public init(splices: [Splice], baseLength: Int) throws(OperationError) {
         guard baseLength >= 0 else { throw .invalidComponent("base length must not be negative, got \(baseLength)") }
+        guard baseLength <= Self.maxLength else { throw .invalidComponent("base length \(baseLength) is more than \(Self.maxLength)") }
         var builder = OperationBuilder()
         var end = 0
         for splice in splices {

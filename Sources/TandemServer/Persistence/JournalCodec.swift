@@ -82,8 +82,9 @@ enum JournalCodec {
             guard i < a.count else { throw DecodeError(description: "journal event \(tag) is short") }
             return a[i]
         }
+        // Stored by the server itself, so any Int reads back (`intValue` bounds what clients send).
         func int(_ i: Int) throws -> Int {
-            guard let n = try at(i).intValue else { throw DecodeError(description: "journal event \(tag): integer expected") }
+            guard case .integer(let n) = try at(i) else { throw DecodeError(description: "journal event \(tag): integer expected") }
             return n
         }
         func double(_ i: Int) throws -> Double {
