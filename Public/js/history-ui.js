@@ -53,19 +53,56 @@ export class HistoryUI {
 
   changed(change) {
     const me = this.view.api.session && this.view.api.session.id;
+    // Someone else's undo may have taken back a change of ours: look, and say so.
+    if (change.kind === 'undo' && change.session && change.session !== me) {
+      this.undoneBy = change.session;
+      this.schedule();
+      return;
+    }
     if (this.scope === 'document' || change.session === me) this.schedule();
   }
 
+  /** "Undo Ada's Typing" when the change is someone else's (everyone's scope). */
+  title(kind, h) {
+    const own = kind === 'undo' ? h.undoMenuItemTitle : h.redoMenuItemTitle;
+    const stack = kind === 'undo' ? h.undoStack : h.redoStack;
+    const top = stack && stack[stack.length - 1];
+    const me = this.view.api.session && this.view.api.session.id;
+    if (this.scope !== 'document' || !top || !top.session || top.session === me) return own || (kind === 'undo' ? 'Undo' : 'Redo');
+    const verb = kind === 'undo' ? 'Undo' : 'Redo';
+    return `${verb} ${possessive(this.nameOf(top.session))} ${top.actionName || 'Change'}`;
+  }
+
+  nameOf(session) {
+    const name = this.view.presence.names().get(session);
+    return name ? name.replace(/\s*\(guest\)$/, '') : 'Someone';
+  }
+
+  /** Groups of ours in the stack shown (either scope lists them with their session). */
+  ownGroups(h) {
+    const me = this.view.api.session && this.view.api.session.id;
+    return new Map((h.undoStack || []).filter((e) => e.session === me).map((e) => [e.revision, e]));
+  }
+
   render(h) {
+    const before = this.state;
     this.state = h;
+    if (this.undoneBy && before) {
+      const now = this.ownGroups(h);
+      const gone = [...this.ownGroups(before).values()].filter((e) => !now.has(e.revision));
+      if (gone.length) toast(`${this.nameOf(this.undoneBy)} undid your ${gone[gone.length - 1].actionName || 'change'}`, { ms: 5000 });
+    }
+    this.undoneBy = null;
     const undo = $('#undo-button');
     const redo = $('#redo-button');
     undo.disabled = !h.canUndo;
     redo.disabled = !h.canRedo;
-    $('#undo-label').textContent = h.undoMenuItemTitle || 'Undo';
-    $('#redo-label').textContent = h.redoMenuItemTitle || 'Redo';
-    undo.title = `${h.undoMenuItemTitle || 'Undo'} (Ctrl+Z)`;
-    redo.title = `${h.redoMenuItemTitle || 'Redo'} (Ctrl+Shift+Z)`;
+    const undoTitle = this.title('undo', h);
+    const redoTitle = this.title('redo', h);
+    $('#undo-label').textContent = undoTitle;
+    $('#redo-label').textContent = redoTitle;
+    undo.title = `${undoTitle} (Ctrl+Z)`;
+    redo.title = `${redoTitle} (Ctrl+Shift+Z)`;
 
     const list = $('#history-list');
     list.textContent = '';
@@ -108,7 +145,8 @@ export class HistoryUI {
       }
       if (res.history) { this.fetchedAt = res.revision; this.render(res.history); }
       view.selectWhenReached(res.revision, res.range || view.constructor.rangeOf(res.ops));
-      toast(`${kind === 'undo' ? 'Undid' : 'Redid'} ${res.actionName || 'change'}`);
+      const whose = this.scope === 'document' ? this.title(kind, h).replace(/^(Undo|Redo) /, '') : (res.actionName || 'change');
+      toast(`${kind === 'undo' ? 'Undid' : 'Redid'} ${whose}`);
     });
   }
 
@@ -132,3 +170,6 @@ export class HistoryUI {
     }, { once: true });
   }
 }
+
+/** "Ada's", "James'" */
+function possessive(name) { return /s$/i.test(name) ? `${name}’` : `${name}’s`; }
