@@ -236,7 +236,7 @@ export class DocView {
     document.title = `${title || 'Untitled'} · Tandem`;
   }
 
-  /** Back online after an outage: a rename missed meanwhile has no event to replay. */
+  /** Back online after an outage: a rename (or an undo group's change) missed meanwhile has no event to replay. */
   async onConnection(status) {
     this.updateStatus();
     this.updateSaveStatus();
@@ -245,6 +245,7 @@ export class DocView {
     this.everOnline = true;
     if (!missed) return;
     const collab = this.collab;
+    this.history.refresh();
     try {
       const doc = await this.api.get(this.base);
       if (this.collab === collab) this.showTitle(doc.title);

@@ -36,7 +36,8 @@ export class HistoryUI {
       this.fetchedAt = at;
       this.render(h);
     } catch (e) {
-      if (e.status !== 404) toast(`Could not load the undo history: ${e.message}`, { kind: 'error' });
+      // Offline, the status already says so; the history is read again on reconnecting.
+      if (e.status !== 404 && e.status !== 0) toast(`Could not load the undo history: ${e.message}`, { kind: 'error' });
     }
   }
 
