@@ -54,11 +54,11 @@ export class HistoryUI {
 
   changed(change) {
     const me = this.view.api.session && this.view.api.session.id;
-    // Someone else's undo may have taken back a change of ours: look, and say so.
-    if (change.kind === 'undo' && change.session && change.session !== me) {
-      this.undoneBy = change.session;
-      this.schedule();
-      return;
+    // An undo of a change of ours carries our session; not made here (our own undo runs
+    // as an action), it was someone else's, from everyone's scope: say so.
+    const c = this.view.collab;
+    if (change.kind === 'undo' && change.session === me && c && !c.actionBusy) {
+      toast(`Someone undid your ${change.actionName || 'change'}`, { ms: 5000 });
     }
     if (this.scope === 'document' || change.session === me) this.schedule();
   }
@@ -79,21 +79,8 @@ export class HistoryUI {
     return name ? name.replace(/\s*\(guest\)$/, '') : 'Someone';
   }
 
-  /** Groups of ours in the stack shown (either scope lists them with their session). */
-  ownGroups(h) {
-    const me = this.view.api.session && this.view.api.session.id;
-    return new Map((h.undoStack || []).filter((e) => e.session === me).map((e) => [e.revision, e]));
-  }
-
   render(h) {
-    const before = this.state;
     this.state = h;
-    if (this.undoneBy && before) {
-      const now = this.ownGroups(h);
-      const gone = [...this.ownGroups(before).values()].filter((e) => !now.has(e.revision));
-      if (gone.length) toast(`${this.nameOf(this.undoneBy)} undid your ${gone[gone.length - 1].actionName || 'change'}`, { ms: 5000 });
-    }
-    this.undoneBy = null;
     const undo = $('#undo-button');
     const redo = $('#redo-button');
     undo.disabled = !h.canUndo;
