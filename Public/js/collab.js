@@ -126,9 +126,10 @@ export class Collab extends EventTarget {
         }
         // Lost answer or server away: the same body and key again is safe.
         f.uncertain = true;
+        const delay = this.retryDelay;
+        this.retryDelay = Math.min(delay * 2, 8000); // grown first: the status reads it
         this.emit('retrying', { error: e });
-        await sleep(this.retryDelay);
-        this.retryDelay = Math.min(this.retryDelay * 2, 8000);
+        await sleep(delay);
       }
     }
   }

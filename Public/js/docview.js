@@ -332,7 +332,9 @@ export class DocView {
     const s = $('#save-status');
     const c = this.collab;
     const pending = c ? c.pendingCount : 0;
-    const reachable = c && c.stream.status === 'open';
+    // A failed attempt since the last acknowledgement (the server away or refusing to
+    // store) is not "saving" either.
+    const reachable = c && c.stream.status === 'open' && c.retryDelay <= 500;
     if (!pending) {
       s.dataset.state = 'saved';
       s.textContent = 'Saved';

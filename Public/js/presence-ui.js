@@ -21,7 +21,11 @@ export class PresenceUI {
   update(people, moved = []) {
     this.view.editor.markMoved(moved);
     this.people = people;
+    const renamed = people.some((p) => this.known.has(p.id) && this.known.get(p.id) !== p.name);
     for (const p of people) this.known.set(p.id, p.name);
+    // "Undo Ada's Typing" and the history panel name people: a new name shows there too.
+    const history = this.view.history;
+    if (renamed && history.state) history.render(history.state);
     const me = this.view.api.session && this.view.api.session.id;
     const ul = $('#people');
     ul.textContent = '';
