@@ -136,7 +136,8 @@ export class Collab extends EventTarget {
 
   /**
    * The session ended while `f` was unacknowledged. If an earlier attempt may have landed,
-   * the change log says whether it did (a change by the old session); only if it did not
+   * the change log says whether it did (a change by the old session with its very ops:
+   * another tab may share the session); only if it did not
    * does the edit go again, under the new session with a new key.
    */
   async recoverSession(f) {
@@ -185,11 +186,15 @@ export class Collab extends EventTarget {
    * undo groups. The log brings the same changes in the same order.
    */
   async catchUpWhileOffline() {
-    if (this.offlineCatchUp || this.stopped) return;
+    // One reading at a time; an answer meanwhile asks for another (the first may predate it).
+    if (this.offlineCatchUp) { this.offlineCatchUpAgain = true; return; }
     this.offlineCatchUp = true;
     try {
-      await this.integrateLog();
-    } catch { /* the stream brings them once it is back */ } finally {
+      do {
+        this.offlineCatchUpAgain = false;
+        try { await this.integrateLog(); } catch { break; /* the stream brings them once back */ }
+      } while (this.offlineCatchUpAgain && !this.stopped && this.stream.status !== 'open');
+    } finally {
       this.offlineCatchUp = false;
     }
     // The server answers again: the stream need not wait out its backoff.
