@@ -2,6 +2,8 @@
 says, and Undo still says what it will undo."""
 from selenium.webdriver.common.keys import Keys
 
+from conftest import FAULTS_JS
+
 FITS = """
 const out = [...document.querySelectorAll('.appbar *, .toolbar *')]
   .filter((e) => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden')
@@ -67,3 +69,14 @@ def test_a_phone_fits_in_every_status(server, windows):
     check(w, "three-people-long-title")
     for o in others:
         o.wait_synced()
+
+
+def test_a_phone_fits_while_it_cannot_connect(server, windows):
+    doc = server.create_document("Never connects", "Text typed before the stream ever opened.")
+    w = windows(390, 844)
+    w.before_load(FAULTS_JS)
+    w.before_load("window.__faults.refuseEvents = 1e9;")
+    w.driver.get(f"{server.base}/#/doc/{doc['id']}")
+    w.wait(lambda: w.js("const s = document.getElementById('sync-status'); return s && s.textContent") == "Connecting…")
+    w.wait(lambda: w.js("return document.getElementById('editor-text').value").startswith("Text typed"))
+    check(w, "connecting")
