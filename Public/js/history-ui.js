@@ -159,5 +159,5 @@ export class HistoryUI {
   }
 }
 
-/** "Ada's", "James'" */
-function possessive(name) { return /s$/i.test(name) ? `${name}’` : `${name}’s`; }
+/** "Ada’s", "Frances’s" (as Chicago has it, and as people say it). */
+function possessive(name) { return `${name}’s`; }
