@@ -103,6 +103,10 @@ def test_someone_undoing_your_change_tells_you(server, windows):
     a.driver.find_element(By.CSS_SELECTOR, "input[name=scope][value=document]").click()
     # (Read each time: a guest whose name clashes takes another one meanwhile.)
     a.wait(lambda: undo_label(a) == f"Undo {guest(b)}’s Typing", 10, undo_label(a))
+    # Renamed (elsewhere, through the API), b's name follows in a's title at once.
+    status, _ = server.request("PATCH", "/sessions/me", {"name": "James"}, token=b.js("return window.tandem.api.session.token"))
+    assert status == 200
+    a.wait(lambda: undo_label(a) == "Undo James’s Typing", 10, undo_label(a))
     a.button("undo-button").click()
     b.wait(lambda: b.text() == "x")
     b.wait(lambda: b.js("return document.getElementById('toast').textContent") == "Someone undid your Typing", 10)
