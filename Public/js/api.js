@@ -1,5 +1,6 @@
 // The REST client: one session per tab (its token lives in sessionStorage, so two windows
-// are two people), JSON in and out, errors as ApiError with the server's code.
+// are two people; a duplicated tab copies it and shares the session, which collab-state.js
+// allows for), JSON in and out, errors as ApiError with the server's code.
 
 const SESSION_KEY = 'tandem.session';
 const NAME_KEY = 'tandem.name';
@@ -29,6 +30,12 @@ export function preferredName() {
   return `${GUEST_NAMES[Math.floor(Math.random() * GUEST_NAMES.length)]} (guest)`;
 }
 
+/** A guest name nobody in `taken` has, or null when all are taken. */
+export function freeGuestName(taken) {
+  const free = GUEST_NAMES.map((n) => `${n} (guest)`).filter((n) => !taken.has(n));
+  return free.length ? free[Math.floor(Math.random() * free.length)] : null;
+}
+
 export class Api {
   constructor(base = '') {
     this.base = base;
@@ -55,15 +62,21 @@ export class Api {
     return this.sessionPromise;
   }
 
-  /** Ends this session and starts another under `name` (a new name needs a new session). */
-  async renameSession(name) {
-    localStorage.setItem(NAME_KEY, name);
-    if (this.session) {
-      try { await this.request('DELETE', '/sessions/me'); } catch { /* it may have expired */ }
-    }
-    this.forgetSession();
-    return this.ensureSession();
+  /**
+   * Renames this session in place (PATCH /sessions/me): its token, undo history and
+   * pasteboards stay, and everyone in its documents sees the new name.
+   */
+  async renameSession(name, { remember = true } = {}) {
+    if (remember) localStorage.setItem(NAME_KEY, name);
+    await this.ensureSession();
+    const s = await this.request('PATCH', '/sessions/me', { body: { name } });
+    this.session = { ...this.session, name: s.name };
+    sessionStorage.setItem(SESSION_KEY, JSON.stringify(this.session));
+    return this.session;
   }
+
+  /** True when the name is one this client picked, not one the person chose. */
+  get hasGuestName() { return !localStorage.getItem(NAME_KEY); }
 
   /**
    * After a 401 for the session `failedId`: a new session, unless someone else (the event

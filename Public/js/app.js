@@ -1,7 +1,7 @@
 // Tandem's browser client: routes between the document list and one open document
 // (the address holds it: #/doc/<id>, so a link can be shared).
 import { Api } from './api.js';
-import { $ } from './ui.js';
+import { $, toast } from './ui.js';
 import { ListView } from './list.js';
 import { DocView } from './docview.js';
 import { shakeSetting, requestMotionPermission } from './shake.js';
@@ -40,8 +40,11 @@ function setupSettings() {
     shakeSetting.enabled = $('#settings-shake').checked;
     const name = $('#settings-name').value.trim();
     if (name && (!api.session || name !== api.session.name)) {
-      await api.renameSession(name);
-      if (doc.id) doc.show(doc.id); // a new session: reconnect as it
+      try {
+        await api.renameSession(name);
+      } catch (e) {
+        toast(`Could not change your name: ${e.message}`, { kind: 'error' });
+      }
     }
   });
 }

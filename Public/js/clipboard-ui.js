@@ -1,9 +1,12 @@
 // Cut, Copy, Paste and Select All through the server's pasteboards, enabled exactly as
-// GET …/actions says, and a panel showing the chosen pasteboard live. Without the
-// server's clipboard (…/actions answers 404) the panel hides and the buttons use the
-// browser's clipboard instead.
+// GET …/actions says, and a panel showing the chosen pasteboard live. One clipboard: the
+// keyboard's Ctrl+C / Ctrl+X write the shared pasteboard as the buttons do (and the
+// device's clipboard, for other apps), and Ctrl+V pastes the shared one unless something
+// newer was copied elsewhere on the device. Without the server's clipboard (…/actions
+// answers 404) the panel hides and the buttons use the browser's clipboard instead.
 import { $, el, plural, toast } from './ui.js';
 import { enc } from './api.js';
+import { typeNames } from './pasteboard-types.js';
 
 export class ClipboardUI {
   constructor(view) {
@@ -24,6 +27,55 @@ export class ClipboardUI {
       this.scheduleActions();
     });
     $('#new-pasteboard-button').addEventListener('click', () => this.createPasteboard());
+    this.sharedText = null; // the chosen pasteboard's text, if it has some
+    this.lastWritten = null; // what this tab last put on the device's clipboard
+    const ta = view.editor.textarea;
+    ta.addEventListener('copy', (e) => this.onKeyboardCopy(e, 'copy'));
+    ta.addEventListener('cut', (e) => this.onKeyboardCopy(e, 'cut'));
+    ta.addEventListener('paste', (e) => this.onKeyboardPaste(e));
+  }
+
+  selectedText() {
+    const ed = this.view.editor;
+    const sel = ed.selection();
+    return ed.getText().slice(Math.min(sel.anchor, sel.head), Math.max(sel.anchor, sel.head));
+  }
+
+  /** Ctrl+C / Ctrl+X: the device's clipboard gets the text, the shared pasteboard too. */
+  onKeyboardCopy(e, name) {
+    if (!this.supported || !e.clipboardData) return;
+    const text = this.selectedText();
+    if (!text) return;
+    e.preventDefault();
+    e.clipboardData.setData('text/plain', text);
+    this.lastWritten = text;
+    // A cut is the server's: the deletion and the pasteboard write are one undoable "Cut".
+    this.perform(name);
+  }
+
+  /**
+   * Ctrl+V: the shared pasteboard, unless the device's clipboard holds something copied
+   * elsewhere since (another app): that is the newer copy, and the browser pastes it.
+   */
+  onKeyboardPaste(e) {
+    if (!this.supported || !e.clipboardData || this.sharedText === null) return;
+    const device = e.clipboardData.getData('text/plain');
+    const fromElsewhere = device !== '' && device !== this.sharedText && device !== this.lastWritten;
+    if (fromElsewhere) {
+      toast('Pasted from this device’s clipboard. The Paste button pastes the shared clipboard.', { ms: 4500 });
+      return;
+    }
+    e.preventDefault();
+    this.perform('paste');
+  }
+
+  /** The Copy and Cut buttons put the text on the device's clipboard too, for Ctrl+V elsewhere. */
+  async writeDevice(text) {
+    if (!text || !navigator.clipboard || typeof navigator.clipboard.writeText !== 'function') return;
+    try {
+      await navigator.clipboard.writeText(text);
+      this.lastWritten = text;
+    } catch { /* not allowed here: the shared pasteboard has it all the same */ }
   }
 
   get api() { return this.view.api; }
@@ -135,9 +187,13 @@ export class ClipboardUI {
       const to = Math.max(sel.anchor, sel.head);
       const body = { from, to };
       if (this.pasteboard !== 'general') body.pasteboard = this.pasteboard;
+      const text = view.editor.getText().slice(from, to);
+      if (name !== 'paste' && text !== this.lastWritten) this.writeDevice(text);
       const res = await view.post(`/${name}`, body);
+      // Known at once, before the pasteboard's event: a Ctrl+V right after pastes this.
+      if (name !== 'paste') this.sharedText = text;
       if (name === 'copy') {
-        toast(`Copied ${plural(to - from, 'character')}`);
+        toast(`Copied ${plural(to - from, 'character')} to the ${this.pasteboard === 'general' ? 'shared clipboard' : `“${this.pasteboard}” pasteboard`}`);
       } else if (res && res.revision !== undefined) {
         // Paste leaves the caret after the text; cut leaves it where the text was.
         const s = res.selection;
@@ -238,18 +294,26 @@ export class ClipboardUI {
       else this.fallBackToGeneral();
       return;
     }
-    $('#pasteboard-name').textContent = pb.name;
-    $('#pasteboard-count').textContent = `#${pb.changeCount}`;
-    $('#pasteboard-count').title = `Change count ${pb.changeCount}`;
+    const general = pb.name === 'general';
+    $('#pasteboard-name').textContent = general ? 'Shared clipboard' : `Pasteboard “${pb.name}”`;
+    $('#pasteboard-name').dataset.name = pb.name;
+    $('#pasteboard-about').textContent = general
+      ? 'Shared by everyone on this server: what anyone copies here, everyone can paste. Ctrl+C and Ctrl+X copy here too.'
+      : `Anyone who knows the name “${pb.name}” can paste from it${pb.persistent ? '' : '; it goes when its creator leaves'}.`;
+    const items = pb.items || [];
+    $('#pasteboard-count').textContent = items.length ? plural(items.length, 'item') : '';
+    $('#pasteboard-count').title = `Changed ${plural(pb.changeCount, 'time')}`;
     const list = $('#pasteboard-items');
     list.textContent = '';
-    const items = pb.items || [];
+    this.sharedText = null;
     items.forEach((item, i) => {
       const reps = Array.isArray(item) ? item : [item];
-      const text = reps.find((r) => typeof r.string === 'string');
-      list.append(el('li', { class: 'pasteboard-item' },
-        el('div', { class: 'item-types', text: reps.map((r) => r.type).join(', ') || `item ${i + 1}` }),
-        el('div', { class: 'item-preview', text: text ? clip(text.string) : `${reps.length} binary representation(s)` })));
+      const plain = reps.find((r) => typeof r.string === 'string' && /plain-text|^public\.text$|^text\/plain/.test(r.type));
+      const text = plain || reps.find((r) => typeof r.string === 'string');
+      if (i === 0 && plain) this.sharedText = plain.string;
+      list.append(el('li', { class: 'pasteboard-item', 'data-types': reps.map((r) => r.type).join(' ') },
+        el('div', { class: 'item-types', text: typeNames(reps.map((r) => r.type)) || `Item ${i + 1}` }),
+        el('div', { class: 'item-preview', text: text ? clip(text.string) : 'Not text: it can be pasted where it fits' })));
     });
     $('#pasteboard-empty').hidden = items.length > 0;
   }

@@ -1,13 +1,12 @@
-// The OT client of one open document, after ot.js / CodeMirror collab: a change typed here
-// applies locally at once and goes to the server with the revision it was based on; while
-// one change is in flight (awaiting acknowledgement), further changes wait in a buffer
-// (awaiting with buffer); changes from others are transformed against both before they
-// touch the text. The event stream is the one ordered channel: a change of ours comes back
-// on it (same session id, and the revision the POST answered once that answer is in), and
-// that is the acknowledgement. An edit the server turned into nothing (someone deleted the
-// same text first) comes back as no event at all: it is acknowledged once the stream has
-// reached the revision its answer named.
+// The network side of one open document's OT client; the protocol itself (revision,
+// in-flight change, buffer) is collab-state.js. A change typed here applies locally at once
+// and goes to the server with the revision it was based on; changes from others are
+// transformed through what is pending before they touch the text. The event stream is the
+// ordered channel: a change of ours comes back on it with the revision the POST answered,
+// and that is the acknowledgement. While the stream is down, the change log acknowledges
+// instead, so typing goes on reaching the server in its order and its undo groups.
 import * as ot from './ot.js';
+import * as cs from './collab-state.js';
 import { EventStream } from './sse.js';
 import { ApiError, enc, randomKey } from './api.js';
 
@@ -23,11 +22,9 @@ export class Collab extends EventTarget {
     super();
     this.api = api;
     this.id = doc.id;
-    this.revision = doc.revision;
+    this.st = cs.init(doc.revision); // the protocol state; its inflight's tag is {body, key, session, …}
     this.serverText = doc.text; // the text at this.revision, to carry pending changes over a reload
     this.editor = editor;
-    this.inflight = null; // {op, body, key, session, ackRevision, noop, uncertain}
-    this.buffer = []; // [{op, meta}], each based on the text after the previous
     this.queue = []; // events waiting to be integrated, in stream order
     this.pumping = false;
     this.holds = 0; // e.g. an IME composition: remote changes wait
@@ -63,13 +60,17 @@ export class Collab extends EventTarget {
 
   get sessionId() { return this.api.session && this.api.session.id; }
 
-  /** 'synchronized' | 'awaitingAck' | 'awaitingWithBuffer' (ot.js's client states). */
-  get state() {
-    if (!this.inflight) return 'synchronized';
-    return this.buffer.length ? 'awaitingWithBuffer' : 'awaitingAck';
-  }
+  get revision() { return this.st.revision; }
+  get inflight() { return this.st.inflight; }
+  get buffer() { return this.st.buffer; }
 
-  get pendingCount() { return (this.inflight ? 1 : 0) + this.buffer.length; }
+  /** 'synchronized' | 'awaitingAck' | 'awaitingWithBuffer' (ot.js's client states). */
+  get state() { return cs.status(this.st); }
+
+  get pendingCount() { return cs.pendingCount(this.st); }
+
+  /** The network record of the change in flight, or null. */
+  get sending() { return this.st.inflight && this.st.inflight.tag; }
 
   // ---- local changes ----
 
@@ -79,41 +80,41 @@ export class Collab extends EventTarget {
    */
   applyLocal(op, meta = {}) {
     if (ot.isNoop(op)) return;
-    const key = meta.actionName || '';
-    const last = this.buffer[this.buffer.length - 1];
-    if (last && (last.meta.actionName || '') === key && !meta.newGroup) last.op = ot.compose(last.op, op);
-    else this.buffer.push({ op, meta });
+    this.st = cs.push(this.st, op, meta);
     this.flush();
     this.emitState();
   }
 
   flush() {
-    if (this.inflight || !this.buffer.length || this.actionBusy || this.stopped || this.failed) return;
-    const { op, meta } = this.buffer.shift();
-    const body = { base: this.revision, ops: op };
-    if (meta.actionName) body.actionName = meta.actionName;
-    if (meta.newGroup) body.newGroup = true;
-    this.inflight = { op, body, key: randomKey(), session: this.sessionId, ackRevision: null, noop: false, uncertain: false };
-    this.send(this.inflight);
+    if (this.actionBusy || this.stopped || this.failed) return;
+    const f = { body: null, key: randomKey(), session: this.sessionId, uncertain: false };
+    const next = cs.sendable(this.st, f);
+    if (!next) return;
+    this.st = next.state;
+    f.body = { base: next.base, ops: next.op };
+    if (next.meta.actionName) f.body.actionName = next.meta.actionName;
+    if (next.meta.newGroup) f.body.newGroup = true;
+    this.send(f);
   }
 
   async send(f) {
-    while (this.inflight === f && !this.stopped) {
+    while (this.sending === f && !this.stopped) {
       try {
         // No silent new session on a 401: the key would be new to it, and an earlier
         // attempt whose answer was lost may have landed (see recoverSession).
         const res = await this.api.post(`/documents/${enc(this.id)}/edits`, f.body,
           { idempotencyKey: f.key, renewSession: false });
-        if (this.inflight !== f) return; // the stream acknowledged it already
-        f.ackRevision = res.revision;
-        f.noop = Array.isArray(res.ops) && ot.isNoop(res.ops);
+        if (this.sending !== f) return; // acknowledged already (a lost answer, found in the log)
+        this.st = cs.answered(this.st, res.revision, Array.isArray(res.ops) && ot.isNoop(res.ops));
+        this.waitingForAnswer = false;
         // A change that became nothing has no event to wait for; one that did not comes
-        // over the stream.
+        // over the stream, or from the log while the stream is down.
         this.acknowledgeNoop();
+        if (this.stream.status !== 'open') this.catchUpWhileOffline();
         this.pump();
         return;
       } catch (e) {
-        if (this.inflight !== f) return;
+        if (this.sending !== f) return;
         if (e instanceof ApiError && e.status === 401) {
           await this.recoverSession(f);
           continue;
@@ -125,16 +126,18 @@ export class Collab extends EventTarget {
         }
         // Lost answer or server away: the same body and key again is safe.
         f.uncertain = true;
+        const delay = this.retryDelay;
+        this.retryDelay = Math.min(delay * 2, 8000); // grown first: the status reads it
         this.emit('retrying', { error: e });
-        await sleep(this.retryDelay);
-        this.retryDelay = Math.min(this.retryDelay * 2, 8000);
+        await sleep(delay);
       }
     }
   }
 
   /**
    * The session ended while `f` was unacknowledged. If an earlier attempt may have landed,
-   * the change log says whether it did (a change by the old session); only if it did not
+   * the change log says whether it did (a change by the old session with its very ops:
+   * another tab may share the session); only if it did not
    * does the edit go again, under the new session with a new key.
    */
   async recoverSession(f) {
@@ -146,6 +149,9 @@ export class Collab extends EventTarget {
       return;
     }
     if (f.uncertain) {
+      // No answer will come for the old session's attempt: its ops tell it in the log.
+      this.st = cs.answerLost(this.st);
+      this.waitingForAnswer = false;
       try {
         await this.integrateLog();
       } catch (e) {
@@ -153,18 +159,46 @@ export class Collab extends EventTarget {
         await sleep(this.retryDelay);
         return; // try again: the next attempt meets the 401 and comes back here
       }
-      if (this.inflight !== f) return;
+      if (this.sending !== f) return;
     }
     f.session = this.sessionId;
     f.key = randomKey();
     f.uncertain = false;
+    this.st = { ...this.st, inflight: { ...this.st.inflight, lost: false } }; // its answer will come
   }
 
-  /** Integrates every change after this.revision from the log (GET …/edits?since=). */
+  /**
+   * Integrates every change after this.revision from the log (GET …/edits?since=), up to
+   * one that may be ours and awaits its answer.
+   */
   async integrateLog() {
     const changes = await this.api.get(`/documents/${enc(this.id)}/edits?since=${this.revision}`);
     const list = Array.isArray(changes) ? changes : (changes.changes || []);
-    for (const c of list) if (c.revision === this.revision + 1) this.onChange(c);
+    for (const c of list) {
+      if (c.revision !== this.revision + 1) continue;
+      if (this.onChange(c) === 'wait') break;
+    }
+  }
+
+  /**
+   * Our change is answered but the stream is down: without its acknowledgement the next
+   * change cannot go, and the server's typing pause would split one run of typing into two
+   * undo groups. The log brings the same changes in the same order.
+   */
+  async catchUpWhileOffline() {
+    // One reading at a time; an answer meanwhile asks for another (the first may predate it).
+    if (this.offlineCatchUp) { this.offlineCatchUpAgain = true; return; }
+    this.offlineCatchUp = true;
+    try {
+      do {
+        this.offlineCatchUpAgain = false;
+        try { await this.integrateLog(); } catch { break; /* the stream brings them once back */ }
+      } while (this.offlineCatchUpAgain && !this.stopped && this.stream.status !== 'open');
+    } finally {
+      this.offlineCatchUp = false;
+    }
+    // The server answers again: the stream need not wait out its backoff.
+    this.stream.reconnectNow();
   }
 
   fail(error) {
@@ -260,7 +294,7 @@ export class Collab extends EventTarget {
     this.pumping = true;
     try {
       this.editor.flushInput();
-      while (this.queue.length && !this.holds && !this.stopped) {
+      while (this.queue.length && !this.holds && !this.stopped && !this.waitingForAnswer) {
         const ev = this.queue[0];
         if (ev.type === 'change' && ev.data.revision > this.revision + 1) {
           await this.catchUp();
@@ -271,8 +305,9 @@ export class Collab extends EventTarget {
           await this.catchUp(true);
           continue;
         }
+        // A change that may be ours stays first in line until its answer is in.
+        if (this.integrate(ev) === 'wait') break;
         this.queue.shift();
-        this.integrate(ev);
       }
     } finally {
       this.pumping = false;
@@ -281,9 +316,9 @@ export class Collab extends EventTarget {
 
   integrate(ev) {
     switch (ev.type) {
-      case 'change': this.onChange(ev.data); break;
-      case 'presence': this.onPresence(ev.data); break;
-      default: this.emit(ev.type, ev.data); break;
+      case 'change': return this.onChange(ev.data);
+      case 'presence': this.onPresence(ev.data); return 'done';
+      default: this.emit(ev.type, ev.data); return 'done';
     }
   }
 
@@ -307,7 +342,8 @@ export class Collab extends EventTarget {
     }
     // Drop queued changes now covered.
     this.queue = this.queue.filter((q) => q.type !== 'change' || q.data.revision > this.revision);
-    const stuck = this.queue.length && this.queue[0].type === 'change' && this.revision === before;
+    const stuck = this.queue.length && this.queue[0].type === 'change' && this.revision === before &&
+      !this.waitingForAnswer;
     if (stuck) this.reload(new Error('the change log has a gap'));
     else if (afterReset) this.emit('resynced', {});
   }
@@ -326,8 +362,8 @@ export class Collab extends EventTarget {
    * answers the first answer). Waits out network errors.
    */
   async settleInflight() {
-    const f = this.inflight;
-    if (!f || f.refused || f.ackRevision !== null || f.landed !== undefined) return;
+    const f = this.sending;
+    if (!f || f.refused || this.inflight.ackRevision !== null || f.landed !== undefined) return;
     for (let delay = 500; ; delay = Math.min(delay * 2, 8000)) {
       try {
         await this.api.post(`/documents/${enc(this.id)}/edits`, f.body, { idempotencyKey: f.key, renewSession: false });
@@ -355,59 +391,58 @@ export class Collab extends EventTarget {
     let base = this.serverText;
     let op = null;
     if (f) {
-      const landed = !f.refused && (f.ackRevision !== null || f.landed === true);
+      const landed = !f.tag.refused && (f.ackRevision !== null || f.tag.landed === true);
       if (landed) base = ot.apply(base, f.op);
       else op = f.op;
     }
     for (const b of this.buffer) op = op ? ot.compose(op, b.op) : b.op;
-    this.inflight = null;
-    this.buffer = [];
+    this.st = { ...this.st, inflight: null, buffer: [] };
     if (!op || ot.isNoop(op)) return null;
     return { base, op };
   }
 
+  /** One change from the stream or the log; returns the protocol's verdict (see cs.receive). */
   onChange(c) {
-    if (c.revision <= this.revision) return; // a replay of something integrated
-    const f = this.inflight;
-    const mine = f && !f.noop && c.session && c.session === f.session && c.kind === 'edit' &&
-      (f.ackRevision === null || f.ackRevision === c.revision);
+    const f = this.sending;
+    const r = cs.receive(this.st, c, f ? f.session : this.sessionId);
+    if (r.kind === 'stale') return r.kind;
+    if (r.kind === 'wait') { this.waitingForAnswer = true; return r.kind; }
+    let text;
     try {
-      this.serverText = ot.apply(this.serverText, c.ops);
+      text = ot.apply(this.serverText, c.ops);
     } catch (e) {
       this.reload(e); // our idea of the text is wrong: start again from the server's
-      return;
+      return 'stale';
     }
+    this.serverText = text;
+    this.st = r.state;
     this.recent.push({ revision: c.revision, op: c.ops });
     if (this.recent.length > RECENT_LIMIT) this.recent.shift();
     this.mapPresence(c.ops);
-    if (mine) {
-      this.acknowledge(c.revision);
+    if (r.kind === 'own') {
+      this.acknowledged();
       this.emit('change', { change: c, own: true });
-      return;
+      return r.kind;
     }
-    let op = c.ops;
-    if (f) [f.op, op] = ot.transform(f.op, op);
-    for (const b of this.buffer) [b.op, op] = ot.transform(b.op, op);
-    this.revision = c.revision;
-    this.editor.applyRemote(op, c);
-    this.emit('change', { change: c, own: false, op });
+    this.editor.applyRemote(r.op, c);
+    this.emit('change', { change: c, own: false, op: r.op });
     this.acknowledgeNoop();
     this.reachTargets();
+    return r.kind;
   }
 
   /** The in-flight edit became nothing on the server and everything before it is here. */
   acknowledgeNoop() {
-    const f = this.inflight;
-    if (!f || !f.noop || f.ackRevision === null || this.revision < f.ackRevision) return;
+    const r = cs.settleNoop(this.st);
     // Transformed here through the same changes, it must have become nothing too; if not,
     // the texts differ and only a reload (carrying it over) can put them right.
-    if (!ot.isNoop(f.op)) { this.reload(new Error('the text differs from the server\'s')); return; }
-    this.acknowledge(this.revision);
+    if (r.diverged) { this.reload(new Error('the text differs from the server\'s')); return; }
+    if (!r.done) return;
+    this.st = r.state;
+    this.acknowledged();
   }
 
-  acknowledge(revision) {
-    this.revision = Math.max(this.revision, revision);
-    this.inflight = null;
+  acknowledged() {
     this.retryDelay = 500;
     this.reachTargets();
     this.flush();
@@ -418,11 +453,7 @@ export class Collab extends EventTarget {
   // ---- positions ----
 
   /** Maps a server position at this.revision to the local text. */
-  toLocal(pos, stickBefore = false) {
-    if (this.inflight) pos = ot.transformPosition(pos, this.inflight.op, stickBefore);
-    for (const b of this.buffer) pos = ot.transformPosition(pos, b.op, stickBefore);
-    return pos;
-  }
+  toLocal(pos, stickBefore = false) { return cs.toLocal(this.st, pos, stickBefore); }
 
   /** Maps a server range at `revision` (≤ this.revision) to the current server text. */
   fromRevision(range, revision) {
@@ -436,8 +467,14 @@ export class Collab extends EventTarget {
   }
 
   onPresence(list) {
+    const before = new Map(this.presence.map((p) => [p.id, p.selection]));
     this.presence = (list || []).filter((p) => p.id !== this.sessionId);
-    this.emit('presence', { people: list || [] });
+    // Mapped here through every change since, a selection differs only if its person moved it.
+    const moved = this.presence.filter((p) => {
+      const was = before.get(p.id);
+      return p.selection && (!was || was.anchor !== p.selection.anchor || was.head !== p.selection.head);
+    }).map((p) => p.id);
+    this.emit('presence', { people: list || [], moved });
   }
 
   mapPresence(op) {

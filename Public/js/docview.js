@@ -69,11 +69,11 @@ export class DocView {
       }
     }
     this.doc = doc;
+    this.everOnline = false;
     this.section.hidden = false;
     $('#doc-heading').hidden = false;
     $('#appbar-status').hidden = false;
-    $('#doc-title').value = doc.title || '';
-    document.title = `${doc.title || 'Untitled'} · Tandem`;
+    this.showTitle(doc.title);
     this.editor.setText(doc.text);
     this.editor.textarea.readOnly = false;
     this.changeCount = doc.changeCount || 0;
@@ -82,10 +82,11 @@ export class DocView {
     const collab = new Collab(this.api, doc, this.editor);
     this.collab = collab;
     collab.addEventListener('sync', () => { this.updateStatus(); this.presence.render(); });
-    collab.addEventListener('connection', () => this.updateStatus());
+    collab.addEventListener('connection', (e) => this.onConnection(e.detail.status));
+    collab.addEventListener('title', (e) => this.showTitle(e.detail && e.detail.title));
     collab.addEventListener('retrying', () => this.updateStatus());
     collab.addEventListener('change', (e) => this.onChange(e.detail));
-    collab.addEventListener('presence', (e) => this.presence.update(e.detail.people));
+    collab.addEventListener('presence', (e) => this.presence.update(e.detail.people, e.detail.moved));
     collab.addEventListener('history', (e) => this.history.onEvent(e.detail));
     collab.addEventListener('saved', (e) => this.onSaved(e.detail));
     collab.addEventListener('state', (e) => this.setDocState(e.detail && e.detail.state));
@@ -178,7 +179,8 @@ export class DocView {
     else if (key === 's') { e.preventDefault(); this.versions.save(); }
   }
 
-  onChange({ change }) {
+  onChange({ change, own }) {
+    if (!own && change.session) this.editor.markMoved([change.session]);
     if (change.kind === 'undo') this.changeCount -= 1;
     else this.changeCount += 1;
     this.updateSaveStatus();
@@ -225,14 +227,38 @@ export class DocView {
     return res;
   }
 
+  /** Someone (maybe this window) renamed the document; a title being typed here stays. */
+  showTitle(title) {
+    if (typeof title !== 'string') return;
+    if (this.doc) this.doc.title = title;
+    const field = $('#doc-title');
+    if (document.activeElement !== field) field.value = title;
+    document.title = `${title || 'Untitled'} · Tandem`;
+  }
+
+  /** Back online after an outage: a rename (or an undo group's change) missed meanwhile has no event to replay. */
+  async onConnection(status) {
+    this.updateStatus();
+    this.updateSaveStatus();
+    if (status !== 'open') return;
+    const missed = this.everOnline;
+    this.everOnline = true;
+    if (!missed) return;
+    const collab = this.collab;
+    this.history.refresh();
+    try {
+      const doc = await this.api.get(this.base);
+      if (this.collab === collab) this.showTitle(doc.title);
+    } catch { /* the next rename's event brings it */ }
+  }
+
   async rename(title) {
     // A document keeps a title (the server refuses an empty one): an emptied field is
     // someone about to type a new one.
     if (!title.trim()) return;
     try {
       const doc = await this.api.patch(this.base, { title: title.trim() });
-      if (this.doc && doc && doc.title) this.doc.title = doc.title;
-      document.title = `${doc && doc.title || title || 'Untitled'} · Tandem`;
+      this.showTitle(doc && doc.title);
     } catch (e) {
       toast(`Rename failed: ${e.message}`, { kind: 'error' });
     }
@@ -280,43 +306,55 @@ export class DocView {
     this.reopen(this.collab, { keepPending });
   }
 
+  /**
+   * The connection, the same words in every window: whether this one has typing waiting
+   * is the save status's business.
+   */
   updateStatus() {
     const c = this.collab;
     const pill = $('#sync-status');
     if (!c) return;
-    const connected = c.stream.status === 'open';
-    const pending = c.pendingCount;
-    let state;
-    let text;
-    if (!connected && c.stream.status !== 'open') {
-      state = 'offline';
-      text = pending ? `Offline · ${pending} waiting` : (c.stream.status === 'connecting' ? 'Connecting…' : 'Offline');
-    } else if (pending) {
-      state = 'syncing';
-      text = 'Syncing…';
-    } else {
-      state = 'synced';
-      text = 'Up to date';
-    }
+    const open = c.stream.status === 'open';
+    const state = open ? 'online' : (this.everOnline ? 'offline' : 'connecting');
     pill.dataset.state = state;
-    pill.textContent = text;
+    pill.textContent = { online: 'Online', offline: 'Offline', connecting: 'Connecting…' }[state];
+    pill.title = { online: 'Connected: you see others’ changes as they make them',
+      offline: 'Not connected: reconnecting on its own. What you type is kept here meanwhile.',
+      connecting: 'Connecting to the server…' }[state];
+    this.updateSaveStatus();
   }
 
+  /**
+   * Every change is stored as soon as the server has it, so "Saved" means nothing typed
+   * here is still on its way. Checkpoints (versions) are shown apart from it.
+   */
   updateSaveStatus() {
     const s = $('#save-status');
-    const last = this.lastSaved || this.versions.latest;
-    const when = last && new Date(last.time < 1e12 ? last.time * 1000 : last.time);
-    const hhmm = when && when.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-    if (this.changeCount !== 0) {
-      s.textContent = last ? `Unsaved changes · saved ${hhmm}` : 'Unsaved changes';
-      s.dataset.state = 'dirty';
-      s.title = `${Math.abs(this.changeCount)} change(s) since the last save` +
-        (last ? `; version ${last.number} saved ${when.toLocaleString()}` : '');
+    const c = this.collab;
+    const pending = c ? c.pendingCount : 0;
+    // A failed attempt since the last acknowledgement (the server away or refusing to
+    // store) is not "saving" either.
+    const reachable = c && c.stream.status === 'open' && c.retryDelay <= 500;
+    if (!pending) {
+      s.dataset.state = 'saved';
+      s.textContent = 'Saved';
+      s.title = 'Everything you typed is stored on the server';
+    } else if (reachable) {
+      s.dataset.state = 'saving';
+      s.textContent = 'Saving…';
+      s.title = 'Sending your latest changes';
     } else {
-      s.textContent = last ? `Saved · version ${last.number} · ${hhmm}` : 'No changes';
-      s.dataset.state = 'clean';
-      s.title = last ? `Version ${last.number} saved ${when.toLocaleString()}` : '';
+      s.dataset.state = 'waiting';
+      s.textContent = 'Not saved yet';
+      s.title = `${pending === 1 ? 'A change' : `${pending} changes`} kept here, sent when the server is back`;
     }
+    const v = $('#version-status');
+    const last = this.lastSaved || this.versions.latest;
+    if (!last) { v.textContent = ''; v.title = ''; return; }
+    const when = new Date(last.time < 1e12 ? last.time * 1000 : last.time);
+    v.textContent = `Version ${last.number} · ${when.toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' })}`;
+    v.title = `Version ${last.number} saved ${when.toLocaleString()}` +
+      (this.changeCount ? `; ${Math.abs(this.changeCount)} change(s) since` : '');
   }
 
   /** Where a change of ours landed, when the server gave no range. */

@@ -11,6 +11,8 @@ const CR_STAND_IN = '\u240D';
 const toDisplay = (s) => (s.includes(CR) ? s.replaceAll(CR, CR_STAND_IN) : s);
 const fromDisplay = (s) => (s.includes(CR_STAND_IN) ? s.replaceAll(CR_STAND_IN, CR) : s);
 
+const FLAG_MS = 2500; // how long a name flag shows after its person's caret moved
+
 const ACTION_FOR_INPUT = {
   insertFromPaste: 'Paste',
   insertFromPasteAsQuotation: 'Paste',
@@ -31,6 +33,8 @@ export class Editor extends EventTarget {
     this.sink = null; // (op, meta) => void, the collab client
     this.composing = false;
     this.others = [];
+    this.movedAt = new Map(); // person id → when their caret last moved, for the name flag
+    this.flagTimer = null;
     this.pendingInputType = null;
 
     const ta = this.textarea;
@@ -164,6 +168,25 @@ export class Editor extends EventTarget {
     this.render();
   }
 
+  /** These people just moved or typed: their name flags show for a moment. */
+  markMoved(ids) {
+    const now = Date.now();
+    for (const id of ids) this.movedAt.set(id, now);
+  }
+
+  /** Whose name flag shows: only someone who moved or typed in the last moments. */
+  flagShown(p, now) {
+    const at = this.movedAt.get(p.id);
+    return at !== undefined && now - at < FLAG_MS;
+  }
+
+  /** Redraws once the next shown flag is due to go. */
+  scheduleFlags(now) {
+    clearTimeout(this.flagTimer);
+    const due = this.others.map((p) => this.movedAt.get(p.id)).filter((at) => at !== undefined && now - at < FLAG_MS);
+    if (due.length) this.flagTimer = setTimeout(() => this.render(), FLAG_MS - (now - Math.min(...due)) + 20);
+  }
+
   syncScroll() {
     this.overlayInner.style.transform = `translate(${-this.textarea.scrollLeft}px, ${-this.textarea.scrollTop}px)`;
   }
@@ -180,6 +203,8 @@ export class Editor extends EventTarget {
     }
     const text = this.value;
     const len = text.length;
+    const now = Date.now();
+    this.scheduleFlags(now);
     const marks = [];
     for (const p of this.others) {
       const a = Math.min(Math.max(p.selection.anchor, 0), len);
@@ -212,7 +237,7 @@ export class Editor extends EventTarget {
       else if (m.kind === 'end') open.splice(open.indexOf(m.p), 1);
       else {
         const caret = document.createElement('span');
-        caret.className = 'remote-caret';
+        caret.className = this.flagShown(m.p, now) ? 'remote-caret recent' : 'remote-caret';
         caret.style.setProperty('--who', m.p.color);
         const label = document.createElement('span');
         label.className = 'remote-label';

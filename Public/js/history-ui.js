@@ -36,7 +36,8 @@ export class HistoryUI {
       this.fetchedAt = at;
       this.render(h);
     } catch (e) {
-      if (e.status !== 404) toast(`Could not load the undo history: ${e.message}`, { kind: 'error' });
+      // Offline, the status already says so; the history is read again on reconnecting.
+      if (e.status !== 404 && e.status !== 0) toast(`Could not load the undo history: ${e.message}`, { kind: 'error' });
     }
   }
 
@@ -53,7 +54,29 @@ export class HistoryUI {
 
   changed(change) {
     const me = this.view.api.session && this.view.api.session.id;
+    // An undo of a change of ours carries our session; not made here (our own undo runs
+    // as an action), it was someone else's, from everyone's scope: say so.
+    const c = this.view.collab;
+    if (change.kind === 'undo' && change.session === me && c && !c.actionBusy) {
+      toast(`Someone undid your ${change.actionName || 'change'}`, { ms: 5000 });
+    }
     if (this.scope === 'document' || change.session === me) this.schedule();
+  }
+
+  /** "Undo Ada's Typing" when the change is someone else's (everyone's scope). */
+  title(kind, h) {
+    const own = kind === 'undo' ? h.undoMenuItemTitle : h.redoMenuItemTitle;
+    const stack = kind === 'undo' ? h.undoStack : h.redoStack;
+    const top = stack && stack[stack.length - 1];
+    const me = this.view.api.session && this.view.api.session.id;
+    if (this.scope !== 'document' || !top || !top.session || top.session === me) return own || (kind === 'undo' ? 'Undo' : 'Redo');
+    const verb = kind === 'undo' ? 'Undo' : 'Redo';
+    return `${verb} ${possessive(this.nameOf(top.session))} ${top.actionName || 'Change'}`;
+  }
+
+  nameOf(session) {
+    const name = this.view.presence.names().get(session);
+    return name ? name.replace(/\s*\(guest\)$/, '') : 'Someone';
   }
 
   render(h) {
@@ -62,10 +85,12 @@ export class HistoryUI {
     const redo = $('#redo-button');
     undo.disabled = !h.canUndo;
     redo.disabled = !h.canRedo;
-    $('#undo-label').textContent = h.undoMenuItemTitle || 'Undo';
-    $('#redo-label').textContent = h.redoMenuItemTitle || 'Redo';
-    undo.title = `${h.undoMenuItemTitle || 'Undo'} (Ctrl+Z)`;
-    redo.title = `${h.redoMenuItemTitle || 'Redo'} (Ctrl+Shift+Z)`;
+    const undoTitle = this.title('undo', h);
+    const redoTitle = this.title('redo', h);
+    $('#undo-label').textContent = undoTitle;
+    $('#redo-label').textContent = redoTitle;
+    undo.title = `${undoTitle} (Ctrl+Z)`;
+    redo.title = `${redoTitle} (Ctrl+Shift+Z)`;
 
     const list = $('#history-list');
     list.textContent = '';
@@ -108,7 +133,8 @@ export class HistoryUI {
       }
       if (res.history) { this.fetchedAt = res.revision; this.render(res.history); }
       view.selectWhenReached(res.revision, res.range || view.constructor.rangeOf(res.ops));
-      toast(`${kind === 'undo' ? 'Undid' : 'Redid'} ${res.actionName || 'change'}`);
+      const whose = this.scope === 'document' ? this.title(kind, h).replace(/^(Undo|Redo) /, '') : (res.actionName || 'change');
+      toast(`${kind === 'undo' ? 'Undid' : 'Redid'} ${whose}`);
     });
   }
 
@@ -132,3 +158,6 @@ export class HistoryUI {
     }, { once: true });
   }
 }
+
+/** "Ada’s", "Frances’s" (as Chicago has it, and as people say it). */
+function possessive(name) { return `${name}’s`; }

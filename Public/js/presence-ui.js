@@ -1,5 +1,6 @@
 // Who is here: avatars in the app bar, and their carets and selections in the text.
 import { $, el, initials } from './ui.js';
+import { freeGuestName } from './api.js';
 
 export class PresenceUI {
   constructor(view) {
@@ -17,9 +18,14 @@ export class PresenceUI {
 
   names() { return this.known; }
 
-  update(people) {
+  update(people, moved = []) {
+    this.view.editor.markMoved(moved);
     this.people = people;
+    const renamed = people.some((p) => this.known.has(p.id) && this.known.get(p.id) !== p.name);
     for (const p of people) this.known.set(p.id, p.name);
+    // "Undo Ada's Typing" and the history panel name people: a new name shows there too.
+    const history = this.view.history;
+    if (renamed && history.state) history.render(history.state);
     const me = this.view.api.session && this.view.api.session.id;
     const ul = $('#people');
     ul.textContent = '';
@@ -31,6 +37,23 @@ export class PresenceUI {
         el('span', { class: 'visually-hidden', text: label })));
     }
     this.render();
+    this.avoidNameClash(people, me);
+  }
+
+  /**
+   * Two guests both called "Ada (guest)" cannot tell whose caret is whose: the one with the
+   * later session id takes another guest name. A name someone chose is left alone.
+   */
+  async avoidNameClash(people, me) {
+    const api = this.view.api;
+    const mine = people.find((p) => p.id === me);
+    if (!mine || !api.hasGuestName || this.renaming) return;
+    if (!people.some((p) => p.id !== me && p.name === mine.name && p.id < me)) return;
+    const name = freeGuestName(new Set(people.map((p) => p.name)));
+    if (!name) return;
+    this.renaming = true;
+    try { await api.renameSession(name, { remember: false }); } catch { /* keep the old one */ }
+    this.renaming = false;
   }
 
   /** Redraws others' selections (after any change, since positions move). */

@@ -42,6 +42,14 @@ export class EventStream {
     this.setStatus('closed');
   }
 
+  /** Reconnects at once if waiting out a backoff (the server was heard from again). */
+  reconnectNow() {
+    if (this.stopped || this.controller || this.status === 'open') return;
+    clearTimeout(this.timer);
+    this.failures = 0;
+    this.connect();
+  }
+
   setStatus(s) {
     if (this.status === s) return;
     this.status = s;

@@ -114,7 +114,14 @@ def make_driver(width=1280, height=860):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     service = Service(os.environ.get("CHROMEDRIVER", shutil.which("chromedriver") or "/usr/bin/chromedriver"))
-    return webdriver.Chrome(options=options, service=service)
+    driver = webdriver.Chrome(options=options, service=service)
+    if width < 500:
+        # Chromium's windows are at least 500 px wide: a phone's viewport is emulated, as
+        # DevTools' device mode does, touch and the viewport meta tag included.
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True})
+        driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+    return driver
 
 
 # Installed before the page's own scripts (so it wraps every fetch, the event stream's too):
@@ -124,7 +131,7 @@ FAULTS_JS = r"""
 (() => {
   const real = window.fetch.bind(window);
   const f = window.__faults = {
-    real, loseEditAnswers: 0, delayEditAnswersMs: 0, delayEventsMs: 0, refuseEvents: 0, failDocumentGets: 0,
+    real, down: false, loseEditAnswers: 0, delayEditAnswersMs: 0, delayEventsMs: 0, refuseEvents: 0, failDocumentGets: 0,
     failLogGets: 0, goneLogGets: 0, beforeLoss: null, edits: 0, lost: 0, eventConnects: 0,
     streams: [],
   };
@@ -134,6 +141,8 @@ FAULTS_JS = r"""
     const url = new URL(String(input), location.href);
     const method = (init.method || 'GET').toUpperCase();
     const path = url.pathname;
+    // An outage: nothing reaches the server.
+    if (f.down) throw netError();
     if (path.endsWith('/events')) {
       f.eventConnects += 1;
       if (f.refuseEvents > 0) { f.refuseEvents -= 1; throw netError(); }
@@ -193,9 +202,25 @@ class Window:
         self.logs = []
         self.allowed = []
 
+    def before_load(self, script):
+        """Runs `script` in every page this window loads, before the page's own scripts."""
+        self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": script})
+
+    def share_session_of(self, other):
+        """Makes this window a duplicate of `other`'s tab: Duplicate Tab and window.open copy
+        sessionStorage, where the client keeps its session."""
+        session = other.js("return sessionStorage.getItem('tandem.session')")
+        assert session, "the other window has no session yet"
+        self.before_load(f"sessionStorage.setItem('tandem.session', {json.dumps(session)});")
+        return self
+
+    def screenshot(self, name):
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        self.driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+
     def open(self, doc_id, faults=False):
         if faults:
-            self.driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FAULTS_JS})
+            self.before_load(FAULTS_JS)
         self.driver.get(f"{self.server.base}/#/doc/{doc_id}")
         self.wait_synced()
         return self

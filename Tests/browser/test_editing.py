@@ -6,14 +6,6 @@ from selenium.webdriver.common.keys import Keys
 from conftest import SCREENSHOTS
 
 
-def test_ot_unit_tests_pass_in_the_browser(server, windows):
-    w = windows()
-    w.driver.get(f"{server.base}/tests/ot.html")
-    result = w.wait(lambda: w.js("return window.otResults || null"), 10, "ot tests did not run")
-    assert result["failed"] == 0, result["failures"]
-    assert result["passed"] >= 10
-
-
 def stitch(window, left_png, right_png, path):
     """Puts two screenshots side by side using the browser itself (no imaging library)."""
     a = base64.b64encode(left_png).decode()
@@ -100,9 +92,9 @@ def test_a_dropped_event_stream_loses_nothing(server, windows):
     b.textarea.send_keys(">> ")
     a.textarea.send_keys("three")
     b.wait_synced()
-    # Offline, a's typing waits (acknowledgements come over the stream) but is not lost.
-    assert a.js("return window.tandem.collab.pendingCount") >= 1
-    assert a.text() == "start\none two three"
+    # Without the stream, a's typing still reaches the server in order: the change log
+    # acknowledges it (and brings b's change along).
+    a.wait(lambda: server.text(doc["id"]) == ">> start\none two three", 10, server.text(doc["id"]))
     a.js("window.tandem.resumeEvents()")
     a.wait_synced()
     a.wait(lambda: a.text() == b.text() == server.text(doc["id"]), 10,

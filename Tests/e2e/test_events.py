@@ -182,6 +182,22 @@ def test_history_saved_and_state_events(anon, alice):
         assert s.next_of("state").json() == {"state": "editingDisabled"}
 
 
+def test_a_new_title_is_an_event_and_an_unchanged_one_is_not(anon, alice):
+    d = anon.create_doc("", title="Old")
+    with _subscribe(alice, d["id"]) as s:
+        synced = _synced(alice, s, d["id"])
+        r = anon.patch(f"/documents/{d['id']}", {"title": "New"})
+        assert r.status_code == 200, describe(r)
+        ev = s.next_of("title")
+        assert ev.json() == {"title": "New"}
+        assert ev.id == str(synced)
+        # The same title again, or only another field: no title event; the next one is "Newer".
+        assert anon.patch(f"/documents/{d['id']}", {"title": "New"}).status_code == 200
+        assert anon.patch(f"/documents/{d['id']}", {"secure": True}).status_code == 200
+        assert anon.patch(f"/documents/{d['id']}", {"title": "Newer"}).status_code == 200
+        assert s.next_of("title").json() == {"title": "Newer"}
+
+
 def test_resume_replays_history_and_state(anon, alice):
     """A client that was away gets each missed change with its history notification, then
     the current state: its undo menu and lock are as current as a connected client's."""

@@ -136,6 +136,50 @@ def test_a_wrong_token_is_401_on_every_route(base, anon, alice):
     assert alice.get("/pasteboards/pb-" + doc["id"]).status_code == 200
 
 
+def test_renaming_a_session_keeps_its_token_and_undo_and_tells_the_document(base, anon):
+    doc = anon.create_doc("")
+    ada = new_session(base, "Ada")
+    ada.insert(doc["id"], "mine", 0)
+    with SSEStream(base, f"/documents/{doc['id']}/events", headers=anon.headers()) as watcher, \
+            SSEStream(base, f"/documents/{doc['id']}/events", headers=ada.headers()) as s:
+        assert s.status == 200 and watcher.status == 200
+        r = ada.patch("/sessions/me", {"name": "Ada Lovelace"})
+        assert r.status_code == 200, r.text
+        assert r.json() == {"id": ada.id, "name": "Ada Lovelace", "color": ada.session["color"]}
+        # Everyone in the document hears the new name.
+        deadline = time.monotonic() + 10
+        while True:
+            people = watcher.next_of("presence").json()
+            if any(p["id"] == ada.id and p["name"] == "Ada Lovelace" for p in people):
+                break
+            assert time.monotonic() < deadline, people
+    assert ada.get("/sessions/me").json()["name"] == "Ada Lovelace"
+    # The same session: its undo history is still there.
+    h = ada.history(doc["id"], scope="session")
+    assert h["canUndo"] is True and h["undoMenuItemTitle"] == "Undo Typing", h
+    assert ada.undo(doc["id"], scope="session").status_code == 200
+    assert anon.text(doc["id"]) == ""
+
+
+def test_renaming_checks_the_name_like_creating_does(base, anon, alice):
+    for body in ({}, {"name": ""}, {"name": "x" * 101}, {"name": 3}, {"name": "Al", "color": "#fff"}):
+        assert_error(alice.patch("/sessions/me", body), 400)
+    assert alice.get("/sessions/me").json()["name"] == "Alice"
+    assert_error(anon.patch("/sessions/me", {"name": "Nobody"}), 401, "session_required")
+    r = alice.patch("/sessions/me", {"name": "x" * 100})
+    assert r.status_code == 200 and r.json()["name"] == "x" * 100, r.text
+
+
+def test_a_new_name_survives_a_restart(servers):
+    srv = servers(name="session-rename-restart")
+    ada = new_session(srv.base, "Ada")
+    assert ada.patch("/sessions/me", {"name": "Grace"}).status_code == 200
+    srv.restart()
+    ada = Client(srv.base, token=ada.token)
+    r = ada.get("/sessions/me")
+    assert r.status_code == 200 and r.json()["name"] == "Grace", r.text
+
+
 def test_activity_survives_a_restart_and_idleness_does_not(servers):
     """lastSeen is written back, not kept only in memory: a session created longer than the
     timeout ago but active until the restart is still alive after it, while one idle for

@@ -181,6 +181,20 @@ def test_ending_a_session_is_refused_while_the_store_fails_and_the_token_keeps_w
     assert observe() == after, "an acknowledged DELETE /sessions/me was undone by a crash"
 
 
+def test_a_session_is_not_renamed_while_the_store_fails(small_disk_server):
+    srv = small_disk_server
+    ada = new_session(srv.base, "Ada")
+
+    def observe():
+        r = ada.get("/sessions/me")
+        assert r.status_code == 200, describe(r)
+        return r.json()["name"]
+
+    before, after = _refused_then_acknowledged(
+        srv, observe, lambda: ada.patch("/sessions/me", {"name": "Grace"}), 200, (ada,))
+    assert (before, after) == ("Ada", "Grace")
+
+
 # --- pasteboards ---------------------------------------------------------------------------
 
 def _persistent_pasteboard(srv: TandemServer) -> Client:

@@ -234,7 +234,7 @@ extension ServerContext {
         // unit: applied first (the journal event is the store's record of it), and if the unit
         // is refused the document goes back to what the store holds. The rest changes only
         // once stored.
-        let (json, stateChanged): ([UInt8], Bool) = try handle.checkpoint.withLock { _ throws(APIError) in
+        let (json, stateChanged, titleChanged): ([UInt8], Bool, Bool) = try handle.checkpoint.withLock { _ throws(APIError) in
             let (stored, journaled, ticket) = try handle.state.withLock { st throws(APIError) -> (StoredDocument, Bool, StoreTicket) in
                 if st.deleted { throw .notFound("document '\(handle.id)'") }
                 var next = st
@@ -260,14 +260,16 @@ extension ServerContext {
             return try handle.state.withLock { st throws(APIError) in
                 if st.deleted { throw .notFound("document '\(handle.id)'") }
                 let before = st.condition
+                let titleBefore = st.title
                 st.title = stored.title
                 if let editingDisabled { st.editingDisabled = editingDisabled }
                 if let secure { st.secure = secure }
                 st.modified = stored.modified
-                return (DocumentJSON.document(id: handle.id, state: st), before != st.condition)
+                return (DocumentJSON.document(id: handle.id, state: st), before != st.condition, titleBefore != st.title)
             }
         }
         if stateChanged { broadcastState(handle) }
+        if titleChanged { broadcastTitle(handle) }
         return .json(json)
     }
 
@@ -278,6 +280,16 @@ extension ServerContext {
         w.key("state"); w.string(condition.rawValue)
         w.endObject()
         handle.events.send(ServerSentEvents.frame(id: rev, event: "state", data: w.bytes))
+    }
+
+    /// A renamed document's new title, so every open window shows it at once.
+    func broadcastTitle(_ handle: DocumentHandle) {
+        let (rev, title) = handle.state.withLock { ($0.committedRevision, $0.title) }
+        var w = JSONWriter(capacity: 32 + title.utf8.count)
+        w.beginObject()
+        w.key("title"); w.string(title)
+        w.endObject()
+        handle.events.send(ServerSentEvents.frame(id: rev, event: "title", data: w.bytes))
     }
 
     func replaceText(_ req: HTTPRequest, _ res: HTTPResponder) {

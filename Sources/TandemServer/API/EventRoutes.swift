@@ -6,12 +6,12 @@ extension ServerContext {
         [
             Endpoint(
                 method: .get, path: "/documents/{id}/events", operationID: "documentEvents",
-                summary: "Server-Sent Events: change, presence, history, saved, state, pasteboard; id is the revision", tag: "Editing",
+                summary: "Server-Sent Events: change, presence, history, saved, state, title, pasteboard; id is the revision", tag: "Editing",
                 parameters: [Endpoint.header("Last-Event-ID", "Resume: the changes after this revision are replayed first"),
                              Endpoint.query("lastEventId", Schemas.nonNegative, "Same as Last-Event-ID, for clients that cannot set headers")],
                 responses: [
                     Endpoint.Response(status: 200, description: "An event stream, gzipped write by write when Accept-Encoding allows gzip", schema: Schemas.serverSentEvent(
-                        ["change", "presence", "history", "saved", "state", "pasteboard", "reset"]), mediaType: "text/event-stream"),
+                        ["change", "presence", "history", "saved", "state", "title", "pasteboard", "reset"]), mediaType: "text/event-stream"),
                     Endpoint.error(400, "Bad Last-Event-ID"),
                     Endpoint.error(401, "Bad token"),
                     Endpoint.error(404, "No such document"),

@@ -31,6 +31,19 @@ extension ServerContext {
                 }
             ),
             Endpoint(
+                method: .patch, path: "/sessions/me", operationID: "renameSession",
+                summary: "Rename the calling session; its token, undo history and pasteboards stay", tag: "Sessions",
+                requestBody: Endpoint.jsonBody(Schemas.object([("name", ["type": "string", "minLength": 1, "maxLength": 100])], required: ["name"])),
+                responses: [
+                    Endpoint.json(200, "The renamed session", Schemas.ref("Session")),
+                    Endpoint.error(400, "Malformed JSON, or a missing or bad name"),
+                    Endpoint.error(401, "No token, or a wrong or expired one"),
+                    Endpoint.error(415, "Body is not JSON"),
+                    Endpoint.error(503, "The store cannot save the name: the old one stays"),
+                ],
+                handler: { [self] req, res in res.respond { () throws(APIError) in try renameSession(req) } }
+            ),
+            Endpoint(
                 method: .delete, path: "/sessions/me", operationID: "endSession",
                 summary: "End the session: its undo contexts are cleared and its non-persistent pasteboards removed", tag: "Sessions",
                 responses: [
@@ -68,6 +81,34 @@ extension ServerContext {
         }
         metrics.increment("tandem_sessions_created_total")
         return .json(sessionJSON(session, token: token), status: .created)
+    }
+
+    /// A new name, stored before it is answered or shown: refused, the old name stays.
+    func renameSession(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let s = try requireSession(of: req, for: "PATCH /sessions/me")
+        let body = try RequestBody.object(req, allowEmpty: false)
+        try body.allowOnly(["name"])
+        guard let name = try body.string("name"), !name.isEmpty, name.count <= 100 else {
+            throw .invalidField("name", "must be 1 to 100 characters")
+        }
+        do {
+            try store.upsertSession(StoredSession(
+                id: s.id, tokenHash: s.tokenHash, name: name, color: s.color, created: s.created, lastSeen: s.lastSeen))
+        } catch {
+            logger.error("could not store the name of session \(s.id): \(error)")
+            throw .storageFailing
+        }
+        guard let renamed = sessions.rename(id: s.id, to: name) else {
+            // Ended while the name was stored: the row written back must not outlive it.
+            try? store.deleteSession(s.id)
+            throw .unauthorized
+        }
+        // Everyone looking at a document with this session in it sees the new name.
+        let present = documents.withLock { Array($0.values) }.filter { h in
+            h.events.sessions.contains(s.id) || h.state.withLock { $0.document.selections[s.id] != nil }
+        }
+        for handle in present { broadcastPresence(handle) }
+        return .json(sessionJSON(renamed, token: nil))
     }
 
     /// Ends a session everywhere (see `storeSessionEnd`), answered only once the end is

@@ -62,6 +62,15 @@ public final class SessionRegistry: Sendable {
 
     public func session(id: String) -> Session? { sessions.withLock { $0[id] } }
 
+    /// Gives a live session a new name; nil when it has ended meanwhile.
+    public func rename(id: String, to name: String) -> Session? {
+        sessions.withLock { s in
+            guard s[id] != nil else { return nil }
+            s[id]!.name = name
+            return s[id]
+        }
+    }
+
     public var all: [Session] { sessions.withLock { Array($0.values) } }
     public var count: Int { sessions.withLock { $0.count } }
 

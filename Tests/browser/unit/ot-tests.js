@@ -1,6 +1,6 @@
-// Unit tests for js/ot.js. Run in a browser by /tests/ot.html (the Selenium suite reads
-// the results from the page) or in Node by Tests/browser/ot_node_runner.mjs.
-import * as ot from '../js/ot.js';
+// Unit tests for Public/js/ot.js. Run in headless Chromium by Tests/browser/test_units.py
+// (on a page of the server, which serves the module) or in Node by node_runner.mjs.
+import * as ot from '../../../Public/js/ot.js';
 
 // A seeded generator keeps failures reproducible: the seed is in the failure message.
 function rng(seed) {

@@ -1,0 +1,14 @@
+// Runs the unit tests under Node 20.10 or later, outside the browser suite:
+//   node --experimental-default-type=module Tests/browser/unit/node_runner.mjs
+// The browser suite runs the same files in headless Chromium (test_units.py).
+import * as otTests from './ot-tests.js';
+import * as collabTests from './collab-state-tests.js';
+
+let failed = 0;
+for (const [name, suite] of [['ot', otTests], ['collab-state', collabTests]]) {
+  const result = suite.run();
+  for (const f of result.failures) console.error(`FAIL ${name}: ${f.name}: ${f.message}`);
+  console.log(`${name}: ${result.passed} passed, ${result.failed} failed`);
+  failed += result.failed;
+}
+process.exit(failed === 0 ? 0 : 1);
