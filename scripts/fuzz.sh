@@ -4,7 +4,8 @@
 # a copy of its seed corpus in /tmp, so the committed corpus never grows. A target passes when
 # libFuzzer found nothing: no crash, no broken property, no input slower than the timeout, no
 # runaway memory. A finding prints its reproducer's path and bytes, to become a test row.
-#   scripts/fuzz.sh [SECONDS]        FUZZ_TARGETS="http json" narrows the run to some targets.
+#   scripts/fuzz.sh [SECONDS]        FUZZ_TARGETS="http json" narrows the run to some targets;
+#                                    FUZZ_SEED=N (default 1) picks libFuzzer's seed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -49,7 +50,9 @@ for target in $TARGETS; do
     # leaks are not looked for (the Swift runtime keeps caches until exit), and Swift's own
     # backtracer stays off: it reads memory in ways ASan reports over the real finding.
     set +e
-    ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no "$exe" "$corpus" -max_total_time="$SECONDS_EACH" -timeout=5 -rss_limit_mb=2048 \
+    # A fixed seed (FUZZ_SEED, default 1) makes a run repeat the same mutations from the same
+    # corpus: CI finds what a developer's run of the same length finds; vary it to explore.
+    ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no "$exe" "$corpus" -seed="${FUZZ_SEED:-1}" -max_total_time="$SECONDS_EACH" -timeout=5 -rss_limit_mb=2048 \
         -artifact_prefix="$artifacts/" -print_final_stats=1 > "$log" 2>&1
     status=$?
     set -e
