@@ -16,20 +16,49 @@ import Testing
         #expect(doc.selection(for: "b") == Selection(caret: 3))
     }
 
-    @Test func documentLevelsDropTheOldestGroupOfAnySession() throws {
-        let doc = Document(configuration: .init(levelsOfUndo: 3))
-        for (i, s) in ["a", "b", "c", "a", "b"].enumerated() {
-            try doc.apply(ins(doc, "\(i)", at: i), session: SessionID(s), options: .init(newGroup: true), time: Double(i))
+    /// levelsOfUndo bounds each session's own stack: another session's typing never pushes
+    /// out my groups (the document's value is every session's default).
+    @Test func documentLevelsCapEachSessionsOwnStack() throws {
+        let doc = Document(configuration: .init(levelsOfUndo: 2))
+        try doc.apply(ins(doc, "A", at: 0), session: "ada", options: .init(newGroup: true), time: 0)
+        for i in 0..<5 {
+            try doc.apply(ins(doc, "\(i)", at: doc.length), session: "bob", options: .init(newGroup: true), time: Double(1 + i))
         }
         let um = doc.undoManager
-        #expect(um.history(.document).undoStack.map(\.revision) == [3, 4, 5])
-        #expect(um.history(.session("c")).undoStack.count == 1)
-        #expect(um.history(.session("a")).undoStack.map(\.revision) == [4])
-        while um.canUndo(.document) { try doc.undo(scope: .document, time: 9) }
-        #expect(doc.text == "01")
-        // c's new change clears c's redo entry only.
-        try doc.apply(ins(doc, "x", at: 2), session: "c", options: .init(newGroup: true), time: 10)
-        #expect(um.history(.document).redoStack.count == 2)
+        #expect(um.history(.session("ada")).undoStack.map(\.revision) == [1])
+        #expect(um.history(.session("bob")).undoStack.map(\.revision) == [5, 6])
+        um.setLevelsOfUndo(4, scope: .session("ada"))
+        for i in 0..<5 {
+            try doc.apply(ins(doc, "a", at: 0), session: "ada", options: .init(newGroup: true), time: Double(10 + i))
+        }
+        #expect(um.history(.session("ada")).undoStack.count == 4)
+        #expect(um.history(.session("bob")).undoStack.count == 2)
+        while um.canUndo(.session("ada")) { try doc.undo(scope: .session("ada"), time: 20) }
+        #expect(doc.text == "aA01234")   // "A" and the first "a" were past her 4 levels
+    }
+
+    /// "Old" then "New" by Ada; Bob deletes all of "New": the title, canUndo and the undo all
+    /// speak of "Old", and with only an erased group left nothing is offered.
+    @Test func theTitleNamesWhatTheNextUndoReverts() throws {
+        let doc = Document()
+        let um = doc.undoManager
+        try doc.apply(ins(doc, "Old", at: 0), session: "ada", options: .init(actionName: "Old"), time: 0)
+        try doc.apply(ins(doc, "New", at: 3), session: "ada", options: .init(actionName: "New"), time: 1)
+        try doc.apply(del(doc, 3, 6), session: "bob", time: 2)
+        #expect(um.undoActionName(.session("ada")) == "Old")
+        #expect(um.undoMenuItemTitle(.session("ada")) == "Undo Old")
+        #expect(um.canUndo(.session("ada")))
+        let undo = try doc.undo(scope: .session("ada"), time: 3)
+        #expect(undo.actionName == "Old" && doc.text == "")
+        #expect(!um.canUndo(.session("ada")) && um.undoActionName(.session("ada")) == "")
+        // Redo offers "Old" back; the erased "New" was dropped, never offered.
+        #expect(um.redoActionName(.session("ada")) == "Old")
+
+        let alone = Document()
+        try alone.apply(ins(alone, "Gone", at: 0), session: "ada", time: 0)
+        try alone.apply(del(alone, 0, 4), session: "bob", time: 1)
+        #expect(!alone.undoManager.canUndo(.session("ada")))
+        #expect(throws: DocumentError.nothingToUndo) { try alone.undo(scope: .session("ada"), time: 2) }
     }
 
     @Test func trimLogDropsRedoEntriesOnlyUpToTheTrim() throws {
@@ -82,22 +111,26 @@ import Testing
         #expect(other.undoManager.history(.session("a")).undoStack.count == 1)
     }
 
-    @Test func aDocumentScopeGroupGathersAnonymousChanges() throws {
+    /// A group still open is its owner's: the document scope neither closes it nor reverts
+    /// it, and undoes the latest closed group of anyone else.
+    @Test func theDocumentScopeLeavesAnOpenGroupAlone() throws {
         let doc = Document(text: "x")
         let um = doc.undoManager
-        #expect(um.beginUndoGrouping(session: nil) == 1)
-        #expect(um.groupingLevel(.document) == 1)
-        try doc.apply(ins(doc, "a", at: 0), session: nil, time: 0)
-        try doc.apply(ins(doc, "c", at: 2), session: nil, options: .init(newGroup: true), time: 5)
-        try doc.apply(ins(doc, "b", at: 3), session: "s", time: 6)
-        um.setActionName("Anonymous", scope: .document)
-        #expect(um.groupingLevel(.session("s")) == 0)
-        // The document scope undoes its open group (closing it) even though s changed later.
+        #expect(um.beginUndoGrouping(session: "ada") == 1)
+        try doc.apply(ins(doc, "a", at: 0), session: "ada", time: 0)
+        try doc.apply(ins(doc, "b", at: 2), session: "bob", time: 5)
+        try doc.apply(ins(doc, "c", at: 3), session: "ada", time: 6)
+        #expect(um.undoActionName(.document) == "Typing")
         let undo = try doc.undo(scope: .document, time: 7)
-        #expect(undo.actionName == "Anonymous" && undo.session == nil)
-        #expect(um.groupingLevel(.document) == 0)
-        #expect(doc.text == "xb")
-        #expect(um.canUndo(.session("s")))
+        #expect(undo.session == "bob" && doc.text == "axc")
+        #expect(um.groupingLevel(.session("ada")) == 1)
+        #expect(!um.canUndo(.document))
+        #expect(throws: DocumentError.nothingToUndo) { try doc.undo(scope: .document, time: 8) }
+        // Closed by its owner, it is anyone's to undo.
+        try um.endUndoGrouping(session: "ada")
+        #expect(um.canUndo(.document))
+        try doc.undo(scope: .document, time: 9)
+        #expect(doc.text == "x")
     }
 
     @Test func aNewChangeClearsOnlyItsOwnSessionsRedo() throws {

@@ -43,6 +43,7 @@ public final class Document {
         log = ChangeLog(startLength: rope.utf16Count)
         undoManager = UndoManager(log: log, typingPause: configuration.typingPause,
                                   levelsOfUndo: configuration.levelsOfUndo)
+        undoManager.currentText = { [unowned self] in self.rope }
     }
 
     public var text: String { rope.description }

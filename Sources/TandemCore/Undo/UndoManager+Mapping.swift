@@ -155,7 +155,6 @@ extension UndoManager {
         case .session(let s): c = chainIndex[s]
         case .document:
             c = latestChain(redo: redo)
-            if !redo, chains[0].groupingLevel > 0, chains[0].openGroup >= 0 { c = 0 }
         }
         guard let c else { throw redo ? .nothingToRedo : .nothingToUndo }
         // A redo would land above the open group, which later changes must still join:
@@ -185,6 +184,38 @@ extension UndoManager {
         // Once a nested group's undo dropped it, the open group below is never undone.
         if g == chains[c].openGroup { throw .nothingToUndo }
         return (g, upToDate(g, through: log.revision))
+    }
+
+    /// The group the next undo (redo) of chain c reverts: the top one, unless others already
+    /// erased its whole effect; then, as the undo would, the one below it, mapped as the pop of
+    /// the erased one hands it down. Reads only: nothing is popped or cached.
+    func offered(chain c: Int, redo: Bool) -> Int32? {
+        let stack = redo ? chains[c].redo[...] : chains[c].undo[chains[c].undoBottom...]
+        guard var g = stack.last else { return nil }
+        let text = currentText()
+        var m = upToDate(g, through: log.revision)
+        var below = stack.count - 1
+        while Self.changesNothing(m.inverse, in: text) {
+            below -= 1
+            guard below >= 0 else { return nil }
+            let h = stack[stack.startIndex + below]
+            var hm = upToDate(h, through: Int(groups[Int(g)].first) - 1)
+            if let b = m.below { Self.map(&hm, through: b) }
+            hm.validAt = log.revision
+            (g, m) = (h, hm)
+        }
+        return g
+    }
+
+    /// Whether applying `op` to `text` would leave it as it is (what `Document.commit` refuses
+    /// to log).
+    static func changesNothing(_ op: TextOperation, in text: Rope) -> Bool {
+        var same = true
+        op.forEachSplice { s in
+            guard same else { return }
+            same = s.inserted.utf16.count == s.deleted && text.substring(s.position..<s.position + s.deleted) == s.inserted
+        }
+        return same
     }
 
     /// Pops a group whose mapped inverse changes nothing any more.

@@ -20,6 +20,8 @@ public final class UndoManager {
     var observers: [(id: Int, body: (UndoNotification) -> Void)] = []
     var nextObserver = 0
     @exclusivity(unchecked) var typingPause: Double
+    /// The document's text now, to tell an inverse that would change nothing (set by Document).
+    var currentText: () -> Rope = { Rope("") }
 
     /// True while an undo's change is applied and journaled: after willUndo, before didUndo.
     @exclusivity(unchecked) public internal(set) var isUndoing = false
@@ -73,10 +75,12 @@ public final class UndoManager {
         session.map { .session($0) } ?? .document
     }
 
-    /// The chain whose undo top (or, for redo, redo top) is the most recent.
+    /// The chain whose undo top (or, for redo, redo top) is the most recent, among the chains
+    /// with no group open: the document scope never closes someone's open group, and never
+    /// reverts (or redoes above) a group its owner may still be adding to.
     func latestChain(redo: Bool) -> Int? {
         var best: Int?, bestRevision: Int32 = -1
-        for c in chains.indices {
+        for c in chains.indices where chains[c].groupingLevel == 0 {
             let top = redo ? chains[c].redo.last : chains[c].undoTop
             guard let top else { continue }
             let revision = redo ? groups[Int(top)].first : groups[Int(top)].last
@@ -183,7 +187,7 @@ public final class UndoManager {
 
     // MARK: levels
 
-    /// The document's cap on undo groups, over all contexts together (0 = unlimited).
+    /// The document's cap on undo groups: every context's own, unless it set one (0 = unlimited).
     public var levelsOfUndo: Int {
         get { documentLevels }
         set { setLevelsOfUndo(newValue, scope: .document) }
@@ -211,21 +215,12 @@ public final class UndoManager {
         log.journal?(.setLevelsOfUndo(levels, scope: scope))
     }
 
+    /// Each context keeps at most its own levelsOfUndo, or the document's when it set none:
+    /// another session's typing never pushes out my groups.
     func enforceLevels(_ c: Int) {
-        let cap = chains[c].levels
+        let cap = chains[c].levels > 0 ? chains[c].levels : documentLevels
         if cap > 0 {
             while chains[c].undoCount > cap { dropBottom(c) }
-        }
-        if documentLevels > 0 {
-            while liveUndoCount > documentLevels {
-                var oldest: Int?, oldestRevision = Int32.max
-                for k in chains.indices where chains[k].undoCount > 0 {
-                    let g = groups[Int(chains[k].undo[chains[k].undoBottom])]
-                    if g.last < oldestRevision { oldest = k; oldestRevision = g.last }
-                }
-                guard let oldest else { break }
-                dropBottom(oldest)
-            }
         }
     }
 
@@ -334,14 +329,16 @@ public final class UndoManager {
         }
     }
 
+    /// The name of the group the next undo reverts: groups whose whole effect others already
+    /// erased are skipped, as the undo skips them.
     public func undoActionName(_ scope: UndoScope) -> String {
-        guard let c = chains(for: scope, redo: false), let top = chains[c].undoTop else { return "" }
-        return name(groups[Int(top)].name)
+        guard let c = chains(for: scope, redo: false), let g = offered(chain: c, redo: false) else { return "" }
+        return name(groups[Int(g)].name)
     }
 
     public func redoActionName(_ scope: UndoScope) -> String {
-        guard let c = chains(for: scope, redo: true), let top = chains[c].redo.last else { return "" }
-        return name(groups[Int(top)].name)
+        guard let c = chains(for: scope, redo: true), let g = offered(chain: c, redo: true) else { return "" }
+        return name(groups[Int(g)].name)
     }
 
     public func undoMenuTitle(forUndoActionName actionName: String) -> String {
@@ -355,12 +352,13 @@ public final class UndoManager {
     public func undoMenuItemTitle(_ scope: UndoScope) -> String { undoMenuTitle(forUndoActionName: undoActionName(scope)) }
     public func redoMenuItemTitle(_ scope: UndoScope) -> String { redoMenuTitle(forUndoActionName: redoActionName(scope)) }
 
+    /// Whether an undo would change the text: false when every group left is one others erased.
     public func canUndo(_ scope: UndoScope) -> Bool {
-        chains(for: scope, redo: false).map { chains[$0].undoTop != nil } ?? false
+        chains(for: scope, redo: false).flatMap { offered(chain: $0, redo: false) } != nil
     }
 
     public func canRedo(_ scope: UndoScope) -> Bool {
-        chains(for: scope, redo: true).map { !chains[$0].redo.isEmpty } ?? false
+        chains(for: scope, redo: true).flatMap { offered(chain: $0, redo: true) } != nil
     }
 
     // MARK: discardable
@@ -387,13 +385,13 @@ public final class UndoManager {
     }
 
     public func undoActionIsDiscardable(_ scope: UndoScope) -> Bool {
-        guard let c = chains(for: scope, redo: false), let top = chains[c].undoTop else { return false }
-        return groups[Int(top)].flags & UndoGroup.discardable != 0
+        guard let c = chains(for: scope, redo: false), let g = offered(chain: c, redo: false) else { return false }
+        return groups[Int(g)].flags & UndoGroup.discardable != 0
     }
 
     public func redoActionIsDiscardable(_ scope: UndoScope) -> Bool {
-        guard let c = chains(for: scope, redo: true), let top = chains[c].redo.last else { return false }
-        return groups[Int(top)].flags & UndoGroup.discardable != 0
+        guard let c = chains(for: scope, redo: true), let g = offered(chain: c, redo: true) else { return false }
+        return groups[Int(g)].flags & UndoGroup.discardable != 0
     }
 
     // MARK: history
