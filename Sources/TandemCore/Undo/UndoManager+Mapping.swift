@@ -193,7 +193,7 @@ extension UndoManager {
         let stack = redo ? chains[c].redo[...] : chains[c].undo[chains[c].undoBottom...]
         guard var g = stack.last else { return nil }
         let text = currentText()
-        var m = upToDate(g, through: log.revision)
+        var m = cachedUpToDate(g)
         var below = stack.count - 1
         while Self.changesNothing(m.inverse, in: text) {
             below -= 1
@@ -205,6 +205,26 @@ extension UndoManager {
             (g, m) = (h, hm)
         }
         return g
+    }
+
+    /// `upToDate(g, through: log.revision)`, carried on from the last time it was asked for.
+    private func cachedUpToDate(_ g: Int32) -> MappedInverse {
+        let group = groups[Int(g)]
+        let mappedAt = mapped[g]?.validAt
+        var m: MappedInverse
+        if let entry = offeredCache[g], entry.first == group.first, entry.last == group.last, entry.mappedAt == mappedAt {
+            m = entry.inverse
+            if m.validAt < log.revision {
+                for r in (m.validAt + 1)...log.revision { Self.map(&m, through: log.operation(at: r)) }
+                m.validAt = log.revision
+            }
+        } else {
+            m = upToDate(g, through: log.revision)
+        }
+        // Entries of groups no longer on top linger until the cache outgrows the contexts.
+        if offeredCache.count > 2 * chains.count + 16 { offeredCache.removeAll(keepingCapacity: true) }
+        offeredCache[g] = OfferedEntry(first: group.first, last: group.last, mappedAt: mappedAt, inverse: m)
+        return m
     }
 
     /// Whether applying `op` to `text` would leave it as it is (what `Document.commit` refuses

@@ -22,6 +22,17 @@ public final class UndoManager {
     @exclusivity(unchecked) var typingPause: Double
     /// The document's text now, to tell an inverse that would change nothing (set by Document).
     var currentText: () -> Rope = { Rope("") }
+    /// The mapped inverses `offered` computed for top groups, so asking for a title again maps
+    /// only the changes since. Kept apart from `mapped`, which snapshots hold: a title asked
+    /// for must not make two otherwise equal documents' snapshots differ.
+    var offeredCache: [Int32: OfferedEntry] = [:]
+
+    struct OfferedEntry {
+        /// The group as it was when mapped; any change to it (a change appended, a pop handing
+        /// it a mapping, a renumbering) makes the entry stale.
+        var first: Int32, last: Int32, mappedAt: Int?
+        var inverse: MappedInverse
+    }
 
     /// True while an undo's change is applied and journaled: after willUndo, before didUndo.
     @exclusivity(unchecked) public internal(set) var isUndoing = false
