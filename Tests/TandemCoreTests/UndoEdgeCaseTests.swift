@@ -50,6 +50,7 @@ import Testing
         #expect(um.canUndo(.session("ada")))
         let undo = try doc.undo(scope: .session("ada"), time: 3)
         #expect(undo.actionName == "Old" && doc.text == "")
+        #expect(undo.skipped == [SkippedGroup(actionName: "New", revision: 2)])
         #expect(!um.canUndo(.session("ada")) && um.undoActionName(.session("ada")) == "")
         // Redo offers "Old" back; the erased "New" was dropped, never offered.
         #expect(um.redoActionName(.session("ada")) == "Old")

@@ -16,6 +16,8 @@ def test_the_title_names_what_undo_reverts_when_others_erased_the_top_group(base
     assert actions["undo"] is True and actions["undoMenuItemTitle"] == "Undo Old", actions
     r = ada.undo(d["id"])
     assert r.status_code == 200 and r.json()["actionName"] == "Old", r.text
+    # The answer says which group it skipped: "New", made at revision 2, erased by Bob.
+    assert r.json()["skipped"] == [{"actionName": "New", "revision": 2}], r.text
     assert ada.text(d["id"]) == ""
 
 

@@ -22,6 +22,29 @@ public struct Change: Sendable {
     public var time: Double
     /// Where it landed in the resulting text; nil only for an identity operation.
     public var range: Range<Int>?
+    /// For an undo (redo): the groups above the reverted one that it dropped, newest first,
+    /// because others had already erased their whole effect. Empty for other changes.
+    public var skipped: [SkippedGroup] = []
+
+    public init(revision: Int, session: SessionID?, kind: ChangeKind, group: Int, actionName: String,
+                operation: TextOperation, time: Double, range: Range<Int>?, skipped: [SkippedGroup] = []) {
+        self.revision = revision
+        self.session = session
+        self.kind = kind
+        self.group = group
+        self.actionName = actionName
+        self.operation = operation
+        self.time = time
+        self.range = range
+        self.skipped = skipped
+    }
+}
+
+/// An undo group an undo (redo) dropped unreverted: others had erased all it did.
+public struct SkippedGroup: Sendable, Equatable {
+    public var actionName: String
+    /// The revision of its first change.
+    public var revision: Int
 }
 
 /// How an edit is registered with the undo manager.

@@ -51,12 +51,15 @@ extension Document {
         let kind: ChangeKind = redo ? .redo : .undo
         var pending = try um.prepare(chain: c, redo: redo)
         var revision: Int?
+        var skipped: [SkippedGroup] = []
         while true {
             // The mapped inverse is valid by construction, so commit cannot throw. An
             // inverse that changes nothing (others deleted all of it) pops its group and
             // the next one is undone instead.
             revision = (try? commit(pending.mapped.inverse, chain: c, kind: kind, owner: Int32(um.groups.count), time: time)) ?? nil
             if revision != nil { break }
+            let erased = um.groups[Int(pending.group)]
+            skipped.append(SkippedGroup(actionName: um.name(erased.name), revision: Int(erased.first)))
             um.discard(chain: c, group: pending.group, mapped: pending.mapped, redo: redo)
             guard let next = try? um.prepare(chain: c, redo: redo) else {
                 // The discarded groups changed the state: journaled, so a replay discards
@@ -77,6 +80,7 @@ extension Document {
         log.journal?(event)
         done()
         return Change(revision: revision, session: session, kind: kind, group: Int(newGroup),
-                      actionName: um.name(um.groups[Int(newGroup)].name), operation: m.inverse, time: time, range: range)
+                      actionName: um.name(um.groups[Int(newGroup)].name), operation: m.inverse, time: time, range: range,
+                      skipped: skipped)
     }
 }

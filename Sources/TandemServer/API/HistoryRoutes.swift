@@ -169,6 +169,11 @@ extension ServerContext {
             w.key("revision"); w.int(change.revision)
             w.key("ops"); CompactOperation.write(change.operation, to: &w)
             w.key("actionName"); w.string(change.actionName)
+            w.key("skipped"); w.beginArray()
+            for group in change.skipped {
+                w.beginObject(); w.key("actionName"); w.string(group.actionName); w.key("revision"); w.int(group.revision); w.endObject()
+            }
+            w.endArray()
             let range = change.range ?? 0..<0
             w.key("range"); w.beginObject(); w.key("from"); w.int(range.lowerBound); w.key("to"); w.int(range.upperBound); w.endObject()
             w.key("history"); DocumentJSON.history(st.document.undoManager.history(scope), to: &w)

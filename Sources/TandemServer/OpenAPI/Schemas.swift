@@ -78,9 +78,10 @@ enum Schemas {
                       "redoMenuItemTitle", "levelsOfUndo", "groupingLevel", "undoStack", "redoStack"])),
         ("UndoResult", object([
             ("revision", nonNegative), ("ops", ref("Operation")), ("actionName", string),
+            ("skipped", array(object([("actionName", string), ("revision", nonNegative)], required: ["actionName", "revision"]))),
             ("range", ref("Range")), ("history", ref("History")),
             ("selection", ["oneOf": [ref("Selection"), ["type": "null"]]]),
-        ], required: ["revision", "ops", "actionName", "range", "history"])),
+        ], required: ["revision", "ops", "actionName", "skipped", "range", "history"])),
         ("GroupingLevel", object([("groupingLevel", nonNegative)], required: ["groupingLevel"])),
         ("Health", object([("status", string)], required: ["status"], additional: true)),
     ] + pasteboardComponents + actionComponents
