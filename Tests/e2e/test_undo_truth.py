@@ -1,5 +1,8 @@
 """Undo that tells the truth (issue 26), over the real server: what the menu names is what
-undo does, a group still open is its owner's, and other people's typing never evicts mine."""
+undo does, a group still open is its owner's, other people's typing never evicts mine, and
+"unsaved" means the text differs from the last saved version."""
+
+import time
 
 from tandem_client import Client, assert_error, new_session, unchanged
 
@@ -63,3 +66,49 @@ def test_other_peoples_typing_never_evicts_my_undo(base):
     r = ada.undo(d["id"])
     assert r.status_code == 200, r.text
     assert ada.text(d["id"]) == "b0b1b2b3"
+
+
+def test_unsaved_means_the_text_differs_from_the_last_saved_version(base):
+    ada = new_session(base, "Ada")
+    d = ada.create_doc("")
+    ada.insert(d["id"], "v0 one", 0)
+    assert ada.post(f"/documents/{d['id']}/save").status_code == 201
+    assert ada.doc(d["id"])["hasUnsavedChanges"] is False
+    assert ada.undo(d["id"]).status_code == 200
+    ada.insert(d["id"], "v0 two", 0, newGroup=True)
+    doc = ada.doc(d["id"])
+    # UIDocument's count is back at 0 (one undone, one done); the text was never saved.
+    assert doc["text"] == "v0 two" and doc["hasUnsavedChanges"] is True, doc
+    assert ada.post(f"/documents/{d['id']}/save").status_code == 201
+    assert ada.doc(d["id"])["hasUnsavedChanges"] is False
+
+
+def test_an_undo_after_others_typed_leaves_the_document_unsaved(base):
+    ada, bob = new_session(base, "Ada"), new_session(base, "Bob")
+    d = ada.create_doc("base")
+    ada.insert(d["id"], "ADA ", 0)
+    assert ada.post(f"/documents/{d['id']}/save").status_code == 201
+    bob.insert(d["id"], "BOB ", 0)
+    assert ada.undo(d["id"]).status_code == 200
+    doc = ada.doc(d["id"])
+    assert doc["text"] == "BOB base" and doc["hasUnsavedChanges"] is True, doc
+
+
+def test_autosave_saves_a_text_the_change_count_calls_clean(servers):
+    srv = servers(name="autosave-truth")
+    ada = new_session(srv.base, "Ada")
+    d = ada.create_doc("")
+    ada.insert(d["id"], "v0 one", 0)
+    assert ada.post(f"/documents/{d['id']}/save").status_code == 201
+    assert ada.undo(d["id"]).status_code == 200
+    ada.insert(d["id"], "v0 two", 0, newGroup=True)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and ada.doc(d["id"])["hasUnsavedChanges"]:
+        time.sleep(0.25)
+    versions = ada.get(f"/documents/{d['id']}/versions").json()
+    newest = versions[-1] if isinstance(versions, list) else versions["versions"][-1]
+    text = ada.get(f"/documents/{d['id']}/versions/{newest['number']}/text").text
+    assert text == "v0 two", versions
+    # Restarted, the document knows its saved text again.
+    srv.restart()
+    assert Client(srv.base).doc(d["id"])["hasUnsavedChanges"] is False

@@ -118,11 +118,12 @@ extension ServerContext {
             } else {
                 do { number = (try store.versions(document: handle.id).last?.number ?? 0) + 1 } catch { throw .storageFailing }
             }
-            let (v, cleared, ticket) = try handle.state.withLock { st throws(APIError) -> (StoredVersion, Bool, StoreTicket) in
+            let (v, cleared, ticket, savedRope) = try handle.state.withLock { st throws(APIError) -> (StoredVersion, Bool, StoreTicket, Rope) in
                 if st.deleted { throw .notFound("document '\(handle.id)'") }
                 if st.savingError { throw .storageFailing }
+                let rope = st.committedRope
                 let v = StoredVersion(documentID: handle.id, number: number, revision: st.committedRevision,
-                                      time: now(), text: st.committedRope.description, name: name)
+                                      time: now(), text: rope.description, name: name)
                 var writes: [StoreWrite] = [.addVersion(v)]
                 // A change still waiting for its commit is not in the version: it stays unsaved.
                 let cleared = st.document.revision == v.revision
@@ -132,12 +133,13 @@ extension ServerContext {
                 }
                 let ticket = StoreTicket()
                 store.submit(writes) { ticket.finish($0) }
-                return (v, cleared, ticket)
+                return (v, cleared, ticket, rope)
             }
             try awaitStored(ticket, of: handle, journaled: cleared, doing: "save a version of")
             newest = number
             handle.state.withLock { st in
                 guard !st.deleted else { return }
+                st.savedRope = savedRope
                 st.lastSaved = v.time
                 if cleared { st.lastSavedRevision = max(st.lastSavedRevision, v.revision) }
                 handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved", data: versionJSON(v)))
@@ -151,7 +153,7 @@ extension ServerContext {
     func autosave(now: Double) {
         for handle in documents.withLock({ Array($0.values) }) {
             let due = handle.state.withLock { st -> Bool in
-                guard st.document.hasUnsavedChanges, !st.savingError, st.committedRevision == st.document.revision else { return false }
+                guard st.hasUnsavedChanges, !st.savingError, st.committedRevision == st.document.revision else { return false }
                 let quietFor = now - st.modified
                 let sinceSave = now - (st.lastSaved ?? st.created)
                 return quietFor >= 2 || sinceSave >= 30

@@ -14,7 +14,7 @@ enum DocumentJSON {
         w.key("length"); w.int(rope.utf16Count)
         w.key("text"); w.string(rope.description)
         w.key("changeCount"); w.int(st.committedChangeCount)
-        w.key("hasUnsavedChanges"); w.bool(st.committedChangeCount != 0)
+        w.key("hasUnsavedChanges"); w.bool(st.hasUnsavedChanges)
         w.key("state"); w.string(st.condition.rawValue)
         w.key("editingDisabled"); w.bool(st.editingDisabled)
         w.key("secure"); w.bool(st.secure)

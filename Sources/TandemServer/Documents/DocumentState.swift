@@ -33,6 +33,11 @@ struct DocumentState {
     var journal: JournalBuffer?
     /// The changes applied but still waiting for their commit, oldest first.
     var inFlight: [InFlight] = []
+    /// The text of the last saved version (of the document as created, before any): unsaved
+    /// changes are a committed text that differs from it, whatever path led there. Nil when
+    /// not known (a document stored by an older server with no version and a change count),
+    /// where the change count decides.
+    var savedRope: Rope?
 
     struct InFlight {
         var revision: Int
@@ -56,6 +61,15 @@ struct DocumentState {
     }
 
     var committedChangeCount: Int { inFlight.first?.changeCountBefore ?? document.changeCount }
+
+    /// Whether the committed text differs from the last saved version. UIDocument's change
+    /// count cannot say so: saved, undone, then changed anew (or undone after others typed),
+    /// it comes back to 0 on a text that was never saved.
+    var hasUnsavedChanges: Bool {
+        guard let saved = savedRope else { return committedChangeCount != 0 }
+        let text = committedRope
+        return text.utf16Count != saved.utf16Count || text.description != saved.description
+    }
 
     /// A change was applied and queued for commit: readers keep seeing the state before it.
     mutating func changeInFlight(changeCountBefore: Int) {

@@ -84,7 +84,18 @@ extension ServerContext {
         st.journal = buffer
         st.editingDisabled = metadata.editingDisabled
         st.secure = metadata.secure
+        // As created (or as stored with nothing to save), the text is its own saved state;
+        // a loaded document's last version replaces this (`savedText`).
+        st.savedRope = document.changeCount == 0 ? document.rope : nil
         return st
+    }
+
+    /// The text of a document's newest version, nil when it has none (or the store fails: the
+    /// change count then decides, as before versions were compared).
+    func savedText(of id: String) -> Rope? {
+        guard let newest = try? store.versions(document: id).last,
+              let version = try? store.version(document: id, number: newest.number) else { return nil }
+        return Rope(version.text)
     }
 
     /// Start-up: each document is its newest snapshot plus the stored changes after it.
@@ -92,8 +103,9 @@ extension ServerContext {
         for l in loaded {
             let metadata = DocumentMetadata(decoding: l.document.metadata)
             let (document, pending) = try rebuild(l, metadata: metadata)
-            let st = makeState(document: document, title: l.document.title, created: l.document.created,
+            var st = makeState(document: document, title: l.document.title, created: l.document.created,
                                modified: l.document.modified, metadata: metadata, pending: pending)
+            if let saved = savedText(of: l.document.id) { st.savedRope = saved }
             let handle = DocumentHandle(id: l.document.id, state: st, events: makeEventChannel())
             handle.state.withLock { $0.lastSnapshotRevision = l.snapshot?.revision ?? 0 }
             documents.withLock { $0[l.document.id] = handle }
@@ -249,6 +261,7 @@ extension ServerContext {
             var fresh = makeState(document: document, title: st.title, created: st.created, modified: st.modified,
                                   metadata: metadata, pending: pending)
             fresh.pollers = st.pollers
+            fresh.savedRope = st.savedRope
             fresh.lastSnapshotRevision = snapshot?.revision ?? 0
             fresh.savingError = keepSavingError
             st = fresh
