@@ -76,8 +76,7 @@ public final class SessionRegistry: Sendable {
 
     @discardableResult
     public func remove(id: String) -> Session? {
-        stored.withLock { _ = $0.removeValue(forKey: id) }
-        return sessions.withLock { $0.removeValue(forKey: id) }
+        removeReinstatable(id: id)?.session
     }
 
     /// A removed session with the `lastSeen` the store holds for it, to put back as it was.
