@@ -139,7 +139,7 @@ extension ServerContext {
             newest = number
             handle.state.withLock { st in
                 guard !st.deleted else { return }
-                st.savedRope = savedRope
+                (st.savedRope, st.savedRevision) = (savedRope, v.revision)
                 st.lastSaved = v.time
                 if cleared { st.lastSavedRevision = max(st.lastSavedRevision, v.revision) }
                 handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved", data: versionJSON(v)))

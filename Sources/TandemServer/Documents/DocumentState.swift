@@ -38,6 +38,16 @@ struct DocumentState {
     /// not known (a document stored by an older server with no version and a change count),
     /// where the change count decides.
     var savedRope: Rope?
+    /// The committed revision whose text `savedRope` is: at it, nothing needs comparing.
+    var savedRevision = 0
+    /// The last comparison of the committed text with `savedRope`, so that autosave, which
+    /// asks every document every second, compares a text once per revision, not every time.
+    let unsavedMemo = UnsavedMemo()
+
+    final class UnsavedMemo {
+        var key: (committed: Int, saved: Int)?
+        var unsaved = false
+    }
 
     struct InFlight {
         var revision: Int
@@ -67,8 +77,13 @@ struct DocumentState {
     /// it comes back to 0 on a text that was never saved.
     var hasUnsavedChanges: Bool {
         guard let saved = savedRope else { return committedChangeCount != 0 }
+        if committedRevision == savedRevision { return false }
+        if let key = unsavedMemo.key, key == (committedRevision, savedRevision) { return unsavedMemo.unsaved }
         let text = committedRope
-        return text.utf16Count != saved.utf16Count || text.description != saved.description
+        let unsaved = text.utf16Count != saved.utf16Count || text.description != saved.description
+        unsavedMemo.key = (committedRevision, savedRevision)
+        unsavedMemo.unsaved = unsaved
+        return unsaved
     }
 
     /// A change was applied and queued for commit: readers keep seeing the state before it.

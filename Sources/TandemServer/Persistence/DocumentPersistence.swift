@@ -87,15 +87,16 @@ extension ServerContext {
         // As created (or as stored with nothing to save), the text is its own saved state;
         // a loaded document's last version replaces this (`savedText`).
         st.savedRope = document.changeCount == 0 ? document.rope : nil
+        st.savedRevision = document.revision
         return st
     }
 
-    /// The text of a document's newest version, nil when it has none (or the store fails: the
-    /// change count then decides, as before versions were compared).
-    func savedText(of id: String) -> Rope? {
+    /// The text of a document's newest version and its revision, nil when it has none (or the
+    /// store fails: the change count then decides, as before versions were compared).
+    func savedText(of id: String) -> (Rope, revision: Int)? {
         guard let newest = try? store.versions(document: id).last,
               let version = try? store.version(document: id, number: newest.number) else { return nil }
-        return Rope(version.text)
+        return (Rope(version.text), version.revision)
     }
 
     /// Start-up: each document is its newest snapshot plus the stored changes after it.
@@ -105,7 +106,7 @@ extension ServerContext {
             let (document, pending) = try rebuild(l, metadata: metadata)
             var st = makeState(document: document, title: l.document.title, created: l.document.created,
                                modified: l.document.modified, metadata: metadata, pending: pending)
-            if let saved = savedText(of: l.document.id) { st.savedRope = saved }
+            if let (saved, revision) = savedText(of: l.document.id) { (st.savedRope, st.savedRevision) = (saved, revision) }
             let handle = DocumentHandle(id: l.document.id, state: st, events: makeEventChannel())
             handle.state.withLock { $0.lastSnapshotRevision = l.snapshot?.revision ?? 0 }
             documents.withLock { $0[l.document.id] = handle }
@@ -261,7 +262,7 @@ extension ServerContext {
             var fresh = makeState(document: document, title: st.title, created: st.created, modified: st.modified,
                                   metadata: metadata, pending: pending)
             fresh.pollers = st.pollers
-            fresh.savedRope = st.savedRope
+            (fresh.savedRope, fresh.savedRevision) = (st.savedRope, st.savedRevision)
             fresh.lastSnapshotRevision = snapshot?.revision ?? 0
             fresh.savingError = keepSavingError
             st = fresh
