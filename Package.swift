@@ -12,6 +12,7 @@ let package = Package(
         // For the fuzz package (Tests/Fuzz), which reaches them by path.
         .library(name: "TandemStore", targets: ["TandemStore"]),
         .library(name: "TandemServer", targets: ["TandemServer"]),
+        .library(name: "TandemTestSupport", targets: ["TandemTestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -18,7 +18,9 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CFuzzer"),
         .target(name: "FuzzSupport", dependencies: ["CFuzzer", .product(name: "TandemCore", package: "Tandem")]),
-        .executableTarget(name: "FuzzHTTP", dependencies: ["FuzzSupport", .product(name: "TandemHTTP", package: "Tandem")], linkerSettings: lld),
+        .executableTarget(name: "FuzzHTTP", dependencies: [
+            "FuzzSupport", .product(name: "TandemHTTP", package: "Tandem"), .product(name: "TandemTestSupport", package: "Tandem"),
+        ], linkerSettings: lld),
         .executableTarget(name: "FuzzJSON", dependencies: ["FuzzSupport", .product(name: "TandemServer", package: "Tandem")], linkerSettings: lld),
         .executableTarget(name: "FuzzEditBody", dependencies: [
             "FuzzSupport", .product(name: "TandemServer", package: "Tandem"), .product(name: "TandemHTTP", package: "Tandem"),

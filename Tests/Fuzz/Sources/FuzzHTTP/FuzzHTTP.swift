@@ -1,5 +1,6 @@
 import FuzzSupport
 import TandemHTTP
+import TandemTestSupport
 
 /// Bytes → requests. The parser must never trap, and how the bytes arrive must not matter:
 /// whole, one byte at a time, cut in two at every point, and in chunks of random sizes
@@ -14,7 +15,7 @@ func fuzzHTTP(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     check(Outcome.parse(input.indices.map { input[$0...$0] }), against: whole, "one byte at a time", input)
     // Every two-piece cut costs a parse per byte: all of them for short inputs, 64 drawn
     // from the input's hash for longer ones.
-    var random = FuzzRandom(seed: fnv1a(input))
+    var random = SplitMix64(seed: fnv1a(input))
     let cuts = input.count <= 256 ? Array(0...input.count) : (0..<64).map { _ in Int(random.next() % UInt64(input.count + 1)) }
     for cut in cuts {
         check(Outcome.parse([input[..<cut], input[cut...]]), against: whole, "cut at \(cut)", input)

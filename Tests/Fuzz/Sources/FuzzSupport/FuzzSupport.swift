@@ -48,18 +48,6 @@ public func fnv1a(_ bytes: [UInt8]) -> UInt64 {
     return h
 }
 
-/// SplitMix64, for chunk sizes drawn from the input's hash.
-public struct FuzzRandom {
-    var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Seed corpora come from the code itself: with `TANDEM_FUZZ_SEEDS=DIR` in the environment a
 /// target writes the seeds it generates there and exits, before fuzzing starts.
