@@ -76,3 +76,61 @@ import Testing
         #expect(restored.changeCount == doc.changeCount)
     }
 }
+
+/// NSDocument's rule and per-scope counts (issue 26 item 7).
+@Suite struct ChangeCountScopeTests {
+    /// Save, undo past it, change anew: the arithmetic says 0, NSDocument says 2, and no
+    /// undo brings it under 1 before the next save.
+    @Test func aSavePointOutOfReachNeverLooksClean() throws {
+        let doc = Document()
+        try doc.apply(ins(doc, "v0 one", at: 0), session: "ada", time: 0)
+        doc.updateChangeCount(.cleared)
+        try doc.undo(scope: .session("ada"), time: 1)
+        #expect(doc.changeCount == -1)
+        try doc.apply(ins(doc, "v0 two", at: 0), session: "ada", options: .init(newGroup: true), time: 2)
+        #expect(doc.changeCount == 2 && doc.changeCount(.session("ada")) == 2)
+        try doc.undo(scope: .session("ada"), time: 3)
+        #expect(doc.changeCount == 1)
+        try doc.redo(scope: .session("ada"), time: 4)
+        #expect(doc.changeCount == 2)
+        doc.updateChangeCount(.cleared)
+        #expect(doc.changeCount == 0 && doc.changeCounts == ChangeCounts())
+        try doc.undo(scope: .session("ada"), time: 5)
+        #expect(doc.changeCount == -1)
+    }
+
+    /// Each context counts its own groups' steps, whoever asked; the document counts all.
+    @Test func eachContextCountsItsOwnGroups() throws {
+        let doc = Document()
+        try doc.apply(ins(doc, "a", at: 0), session: "ada", time: 0)
+        try doc.apply(ins(doc, "b", at: 1), session: "bob", time: 1)
+        try doc.apply(ins(doc, "c", at: 2), session: nil, time: 2)
+        #expect(counts(doc) == [1, 1, 3])
+        // Bob's document-scope undo takes the anonymous group, then Bob's own, then Ada's.
+        for _ in 0..<3 { try doc.perform(UndoRequest(.undo, scope: .document, requester: "bob", time: 3)) }
+        #expect(counts(doc) == [0, 0, 0])
+        #expect(doc.changeCount(.session("carol")) == 0)
+    }
+
+    func counts(_ doc: Document) -> [Int] {
+        [doc.changeCount(.session("ada")), doc.changeCount(.session("bob")), doc.changeCount(.document)]
+    }
+
+    @Test func countsOfEveryScopeSurviveSnapshotsAndReplay() throws {
+        let doc = Document()
+        let start = doc.snapshot()
+        var events: [DocumentEvent] = []
+        doc.journal = { events.append($0) }
+        try doc.apply(ins(doc, "a", at: 0), session: "ada", time: 0)
+        doc.updateChangeCount(.cleared)
+        try doc.undo(scope: .session("ada"), time: 1)
+        try doc.apply(ins(doc, "b", at: 0), session: "ada", options: .init(newGroup: true), time: 2)
+        try doc.apply(ins(doc, "c", at: 0), session: "bob", time: 3)
+        let replayed = try Document(snapshot: start)
+        for e in events { try replayed.replay(e) }
+        let binary = try Document(snapshot: DocumentSnapshot(binary: doc.snapshot().binary()))
+        let json = try Document(snapshot: JSONDecoder().decode(DocumentSnapshot.self, from: JSONEncoder().encode(doc.snapshot())))
+        for other in [replayed, binary, json] { #expect(other.changeCounts == doc.changeCounts) }
+        #expect(doc.changeCounts.document == ChangeCounter(count: 3, savePointLost: true))
+    }
+}

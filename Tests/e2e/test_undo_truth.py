@@ -78,10 +78,16 @@ def test_unsaved_means_the_text_differs_from_the_last_saved_version(base):
     assert ada.undo(d["id"]).status_code == 200
     ada.insert(d["id"], "v0 two", 0, newGroup=True)
     doc = ada.doc(d["id"])
-    # UIDocument's count is back at 0 (one undone, one done); the text was never saved.
-    assert doc["text"] == "v0 two" and doc["hasUnsavedChanges"] is True, doc
+    # UIDocument's arithmetic would be back at 0 (one undone, one done); NSDocument's rule
+    # says the save point is out of reach: 2 away (the undone group and the new one).
+    assert doc["text"] == "v0 two" and doc["hasUnsavedChanges"] is True and doc["changeCount"] == 2, doc
+    # Undoing the new change does not make it look clean: the saved text is not back.
+    assert ada.undo(d["id"]).status_code == 200
+    doc = ada.doc(d["id"])
+    assert doc["text"] == "" and doc["hasUnsavedChanges"] is True and doc["changeCount"] == 1, doc
     assert ada.post(f"/documents/{d['id']}/save").status_code == 201
-    assert ada.doc(d["id"])["hasUnsavedChanges"] is False
+    doc = ada.doc(d["id"])
+    assert doc["hasUnsavedChanges"] is False and doc["changeCount"] == 0, doc
 
 
 def test_an_undo_after_others_typed_leaves_the_document_unsaved(base):
@@ -93,6 +99,21 @@ def test_an_undo_after_others_typed_leaves_the_document_unsaved(base):
     assert ada.undo(d["id"]).status_code == 200
     doc = ada.doc(d["id"])
     assert doc["text"] == "BOB base" and doc["hasUnsavedChanges"] is True, doc
+    # Each scope counts its own context: Ada undid one (−1), Bob did one (+1), the document
+    # both (0, which would say clean: reported as 1 while the text is unsaved).
+    assert (doc["changeCount"], bob.doc(d["id"])["changeCount"], Client(base).doc(d["id"])["changeCount"]) == (-1, 1, 1)
+
+
+def test_a_change_count_of_zero_never_hides_unsaved_text(base):
+    ada, bob = new_session(base, "Ada"), new_session(base, "Bob")
+    d = ada.create_doc("")
+    ada.insert(d["id"], "hello world", 0, actionName="Greet")
+    assert ada.post(f"/documents/{d['id']}/save").status_code == 201
+    bob.edit(d["id"], {"delete": {"from": 5, "to": 11}})
+    assert ada.undo(d["id"]).status_code == 200
+    # Ada: −1; Bob: +1; the document's arithmetic: 0, yet "" was never saved.
+    doc = Client(base).doc(d["id"])
+    assert doc["text"] == "" and doc["hasUnsavedChanges"] is True and doc["changeCount"] == 1, doc
 
 
 def test_autosave_saves_a_text_the_change_count_calls_clean(servers):

@@ -57,8 +57,9 @@ extension Document {
         }
         // A nested group split off its open group is a group of its own from now on: counted
         // as done here, so its undo below leaves the count where it was.
-        if um.groups.count > groupCount { countChange(.done) }
-        let noteScope = UndoManager.scope(ofSession: um.session(ofChain: c))
+        let context = um.session(ofChain: c)
+        if um.groups.count > groupCount { countChange(.done, context: context) }
+        let noteScope = UndoManager.scope(ofSession: context)
         // As NSUndoManager: will/did notifications bracket the undo, and isUndoing
         // (isRedoing) is true while its change is applied and reported to the journal.
         um.post(redo ? .willRedo : .willUndo, noteScope)
@@ -96,7 +97,7 @@ extension Document {
         guard let revision else { throw redo ? .nothingToRedo : .nothingToUndo }
         um.finish(chain: c, group: g, mapped: m, revision: revision, redo: redo, newGroup: newGroup)
         log.recordRevert(at: revision, requester: request.requester, lost: m.lost)
-        countChange(redo ? .redone : .undone)
+        countChange(redo ? .redone : .undone, context: context)
         let range = log.range(at: revision)
         mapSelections(through: revision, owner: request.requester, landing: range.map(Selection.init))
         log.journal?(event)
@@ -104,7 +105,7 @@ extension Document {
         let reverted = um.groups[Int(newGroup)]
         return Change(revision: revision, session: request.requester, kind: kind, group: Int(newGroup),
                       actionName: um.name(reverted.name), operation: m.inverse, time: request.time, range: range,
-                      skipped: skipped, reverts: RevertedGroup(session: um.session(ofChain: c), group: Int(reverted.id)),
+                      skipped: skipped, reverts: RevertedGroup(session: context, group: Int(reverted.id)),
                       notReverted: m.lost)
     }
 }

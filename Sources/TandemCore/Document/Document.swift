@@ -29,8 +29,8 @@ public final class Document {
     /// One-entry cache of the last session's chain, to skip hashing on every keystroke.
     @exclusivity(unchecked) var lastSession: SessionID?
     @exclusivity(unchecked) var lastChain = 0
-    /// UIDocument's count of unsaved changes.
-    @exclusivity(unchecked) public internal(set) var changeCount = 0
+    /// UIDocument's counts of unsaved changes, the document's and each session context's.
+    @exclusivity(unchecked) public internal(set) var changeCounts = ChangeCounts()
     /// While true every change is refused (`editingDisabled`).
     public var isEditingDisabled = false {
         didSet { log.journal?(.setEditingDisabled(isEditingDisabled)) }
@@ -101,7 +101,7 @@ public final class Document {
         } else {
             undoManager.chains[c].typing = nil
         }
-        if startsGroup { countChange(.done) }
+        if startsGroup { countChange(.done, context: session) }
         let range = log.range(at: revision)
         mapSelections(through: revision, owner: session, landing: range.map { Selection(caret: $0.upperBound) })
         log.journal?(.edit(OperationCoding(op), session: session, options: options, time: time))
@@ -212,6 +212,8 @@ public final class Document {
             // The contexts moved: the cached one may be another session's now.
             lastSession = nil
             lastChain = 0
+            // A context dropped belonged to an ended session: nobody asks for its count.
+            changeCounts.contexts = changeCounts.contexts.filter { undoManager.chainIndex[$0.key] != nil }
         }
         log.journal?(.trimLog(through: revision))
     }

@@ -45,6 +45,12 @@ extension DocumentSnapshot {
         w.column(undo.mapped.map { Int64($0.lost ?? 0) })
         w.column(log.revertRevision); w.column(log.revertLost)
         for requester in log.revertRequester { w.string(requester) }
+        let counts = changeCounts ?? ChangeCounts()
+        w.bool(counts.document.savePointLost)
+        w.int(counts.contexts.count)
+        for (session, counter) in counts.contexts.sorted(by: { $0.key < $1.key }) {
+            w.string(session); w.int(counter.count); w.bool(counter.savePointLost)
+        }
         return w.bytes
     }
 
@@ -87,6 +93,13 @@ extension DocumentSnapshot {
             for i in mapped.indices { mapped[i].lost = Int(lost[i]) }
             log.revertRevision = try r.column(); log.revertLost = try r.column()
             for _ in log.revertRevision.indices { log.revertRequester.append(try r.string()) }
+            var counts = ChangeCounts()
+            counts.document = ChangeCounter(count: changeCount, savePointLost: try r.bool())
+            for _ in 0..<(try r.count(atLeast: 17)) {
+                let session = try r.string()
+                counts.contexts[session] = ChangeCounter(count: try r.int(), savePointLost: try r.bool())
+            }
+            changeCounts = counts
         }
         self.log = log
         undo = UndoState(groups: groups, chains: chains, names: names, mapped: mapped,

@@ -4,7 +4,11 @@
 public struct DocumentSnapshot: Sendable, Codable {
     public var text: String
     public var revision: Int
+    /// The document's change count (UIDocument's).
     public var changeCount: Int
+    /// Every scope's counts; nil in snapshots written before they were kept (the document's
+    /// count was then all there was).
+    var changeCounts: ChangeCounts?
     public var isEditingDisabled: Bool
     var log: ChangeLog.State
     var undo: UndoState
@@ -110,7 +114,7 @@ extension Document {
                              below: $0.value.below.map(OperationCoding.init), lost: $0.value.lost)
         }
         return DocumentSnapshot(
-            text: text, revision: revision, changeCount: changeCount, isEditingDisabled: isEditingDisabled,
+            text: text, revision: revision, changeCount: changeCount, changeCounts: changeCounts, isEditingDisabled: isEditingDisabled,
             log: log.s,
             undo: UndoState(groups: um.groups, chains: um.chains, names: um.names, mapped: mapped,
                             documentLevels: um.documentLevels, registrationDisabled: um.registrationDisabled,
@@ -142,7 +146,11 @@ extension Document {
         um.registrationDisabled = snapshot.undo.registrationDisabled
         um.liveUndoCount = snapshot.undo.liveUndoCount
         um.groupsByEvent = snapshot.undo.groupsByEvent
-        changeCount = snapshot.changeCount
+        changeCounts = snapshot.changeCounts ?? {
+            var counts = ChangeCounts()
+            counts.document.count = snapshot.changeCount
+            return counts
+        }()
         isEditingDisabled = snapshot.isEditingDisabled
         guard log.revision == snapshot.revision, log.length(at: log.revision) == length else {
             throw .invalidOperation(.lengthMismatch(expected: log.length(at: log.revision), actual: length))

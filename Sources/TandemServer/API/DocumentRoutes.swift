@@ -179,7 +179,7 @@ extension ServerContext {
     }
 
     func getDocument(_ req: HTTPRequest, asText: Bool) throws(APIError) -> HTTPResponse {
-        _ = try session(of: req)
+        let scope = try session(of: req).map { UndoScope.session($0.id) } ?? .document
         let handle = try document(req.parameters["id"] ?? "")
         return handle.state.withLock { st -> HTTPResponse in
             // The committed state: a change still waiting for its commit is not shown yet.
@@ -191,7 +191,7 @@ extension ServerContext {
                 return HTTPResponse(status: .ok, contentType: "text/plain; charset=utf-8",
                                     body: Array(st.committedRope.description.utf8), headers: ["ETag": etag])
             }
-            return .json(DocumentJSON.document(id: handle.id, state: st), headers: ["ETag": etag])
+            return .json(DocumentJSON.document(id: handle.id, state: st, scope: scope), headers: ["ETag": etag])
         }
     }
 

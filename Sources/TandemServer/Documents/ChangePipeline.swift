@@ -39,14 +39,15 @@ extension ServerContext {
             if st.editingDisabled {
                 return .failure(APIError(.forbidden, "editing_disabled", "editing is disabled for this document"))
             }
-            let changeCountBefore = st.document.changeCount
+            // Readers see the counts before the first change in flight: kept for that one only.
+            let countsBefore = st.inFlight.isEmpty ? st.document.changeCounts : nil
             let outcome: ChangeOutcome
             do throws(APIError) { outcome = try body(&st) } catch { return .failure(error) }
             if case .changed(let change, let response, let notification) = outcome {
                 handle.lengthHint.store(st.document.length, ordering: .relaxed)
                 handle.revisionHint.store(st.document.revision, ordering: .relaxed)
                 st.modified = change.time
-                st.changeInFlight(changeCountBefore: changeCountBefore)
+                st.changeInFlight(countsBefore: countsBefore)
                 let stored = StoredChange(documentID: handle.id, revision: change.revision, payload: ChangeCodec.encode(st.journal?.drain() ?? []))
                 let extra = companion()
                 // One unit with the companion's writes: both are stored or neither.

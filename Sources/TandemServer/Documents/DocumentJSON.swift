@@ -2,7 +2,8 @@ import TandemCore
 
 /// The JSON shapes of documents, changes and history, written by hand (hot paths).
 enum DocumentJSON {
-    static func document(id: String, state st: DocumentState) -> [UInt8] {
+    /// `scope` is the caller's: its `changeCount` is that scope's (see `reportedChangeCount`).
+    static func document(id: String, state st: DocumentState, scope: UndoScope = .document) -> [UInt8] {
         // What is committed: a client that reads revision R may then ask for `edits?since=R`.
         let doc = st.document
         let rope = st.committedRope
@@ -13,7 +14,7 @@ enum DocumentJSON {
         w.key("revision"); w.int(st.committedRevision)
         w.key("length"); w.int(rope.utf16Count)
         w.key("text"); w.string(rope.description)
-        w.key("changeCount"); w.int(st.committedChangeCount)
+        w.key("changeCount"); w.int(st.reportedChangeCount(scope))
         w.key("hasUnsavedChanges"); w.bool(st.hasUnsavedChanges)
         w.key("state"); w.string(st.condition.rawValue)
         w.key("editingDisabled"); w.bool(st.editingDisabled)

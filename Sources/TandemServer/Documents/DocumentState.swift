@@ -51,8 +51,9 @@ struct DocumentState {
 
     struct InFlight {
         var revision: Int
-        /// The document's change count before it.
-        var changeCountBefore: Int
+        /// The change counts before it; kept for the first change in flight only, the one
+        /// readers see the state before.
+        var countsBefore: ChangeCounts?
     }
 
     struct Poller {
@@ -70,7 +71,17 @@ struct DocumentState {
         return (try? document.rope(atRevision: first.revision - 1)) ?? document.rope
     }
 
-    var committedChangeCount: Int { inFlight.first?.changeCountBefore ?? document.changeCount }
+    var committedChangeCounts: ChangeCounts { inFlight.first?.countsBefore ?? document.changeCounts }
+    var committedChangeCount: Int { committedChangeCounts.document.count }
+
+    /// UIDocument's count for the calling scope, as committed, except that it is never 0 while
+    /// the text differs from the last saved version: no count may make the document look
+    /// clean when it is not (others' changes, or an undo others changed, can bring the
+    /// arithmetic back to 0 on a text never saved).
+    func reportedChangeCount(_ scope: UndoScope) -> Int {
+        let count = committedChangeCounts.count(scope)
+        return count == 0 && hasUnsavedChanges ? 1 : count
+    }
 
     /// Whether the committed text differs from the last saved version. UIDocument's change
     /// count cannot say so: saved, undone, then changed anew (or undone after others typed),
@@ -87,8 +98,8 @@ struct DocumentState {
     }
 
     /// A change was applied and queued for commit: readers keep seeing the state before it.
-    mutating func changeInFlight(changeCountBefore: Int) {
-        inFlight.append(InFlight(revision: document.revision, changeCountBefore: changeCountBefore))
+    mutating func changeInFlight(countsBefore: ChangeCounts?) {
+        inFlight.append(InFlight(revision: document.revision, countsBefore: countsBefore))
     }
 
     /// Changes up to `revision` committed: readers move up to it.
