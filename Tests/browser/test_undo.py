@@ -20,12 +20,8 @@ def test_undo_removes_only_my_typing_and_titles_follow(server, windows):
     b = windows().open(doc["id"])
     assert labels(a) == ["Undo", "Redo", True, True]
 
-    put_caret(a, 6)
-    a.textarea.send_keys("from a. ")
-    a.wait_synced()
-    put_caret(b, 0)
-    b.textarea.send_keys("B: ")
-    b.wait_synced()
+    a.type_at(6, "from a. ")
+    b.type_at(0, "B: ")
     a.wait(lambda: a.text() == b.text() == "B: Title\nfrom a. ")
     a.wait(lambda: labels(a) == ["Undo Typing", "Redo", False, True], 10, f"labels {labels(a)}")
 
@@ -138,8 +134,7 @@ def test_an_undo_others_partly_overwrote_says_what_it_left(server, windows):
     doc = server.create_document("Partial", "")
     a = windows().open(doc["id"])
     b = windows().open(doc["id"])
-    a.textarea.send_keys("hello world")
-    a.wait_synced()
+    a.type_at(0, "hello world")
     b.wait(lambda: b.text() == "hello world")
     # One group ("Typing", one burst), named as an app names its action.
     me = session_of(a)
@@ -164,17 +159,19 @@ def test_an_undo_others_partly_overwrote_says_what_it_left(server, windows):
     a.wait(lambda: labels(a) == ["Undo", "Redo Greet", True, False], 10, f"labels {labels(a)}")
 
 
-def test_undo_this_undoes_an_older_group_alone_and_redo_brings_it_back(server, windows):
-    doc = server.create_document("Selective", "X")
+def two_typing_groups(server, windows):
+    """A window whose session typed two groups into "X": "first " at 0, then " last" at the end."""
+    doc = server.create_document("Two groups", "X")
     a = windows().open(doc["id"])
-    put_caret(a, 0)
-    a.textarea.send_keys("first ")
-    a.wait_synced()
+    a.type_at(0, "first ")
     # A jump (not where the last typing ended) starts another group.
-    put_caret(a, 7)
-    a.textarea.send_keys(" last")
-    a.wait_synced()
+    a.type_at(7, " last")
     assert a.text() == "first X last"
+    return doc, a
+
+
+def test_undo_this_undoes_an_older_group_alone_and_redo_brings_it_back(server, windows):
+    doc, a = two_typing_groups(server, windows)
     # Only the older group has "Undo this": the top one is what Undo does anyway.
     a.wait(lambda: undo_only_buttons(a) == [["Undo this", "Undo Typing only"]], 10, f"buttons {undo_only_buttons(a)}")
     a.driver.find_element(By.CSS_SELECTOR, "#history-list button[aria-label='Undo Typing only']").click()
@@ -196,14 +193,7 @@ def test_undo_this_undoes_an_older_group_alone_and_redo_brings_it_back(server, w
 
 
 def test_undo_this_is_only_for_my_own_stack(server, windows):
-    doc = server.create_document("Mine only", "X")
-    a = windows().open(doc["id"])
-    put_caret(a, 0)
-    a.textarea.send_keys("first ")
-    a.wait_synced()
-    put_caret(a, 7)
-    a.textarea.send_keys(" last")
-    a.wait_synced()
+    doc, a = two_typing_groups(server, windows)
     a.wait(lambda: len(undo_only_buttons(a)) == 1)
     a.driver.find_element(By.CSS_SELECTOR, "input[name=scope][value=document]").click()
     a.wait(lambda: a.js("return document.querySelectorAll('#history-list li').length") == 2)
@@ -214,9 +204,7 @@ def test_undo_this_refused_shows_the_servers_message(server, windows):
     doc = server.create_document("Refused", "X")
     a = windows().open(doc["id"])
     a.allow_console("404")  # the refused request, as Chromium logs it
-    put_caret(a, 1)
-    a.textarea.send_keys("typed")
-    a.wait_synced()
+    a.type_at(1, "typed")
     status, body = server.request("POST", f"/documents/{doc['id']}/undo?group=999999", {},
                                   token=session_of(a)["token"])
     assert (status, body["error"]["code"]) == (404, "group_not_found"), (status, body)

@@ -2,15 +2,10 @@
 // names the session that made the request (`session`) and whose group it reverted
 // (`reverts`), so "someone undid your change" is decided by `reverts`, not by `session`.
 import * as un from '../../../Public/js/undo-notices.js';
+import { eq, suite } from './harness.js';
 
-function eq(actual, expected, message = '') {
-  const a = JSON.stringify(actual);
-  const e = JSON.stringify(expected);
-  if (a !== e) throw new Error(`${message} expected ${e}, got ${a}`);
-}
-
-export const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
+const { tests, test, run } = suite();
+export { tests, run };
 
 const names = new Map([['ada', 'Ada (guest)'], ['bob', 'Bob']]);
 const nameOf = (s) => un.displayName(s ? names.get(s) : null);
@@ -81,12 +76,3 @@ test('our undo stack is touched by our changes and by reverts of our groups', ()
   eq(un.touchesOwnHistory({ kind: 'edit', session: 'bob', reverts: null }, 'ada'), false);
   eq(un.touchesOwnHistory({ kind: 'edit', session: null, reverts: null }, null), false, 'no session of ours');
 });
-
-/** Runs every test; returns {passed, failed, failures: [{name, message}]}. */
-export function run() {
-  const failures = [];
-  for (const t of tests) {
-    try { t.fn(); } catch (e) { failures.push({ name: t.name, message: String(e && e.message || e) }); }
-  }
-  return { passed: tests.length - failures.length, failed: failures.length, failures };
-}
