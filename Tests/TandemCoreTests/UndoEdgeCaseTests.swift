@@ -123,7 +123,7 @@ import Testing
         try doc.apply(ins(doc, "c", at: 3), session: "ada", time: 6)
         #expect(um.undoActionName(.document) == "Typing")
         let undo = try doc.undo(scope: .document, time: 7)
-        #expect(undo.session == "bob" && doc.text == "axc")
+        #expect(undo.reverts?.session == "bob" && undo.session == nil && doc.text == "axc")
         #expect(um.groupingLevel(.session("ada")) == 1)
         #expect(!um.canUndo(.document))
         #expect(throws: DocumentError.nothingToUndo) { try doc.undo(scope: .document, time: 8) }

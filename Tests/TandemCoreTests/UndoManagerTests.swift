@@ -310,8 +310,7 @@ import Testing
         let box = Box()
         doc.journal = { event in
             switch event {
-            case .undo: box.seen.append("undo undoing=\(um.isUndoing) redoing=\(um.isRedoing)")
-            case .redo: box.seen.append("redo undoing=\(um.isUndoing) redoing=\(um.isRedoing)")
+            case .revert(let r): box.seen.append("\(r.kind.rawValue) undoing=\(um.isUndoing) redoing=\(um.isRedoing)")
             default: break
             }
         }

@@ -4,6 +4,7 @@ undo does, a group still open is its owner's, other people's typing never evicts
 
 import time
 
+from sse import SSEStream
 from tandem_client import Client, assert_error, new_session, unchanged
 
 
@@ -112,3 +113,135 @@ def test_autosave_saves_a_text_the_change_count_calls_clean(servers):
     # Restarted, the document knows its saved text again.
     srv.restart()
     assert Client(srv.base).doc(d["id"])["hasUnsavedChanges"] is False
+
+
+def _post_undo(client: Client, doc_id: str, query: str):
+    return client.post(f"/documents/{doc_id}/undo?{query}", {})
+
+
+def test_an_undo_is_recorded_under_whoever_asked_and_names_the_group_it_reverted(base):
+    ada, bob = new_session(base, "Ada"), new_session(base, "Bob")
+    anon = Client(base)
+    d = ada.create_doc("")
+    ada.insert(d["id"], "Ada's", 0, actionName="Sign")
+    group = ada.history(d["id"])["undoStack"][-1]["id"]
+    with SSEStream(base, f"/documents/{d['id']}/events?lastEventId=1") as s:
+        r = bob.undo(d["id"], scope="document")
+        assert r.status_code == 200, r.text
+        answer = r.json()
+        assert answer["session"] == bob.id and answer["reverts"] == {"session": ada.id, "group": group}, answer
+        # The broadcast says the same; Ada's context is the one whose history changed.
+        change = s.next_change().json()
+        assert change["session"] == bob.id and change["kind"] == "undo", change
+        assert change["reverts"] == {"session": ada.id, "group": group} and change["partial"] is False, change
+        note = s.next_of("history").json()
+        assert note == {"notification": "didUndo", "session": ada.id, "revision": 2}, note
+    # An anonymous redo stays anonymous; the group keeps its id on Ada's stack.
+    r = anon.redo(d["id"], scope="document")
+    assert r.status_code == 200 and r.json()["session"] is None, r.text
+    assert r.json()["reverts"] == {"session": ada.id, "group": group}, r.text
+    assert [e["id"] for e in ada.history(d["id"])["undoStack"]] == [group]
+    listed = ada.changes(d["id"], since=0)
+    assert [(c["session"], c["kind"], c["reverts"]) for c in listed] == [
+        (ada.id, "edit", None),
+        (bob.id, "undo", {"session": ada.id, "group": group}),
+        (None, "redo", {"session": ada.id, "group": group}),
+    ], listed
+
+
+def test_a_partial_undo_says_what_it_could_not_revert(base):
+    ada, bob = new_session(base, "Ada"), new_session(base, "Bob")
+    d = ada.create_doc("")
+    ada.insert(d["id"], "hello world", 0, actionName="Greet")
+    bob.edit(d["id"], {"delete": {"from": 5, "to": 11}})
+    with SSEStream(base, f"/documents/{d['id']}/events?lastEventId=2") as s:
+        r = ada.undo(d["id"])
+        assert r.status_code == 200, r.text
+        assert (r.json()["partial"], r.json()["notReverted"], r.json()["actionName"]) == (True, 6, "Greet"), r.text
+        change = s.next_change().json()
+        assert (change["partial"], change["notReverted"]) == (True, 6), change
+    assert ada.text(d["id"]) == ""
+    assert ada.changes(d["id"], since=2)[0]["notReverted"] == 6
+    # A whole undo says so too.
+    r = ada.redo(d["id"])
+    assert r.status_code == 200 and (r.json()["partial"], r.json()["notReverted"]) == (False, 0), r.text
+    assert ada.text(d["id"]) == "hello"
+
+
+def test_a_selective_undo_reverts_one_older_group_of_my_own(base):
+    ada, bob = new_session(base, "Ada"), new_session(base, "Bob")
+    d = ada.create_doc("")
+    ada.insert(d["id"], "alpha ", 0, actionName="Alpha")
+    ada.insert(d["id"], "beta ", 6, actionName="Beta")
+    bob.insert(d["id"], "[bob]", 0)
+    ada.insert(d["id"], "gamma", len(ada.text(d["id"])), actionName="Gamma")
+    stack = ada.history(d["id"])["undoStack"]
+    assert [(e["id"], e["actionName"]) for e in stack] == [(1, "Alpha"), (2, "Beta"), (4, "Gamma")], stack
+    r = _post_undo(ada, d["id"], "group=1")
+    assert r.status_code == 200, r.text
+    assert r.json()["actionName"] == "Alpha" and r.json()["reverts"] == {"session": ada.id, "group": 1}, r.text
+    assert ada.text(d["id"]) == "[bob]beta gamma"
+    h = ada.history(d["id"])
+    assert [e["id"] for e in h["undoStack"]] == [2, 4] and [e["id"] for e in h["redoStack"]] == [1], h
+    assert (h["undoMenuItemTitle"], h["redoMenuItemTitle"]) == ("Undo Gamma", "Redo Alpha"), h
+    r = ada.redo(d["id"])
+    assert r.status_code == 200 and r.json()["reverts"]["group"] == 1, r.text
+    assert ada.text(d["id"]) == "[bob]alpha beta gamma"
+    assert [e["id"] for e in ada.history(d["id"])["undoStack"]] == [2, 4, 1]
+
+
+def test_a_selective_undo_takes_only_my_own_undo_stack(base):
+    ada, bob = new_session(base, "Ada"), new_session(base, "Bob")
+    anon = Client(base)
+    d = ada.create_doc("")
+    ada.insert(d["id"], "a", 0, actionName="A")
+    bob.insert(d["id"], "b", 1, actionName="B")
+    ada.insert(d["id"], "c", 2, actionName="C")
+    assert ada.undo(d["id"]).status_code == 200
+    with unchanged(ada, d["id"]):
+        assert_error(_post_undo(ada, d["id"], "group=2"), 403, "not_your_group")
+        assert_error(_post_undo(ada, d["id"], "group=3"), 409, "nothing_to_undo")
+        assert_error(_post_undo(ada, d["id"], "group=999"), 404, "group_not_found")
+        assert_error(_post_undo(anon, d["id"], "group=1"), 401)
+        assert_error(_post_undo(ada, d["id"], "group=1&scope=document"), 400, "invalid_field")
+        for bad in ["0", "-1", "1.0", "x", str(2**31), "99999999999999999999"]:
+            assert_error(_post_undo(ada, d["id"], f"group={bad}"), 400, "invalid_field")
+        assert_error(ada.post(f"/documents/{d['id']}/redo?group=1", {}), 400, "invalid_field")
+        assert_error(_post_undo(ada, d["id"], "nested=maybe"), 400, "invalid_field")
+        assert_error(_post_undo(ada, d["id"], "nested=true&group=1"), 400, "invalid_field")
+
+
+def test_undo_nested_group_undoes_the_last_closed_nested_group(base):
+    ada = new_session(base, "Ada")
+    d = ada.create_doc("")
+    groups = f"/documents/{d['id']}/history/groups"
+    assert ada.post(groups).json() == {"groupingLevel": 1}
+    ada.insert(d["id"], "outer ", 0)
+    assert ada.post(groups).json() == {"groupingLevel": 2}
+    ada.insert(d["id"], "inner", 6)
+    assert ada.delete(groups).json() == {"groupingLevel": 1}
+    r = _post_undo(ada, d["id"], "nested=true")
+    assert r.status_code == 200, r.text
+    assert ada.text(d["id"]) == "outer "
+    # The outer group is still open, and a nested undo with its own change on top is refused.
+    assert ada.history(d["id"])["groupingLevel"] == 1
+    ada.insert(d["id"], "more", 6)
+    with unchanged(ada, d["id"]):
+        assert_error(_post_undo(ada, d["id"], "nested=true"), 409, "group_open")
+
+
+def test_who_undid_what_survives_a_restart(servers):
+    srv = servers(name="undo-truth-restart")
+    ada, bob = new_session(srv.base, "Ada"), new_session(srv.base, "Bob")
+    d = ada.create_doc("")
+    ada.insert(d["id"], "hello world", 0, actionName="Greet")
+    ada.insert(d["id"], "!", 11, actionName="Bang")
+    bob.edit(d["id"], {"delete": {"from": 5, "to": 11}})
+    assert _post_undo(ada, d["id"], "group=1").json()["notReverted"] == 6
+    assert bob.undo(d["id"], scope="document").status_code == 200   # Bob's delete
+    before = ada.changes(d["id"], since=0)
+    history = ada.history(d["id"])
+    srv.restart()
+    ada2 = Client(srv.base, token=ada.token, session=ada.session)
+    assert ada2.changes(d["id"], since=0) == before
+    assert ada2.history(d["id"]) == history

@@ -10,7 +10,8 @@ public enum ChangeKind: String, Sendable, Codable {
 public struct Change: Sendable {
     /// The revision this change created (the first change of a document is revision 1).
     public var revision: Int
-    /// The session that made it; nil for anonymous changes.
+    /// The session that made it (for an undo or redo: the one that asked for it, whoever's
+    /// group it reverted); nil for anonymous changes.
     public var session: SessionID?
     public var kind: ChangeKind
     /// The undo group it belongs to, or -1 when it was not registered for undo.
@@ -25,9 +26,17 @@ public struct Change: Sendable {
     /// For an undo (redo): the groups above the reverted one that it dropped, newest first,
     /// because others had already erased their whole effect. Empty for other changes.
     public var skipped: [SkippedGroup] = []
+    /// For an undo (redo): the group it reverted. Nil for an edit.
+    public var reverts: RevertedGroup?
+    /// For an undo (redo): UTF-16 units of the group's effect it could not revert because
+    /// later changes had already removed them (text the group inserted that others deleted).
+    public var notReverted = 0
+    /// True when the undo (redo) reverted only part of its group's effect.
+    public var isPartial: Bool { notReverted > 0 }
 
     public init(revision: Int, session: SessionID?, kind: ChangeKind, group: Int, actionName: String,
-                operation: TextOperation, time: Double, range: Range<Int>?, skipped: [SkippedGroup] = []) {
+                operation: TextOperation, time: Double, range: Range<Int>?, skipped: [SkippedGroup] = [],
+                reverts: RevertedGroup? = nil, notReverted: Int = 0) {
         self.revision = revision
         self.session = session
         self.kind = kind
@@ -37,7 +46,17 @@ public struct Change: Sendable {
         self.time = time
         self.range = range
         self.skipped = skipped
+        self.reverts = reverts
+        self.notReverted = notReverted
     }
+}
+
+/// The group an undo (redo) reverted: whose context it was in and its stable id.
+public struct RevertedGroup: Sendable, Equatable {
+    /// The session whose undo context held the group; nil for the anonymous context.
+    public var session: SessionID?
+    /// The group's id, as `…/history` lists it.
+    public var group: Int
 }
 
 /// An undo group an undo (redo) dropped unreverted: others had erased all it did.

@@ -24,6 +24,12 @@ final class ChangeLog {
         var spliceDeleted: [Int32] = []
         var spliceInserted: [Int32] = []
         var text: [UInt16] = []
+        /// Every undo and redo by revision, ascending: the session that asked for it (`""` for
+        /// an anonymous request; its group's context may be another's) and the units of its
+        /// group's effect it could not revert. Sparse: edits have no entry.
+        var revertRevision: [Int32] = []
+        var revertRequester: [String] = []
+        var revertLost: [Int32] = []
     }
 
     @exclusivity(unchecked) var s = State()
@@ -128,6 +134,27 @@ final class ChangeLog {
         s.append(op, rope: rope, owner: owner, kind: kind, time: time, lengthAfter: lengthAfter)
     }
 
+    // MARK: undo and redo records
+
+    func recordRevert(at revision: Int, requester: SessionID?, lost: Int) {
+        s.revertRevision.append(Int32(revision))
+        s.revertRequester.append(requester ?? "")
+        s.revertLost.append(Int32(clamping: lost))
+    }
+
+    /// Who asked for the undo (redo) at `revision`, and what of its group it could not revert;
+    /// nil for an edit, or an undo logged before these were recorded.
+    func revert(at revision: Int) -> (requester: SessionID?, lost: Int)? {
+        var lo = 0, hi = s.revertRevision.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if Int(s.revertRevision[mid]) < revision { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo < s.revertRevision.count, Int(s.revertRevision[lo]) == revision else { return nil }
+        let requester = s.revertRequester[lo]
+        return (requester.isEmpty ? nil : requester, Int(s.revertLost[lo]))
+    }
+
     // MARK: trimming
 
     /// Drops revisions up to `revision`.
@@ -150,6 +177,12 @@ final class ChangeLog {
         s.spliceDeleted.removeFirst(splices)
         s.spliceInserted.removeFirst(splices)
         s.text.removeFirst(textDropped)
+        let reverts = s.revertRevision.prefix { Int($0) <= s.trimmed }.count
+        if reverts > 0 {
+            s.revertRevision.removeFirst(reverts)
+            s.revertRequester.removeFirst(reverts)
+            s.revertLost.removeFirst(reverts)
+        }
     }
 
     /// Bytes allocated by the log's arrays.
@@ -157,6 +190,7 @@ final class ChangeLog {
         s.spliceEnd.capacity * 4 + s.textStart.capacity * 4 + s.owner.capacity * 4 + s.kind.capacity
             + s.time.capacity * 8 + s.lengthAfter.capacity * 4 + s.splicePosition.capacity * 4
             + s.spliceDeleted.capacity * 4 + s.spliceInserted.capacity * 4 + s.text.capacity * 2
+            + s.revertRevision.capacity * 24
     }
 }
 
@@ -187,6 +221,7 @@ extension ChangeLog.State {
     private enum CodingKeys: String, CodingKey {
         case trimmed, startLength, spliceEnd, textStart, owner, kind, time, lengthAfter
         case splicePosition, spliceDeleted, spliceInserted, text
+        case revertRevision, revertRequester, revertLost
     }
 
     init(from decoder: any Decoder) throws {
@@ -203,6 +238,12 @@ extension ChangeLog.State {
         spliceDeleted = try PackedCoding.decode(Int32.self, c, .spliceDeleted)
         spliceInserted = try PackedCoding.decode(Int32.self, c, .spliceInserted)
         text = try PackedCoding.decode(UInt16.self, c, .text)
+        // Absent from snapshots written before undo requesters were recorded.
+        if c.contains(.revertRevision) {
+            revertRevision = try PackedCoding.decode(Int32.self, c, .revertRevision)
+            revertRequester = try c.decode([String].self, forKey: .revertRequester)
+            revertLost = try PackedCoding.decode(Int32.self, c, .revertLost)
+        }
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -219,5 +260,8 @@ extension ChangeLog.State {
         try c.encode(PackedCoding.encode(spliceDeleted), forKey: .spliceDeleted)
         try c.encode(PackedCoding.encode(spliceInserted), forKey: .spliceInserted)
         try c.encode(PackedCoding.encode(text), forKey: .text)
+        try c.encode(PackedCoding.encode(revertRevision), forKey: .revertRevision)
+        try c.encode(revertRequester, forKey: .revertRequester)
+        try c.encode(PackedCoding.encode(revertLost), forKey: .revertLost)
     }
 }

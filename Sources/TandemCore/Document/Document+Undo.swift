@@ -1,15 +1,16 @@
 extension Document {
     /// Undoes the scope's latest group: its inverse, transformed through every later
     /// change by anyone, applied as a new change. A level-1 open group is closed first.
+    /// The change is the scope's session's; see `perform` to name another requester.
     @discardableResult
     public func undo(scope: UndoScope, time: Double) throws(DocumentError) -> Change {
-        try revert(scope: scope, redo: false, closeOpen: true, time: time)
+        try perform(UndoRequest(.undo, scope: scope, requester: scope.sessionID, time: time))
     }
 
     /// Redoes the scope's latest undone group.
     @discardableResult
     public func redo(scope: UndoScope, time: Double) throws(DocumentError) -> Change {
-        try revert(scope: scope, redo: true, closeOpen: true, time: time)
+        try perform(UndoRequest(.redo, scope: scope, requester: scope.sessionID, time: time))
     }
 
     /// NSUndoManager.undoNestedGroup: undoes the last closed group, nested or not, without
@@ -17,17 +18,38 @@ extension Document {
     /// long as nothing was registered since it closed; otherwise `groupOpen`.
     @discardableResult
     public func undoNestedGroup(scope: UndoScope, time: Double) throws(DocumentError) -> Change {
-        try revert(scope: scope, redo: false, closeOpen: false, time: time)
+        try perform(UndoRequest(.undoNestedGroup, scope: scope, requester: scope.sessionID, time: time))
     }
 
-    private func revert(scope: UndoScope, redo: Bool, closeOpen: Bool, time: Double) throws(DocumentError) -> Change {
+    /// Selective undo: the group `id` of `session`'s own undo stack, wherever it sits,
+    /// transformed through everything after it (the session's own later groups too), goes
+    /// to the redo stack; the groups above it stay. `notYourGroup` for another session's
+    /// group, `groupAlreadyUndone` for one on its redo stack, `groupNotFound` otherwise.
+    @discardableResult
+    public func undo(group id: Int, session: SessionID?, time: Double) throws(DocumentError) -> Change {
+        try perform(UndoRequest(.undo, scope: UndoManager.scope(ofSession: session), requester: session, group: id, time: time))
+    }
+
+    /// Carries out an undo or redo request. The change it logs is the requester's; it names
+    /// the group it reverted (`reverts`) and what of the group it could not revert.
+    @discardableResult
+    public func perform(_ request: UndoRequest) throws(DocumentError) -> Change {
         guard !isEditingDisabled else { throw .editingDisabled }
         let um = undoManager
+        let redo = request.kind == .redo
+        let closeOpen = request.kind != .undoNestedGroup
         let openLevels = closeOpen && !redo ? um.openLevels : 0
         let groupCount = um.groups.count
-        let event: DocumentEvent = redo ? .redo(scope: scope, time: time) : .undo(scope: scope, time: time, nested: !closeOpen)
+        let event = DocumentEvent.revert(request)
         let c: Int
-        do { c = try um.target(scope, redo: redo, closeOpen: closeOpen) } catch {
+        var selected: Int32?
+        do throws(DocumentError) {
+            if let id = request.group, !redo {
+                (c, selected) = try um.selectiveTarget(id: id, session: request.requester)
+            } else {
+                c = try um.target(request.scope, redo: redo, closeOpen: closeOpen)
+            }
+        } catch {
             // An undo that closed an open group and then found nothing to undo still closed
             // it: journaled, so a replay closes it too.
             if !redo && closeOpen && um.openLevels != openLevels { log.journal?(event) }
@@ -36,8 +58,7 @@ extension Document {
         // A nested group split off its open group is a group of its own from now on: counted
         // as done here, so its undo below leaves the count where it was.
         if um.groups.count > groupCount { countChange(.done) }
-        let session = um.session(ofChain: c)
-        let noteScope = UndoManager.scope(ofSession: session)
+        let noteScope = UndoManager.scope(ofSession: um.session(ofChain: c))
         // As NSUndoManager: will/did notifications bracket the undo, and isUndoing
         // (isRedoing) is true while its change is applied and reported to the journal.
         um.post(redo ? .willRedo : .willUndo, noteScope)
@@ -49,19 +70,19 @@ extension Document {
             um.post(redo ? .didRedo : .didUndo, noteScope)
         }
         let kind: ChangeKind = redo ? .redo : .undo
-        var pending = try um.prepare(chain: c, redo: redo)
+        var pending = try um.prepare(chain: c, redo: redo, selected: selected)
         var revision: Int?
         var skipped: [SkippedGroup] = []
         while true {
             // The mapped inverse is valid by construction, so commit cannot throw. An
             // inverse that changes nothing (others deleted all of it) pops its group and
-            // the next one is undone instead.
-            revision = (try? commit(pending.mapped.inverse, chain: c, kind: kind, owner: Int32(um.groups.count), time: time)) ?? nil
+            // the next one is undone instead (a selective undo asked for that one alone).
+            revision = (try? commit(pending.mapped.inverse, chain: c, kind: kind, owner: Int32(um.groups.count), time: request.time)) ?? nil
             if revision != nil { break }
             let erased = um.groups[Int(pending.group)]
             skipped.append(SkippedGroup(actionName: um.name(erased.name), revision: Int(erased.first)))
             um.discard(chain: c, group: pending.group, mapped: pending.mapped, redo: redo)
-            guard let next = try? um.prepare(chain: c, redo: redo) else {
+            guard selected == nil, let next = try? um.prepare(chain: c, redo: redo) else {
                 // The discarded groups changed the state: journaled, so a replay discards
                 // them too (and meets the same error).
                 log.journal?(event)
@@ -74,13 +95,16 @@ extension Document {
         let newGroup = Int32(um.groups.count)
         guard let revision else { throw redo ? .nothingToRedo : .nothingToUndo }
         um.finish(chain: c, group: g, mapped: m, revision: revision, redo: redo, newGroup: newGroup)
+        log.recordRevert(at: revision, requester: request.requester, lost: m.lost)
         countChange(redo ? .redone : .undone)
         let range = log.range(at: revision)
-        mapSelections(through: revision, owner: session, landing: range.map(Selection.init))
+        mapSelections(through: revision, owner: request.requester, landing: range.map(Selection.init))
         log.journal?(event)
         done()
-        return Change(revision: revision, session: session, kind: kind, group: Int(newGroup),
-                      actionName: um.name(um.groups[Int(newGroup)].name), operation: m.inverse, time: time, range: range,
-                      skipped: skipped)
+        let reverted = um.groups[Int(newGroup)]
+        return Change(revision: revision, session: request.requester, kind: kind, group: Int(newGroup),
+                      actionName: um.name(reverted.name), operation: m.inverse, time: request.time, range: range,
+                      skipped: skipped, reverts: RevertedGroup(session: um.session(ofChain: c), group: Int(reverted.id)),
+                      notReverted: m.lost)
     }
 }

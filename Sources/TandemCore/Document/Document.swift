@@ -186,9 +186,17 @@ public final class Document {
         let owner = log.owner(revision)
         let group = owner >= 0 ? Int(owner) : -1
         let chain = owner >= 0 ? Int(undoManager.groups[group].chain) : Int(-owner - 1)
-        return Change(revision: revision, session: undoManager.session(ofChain: chain), kind: log.kind(revision),
+        let kind = log.kind(revision)
+        var session = undoManager.session(ofChain: chain), reverts: RevertedGroup?, notReverted = 0
+        if kind != .edit, group >= 0 {
+            // The undo's own group is the entry it pushed, which keeps the reverted group's id.
+            reverts = RevertedGroup(session: session, group: Int(undoManager.groups[group].id))
+            if let record = log.revert(at: revision) { (session, notReverted) = record }
+        }
+        return Change(revision: revision, session: session, kind: kind,
                       group: group, actionName: owner >= 0 ? undoManager.name(undoManager.groups[group].name) : "",
-                      operation: log.operation(at: revision), time: log.time(revision), range: log.range(at: revision))
+                      operation: log.operation(at: revision), time: log.time(revision), range: log.range(at: revision),
+                      reverts: reverts, notReverted: notReverted)
     }
 
     /// Drops the log up to `revision`. Undo groups with a change at or before it can no

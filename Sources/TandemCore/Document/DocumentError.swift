@@ -20,6 +20,12 @@ public enum DocumentError: Error, Equatable, Sendable, CustomStringConvertible {
     /// enableUndoRegistration without a matching disableUndoRegistration (409), where
     /// NSUndoManager raises.
     case undoRegistrationNotDisabled
+    /// A selective undo named a group in another session's stacks (403).
+    case notYourGroup(id: Int)
+    /// A selective undo named a group no stack holds (404).
+    case groupNotFound(id: Int)
+    /// A selective undo named a group of the caller's redo stack (409).
+    case groupAlreadyUndone(id: Int)
 
     /// A stable snake_case code for API error bodies.
     public var code: String {
@@ -34,6 +40,9 @@ public enum DocumentError: Error, Equatable, Sendable, CustomStringConvertible {
         case .groupOpen: "group_open"
         case .editingDisabled: "editing_disabled"
         case .undoRegistrationNotDisabled: "undo_registration_not_disabled"
+        case .notYourGroup: "not_your_group"
+        case .groupNotFound: "group_not_found"
+        case .groupAlreadyUndone: "nothing_to_undo"
         }
     }
 
@@ -59,6 +68,12 @@ public enum DocumentError: Error, Equatable, Sendable, CustomStringConvertible {
             "editing is disabled for this document"
         case .undoRegistrationNotDisabled:
             "undo registration is not disabled: every enableUndoRegistration needs an earlier disableUndoRegistration"
+        case let .notYourGroup(id):
+            "undo group \(id) is another session's: a selective undo takes only a group of your own"
+        case let .groupNotFound(id):
+            "no undo stack holds a group \(id) (it may have been undone and dropped, or trimmed)"
+        case let .groupAlreadyUndone(id):
+            "undo group \(id) is already undone: it is on your redo stack"
         }
     }
 

@@ -4,6 +4,9 @@
 public enum DocumentEvent: Sendable, Codable, Equatable {
     /// An edit, as applied (already transformed to the revision before it).
     case edit(OperationCoding, session: SessionID?, options: EditOptions, time: Double)
+    /// An undo, redo or undoNestedGroup with its requester (and group, for a selective undo).
+    case revert(UndoRequest)
+    /// Journals written before `revert` existed: the scope's session asked.
     case undo(scope: UndoScope, time: Double, nested: Bool)
     case redo(scope: UndoScope, time: Double)
     case beginUndoGrouping(session: SessionID?)
@@ -33,6 +36,10 @@ extension Document {
             let operation: TextOperation
             do { operation = try op.operation() } catch { throw .invalidOperation(error) }
             try apply(operation, session: session, options: options, time: time)
+        case let .revert(request):
+            // An undo that found nothing left to undo is journaled for the groups it dropped
+            // on the way; replayed, it drops them again and ends the same way.
+            do { try perform(request) } catch .nothingToUndo, .nothingToRedo {}
         case let .undo(scope, time, nested):
             // An undo that found nothing left to undo is journaled for the groups it dropped
             // on the way; replayed, it drops them again and ends the same way.

@@ -8,10 +8,13 @@
 /// Integers are 8-byte little-endian (Int32 columns 4), a Bool one byte, a String or an array
 /// its count and then its bytes, an optional a presence byte and then the value.
 extension DocumentSnapshot {
-    static let magic: [UInt8] = [0x54, 0x44, 0x53, 0x01]
+    /// Version 2 adds, after version 1's fields, the undo groups' ids, each mapped inverse's
+    /// lost units and the log's undo records; version 1 still loads (ids = first revisions).
+    static let magic: [UInt8] = [0x54, 0x44, 0x53, 0x02]
+    static let magicVersion1: [UInt8] = [0x54, 0x44, 0x53, 0x01]
 
     /// Whether `bytes` are a snapshot in this form (and not the older JSON one).
-    public static func isBinary(_ bytes: [UInt8]) -> Bool { bytes.starts(with: magic) }
+    public static func isBinary(_ bytes: [UInt8]) -> Bool { bytes.starts(with: magic) || bytes.starts(with: magicVersion1) }
 
     public func binary() -> [UInt8] {
         var w = SnapshotWriter()
@@ -38,13 +41,18 @@ extension DocumentSnapshot {
         }
         w.int(undo.documentLevels); w.int(undo.registrationDisabled); w.int(undo.liveUndoCount)
         w.bool(undo.groupsByEvent)
+        w.column(undo.groups.map(\.id))
+        w.column(undo.mapped.map { Int64($0.lost ?? 0) })
+        w.column(log.revertRevision); w.column(log.revertLost)
+        for requester in log.revertRequester { w.string(requester) }
         return w.bytes
     }
 
     /// Reads `binary()`'s bytes; throws on anything else, never reading past the end.
     public init(binary bytes: [UInt8]) throws(SnapshotFormatError) {
         var r = SnapshotReader(bytes: bytes)
-        guard bytes.starts(with: Self.magic) else { throw SnapshotFormatError(offset: 0, "not a binary snapshot") }
+        let version1 = bytes.starts(with: Self.magicVersion1)
+        guard version1 || bytes.starts(with: Self.magic) else { throw SnapshotFormatError(offset: 0, "not a binary snapshot") }
         r.offset = Self.magic.count
         revision = try r.int(); changeCount = try r.int(); isEditingDisabled = try r.bool()
         text = try r.string()
@@ -55,10 +63,9 @@ extension DocumentSnapshot {
         log.time = try r.column(UInt64.self).map(Double.init(bitPattern:)); log.lengthAfter = try r.column()
         log.splicePosition = try r.column(); log.spliceDeleted = try r.column(); log.spliceInserted = try r.column()
         log.text = try r.column()
-        self.log = log
 
         let packed = try r.take(try r.count(atLeast: UndoGroup.packedSize) * UndoGroup.packedSize, "the undo groups")
-        let groups = stride(from: packed.lowerBound, to: packed.upperBound, by: UndoGroup.packedSize).map { UndoGroup.packed(bytes, at: $0) }
+        var groups = stride(from: packed.lowerBound, to: packed.upperBound, by: UndoGroup.packedSize).map { UndoGroup.packed(bytes, at: $0) }
         var chains: [UndoChain] = []
         for _ in 0..<(try r.count(atLeast: 1)) { chains.append(try r.chain()) }
         var names: [String] = []
@@ -68,9 +75,23 @@ extension DocumentSnapshot {
             mapped.append(.init(group: try r.int32(), inverse: try r.operation(), validAt: try r.int(),
                                 below: try r.optional { (r: inout SnapshotReader) throws(SnapshotFormatError) in try r.operation() }))
         }
+        let documentLevels = try r.int(), registrationDisabled = try r.int()
+        let liveUndoCount = try r.int(), groupsByEvent = try r.bool()
+        if !version1 {
+            let ids: [Int32] = try r.column()
+            let lost: [Int64] = try r.column()
+            guard ids.count == groups.count, lost.count == mapped.count else {
+                throw SnapshotFormatError(offset: r.offset, "the group ids or lost units do not match their groups")
+            }
+            for i in groups.indices { groups[i].id = ids[i] }
+            for i in mapped.indices { mapped[i].lost = Int(lost[i]) }
+            log.revertRevision = try r.column(); log.revertLost = try r.column()
+            for _ in log.revertRevision.indices { log.revertRequester.append(try r.string()) }
+        }
+        self.log = log
         undo = UndoState(groups: groups, chains: chains, names: names, mapped: mapped,
-                         documentLevels: try r.int(), registrationDisabled: try r.int(),
-                         liveUndoCount: try r.int(), groupsByEvent: try r.bool())
+                         documentLevels: documentLevels, registrationDisabled: registrationDisabled,
+                         liveUndoCount: liveUndoCount, groupsByEvent: groupsByEvent)
         guard r.offset == bytes.count else { throw SnapshotFormatError(offset: r.offset, "bytes after the end") }
     }
 }

@@ -16,6 +16,8 @@ struct UndoState: Sendable, Codable {
         var inverse: OperationCoding
         var validAt: Int
         var below: OperationCoding?
+        /// Absent (0) in snapshots written before partial undo was tracked.
+        var lost: Int?
     }
 
     var groups: [UndoGroup]
@@ -31,6 +33,7 @@ struct UndoState: Sendable, Codable {
 extension UndoState {
     private enum CodingKeys: String, CodingKey {
         case groups, chains, names, mapped, documentLevels, registrationDisabled, liveUndoCount, groupsByEvent
+        case groupIDs
     }
 
     /// A group's id is its index, so every group since the last renumbering stays (up to the
@@ -44,6 +47,13 @@ extension UndoState {
             groups = stride(from: 0, to: bytes.count, by: UndoGroup.packedSize).map { UndoGroup.packed(bytes, at: $0) }
         } else {
             groups = try c.decode([UndoGroup].self, forKey: .groups)
+        }
+        // Packed groups carry no id: it comes in a column of its own, absent from snapshots
+        // written before groups had ids (each then keeps its first revision).
+        if c.contains(.groupIDs) {
+            let ids = try PackedCoding.decode(Int32.self, c, .groupIDs)
+            guard ids.count == groups.count else { throw PackedCoding.corrupt(c, .groupIDs) }
+            for i in groups.indices { groups[i].id = ids[i] }
         }
         chains = try c.decode([UndoChain].self, forKey: .chains)
         names = try c.decode([String].self, forKey: .names)
@@ -60,6 +70,7 @@ extension UndoState {
         bytes.reserveCapacity(groups.count * UndoGroup.packedSize)
         for g in groups { g.pack(into: &bytes) }
         try c.encode(Base64.encode(bytes), forKey: .groups)
+        try c.encode(PackedCoding.encode(groups.map(\.id)), forKey: .groupIDs)
         try c.encode(chains, forKey: .chains)
         try c.encode(names, forKey: .names)
         try c.encode(mapped, forKey: .mapped)
@@ -96,7 +107,7 @@ extension Document {
         let um = undoManager
         let mapped = um.mapped.sorted { $0.key < $1.key }.map {
             UndoState.Mapped(group: $0.key, inverse: OperationCoding($0.value.inverse), validAt: $0.value.validAt,
-                             below: $0.value.below.map(OperationCoding.init))
+                             below: $0.value.below.map(OperationCoding.init), lost: $0.value.lost)
         }
         return DocumentSnapshot(
             text: text, revision: revision, changeCount: changeCount, isEditingDisabled: isEditingDisabled,
@@ -124,7 +135,7 @@ extension Document {
         for m in snapshot.undo.mapped {
             do {
                 um.mapped[m.group] = MappedInverse(inverse: try m.inverse.operation(), validAt: m.validAt,
-                                                   below: try m.below?.operation())
+                                                   below: try m.below?.operation(), lost: m.lost ?? 0)
             } catch { throw .invalidOperation(error) }
         }
         um.documentLevels = snapshot.undo.documentLevels
@@ -146,7 +157,8 @@ extension ChangeLog.State {
         let n = kind.count, m = splicePosition.count
         guard trimmed >= 0, startLength >= 0, trimmed <= Int.max - n,
               owner.count == n, time.count == n, lengthAfter.count == n, spliceEnd.count == n, textStart.count == n,
-              spliceDeleted.count == m, spliceInserted.count == m else { return false }
+              spliceDeleted.count == m, spliceInserted.count == m,
+              revertRequester.count == revertRevision.count, revertLost.count == revertRevision.count else { return false }
         var spliceStart = 0
         for i in 0..<n {
             let end = Int(spliceEnd[i])

@@ -1,4 +1,4 @@
-/// One undo group: the changes one undo reverts. 20 bytes; the changes themselves stay in
+/// One undo group: the changes one undo reverts. 24 bytes; the changes themselves stay in
 /// the log, so a group whose changes are contiguous in the log derives its inverse from it.
 struct UndoGroup: Codable, Sendable {
     static let discardable: UInt8 = 1
@@ -11,6 +11,19 @@ struct UndoGroup: Codable, Sendable {
     /// Interned action name, -1 for none.
     var name: Int32
     var flags: UInt8
+    /// The id the API shows (`…/history`, `?group=`, `reverts`): the revision of the first
+    /// change of the edit that made it. An undo's redo entry and a redo's undo entry keep the
+    /// id of the group they revert, so it survives undo, redo and renumbering (`compactGroups`).
+    var id: Int32
+
+    init(chain: Int32, first: Int32, last: Int32, name: Int32, flags: UInt8, id: Int32? = nil) {
+        self.chain = chain
+        self.first = first
+        self.last = last
+        self.name = name
+        self.flags = flags
+        self.id = id ?? first
+    }
 
     var isLive: Bool { flags & Self.live != 0 }
 }
@@ -23,6 +36,9 @@ struct MappedInverse: Sendable {
     /// The foreign changes made since the group began, rewritten to apply to the text as if
     /// the group were undone: the mapping the group below it needs once this one is popped.
     var below: TextOperation?
+    /// UTF-16 units the inverse no longer reverts because later changes already deleted them
+    /// (text the group inserted that others removed): what makes an undo `partial`.
+    var lost = 0
 }
 
 /// Typing coalescing state of one chain.
@@ -107,5 +123,17 @@ extension UndoChain {
         try c.encodeIfPresent(nestedTail, forKey: .nestedTail)
         try c.encode(levels, forKey: .levels)
         try c.encodeIfPresent(typing, forKey: .typing)
+    }
+}
+
+extension UndoGroup {
+    private enum CodingKeys: String, CodingKey { case chain, first, last, name, flags, id }
+
+    /// Groups written before ids existed take their first revision as id.
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(chain: try c.decode(Int32.self, forKey: .chain), first: try c.decode(Int32.self, forKey: .first),
+                  last: try c.decode(Int32.self, forKey: .last), name: try c.decode(Int32.self, forKey: .name),
+                  flags: try c.decode(UInt8.self, forKey: .flags), id: try c.decodeIfPresent(Int32.self, forKey: .id))
     }
 }

@@ -1,6 +1,8 @@
 /// A scope's undo state at one moment, as `GET /history` reports it.
 public struct UndoHistory: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
+        /// The group's stable id: what `undo(group:)` takes and a change's `reverts` names.
+        public var id: Int
         public var actionName: String
         /// The revision of the group's latest change (for redo entries: of the undo).
         public var revision: Int

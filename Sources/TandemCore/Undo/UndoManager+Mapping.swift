@@ -33,12 +33,21 @@ extension UndoManager {
 
     static func map(_ m: inout MappedInverse, through foreign: TextOperation) {
         let (inverse, before) = must { () throws(OperationError) in try TextOperation.transform(m.inverse, foreign) }
+        // A transform only ever drops deletions (text the foreign change deleted first) and
+        // never inserts less: the units dropped are the group's effect others took away.
+        m.lost += deletedUnits(m.inverse) - deletedUnits(inverse)
         m.inverse = inverse
         if let below = m.below {
             m.below = must { () throws(OperationError) in try below.compose(before) }
         } else {
             m.below = before
         }
+    }
+
+    static func deletedUnits(_ op: TextOperation) -> Int {
+        var units = 0
+        op.forEachSplice { units += $0.deleted }
+        return units
     }
 
     // MARK: registering an edit
@@ -173,13 +182,30 @@ extension UndoManager {
         return try nonEmpty(c, redo: redo)
     }
 
+    /// The chain and group of a selective undo of group `id` by `session`: refused before
+    /// anything changes unless the group is on the session's own undo stack; then, as an
+    /// undo, a level-1 open group is closed first (deeper nesting is `groupOpen`).
+    func selectiveTarget(id: Int, session: SessionID?) throws(DocumentError) -> (chain: Int, group: Int32) {
+        guard let (c, g, onRedo) = locate(id: id) else { throw .groupNotFound(id: id) }
+        guard chains[c].session == session else { throw .notYourGroup(id: id) }
+        guard !onRedo else { throw .groupAlreadyUndone(id: id) }
+        if chains[c].groupingLevel > 0 {
+            guard chains[c].groupingLevel == 1 else { throw .groupOpen(level: chains[c].groupingLevel) }
+            closeLevel(c)
+        }
+        return (c, g)
+    }
+
     private func nonEmpty(_ c: Int, redo: Bool) throws(DocumentError) -> Int {
         if redo ? chains[c].redo.isEmpty : chains[c].undoTop == nil { throw redo ? .nothingToRedo : .nothingToUndo }
         return c
     }
 
-    /// The operation undoing (redoing) chain c's top group, on the current text.
-    func prepare(chain c: Int, redo: Bool) throws(DocumentError) -> (group: Int32, mapped: MappedInverse) {
+    /// The operation undoing (redoing) chain c's top group, on the current text; with
+    /// `selected`, that group of the undo stack instead (selective undo): its inverse mapped
+    /// through everything after it, its own chain's later groups included.
+    func prepare(chain c: Int, redo: Bool, selected: Int32? = nil) throws(DocumentError) -> (group: Int32, mapped: MappedInverse) {
+        if let selected { return (selected, upToDate(selected, through: log.revision)) }
         guard let g = redo ? chains[c].redo.last : chains[c].undoTop else { throw redo ? .nothingToRedo : .nothingToUndo }
         // Once a nested group's undo dropped it, the open group below is never undone.
         if g == chains[c].openGroup { throw .nothingToUndo }
@@ -246,9 +272,16 @@ extension UndoManager {
     private func pop(chain c: Int, group g: Int32, mapped m: MappedInverse, revision: Int, redo: Bool) {
         let popped = groups[Int(g)]
         kill(g)
-        if redo { chains[c].redo.removeLast() } else { chains[c].undo.removeLast(); liveUndoCount -= 1 }
-        if chains[c].openGroup == g { chains[c].openGroup = -1 }
         chains[c].typing = nil
+        if chains[c].openGroup == g { chains[c].openGroup = -1 }
+        if !redo, chains[c].undoTop != g {
+            // A selective undo takes a group from inside the stack: the groups around it keep
+            // their inverses, which map through its undo as through any later change.
+            if let i = chains[c].undo.lastIndex(of: g), i >= chains[c].undoBottom { chains[c].undo.remove(at: i) }
+            liveUndoCount -= 1
+            return
+        }
+        if redo { chains[c].redo.removeLast() } else { chains[c].undo.removeLast(); liveUndoCount -= 1 }
         let below = redo ? chains[c].redo.last : chains[c].undoTop
         if let h = below {
             var hm = upToDate(h, through: Int(popped.first) - 1)
@@ -280,7 +313,7 @@ extension UndoManager {
         pop(chain: c, group: g, mapped: m, revision: revision, redo: redo)
         precondition(Int(newGroup) == groups.count)
         groups.append(UndoGroup(chain: Int32(c), first: Int32(revision), last: Int32(revision),
-                                name: popped.name, flags: UndoGroup.live | (popped.flags & UndoGroup.discardable)))
+                                name: popped.name, flags: UndoGroup.live | (popped.flags & UndoGroup.discardable), id: popped.id))
         if redo {
             chains[c].undo.append(newGroup)
             liveUndoCount += 1

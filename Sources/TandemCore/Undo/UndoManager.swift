@@ -107,6 +107,15 @@ public final class UndoManager {
         }
     }
 
+    /// The live group with API id `id`: its chain, and whether it is on the redo stack.
+    func locate(id: Int) -> (chain: Int, group: Int32, redo: Bool)? {
+        for c in chains.indices {
+            for g in chains[c].undo[chains[c].undoBottom...].reversed() where Int(groups[Int(g)].id) == id { return (c, g, false) }
+            for g in chains[c].redo.reversed() where Int(groups[Int(g)].id) == id { return (c, g, true) }
+        }
+        return nil
+    }
+
     // MARK: notifications
 
     public func addObserver(_ body: @escaping (UndoNotification) -> Void) -> ObserverToken {
@@ -412,7 +421,7 @@ public final class UndoManager {
         func entry(_ g: Int32, redo: Bool) -> UndoHistory.Entry {
             let group = groups[Int(g)]
             let revision = Int(redo ? group.first : group.last)
-            return .init(actionName: name(group.name), revision: revision,
+            return .init(id: Int(group.id), actionName: name(group.name), revision: revision,
                          session: chains[Int(group.chain)].session, time: log.time(revision))
         }
         let selected: [Int]

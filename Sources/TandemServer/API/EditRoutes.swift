@@ -277,7 +277,9 @@ extension APIError {
         case .noOpenGroup: .conflict("group_not_open", "no undo group is open")
         case .groupOpen: .conflict("group_open", error.message)
         case .editingDisabled: APIError(.forbidden, "editing_disabled", "editing is disabled for this document")
-        case .undoRegistrationNotDisabled: .conflict(error.code, error.message)
+        case .undoRegistrationNotDisabled, .groupAlreadyUndone: .conflict(error.code, error.message)
+        case .notYourGroup: APIError(.forbidden, error.code, error.message)
+        case .groupNotFound: APIError(.notFound, error.code, error.message)
         }
     }
 }

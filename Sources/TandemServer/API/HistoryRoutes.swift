@@ -17,10 +17,16 @@ extension ServerContext {
             Endpoint(
                 method: .post, path: "/documents/{id}/undo", operationID: "undo",
                 summary: "Undo one group: the session's own latest (scope=session) or anyone's (scope=document)", tag: "Undo",
-                parameters: [scope, Endpoint.header("Idempotency-Key", "Makes a resend safe")],
+                parameters: [scope,
+                             Endpoint.query("group", ["type": "integer", "minimum": 1, "maximum": .integer(Int(Int32.max))],
+                                            "Selective undo: the id of a group of your own undo stack (scope=session), undone wherever it sits"),
+                             Endpoint.query("nested", ["type": "boolean"], "true: undoNestedGroup (the last closed group, without closing an open one)"),
+                             Endpoint.header("Idempotency-Key", "Makes a resend safe")],
                 requestBody: Endpoint.jsonBody(Schemas.object([], required: []), required: false),
                 responses: [Endpoint.json(200, "The undo as applied", Schemas.ref("UndoResult")),
-                            Endpoint.error(409, "Nothing to undo (nothing_to_undo), or undo groups nested more than one level deep are open (group_open)")] + changeErrors,
+                            Endpoint.error(409, "Nothing to undo (nothing_to_undo), or undo groups nested more than one level deep are open (group_open)")]
+                    + changeErrors.map { $0.status == 403 ? Endpoint.error(403, "Editing is disabled, or group= names another session's group (not_your_group)")
+                                        : $0.status == 404 ? Endpoint.error(404, "No such document, or no stack holds group= (group_not_found)") : $0 },
                 handler: { [self] req, res in undoOrRedo(req, res, redo: false) }
             ),
             Endpoint(
@@ -137,24 +143,54 @@ extension ServerContext {
         handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "history", data: historyEventJSON(notification, session: session)))
     }
 
+    /// The undo (redo) a request asks for: its scope, its requester, and for an undo the
+    /// `group` of a selective undo or `nested=true` for undoNestedGroup.
+    func undoRequest(_ req: HTTPRequest, redo: Bool) throws(APIError) -> (DocumentHandle, UndoRequest.Kind, UndoScope, Session?, Int?) {
+        let (handle, scope, session) = try historyTarget(req)
+        // The body, if any, is an empty object: a field it does not know is a typo, not a wish.
+        try RequestBody.object(req).allowOnly([])
+        var kind: UndoRequest.Kind = redo ? .redo : .undo
+        switch req.queryValue("nested") {
+        case nil, "false"?: break
+        case "true"? where !redo: kind = .undoNestedGroup
+        case "true"?: throw .invalidField("nested", "applies to undo only")
+        case let other?: throw .invalidField("nested", "must be true or false, not '\(other)'")
+        }
+        var group: Int?
+        if let raw = req.queryValue("group") {
+            guard !redo else { throw .invalidField("group", "applies to undo only: redo takes the latest undone group") }
+            guard kind == .undo else { throw .invalidField("group", "cannot be combined with nested=true") }
+            guard let id = Int(raw), id >= 1, id <= Int(Int32.max) else {
+                throw .invalidField("group", "must be a group id from the history (1 to \(Int32.max))")
+            }
+            guard session != nil else { throw .sessionRequired("a selective undo (group=)") }
+            guard case .session = scope else { throw .invalidField("group", "names a group of your own stack: it takes scope=session") }
+            group = id
+        }
+        return (handle, kind, scope, session, group)
+    }
+
     func undoOrRedo(_ req: HTTPRequest, _ res: HTTPResponder, redo: Bool) {
         let handle: DocumentHandle
-        let scope: UndoScope
+        let request: UndoRequest
         let session: Session?
         do throws(APIError) {
-            (handle, scope, session) = try historyTarget(req)
-            // The body, if any, is an empty object: a field it does not know is a typo, not a wish.
-            try RequestBody.object(req).allowOnly([])
+            let (h, kind, scope, s, group) = try undoRequest(req, redo: redo)
+            (handle, session) = (h, s)
+            request = UndoRequest(kind, scope: scope, requester: s?.id, group: group, time: 0)
         } catch {
             res.send(error.response)
             return
         }
+        let scope = request.scope
         performChange(handle, request: req, responder: res, session: session) { st throws(APIError) in
             let change: Change
             let um = st.document.undoManager
             let openBefore = um.groupingLevel(scope)
             do throws(DocumentError) {
-                change = redo ? try st.document.redo(scope: scope, time: now()) : try st.document.undo(scope: scope, time: now())
+                var timed = request
+                timed.time = now()
+                change = try st.document.perform(timed)
             } catch {
                 throw APIError.document(error)
             }
@@ -169,6 +205,8 @@ extension ServerContext {
             w.key("revision"); w.int(change.revision)
             w.key("ops"); CompactOperation.write(change.operation, to: &w)
             w.key("actionName"); w.string(change.actionName)
+            w.key("session"); w.optionalString(change.session)
+            DocumentJSON.reverts(change, to: &w)
             w.key("skipped"); w.beginArray()
             for group in change.skipped {
                 w.beginObject(); w.key("actionName"); w.string(group.actionName); w.key("revision"); w.int(group.revision); w.endObject()
@@ -228,12 +266,5 @@ extension ServerContext {
         var w = JSONWriter(capacity: 24)
         w.beginObject(); w.key("groupingLevel"); w.int(level); w.endObject()
         return .json(w.bytes)
-    }
-}
-
-extension UndoScope {
-    var sessionID: String? {
-        if case .session(let s) = self { return s }
-        return nil
     }
 }

@@ -43,7 +43,21 @@ enum DocumentJSON {
         w.key("kind"); w.string(c.kind.rawValue)
         w.key("actionName"); w.string(c.actionName)
         w.key("time"); w.double(c.time)
+        reverts(c, to: &w)
         w.endObject()
+    }
+
+    /// `reverts`, `partial` and `notReverted`: which group an undo (redo) reverted, and
+    /// whether others had already taken part of its effect away. Null, false, 0 for edits.
+    static func reverts(_ c: Change, to w: inout JSONWriter) {
+        w.key("reverts")
+        if let r = c.reverts {
+            w.beginObject(); w.key("session"); w.optionalString(r.session); w.key("group"); w.int(r.group); w.endObject()
+        } else {
+            w.null()
+        }
+        w.key("partial"); w.bool(c.isPartial)
+        w.key("notReverted"); w.int(c.notReverted)
     }
 
     static func change(_ c: Change) -> [UInt8] {
@@ -79,6 +93,7 @@ enum DocumentJSON {
         w.beginArray()
         for e in list {
             w.beginObject()
+            w.key("id"); w.int(e.id)
             w.key("actionName"); w.string(e.actionName)
             w.key("revision"); w.int(e.revision)
             w.key("session"); w.optionalString(e.session)

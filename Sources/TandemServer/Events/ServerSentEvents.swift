@@ -60,13 +60,16 @@ enum ServerSentEvents {
         var history: [EventChannel.Coalescable] = []
         for (event, superseded) in zip(events, superseded) {
             let change = event.change
+            // Notifications name the undo context that changed: for an undo (redo), the one
+            // that held the reverted group, whoever asked.
+            let context = change.contextSession
             // NSUndoManager's order: willUndo (willRedo), the change, didUndo (didRedo). Never
             // coalesced: each one brackets its own change.
             if change.kind != .edit {
                 w.text("id: "); w.int(change.revision - 1); w.text("\nevent: history\ndata: ")
                 w.beginObject()
                 w.key("notification"); w.string(change.kind == .undo ? "willUndo" : "willRedo")
-                w.key("session"); w.optionalString(change.session)
+                w.key("session"); w.optionalString(context)
                 w.key("revision"); w.int(change.revision - 1)
                 w.endObject()
                 w.text("\n\n")
@@ -79,11 +82,11 @@ enum ServerSentEvents {
             w.text("id: "); w.int(change.revision); w.text("\nevent: history\ndata: ")
             w.beginObject()
             w.key("notification"); w.string(event.notification)
-            w.key("session"); w.optionalString(change.session)
+            w.key("session"); w.optionalString(context)
             w.key("revision"); w.int(change.revision)
             w.endObject()
             w.text("\n\n")
-            history.append(EventChannel.Coalescable(key: event.notification + "\u{0}" + (change.session ?? ""), range: start..<w.bytes.count))
+            history.append(EventChannel.Coalescable(key: event.notification + "\u{0}" + (context ?? ""), range: start..<w.bytes.count))
         }
         return history
     }
@@ -93,7 +96,7 @@ enum ServerSentEvents {
         var session: String?
         init(_ event: ChangeEvent) {
             notification = event.notification
-            session = event.change.session
+            session = event.change.contextSession
         }
     }
 
@@ -109,4 +112,10 @@ enum ServerSentEvents {
             "X-Accel-Buffering": "no",
         ]
     }
+}
+
+extension Change {
+    /// The undo context the change is in: its session's for an edit, the reverted group's
+    /// for an undo or redo.
+    var contextSession: SessionID? { kind == .edit ? session : reverts?.session }
 }

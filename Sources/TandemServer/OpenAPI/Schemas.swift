@@ -64,10 +64,15 @@ enum Schemas {
             ("revision", nonNegative), ("ops", ref("Operation")), ("session", nullableString),
             ("kind", ["type": "string", "enum": ["edit", "undo", "redo"]]),
             ("actionName", string), ("time", number),
-        ], required: ["revision", "ops", "session", "kind", "actionName"])),
+            ("reverts", ["oneOf": [ref("RevertedGroup"), ["type": "null"]]]), ("partial", boolean), ("notReverted", nonNegative),
+        ], required: ["revision", "ops", "session", "kind", "actionName", "reverts", "partial", "notReverted"])),
+        ("RevertedGroup", object([
+            ("session", nullableString), ("group", ["type": "integer", "minimum": 1]),
+        ], required: ["session", "group"])),
         ("HistoryEntry", object([
+            ("id", ["type": "integer", "minimum": 1]),
             ("actionName", string), ("revision", nonNegative), ("session", nullableString), ("time", number),
-        ], required: ["actionName", "revision", "session", "time"])),
+        ], required: ["id", "actionName", "revision", "session", "time"])),
         ("History", object([
             ("canUndo", boolean), ("canRedo", boolean),
             ("undoActionName", string), ("redoActionName", string),
@@ -77,11 +82,12 @@ enum Schemas {
         ], required: ["canUndo", "canRedo", "undoActionName", "redoActionName", "undoMenuItemTitle",
                       "redoMenuItemTitle", "levelsOfUndo", "groupingLevel", "undoStack", "redoStack"])),
         ("UndoResult", object([
-            ("revision", nonNegative), ("ops", ref("Operation")), ("actionName", string),
+            ("revision", nonNegative), ("ops", ref("Operation")), ("actionName", string), ("session", nullableString),
+            ("reverts", ref("RevertedGroup")), ("partial", boolean), ("notReverted", nonNegative),
             ("skipped", array(object([("actionName", string), ("revision", nonNegative)], required: ["actionName", "revision"]))),
             ("range", ref("Range")), ("history", ref("History")),
             ("selection", ["oneOf": [ref("Selection"), ["type": "null"]]]),
-        ], required: ["revision", "ops", "actionName", "skipped", "range", "history"])),
+        ], required: ["revision", "ops", "actionName", "session", "reverts", "partial", "notReverted", "skipped", "range", "history"])),
         ("GroupingLevel", object([("groupingLevel", nonNegative)], required: ["groupingLevel"])),
         ("Health", object([("status", string)], required: ["status"], additional: true)),
     ] + pasteboardComponents + actionComponents

@@ -40,8 +40,11 @@ enum JournalBinary {
     enum Tag: UInt8 {
         case edit = 1, undo = 2, redo = 3, begin = 4, end = 5, name = 6, levels = 7, groupsByEvent = 8,
              removeAll = 9, removeAllWithTarget = 10, discardable = 11, disable = 12, enable = 13,
-             changeCount = 14, editingDisabled = 15, trim = 16
+             changeCount = 14, editingDisabled = 15, trim = 16, revert = 17
     }
+
+    /// By the byte `Writer` stores for each.
+    static let undoKinds: [UndoRequest.Kind] = [.undo, .redo, .undoNestedGroup]
 
     /// By the byte `Writer` stores for each.
     static let changeKinds: [DocumentChangeKind] = [.done, .undone, .redone, .cleared]
@@ -62,6 +65,12 @@ enum JournalBinary {
                 optionalString(options.actionName)
                 bytes.append((options.undoable ? 1 : 0) | (options.newGroup ? 2 : 0) | (options.coalescing ? 4 : 0))
                 double(time)
+            case let .revert(request):
+                // Kind, scope, requester, group (its id plus one, 0 for none), time.
+                tag(.revert)
+                bytes.append(UInt8(JournalBinary.undoKinds.firstIndex(of: request.kind)!))
+                scope(request.scope); optionalString(request.requester)
+                varint(request.group.map { $0 + 1 } ?? 0); double(request.time)
             case let .undo(s, time, nested):
                 tag(.undo); scope(s); double(time); bool(nested)
             case let .redo(s, time):
@@ -231,6 +240,13 @@ enum JournalBinary {
                 guard flags < 8 else { throw failure("unknown edit options \(flags)") }
                 let options = EditOptions(actionName: actionName, undoable: flags & 1 != 0, newGroup: flags & 2 != 0, coalescing: flags & 4 != 0)
                 return .edit(OperationCoding(op), session: session, options: options, time: try double())
+            case .revert:
+                let k = Int(try byte("an undo kind"))
+                guard k < JournalBinary.undoKinds.count else { throw failure("unknown undo kind \(k)") }
+                let scope = try scope(), requester = try optionalString(), group = try varint()
+                guard group >= 0 else { throw failure("a negative undo group") }
+                return .revert(UndoRequest(JournalBinary.undoKinds[k], scope: scope, requester: requester,
+                                           group: group == 0 ? nil : group - 1, time: try double()))
             case .undo: return .undo(scope: try scope(), time: try double(), nested: try bool())
             case .redo: return .redo(scope: try scope(), time: try double())
             case .begin: return .beginUndoGrouping(session: try optionalString())

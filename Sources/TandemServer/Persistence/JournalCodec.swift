@@ -41,6 +41,11 @@ enum JournalCodec {
             w.optionalString(options.actionName)
             w.bool(options.undoable); w.bool(options.newGroup); w.bool(options.coalescing)
             w.double(time)
+        case let .revert(request):
+            w.string("revert"); w.string(request.kind.rawValue); scope(request.scope, to: &w)
+            w.optionalString(request.requester)
+            if let group = request.group { w.int(group) } else { w.null() }
+            w.double(request.time)
         case let .undo(s, time, nested):
             w.string("undo"); scope(s, to: &w); w.double(time); w.bool(nested)
         case let .redo(s, time):
@@ -126,6 +131,12 @@ enum JournalCodec {
             options.newGroup = try bool(6)
             options.coalescing = try bool(7)
             return .edit(OperationCoding(op), session: try optString(3), options: options, time: try double(8))
+        case "revert":
+            guard let raw = try optString(1), let kind = UndoRequest.Kind(rawValue: raw) else {
+                throw DecodeError(description: "revert: unknown kind")
+            }
+            let group = try at(4).isNull ? nil : try int(4)
+            return .revert(UndoRequest(kind, scope: try scope(2), requester: try optString(3), group: group, time: try double(5)))
         case "undo": return .undo(scope: try scope(1), time: try double(2), nested: try bool(3))
         case "redo": return .redo(scope: try scope(1), time: try double(2))
         case "begin": return .beginUndoGrouping(session: try optString(1))
