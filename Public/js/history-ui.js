@@ -1,6 +1,7 @@
 // Undo you can see: Undo/Redo buttons titled by the server, the scope switch, the undo
-// stack panel, and the shake-to-undo alert.
+// stack panel (with "Undo this" for an older group of ours), and the shake-to-undo alert.
 import { $, el, ago, toast } from './ui.js';
+import { displayName, possessive, resultMessage, othersGroup, undoneByOthersNotice, touchesOwnHistory } from './undo-notices.js';
 
 const SCOPE_KEY = 'tandem.undoScope';
 
@@ -54,13 +55,11 @@ export class HistoryUI {
 
   changed(change) {
     const me = this.view.api.session && this.view.api.session.id;
-    // An undo of a change of ours carries our session; not made here (our own undo runs
-    // as an action), it was someone else's, from everyone's scope: say so.
-    const c = this.view.collab;
-    if (change.kind === 'undo' && change.session === me && c && !c.actionBusy) {
-      toast(`Someone undid your ${change.actionName || 'change'}`, { ms: 5000 });
-    }
-    if (this.scope === 'document' || change.session === me) this.schedule();
+    // A change names who made it and, for an undo, whose group it reverted: someone else
+    // undoing a group of ours (from everyone's scope) is worth saying.
+    const notice = undoneByOthersNotice(change, me, (s) => this.nameOf(s));
+    if (notice) toast(notice, { ms: 5000 });
+    if (this.scope === 'document' || touchesOwnHistory(change, me)) this.schedule();
   }
 
   /** "Undo Ada's Typing" when the change is someone else's (everyone's scope). */
@@ -75,8 +74,7 @@ export class HistoryUI {
   }
 
   nameOf(session) {
-    const name = this.view.presence.names().get(session);
-    return name ? name.replace(/\s*\(guest\)$/, '') : 'Someone';
+    return displayName(session ? this.view.presence.names().get(session) : null);
   }
 
   render(h) {
@@ -99,9 +97,16 @@ export class HistoryUI {
     const me = this.view.api.session && this.view.api.session.id;
     stack.forEach((entry, i) => {
       const who = entry.session === me ? 'You' : (people.get(entry.session) || (entry.session ? 'Someone' : 'Anonymous'));
+      const name = entry.actionName || 'Change';
+      // An older group of ours can be undone alone, leaving what came after it.
+      const only = i > 0 && this.scope === 'session' && Number.isInteger(entry.id)
+        ? el('button', { type: 'button', class: 'button small quiet history-undo', text: 'Undo this',
+          'aria-label': `Undo ${name} only`, onclick: () => this.perform('undo', { group: entry.id }) })
+        : null;
       list.append(el('li', { class: i === 0 ? 'history-item next' : 'history-item' },
-        el('span', { class: 'history-name', text: entry.actionName || 'Change' }),
-        el('span', { class: 'history-meta', text: [this.scope === 'document' ? who : null, ago(entry.time)].filter(Boolean).join(' · ') })));
+        el('span', { class: 'history-name', text: name }),
+        el('span', { class: 'history-meta', text: [this.scope === 'document' ? who : null, ago(entry.time)].filter(Boolean).join(' · ') }),
+        only));
     });
     for (const entry of (h.redoStack || []).slice().reverse().slice(0, 5)) {
       list.append(el('li', { class: 'history-item redo' },
@@ -112,29 +117,37 @@ export class HistoryUI {
     $('#history-count').textContent = stack.length ? String(stack.length) : '';
   }
 
-  /** Undo or redo through the server, once every edit of ours is acknowledged. */
-  async perform(kind) {
+  /**
+   * Undo or redo through the server, once every edit of ours is acknowledged. `group` (an
+   * undo stack entry's id) undoes that group of ours alone, wherever it is in the stack.
+   */
+  async perform(kind, { group = null } = {}) {
     const view = this.view;
     await view.action(async () => {
-      // The buttons' state may predate our last keystrokes: check afresh.
-      if (this.fetchedAt !== view.collab.revision) await this.refresh();
-      const h = this.state;
-      const can = kind === 'undo' ? h && h.canUndo : h && h.canRedo;
-      if (!can) {
-        toast(kind === 'undo' ? 'Nothing to undo' : 'Nothing to redo');
-        return;
+      if (group === null) {
+        // The buttons' state may predate our last keystrokes: check afresh.
+        if (this.fetchedAt !== view.collab.revision) await this.refresh();
+        const h = this.state;
+        const can = kind === 'undo' ? h && h.canUndo : h && h.canRedo;
+        if (!can) {
+          toast(kind === 'undo' ? 'Nothing to undo' : 'Nothing to redo');
+          return;
+        }
       }
       let res;
       try {
-        res = await view.post(`/${kind}?scope=${this.scope}`);
+        res = await view.post(`/${kind}?${group === null ? `scope=${this.scope}` : `group=${group}`}`);
       } catch (e) {
-        if (e.status === 409) { toast(kind === 'undo' ? 'Nothing to undo' : 'Nothing to redo'); this.refresh(); return; }
-        throw e;
+        if (e.status === 409 && group === null) { toast(kind === 'undo' ? 'Nothing to undo' : 'Nothing to redo'); this.refresh(); return; }
+        // A group refused (gone, someone else's, undone already): the list was out of date.
+        if (group !== null && e.status >= 400) this.refresh();
+        throw e; // view.action shows the server's message
       }
       if (res.history) { this.fetchedAt = res.revision; this.render(res.history); }
       view.selectWhenReached(res.revision, res.range || view.constructor.rangeOf(res.ops));
-      const whose = this.scope === 'document' ? this.title(kind, h).replace(/^(Undo|Redo) /, '') : (res.actionName || 'change');
-      toast(`${kind === 'undo' ? 'Undid' : 'Redid'} ${whose}`);
+      const me = view.api.session && view.api.session.id;
+      const owner = othersGroup(res, me);
+      toast(resultMessage(kind, res, owner && this.nameOf(owner)), { ms: res.partial ? 5000 : 3200 });
     });
   }
 
@@ -158,6 +171,3 @@ export class HistoryUI {
     }, { once: true });
   }
 }
-
-/** "Ada’s", "Frances’s" (as Chicago has it, and as people say it). */
-function possessive(name) { return `${name}’s`; }

@@ -248,6 +248,13 @@ class Window:
     def text(self):
         return self.js("return window.tandem.view.editor.getText();")
 
+    def type_at(self, pos, keys):
+        """Types `keys` with the caret at `pos`, in one burst (one "Typing" group), and waits
+        until the server has it."""
+        self.js(f"const t = document.getElementById('editor-text'); t.focus(); t.setSelectionRange({pos}, {pos});")
+        self.textarea.send_keys(keys)
+        self.wait_synced()
+
     def button(self, element_id):
         return self.driver.find_element(By.ID, element_id)
 

@@ -109,7 +109,12 @@ def test_someone_undoing_your_change_tells_you(server, windows):
     a.wait(lambda: undo_label(a) == "Undo James’s Typing", 10, undo_label(a))
     a.button("undo-button").click()
     b.wait(lambda: b.text() == "x")
-    b.wait(lambda: b.js("return document.getElementById('toast').textContent") == "Someone undid your Typing", 10)
+    # The undo names who made it (a), not whose group it was (b): b is told by a's name.
+    b.wait(lambda: b.js("return document.getElementById('toast').textContent") == f"{guest(a)} undid your Typing", 10,
+           b.js("return document.getElementById('toast').textContent"))
+    # a's own toast names whose change it undid, from the answer.
+    a.wait(lambda: a.js("return document.getElementById('toast').textContent") == "Undid James’s Typing", 10,
+           a.js("return document.getElementById('toast').textContent"))
     # b's own undo says nothing of the kind.
     b.textarea.send_keys(" again")
     b.wait_synced()

@@ -8,13 +8,15 @@ import pytest
 UNIT = Path(__file__).parent / "unit"
 
 # Runs a test file as an inline module of a page at the server's origin: its imports of
-# ../../../Public/js/… become the served /js/….
+# ../../../Public/js/… become the served /js/…, and of ./harness.js (not served) a blob
+# module of that file's text.
 RUN = """
-const [source, done] = arguments;
+const [source, harness, done] = arguments;
+const harnessUrl = URL.createObjectURL(new Blob([harness], {type: 'text/javascript'}));
 const script = document.createElement('script');
 script.type = 'module';
-script.textContent = source.replaceAll("'../../../Public/js/", "'/js/") +
-  "\\nwindow.__unitResults = run();";
+script.textContent = source.replaceAll("'../../../Public/js/", "'/js/")
+  .replaceAll("'./harness.js'", `'${harnessUrl}'`) + "\\nwindow.__unitResults = run();";
 window.addEventListener('error', (e) => done({passed: 0, failed: 1, failures: [{name: 'load', message: e.message}]}));
 document.head.append(script);
 const poll = () => window.__unitResults ? done(window.__unitResults) : setTimeout(poll, 20);
@@ -22,13 +24,14 @@ poll();
 """
 
 
-@pytest.mark.parametrize("name, at_least", [("ot-tests.js", 10), ("collab-state-tests.js", 9)])
+@pytest.mark.parametrize("name, at_least", [("ot-tests.js", 10), ("collab-state-tests.js", 9),
+                                            ("undo-notices-tests.js", 7)])
 def test_unit_tests_pass_in_chromium(server, windows, name, at_least):
     w = windows()
     w.allow_console("favicon.ico")  # a page that is not the app names no icon: Chromium asks for one
     w.driver.get(f"{server.base}/healthz")
     w.driver.set_script_timeout(60)
-    result = w.driver.execute_async_script(RUN, (UNIT / name).read_text())
+    result = w.driver.execute_async_script(RUN, (UNIT / name).read_text(), (UNIT / "harness.js").read_text())
     assert result["failed"] == 0, result["failures"]
     assert result["passed"] >= at_least, result
 

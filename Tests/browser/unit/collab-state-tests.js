@@ -3,15 +3,10 @@
 // duplicated tab is) against a model server, which must all converge.
 import * as ot from '../../../Public/js/ot.js';
 import * as cs from '../../../Public/js/collab-state.js';
+import { eq, suite } from './harness.js';
 
-function eq(actual, expected, message = '') {
-  const a = JSON.stringify(actual);
-  const e = JSON.stringify(expected);
-  if (a !== e) throw new Error(`${message} expected ${e}, got ${a}`);
-}
-
-export const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
+const { tests, test, run } = suite();
+export { tests, run };
 
 test('push composes typing of one kind; a named or new-group change stands alone', () => {
   let s = cs.init(4);
@@ -173,12 +168,3 @@ test('random runs: two people and a duplicated tab converge with the server', ()
 test('random runs: two tabs of one session alone converge', () => {
   for (let seed = 100; seed <= 160; seed++) runRandom(seed, ['ada', 'ada']);
 });
-
-/** Runs every test; returns {passed, failed, failures: [{name, message}]}. */
-export function run() {
-  const failures = [];
-  for (const t of tests) {
-    try { t.fn(); } catch (e) { failures.push({ name: t.name, message: String(e && e.message || e) }); }
-  }
-  return { passed: tests.length - failures.length, failed: failures.length, failures };
-}

@@ -3,9 +3,10 @@
 // The browser suite runs the same files in headless Chromium (test_units.py).
 import * as otTests from './ot-tests.js';
 import * as collabTests from './collab-state-tests.js';
+import * as undoNoticeTests from './undo-notices-tests.js';
 
 let failed = 0;
-for (const [name, suite] of [['ot', otTests], ['collab-state', collabTests]]) {
+for (const [name, suite] of [['ot', otTests], ['collab-state', collabTests], ['undo-notices', undoNoticeTests]]) {
   const result = suite.run();
   for (const f of result.failures) console.error(`FAIL ${name}: ${f.name}: ${f.message}`);
   console.log(`${name}: ${result.passed} passed, ${result.failed} failed`);

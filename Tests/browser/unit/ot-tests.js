@@ -1,6 +1,7 @@
 // Unit tests for Public/js/ot.js. Run in headless Chromium by Tests/browser/test_units.py
 // (on a page of the server, which serves the module) or in Node by node_runner.mjs.
 import * as ot from '../../../Public/js/ot.js';
+import { eq, suite } from './harness.js';
 
 // A seeded generator keeps failures reproducible: the seed is in the failure message.
 function rng(seed) {
@@ -39,19 +40,13 @@ function randomOp(r, text) {
   return b.build();
 }
 
-function eq(actual, expected, message = '') {
-  const a = JSON.stringify(actual);
-  const e = JSON.stringify(expected);
-  if (a !== e) throw new Error(`${message} expected ${e}, got ${a}`);
-}
-
 function throws(fn, message) {
   try { fn(); } catch { return; }
   throw new Error(`expected a throw: ${message}`);
 }
 
-export const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
+const { tests, test, run } = suite();
+export { tests, run };
 
 test('builder normalizes: merges neighbours, insert before delete, drops empties', () => {
   eq(new ot.Builder().retain(2).retain(3).insert('').delete(0).build(), [5]);
@@ -190,12 +185,3 @@ test('changedRange', () => {
   eq(ot.changedRange([2, -3]), { from: 2, to: 2 });
   eq(ot.changedRange([4]), null);
 });
-
-/** Runs every test; returns {passed, failed, failures: [{name, message}]}. */
-export function run() {
-  const failures = [];
-  for (const t of tests) {
-    try { t.fn(); } catch (e) { failures.push({ name: t.name, message: String(e && e.message || e) }); }
-  }
-  return { passed: tests.length - failures.length, failed: failures.length, failures };
-}
