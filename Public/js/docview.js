@@ -181,8 +181,10 @@ export class DocView {
 
   onChange({ change, own }) {
     if (!own && change.session) this.editor.markMoved([change.session]);
-    if (change.kind === 'undo') this.changeCount -= 1;
-    else this.changeCount += 1;
+    // The server's changeCount is this session's own context's: count what lands in it.
+    const me = this.api.session && this.api.session.id;
+    const context = change.kind === 'edit' ? change.session : change.reverts && change.reverts.session;
+    if (me && context === me) this.changeCount += change.kind === 'undo' ? -1 : 1;
     this.updateSaveStatus();
     this.presence.render();
     this.history.changed(change);
@@ -354,7 +356,7 @@ export class DocView {
     const when = new Date(last.time < 1e12 ? last.time * 1000 : last.time);
     v.textContent = `Version ${last.number} · ${when.toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' })}`;
     v.title = `Version ${last.number} saved ${when.toLocaleString()}` +
-      (this.changeCount ? `; ${Math.abs(this.changeCount)} change(s) since` : '');
+      (this.changeCount ? `; ${Math.abs(this.changeCount)} of your change(s) since` : '');
   }
 
   /** Where a change of ours landed, when the server gave no range. */

@@ -266,3 +266,60 @@ def test_who_undid_what_survives_a_restart(servers):
     ada2 = Client(srv.base, token=ada.token, session=ada.session)
     assert ada2.changes(d["id"], since=0) == before
     assert ada2.history(d["id"]) == history
+
+
+def test_seeded_sessions_find_titles_and_unsaved_state_true_after_every_step(base):
+    """Three sessions do random edits, undos, redos, selective undos, group opens and closes,
+    and saves over the API. Before each undo (redo) the caller's title names what it then
+    reverts; after every step `hasUnsavedChanges` is exactly "the text differs from the last
+    saved version", and `changeCount` is never 0 while it is true."""
+    import random
+    for seed in (1, 2, 3):
+        rng = random.Random(seed)
+        people = [new_session(base, f"P{i}") for i in range(3)]
+        d = people[0].create_doc("")
+        doc_id = d["id"]
+        saved = ""
+        text = ""
+        fresh = iter(chr(c) for c in range(0x4E00, 0x9FFF))
+        for step in range(90):
+            p = rng.choice(people)
+            roll = rng.random()
+            if roll < 0.45:
+                at = rng.randint(0, len(text))
+                if text and rng.random() < 0.3:
+                    to = min(len(text), at + rng.randint(1, 3))
+                    p.edit(doc_id, {"delete": {"from": at, "to": to}} if at < to else {"insert": next(fresh), "at": at})
+                else:
+                    extra = {"actionName": f"g{step}"} if rng.random() < 0.5 else {}
+                    p.insert(doc_id, "".join(next(fresh) for _ in range(rng.randint(1, 3))), at, **extra)
+            elif roll < 0.75:
+                kind = "undo" if roll < 0.62 else "redo"
+                h = p.history(doc_id)
+                offered, can = h[f"{kind}ActionName"], h["canUndo" if kind == "undo" else "canRedo"]
+                r = p.post(f"/documents/{doc_id}/{kind}", {})
+                if r.status_code == 200:
+                    assert can and r.json()["actionName"] == offered, (seed, step, h, r.text)
+                else:
+                    assert r.status_code == 409 and (not can or r.json()["error"]["code"] == "group_open"), (seed, step, h, r.text)
+            elif roll < 0.82:
+                stack = p.history(doc_id)["undoStack"]
+                if stack:
+                    entry = rng.choice(stack)
+                    r = p.post(f"/documents/{doc_id}/undo?group={entry['id']}", {})
+                    assert r.status_code in (200, 409), r.text
+                    if r.status_code == 200:
+                        assert r.json()["reverts"] == {"session": p.id, "group": entry["id"]}, r.text
+            elif roll < 0.88:
+                level = p.history(doc_id)["groupingLevel"]
+                r = p.post(f"/documents/{doc_id}/history/groups") if level == 0 else p.delete(f"/documents/{doc_id}/history/groups")
+                assert r.status_code == 200, r.text
+            else:
+                assert p.post(f"/documents/{doc_id}/save").status_code == 201
+                saved = p.text(doc_id)
+            for q in people:
+                doc = q.doc(doc_id)
+                text = doc["text"]
+                assert doc["hasUnsavedChanges"] is (text != saved), (seed, step, doc, saved)
+                if doc["hasUnsavedChanges"]:
+                    assert doc["changeCount"] != 0, (seed, step, doc)
