@@ -32,15 +32,22 @@ import Testing
         #expect(doc.changeCount == 0)
     }
 
+    /// Opens a group for `session` with "a" in it, nests "b" in a group of its own, closes
+    /// that and undoes it with undoNestedGroup: the text is "a", the outer group still open.
+    static func undoANestedGroup(in doc: Document, session: SessionID) throws {
+        let um = doc.undoManager
+        um.beginUndoGrouping(session: session)
+        try doc.apply(ins(doc, "a", at: 0), session: session, time: 0)
+        um.beginUndoGrouping(session: session)
+        try doc.apply(ins(doc, "b", at: 1), session: session, time: 0)
+        try um.endUndoGrouping(session: session)
+        try doc.undoNestedGroup(scope: .session(session), time: 1)
+    }
+
     @Test func theOpenGroupKeepsGrowingAfterwards() throws {
         let doc = Document()
         let um = doc.undoManager
-        um.beginUndoGrouping(session: "a")
-        try doc.apply(ins(doc, "a", at: 0), session: "a", time: 0)
-        um.beginUndoGrouping(session: "a")
-        try doc.apply(ins(doc, "b", at: 1), session: "a", time: 0)
-        try um.endUndoGrouping(session: "a")
-        try doc.undoNestedGroup(scope: .session("a"), time: 1)
+        try Self.undoANestedGroup(in: doc, session: "a")
         try doc.apply(ins(doc, "d", at: 1), session: "a", time: 2)
         #expect(!um.canRedo(.session("a")))                              // a new change cleared it
         try um.endUndoGrouping(session: "a")

@@ -131,16 +131,16 @@ import Testing
         #expect(um.history(.session("ada")).undoStack.map(\.actionName) == ["Beta", "Gamma"])
         #expect(um.history(.session("ada")).redoStack.map(\.id) == [1])
         #expect(um.undoActionName(.session("ada")) == "Gamma" && um.redoActionName(.session("ada")) == "Alpha")
-        // The rest of the stack undoes as it would have: Gamma, then Beta.
-        try doc.undo(scope: .session("ada"), time: 5)
-        #expect(doc.text == "[bob]beta ")
-        try doc.redo(scope: .session("ada"), time: 6)
-        #expect(doc.text == "[bob]beta gamma")
-        // The redo stack is Alpha (undone first), then Gamma's redo was taken: Alpha is next.
-        try doc.redo(scope: .session("ada"), time: 7)
-        #expect(doc.text == "[bob]alpha beta gamma")
-        try doc.undo(scope: .session("ada"), time: 8)
-        #expect(doc.text == "[bob]beta gamma")
+        // The rest of the stack undoes as it would have (Gamma first); once Gamma's redo is
+        // taken, Alpha is the next redo, and then the next undo.
+        let steps: [(redo: Bool, text: String)] = [
+            (false, "[bob]beta "), (true, "[bob]beta gamma"), (true, "[bob]alpha beta gamma"), (false, "[bob]beta gamma"),
+        ]
+        for (i, step) in steps.enumerated() {
+            let time = Double(5 + i)
+            if step.redo { try doc.redo(scope: .session("ada"), time: time) } else { try doc.undo(scope: .session("ada"), time: time) }
+            #expect(doc.text == step.text)
+        }
         try r.expectRebuildsAlike(scopes: [.document, .session("ada"), .session("bob")])
     }
 
@@ -196,19 +196,14 @@ import Testing
         let r = Recorded(text: "")
         let doc = r.doc
         let um = doc.undoManager
-        um.beginUndoGrouping(session: "ada")
-        try doc.apply(ins(doc, "x", at: 0), session: "ada", time: 0)
-        um.beginUndoGrouping(session: "ada")
-        try doc.apply(ins(doc, "y", at: 1), session: "ada", time: 1)
-        try um.endUndoGrouping(session: "ada")
-        try doc.undoNestedGroup(scope: .session("ada"), time: 2)
-        #expect(doc.text == "x")
+        try UndoNestedGroupTests.undoANestedGroup(in: doc, session: "ada")
+        #expect(doc.text == "a")
         try um.endUndoGrouping(session: "ada")
         try doc.apply(ins(doc, "z", at: 1), session: "ada", options: .init(newGroup: true), time: 3)
         try doc.undo(group: 1, session: "ada", time: 4)
         #expect(doc.text == "z")
         try doc.perform(UndoRequest(.redo, scope: .document, requester: "bob", time: 5))
-        #expect(doc.text == "xz")
+        #expect(doc.text == "az")
         try r.expectRebuildsAlike(scopes: [.document, .session("ada")])
     }
 }
