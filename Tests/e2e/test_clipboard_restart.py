@@ -130,6 +130,24 @@ def test_an_item_beyond_the_size_limit_is_413_pasteboard_too_large(base):
     assert len(anon.get(f"/pasteboards/{name}/items/0").content) == LIMIT
 
 
+def test_a_text_type_holding_bytes_that_are_not_utf8_is_served_as_bytes(base):
+    anon = Client(base)
+    name = f"bytes-{time.monotonic_ns()}"
+    ada = new_session(base, "Ada")
+    assert ada.post("/pasteboards", {"name": name}).status_code == 201
+    items = [[{"type": "public.utf8-plain-text", "base64": base64.b64encode(b"\xfd\xfe").decode()}],
+             [{"type": "public.utf8-plain-text", "string": "héllo"}],
+             [{"type": "application/json", "base64": base64.b64encode(b"{\xff}").decode()}]]
+    assert ada.put(f"/pasteboards/{name}/items", {"items": items}).status_code == 200
+    raw = ada.get(f"/pasteboards/{name}/items/0")
+    assert raw.status_code == 200 and raw.content == b"\xfd\xfe"
+    assert raw.headers["Content-Type"] == "application/octet-stream", raw.headers
+    assert raw.headers["X-Pasteboard-Type"] == "public.utf8-plain-text", raw.headers
+    text = ada.get(f"/pasteboards/{name}/items/1")
+    assert text.headers["Content-Type"] == "text/plain; charset=utf-8" and text.content == "héllo".encode()
+    assert ada.get(f"/pasteboards/{name}/items/2").headers["Content-Type"] == "application/octet-stream"
+
+
 @pytest.mark.timeout(120)
 def test_a_cut_the_store_refuses_leaves_the_pasteboard_alone(small_disk_server):
     """Cuts onto a non-persistent pasteboard until the full disk refuses one: the refused cut

@@ -218,9 +218,7 @@ extension ServerContext {
         } else {
             rep = item.representations[0]
         }
-        var mime = PasteboardType.mimeType(for: rep.type)
-        if PasteboardType.isText(rep.type) { mime += "; charset=utf-8" }
-        return HTTPResponse(status: .ok, contentType: mime, body: rep.data, headers: [
+        return HTTPResponse(status: .ok, contentType: PasteboardType.servedMIMEType(for: rep.type, data: rep.data), body: rep.data, headers: [
             "X-Pasteboard-Type": rep.type,
             "X-Pasteboard-Change-Count": String(p.changeCount),
             "Cache-Control": "no-store",
