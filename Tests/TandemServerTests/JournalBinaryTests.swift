@@ -35,7 +35,7 @@ import Testing
 
     /// The tag byte of each event, pinned: the numbers are a stored format.
     @Test func tagsArePinned() {
-        let expected: [UInt8] = [1, 1, 1, 2, 2, 3, 4, 4, 5, 6, 6, 7, 7, 8, 9, 9, 9, 10, 11, 12, 13, 14, 15, 16]
+        let expected: [UInt8] = [1, 1, 1, 2, 2, 3, 17, 17, 17, 17, 17, 4, 4, 5, 6, 6, 7, 7, 8, 9, 9, 9, 10, 11, 12, 13, 14, 15, 16]
         #expect(Self.events.map { JournalBinary.encode([$0])[1] } == expected)
     }
 
@@ -82,7 +82,10 @@ import Testing
         ("not binary", Array("[]".utf8)),
         ("empty", []),
         ("unknown tag", [0x01, 0x00]),
-        ("tag past the last", [0x01, 0x11]),
+        ("tag past the last", [0x01, 0x12]),
+        ("undo kind past undoNestedGroup", [0x01, 0x11, 0x03, 0x00, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 0]),
+        ("negative undo group", [0x01, 0x11, 0x00, 0x00, 0x00] + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01] + [0, 0, 0, 0, 0, 0, 0, 0]),
+        ("an undo cut before its time", [0x01, 0x11, 0x00, 0x00, 0x00, 0x00, 0, 0, 0]),
         ("bool of 2", [0x01, 0x08, 0x02]),
         ("change kind past cleared", [0x01, 0x0E, 0x04]),
         ("edit options past the three flags", [0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x08, 0, 0, 0, 0, 0, 0, 0, 0]),
