@@ -16,6 +16,10 @@ extension DocumentSnapshot {
     /// Whether `bytes` are a snapshot in this form (and not the older JSON one).
     public static func isBinary(_ bytes: [UInt8]) -> Bool { bytes.starts(with: magic) || bytes.starts(with: magicVersion1) }
 
+    /// Whether `bytes` are a binary snapshot of the version `binary()` writes (an older one
+    /// loads, and is written again in this version).
+    public static func isCurrentBinary(_ bytes: [UInt8]) -> Bool { bytes.starts(with: magic) }
+
     public func binary() -> [UInt8] {
         var w = SnapshotWriter()
         w.bytes.reserveCapacity(64 + text.utf8.count + log.kind.count * 40 + undo.groups.count * UndoGroup.packedSize)

@@ -43,6 +43,7 @@ extension DocumentEvent {
     var hasFiniteTime: Bool {
         switch self {
         case .edit(_, _, _, let t), .undo(_, let t, _), .redo(_, let t): t.isFinite
+        case .revert(let request): request.time.isFinite
         default: true
         }
     }
