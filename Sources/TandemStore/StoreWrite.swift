@@ -3,6 +3,8 @@
 /// lock and wait for them after releasing it.
 public enum StoreWrite: Sendable {
     case append([StoredChange])
+    /// Like `createDocument`: `.conflict` if a document has that id.
+    case createDocument(StoredDocument, snapshot: StoredSnapshot?)
     case updateDocument(StoredDocument)
     /// Like `deleteDocument`, but absent is not an error (deleting twice is harmless).
     case deleteDocument(String)

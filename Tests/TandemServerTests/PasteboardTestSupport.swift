@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import TandemCore
 @testable import TandemServer
+import TandemStore
 
 /// A real TandemApp on an ephemeral port with its own temporary data directory.
 final class TestServer {
@@ -11,7 +12,8 @@ final class TestServer {
     let configuration: ServerConfiguration
     var port: Int { app.boundPort }
 
-    init(limits: PasteboardLimits = PasteboardLimits(), directory: String? = nil) throws {
+    init(limits: PasteboardLimits = PasteboardLimits(), directory: String? = nil,
+         wrappingStore: (any DocumentStore) -> any DocumentStore = { $0 }) throws {
         let dir = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("tandem-paste-\(UUID().uuidString)").path
         self.directory = dir
         var c = ServerConfiguration()
@@ -23,7 +25,7 @@ final class TestServer {
         c.durability = "normal"
         c.pasteboardLimits = limits
         configuration = c
-        app = try TandemApp(configuration: c, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        app = try TandemApp(configuration: c, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, wrappingStore: wrappingStore)
         try app.start()
     }
 

@@ -144,9 +144,10 @@ extension ServerContext {
             return
         }
         switch action {
-        case .copy: res.respond { () throws(APIError) in try copy(handle, session: session, body) }
+        case .copy: res.respond(on: storeWaits) { [self] () throws(APIError) in try copy(handle, session: session, body) }
         case .select, .selectAll: res.respond { () throws(APIError) in try select(handle, all: action == .selectAll, session: session!, body) }
-        case .cut, .delete: cutOrDelete(handle, cut: action == .cut, req, res, session: session, body)
+        case .cut: storeWaits.async { [self] in cutOrDelete(handle, cut: true, req, res, session: session, body) }
+        case .delete: cutOrDelete(handle, cut: false, req, res, session: session, body)
         case .paste: paste(handle, req, res, session: session, body)
         }
     }

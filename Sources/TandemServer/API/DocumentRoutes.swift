@@ -22,7 +22,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
-                handler: { [self] req, res in res.respond { () throws(APIError) in try createDocument(req) } }
+                handler: { [self] req, res in createDocument(req, res) }
             ),
             Endpoint(
                 method: .get, path: "/documents", operationID: "listDocuments",
@@ -51,7 +51,7 @@ extension ServerContext {
                     Endpoint.error(404, "No such document"),
                     Endpoint.error(503, "The store cannot delete"),
                 ],
-                handler: { [self] req, res in res.respond { () throws(APIError) in try deleteDocument(req) } }
+                handler: { [self] req, res in deleteDocument(req, res) }
             ),
             Endpoint(
                 method: .patch, path: "/documents/{id}", operationID: "updateDocument",
@@ -68,7 +68,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
-                handler: { [self] req, res in res.respond { () throws(APIError) in try patchDocument(req) } }
+                handler: { [self] req, res in patchDocument(req, res) }
             ),
             Endpoint(
                 method: .get, path: "/documents/{id}/text", operationID: "getDocumentText",
@@ -111,7 +111,34 @@ extension ServerContext {
         }
     }
 
-    func createDocument(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
+    func createDocument(_ req: HTTPRequest, _ res: HTTPResponder) {
+        let created: (String, DocumentState, StoredDocument, StoredSnapshot)
+        do throws(APIError) { created = try newDocument(req) } catch { return res.send(error.response) }
+        let (id, state, stored, snapshot) = created
+        // Built now, published once stored: until then no request can find it.
+        let json = DocumentJSON.document(id: id, state: state)
+        let handle = DocumentHandle(id: id, state: state, events: makeEventChannel())
+        store.submit([.createDocument(stored, snapshot: snapshot)]) { [self] result in
+            switch result {
+            case .success: break
+            case .failure(.conflict): return res.send(APIError.conflict("id_taken", "a document with id '\(id)' exists").response)
+            case .failure(let error):
+                logger.error("could not create document \(id): \(error)")
+                return res.send(APIError.storageFailing.response)
+            }
+            let inserted = documents.withLock { docs -> Bool in
+                if docs[id] != nil { return false }
+                docs[id] = handle
+                return true
+            }
+            if !inserted { return res.send(APIError.conflict("id_taken", "a document with id '\(id)' exists").response) }
+            metrics.increment("tandem_documents_created_total")
+            res.send(.json(json, status: .created, headers: ["Location": "/documents/\(id)", "ETag": "\"0\""]))
+        }
+    }
+
+    /// The document a create asks for, as it will be stored; `id_taken` if one has its id.
+    private func newDocument(_ req: HTTPRequest) throws(APIError) -> (String, DocumentState, StoredDocument, StoredSnapshot) {
         _ = try session(of: req)
         let body = try RequestBody.object(req)
         try body.allowOnly(["title", "text", "id"])
@@ -133,26 +160,8 @@ extension ServerContext {
         let state = makeState(document: document, title: title, created: time, modified: time, metadata: DocumentMetadata())
         let taken = documents.withLock { $0[id] != nil }
         if taken { throw .conflict("id_taken", "a document with id '\(id)' exists") }
-        do throws(StoreError) {
-            try store.createDocument(
-                StoredDocument(id: id, title: title, created: time, modified: time, metadata: DocumentMetadata(state).encoded),
-                snapshot: StoredSnapshot(documentID: id, revision: 0, payload: SnapshotCodec.encode(document.snapshot())))
-        } catch .conflict {
-            throw .conflict("id_taken", "a document with id '\(id)' exists")
-        } catch {
-            logger.error("could not create document \(id): \(error)")
-            throw .storageFailing
-        }
-        let json = DocumentJSON.document(id: id, state: state)
-        let handle = DocumentHandle(id: id, state: state, events: makeEventChannel())
-        let inserted = documents.withLock { docs -> Bool in
-            if docs[id] != nil { return false }
-            docs[id] = handle
-            return true
-        }
-        if !inserted { throw .conflict("id_taken", "a document with id '\(id)' exists") }
-        metrics.increment("tandem_documents_created_total")
-        return .json(json, status: .created, headers: ["Location": "/documents/\(id)", "ETag": "\"0\""])
+        let stored = StoredDocument(id: id, title: title, created: time, modified: time, metadata: DocumentMetadata(state).encoded)
+        return (id, state, stored, StoredSnapshot(documentID: id, revision: 0, payload: SnapshotCodec.encode(document.snapshot())))
     }
 
     func documentConfiguration(levelsOfUndo: Int) -> Document.Configuration {
@@ -195,17 +204,28 @@ extension ServerContext {
         }
     }
 
-    func deleteDocument(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
-        _ = try session(of: req)
+    func deleteDocument(_ req: HTTPRequest, _ res: HTTPResponder) {
         let id = req.parameters["id"] ?? ""
-        let handle = try document(id)
-        do throws(StoreError) {
-            // With its pending undo state: a new document under this id must not replay it.
-            try store.perform([.deleteDocument(id), .setMeta(Self.pendingKey(id), nil)])
+        let handle: DocumentHandle
+        do throws(APIError) {
+            _ = try session(of: req)
+            handle = try document(id)
         } catch {
-            logger.error("could not delete document \(id): \(error)")
-            throw .storageFailing
+            return res.send(error.response)
         }
+        // With its pending undo state: a new document under this id must not replay it.
+        store.submit([.deleteDocument(id), .setMeta(Self.pendingKey(id), nil)]) { [self] result in
+            if case .failure(let error) = result {
+                logger.error("could not delete document \(id): \(error)")
+                return res.send(APIError.storageFailing.response)
+            }
+            res.send(forget(handle))
+        }
+    }
+
+    /// Drops a deleted document from memory: its long-polls get 404 and its streams end.
+    private func forget(_ handle: DocumentHandle) -> HTTPResponse {
+        let id = handle.id
         let pollers: [DocumentState.Poller] = handle.state.withLock { st in
             st.deleted = true
             defer { st.pollers.removeAll() }
@@ -217,9 +237,60 @@ extension ServerContext {
         return HTTPResponse(status: .noContent)
     }
 
-    func patchDocument(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
-        _ = try session(of: req)
-        let handle = try document(req.parameters["id"] ?? "")
+    /// What a PATCH asks to change.
+    struct DocumentPatch: Sendable {
+        var title: String?
+        var editingDisabled: Bool?
+        var secure: Bool?
+        var levels: Int?
+    }
+
+    func patchDocument(_ req: HTTPRequest, _ res: HTTPResponder) {
+        let handle: DocumentHandle, patch: DocumentPatch
+        do throws(APIError) {
+            _ = try session(of: req)
+            handle = try document(req.parameters["id"] ?? "")
+            patch = try documentPatch(req)
+        } catch {
+            return res.send(error.response)
+        }
+        // Stored with the document's lock released (the store's writer takes that lock to
+        // publish commits); `checkpoints` keeps concurrent PATCHes in one order. The document's
+        // levelsOfUndo goes into its undo history, so it is journaled with the metadata as one
+        // unit: applied first (the journal event is the store's record of it), and if the unit
+        // is refused the document goes back to what the store holds. The rest changes only
+        // once stored.
+        handle.checkpoints.run { [self] done in
+            let finish: @Sendable (HTTPResponse) -> Void = { response in
+                done()
+                res.send(response)
+            }
+            let submitted: (StoredDocument, Bool, StoreTicket)
+            do throws(APIError) { submitted = try submitPatch(handle, patch) } catch { return finish(error.response) }
+            let (stored, journaled, ticket) = submitted
+            whenStored(ticket, of: handle, journaled: journaled, doing: "update") { [self] result in
+                if case .failure(let error) = result { return finish(error.response) }
+                let updated = handle.state.withLock { st -> ([UInt8], Bool, Bool)? in
+                    if st.deleted { return nil }
+                    let before = st.condition
+                    let titleBefore = st.title
+                    st.title = stored.title
+                    if let editingDisabled = patch.editingDisabled { st.editingDisabled = editingDisabled }
+                    if let secure = patch.secure { st.secure = secure }
+                    st.modified = stored.modified
+                    return (DocumentJSON.document(id: handle.id, state: st), before != st.condition, titleBefore != st.title)
+                }
+                guard let (json, stateChanged, titleChanged) = updated else {
+                    return finish(APIError.notFound("document '\(handle.id)'").response)
+                }
+                if stateChanged { broadcastState(handle) }
+                if titleChanged { broadcastTitle(handle) }
+                finish(.json(json))
+            }
+        }
+    }
+
+    private func documentPatch(_ req: HTTPRequest) throws(APIError) -> DocumentPatch {
         let body = try RequestBody.object(req, allowEmpty: false)
         try body.allowOnly(["title", "editingDisabled", "secure", "levelsOfUndo"])
         let title = try body.string("title")
@@ -228,49 +299,33 @@ extension ServerContext {
         let secure = try body.bool("secure")
         let levels = try body.int("levelsOfUndo")
         if let levels, levels < 0 { throw .invalidField("levelsOfUndo", "must be 0 (unlimited) or more") }
-        // Stored with the document's lock released (the store's writer takes that lock to
-        // publish commits); `checkpoint` keeps concurrent PATCHes in one order. The document's
-        // levelsOfUndo goes into its undo history, so it is journaled with the metadata as one
-        // unit: applied first (the journal event is the store's record of it), and if the unit
-        // is refused the document goes back to what the store holds. The rest changes only
-        // once stored.
-        let (json, stateChanged, titleChanged): ([UInt8], Bool, Bool) = try handle.checkpoint.withLock { _ throws(APIError) in
-            let (stored, journaled, ticket) = try handle.state.withLock { st throws(APIError) -> (StoredDocument, Bool, StoreTicket) in
-                if st.deleted { throw .notFound("document '\(handle.id)'") }
-                var next = st
-                if let title { next.title = title }
-                if let editingDisabled { next.editingDisabled = editingDisabled }
-                if let secure { next.secure = secure }
-                let stored = StoredDocument(id: handle.id, title: next.title, created: next.created, modified: now(),
-                                            metadata: DocumentMetadata(next, levelsOfUndo: levels).encoded)
-                var writes: [StoreWrite] = [.updateDocument(stored)]
-                var journaled = false
-                if let levels {
-                    st.document.undoManager.levelsOfUndo = levels
-                    if let journal = pendingJournalWrite(st, id: handle.id) {
-                        writes.append(journal)
-                        journaled = true
-                    }
+        return DocumentPatch(title: title, editingDisabled: editingDisabled, secure: secure, levels: levels)
+    }
+
+    /// Under the document's lock: the metadata as patched (and levelsOfUndo applied and
+    /// journaled), submitted as one unit.
+    private func submitPatch(_ handle: DocumentHandle, _ patch: DocumentPatch) throws(APIError) -> (StoredDocument, Bool, StoreTicket) {
+        try handle.state.withLock { st throws(APIError) -> (StoredDocument, Bool, StoreTicket) in
+            if st.deleted { throw .notFound("document '\(handle.id)'") }
+            var next = st
+            if let title = patch.title { next.title = title }
+            if let editingDisabled = patch.editingDisabled { next.editingDisabled = editingDisabled }
+            if let secure = patch.secure { next.secure = secure }
+            let stored = StoredDocument(id: handle.id, title: next.title, created: next.created, modified: now(),
+                                        metadata: DocumentMetadata(next, levelsOfUndo: patch.levels).encoded)
+            var writes: [StoreWrite] = [.updateDocument(stored)]
+            var journaled = false
+            if let levels = patch.levels {
+                st.document.undoManager.levelsOfUndo = levels
+                if let journal = pendingJournalWrite(st, id: handle.id) {
+                    writes.append(journal)
+                    journaled = true
                 }
-                let ticket = StoreTicket()
-                store.submit(writes) { ticket.finish($0) }
-                return (stored, journaled, ticket)
             }
-            try awaitStored(ticket, of: handle, journaled: journaled, doing: "update")
-            return try handle.state.withLock { st throws(APIError) in
-                if st.deleted { throw .notFound("document '\(handle.id)'") }
-                let before = st.condition
-                let titleBefore = st.title
-                st.title = stored.title
-                if let editingDisabled { st.editingDisabled = editingDisabled }
-                if let secure { st.secure = secure }
-                st.modified = stored.modified
-                return (DocumentJSON.document(id: handle.id, state: st), before != st.condition, titleBefore != st.title)
-            }
+            let ticket = StoreTicket()
+            store.submit(writes) { ticket.finish($0) }
+            return (stored, journaled, ticket)
         }
-        if stateChanged { broadcastState(handle) }
-        if titleChanged { broadcastTitle(handle) }
-        return .json(json)
     }
 
     func broadcastState(_ handle: DocumentHandle) {

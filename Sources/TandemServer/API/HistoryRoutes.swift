@@ -60,7 +60,7 @@ extension ServerContext {
                             Endpoint.error(400, "Malformed JSON, field or scope"), Endpoint.error(401, "Bad token"),
                             Endpoint.error(404, "No such document"), Endpoint.error(409, "Nothing to name"), Endpoint.error(415, "Body is not JSON"),
                             Endpoint.error(503, "The store cannot save")],
-                handler: { [self] req, res in res.respond { () throws(APIError) in try patchHistory(req) } }
+                handler: { [self] req, res in patchHistory(req, res) }
             ),
             Endpoint(
                 method: .delete, path: "/documents/{id}/history", operationID: "clearHistory",
@@ -70,16 +70,19 @@ extension ServerContext {
                             Endpoint.error(400, "Bad scope"), Endpoint.error(401, "Bad token"), Endpoint.error(404, "No such document"),
                             Endpoint.error(503, "The store cannot save")],
                 handler: { [self] req, res in
-                    res.respond { () throws(APIError) in
+                    do throws(APIError) {
                         let (handle, scope, _) = try historyTarget(req)
                         let (json, ticket) = try handle.state.withLock { st throws(APIError) in
                             try acceptsUndoStateChange(st, handle)
                             st.document.undoManager.removeAllActions(scope)
                             return (historyJSON(st.document, scope: scope), submitPendingJournal(st, id: handle.id))
                         }
-                        try finishPending(handle, ticket)
-                        sendHistoryEvent(handle, "removeAllActions", session: scope.sessionID)
-                        return .json(json)
+                        answer(res, afterPending: ticket, of: handle) { [self] in
+                            sendHistoryEvent(handle, "removeAllActions", session: scope.sessionID)
+                            return .json(json)
+                        }
+                    } catch {
+                        res.send(error.response)
                     }
                 }
             ),
@@ -89,7 +92,7 @@ extension ServerContext {
                 responses: [Endpoint.json(200, "The grouping level now", Schemas.ref("GroupingLevel")),
                             Endpoint.error(401, "A session is needed"), Endpoint.error(404, "No such document"),
                             Endpoint.error(503, "The store cannot save")],
-                handler: { [self] req, res in res.respond { () throws(APIError) in try grouping(req, begin: true) } }
+                handler: { [self] req, res in grouping(req, res, begin: true) }
             ),
             Endpoint(
                 method: .delete, path: "/documents/{id}/history/groups", operationID: "endUndoGrouping",
@@ -97,7 +100,7 @@ extension ServerContext {
                 responses: [Endpoint.json(200, "The grouping level now", Schemas.ref("GroupingLevel")),
                             Endpoint.error(401, "A session is needed"), Endpoint.error(404, "No such document"),
                             Endpoint.error(409, "No group is open"), Endpoint.error(503, "The store cannot save")],
-                handler: { [self] req, res in res.respond { () throws(APIError) in try grouping(req, begin: false) } }
+                handler: { [self] req, res in grouping(req, res, begin: false) }
             ),
         ]
     }
@@ -221,7 +224,20 @@ extension ServerContext {
         }
     }
 
-    func patchHistory(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
+    func patchHistory(_ req: HTTPRequest, _ res: HTTPResponder) {
+        do throws(APIError) {
+            let (handle, scope, json, ticket) = try patchedHistory(req)
+            answer(res, afterPending: ticket, of: handle) { [self] in
+                sendHistoryEvent(handle, "checkpoint", session: scope.sessionID)
+                return .json(json)
+            }
+        } catch {
+            res.send(error.response)
+        }
+    }
+
+    /// Applies a PATCH …/history; returns what to answer once its journal write is stored.
+    private func patchedHistory(_ req: HTTPRequest) throws(APIError) -> (DocumentHandle, UndoScope, [UInt8], StoreTicket?) {
         let (handle, scope, _) = try historyTarget(req)
         let body = try RequestBody.object(req, allowEmpty: false)
         try body.allowOnly(["actionName", "levelsOfUndo"])
@@ -241,15 +257,30 @@ extension ServerContext {
             if let levels { um.setLevelsOfUndo(levels, scope: scope) }
             return (historyJSON(st.document, scope: scope), submitPendingJournal(st, id: handle.id))
         }
-        try finishPending(handle, ticket)
-        sendHistoryEvent(handle, "checkpoint", session: scope.sessionID)
-        return .json(json)
+        return (handle, scope, json, ticket)
     }
 
-    func grouping(_ req: HTTPRequest, begin: Bool) throws(APIError) -> HTTPResponse {
-        let session = try requireSession(of: req, for: "undo grouping")
-        let handle = try document(req.parameters["id"] ?? "")
-        let (level, ticket) = try handle.state.withLock { st throws(APIError) -> (Int, StoreTicket?) in
+    func grouping(_ req: HTTPRequest, _ res: HTTPResponder, begin: Bool) {
+        let session: Session, handle: DocumentHandle, level: Int, ticket: StoreTicket?
+        do throws(APIError) {
+            session = try requireSession(of: req, for: "undo grouping")
+            handle = try document(req.parameters["id"] ?? "")
+            (level, ticket) = try groupingChange(handle, session: session, begin: begin)
+        } catch {
+            res.send(error.response)
+            return
+        }
+        answer(res, afterPending: ticket, of: handle) { [self] in
+            if !begin { sendHistoryEvent(handle, "willCloseUndoGroup", session: session.id) }
+            sendHistoryEvent(handle, begin ? "didOpenUndoGroup" : "didCloseUndoGroup", session: session.id)
+            var w = JSONWriter(capacity: 24)
+            w.beginObject(); w.key("groupingLevel"); w.int(level); w.endObject()
+            return .json(w.bytes)
+        }
+    }
+
+    private func groupingChange(_ handle: DocumentHandle, session: Session, begin: Bool) throws(APIError) -> (Int, StoreTicket?) {
+        try handle.state.withLock { st throws(APIError) -> (Int, StoreTicket?) in
             try acceptsUndoStateChange(st, handle)
             let level: Int
             do throws(DocumentError) {
@@ -260,11 +291,5 @@ extension ServerContext {
             }
             return (level, submitPendingJournal(st, id: handle.id))
         }
-        try finishPending(handle, ticket)
-        if !begin { sendHistoryEvent(handle, "willCloseUndoGroup", session: session.id) }
-        sendHistoryEvent(handle, begin ? "didOpenUndoGroup" : "didCloseUndoGroup", session: session.id)
-        var w = JSONWriter(capacity: 24)
-        w.beginObject(); w.key("groupingLevel"); w.int(level); w.endObject()
-        return .json(w.bytes)
     }
 }

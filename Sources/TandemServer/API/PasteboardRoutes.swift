@@ -54,7 +54,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
-                handler: { [self] req, res in res.respond { () throws(APIError) in try createPasteboard(req) } }
+                handler: { [self] req, res in res.respond(on: storeWaits) { [self] () throws(APIError) in try createPasteboard(req) } }
             ),
             Endpoint(
                 method: .get, path: "/pasteboards/events", operationID: "pasteboardEvents",
@@ -90,7 +90,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
-                handler: { [self] req, res in res.respond { () throws(APIError) in try patchPasteboard(req) } }
+                handler: { [self] req, res in res.respond(on: storeWaits) { [self] () throws(APIError) in try patchPasteboard(req) } }
             ),
             Endpoint(
                 method: .delete, path: "/pasteboards/{name}", operationID: "deletePasteboard",
@@ -103,7 +103,7 @@ extension ServerContext {
                     Endpoint.error(503, "The store cannot delete"),
                 ],
                 handler: { [self] req, res in
-                    res.respond { () throws(APIError) in
+                    res.respond(on: storeWaits) { [self] () throws(APIError) in
                         let s = try requireSession(of: req, for: "removing a pasteboard")
                         try pasteboards.remove(req.parameters["name"] ?? "", by: s.id, publish: publishPasteboard)
                         return HTTPResponse(status: .noContent)
@@ -115,14 +115,14 @@ extension ServerContext {
                 summary: "setItems: replace every item (JSON items, or a raw body as one item of its Content-Type)", tag: "Pasteboards",
                 parameters: [typeQuery], requestBody: itemsBody,
                 responses: [Endpoint.json(200, "The pasteboard", Schemas.ref("PasteboardSummary"))] + writeErrors,
-                handler: { [self] req, res in res.respond { () throws(APIError) in try writeItems(req, replace: true) } }
+                handler: { [self] req, res in res.respond(on: storeWaits) { [self] () throws(APIError) in try writeItems(req, replace: true) } }
             ),
             Endpoint(
                 method: .post, path: "/pasteboards/{name}/items", operationID: "addPasteboardItems",
                 summary: "addItems: append items (JSON items, or a raw body as one item of its Content-Type)", tag: "Pasteboards",
                 parameters: [typeQuery], requestBody: itemsBody,
                 responses: [Endpoint.json(200, "The pasteboard", Schemas.ref("PasteboardSummary"))] + writeErrors,
-                handler: { [self] req, res in res.respond { () throws(APIError) in try writeItems(req, replace: false) } }
+                handler: { [self] req, res in res.respond(on: storeWaits) { [self] () throws(APIError) in try writeItems(req, replace: false) } }
             ),
             Endpoint(
                 method: .get, path: "/pasteboards/{name}/items/{index}", operationID: "getPasteboardRepresentation",

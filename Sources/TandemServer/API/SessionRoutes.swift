@@ -14,7 +14,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save the session"),
                 ],
-                handler: { [self] req, res in res.respond { () throws(APIError) in try createSession(req) } }
+                handler: { [self] req, res in res.respond(on: storeWaits) { [self] () throws(APIError) in try createSession(req) } }
             ),
             Endpoint(
                 method: .get, path: "/sessions/me", operationID: "getSession",
@@ -41,7 +41,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save the name: the old one stays"),
                 ],
-                handler: { [self] req, res in res.respond { () throws(APIError) in try renameSession(req) } }
+                handler: { [self] req, res in res.respond(on: storeWaits) { [self] () throws(APIError) in try renameSession(req) } }
             ),
             Endpoint(
                 method: .delete, path: "/sessions/me", operationID: "endSession",
@@ -52,7 +52,7 @@ extension ServerContext {
                     Endpoint.error(503, "The store cannot save the end: the session goes on"),
                 ],
                 handler: { [self] req, res in
-                    res.respond { () throws(APIError) in
+                    res.respond(on: storeWaits) { [self] () throws(APIError) in
                         let s = try requireSession(of: req, for: "DELETE /sessions/me")
                         try endSession(s.id)
                         return HTTPResponse(status: .noContent)

@@ -19,11 +19,18 @@ extension ServerContext {
                     Endpoint.error(503, "The store cannot save"),
                 ],
                 handler: { [self] req, res in
-                    res.respond { () throws(APIError) in
+                    let handle: DocumentHandle
+                    do throws(APIError) {
                         _ = try session(of: req)
-                        let handle = try document(req.parameters["id"] ?? "")
-                        let v = try saveVersion(handle, name: nil)
-                        return .json(versionJSON(v), status: .created)
+                        handle = try document(req.parameters["id"] ?? "")
+                    } catch {
+                        return res.send(error.response)
+                    }
+                    saveVersion(handle, name: nil) { [self] result in
+                        switch result {
+                        case .success(let v): res.send(.json(versionJSON(v), status: .created))
+                        case .failure(let error): res.send(error.response)
+                        }
                     }
                 }
             ),
@@ -108,17 +115,46 @@ extension ServerContext {
     /// Writes the committed text as the next version and, if nothing changed meanwhile,
     /// clears the change count, both in one unit: answered once both are stored; refused,
     /// the count goes back to what the store holds (`storeFailed`) and no version exists.
-    /// The document's lock is held to read, clear and submit, never while waiting.
-    @discardableResult
-    func saveVersion(_ handle: DocumentHandle, name: String?) throws(APIError) -> StoredVersion {
-        try handle.checkpoint.withLock { newest throws(APIError) -> StoredVersion in
+    /// The document's lock is held to read, clear and submit, never while waiting; `then`
+    /// gets the version once stored (on the store's writer thread), and no thread waits.
+    func saveVersion(_ handle: DocumentHandle, name: String?, then: @escaping @Sendable (Result<StoredVersion, APIError>) -> Void) {
+        handle.checkpoints.run { [self] done in
+            let finish: @Sendable (Result<StoredVersion, APIError>) -> Void = { result in
+                done()
+                then(result)
+            }
             let number: Int
-            if let newest {
+            if let newest = handle.newestVersion.withLock({ $0 }) {
                 number = newest + 1
             } else {
-                do { number = (try store.versions(document: handle.id).last?.number ?? 0) + 1 } catch { throw .storageFailing }
+                do { number = (try store.versions(document: handle.id).last?.number ?? 0) + 1 } catch { return finish(.failure(.storageFailing)) }
             }
-            let (v, cleared, ticket, savedRope) = try handle.state.withLock { st throws(APIError) -> (StoredVersion, Bool, StoreTicket, Rope) in
+            let submitted: (StoredVersion, Bool, StoreTicket, Rope)
+            do throws(APIError) {
+                submitted = try submitVersion(handle, number: number, name: name)
+            } catch {
+                return finish(.failure(error))
+            }
+            let (v, cleared, ticket, savedRope) = submitted
+            whenStored(ticket, of: handle, journaled: cleared, doing: "save a version of") { [self] result in
+                if case .failure(let error) = result { return finish(.failure(error)) }
+                handle.newestVersion.withLock { $0 = number }
+                handle.state.withLock { st in
+                    guard !st.deleted else { return }
+                    (st.savedRope, st.savedRevision) = (savedRope, v.revision)
+                    st.lastSaved = v.time
+                    if cleared { st.lastSavedRevision = max(st.lastSavedRevision, v.revision) }
+                    handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved", data: versionJSON(v)))
+                }
+                finish(.success(v))
+            }
+        }
+    }
+
+    /// Under the document's lock: the committed text as version `number`, and the change
+    /// count cleared with it when nothing is in flight, submitted as one unit.
+    private func submitVersion(_ handle: DocumentHandle, number: Int, name: String?) throws(APIError) -> (StoredVersion, Bool, StoreTicket, Rope) {
+        try handle.state.withLock { st throws(APIError) -> (StoredVersion, Bool, StoreTicket, Rope) in
                 if st.deleted { throw .notFound("document '\(handle.id)'") }
                 if st.savingError { throw .storageFailing }
                 let rope = st.committedRope
@@ -134,17 +170,6 @@ extension ServerContext {
                 let ticket = StoreTicket()
                 store.submit(writes) { ticket.finish($0) }
                 return (v, cleared, ticket, rope)
-            }
-            try awaitStored(ticket, of: handle, journaled: cleared, doing: "save a version of")
-            newest = number
-            handle.state.withLock { st in
-                guard !st.deleted else { return }
-                (st.savedRope, st.savedRevision) = (savedRope, v.revision)
-                st.lastSaved = v.time
-                if cleared { st.lastSavedRevision = max(st.lastSavedRevision, v.revision) }
-                handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved", data: versionJSON(v)))
-            }
-            return v
         }
     }
 
@@ -158,7 +183,8 @@ extension ServerContext {
                 let sinceSave = now - (st.lastSaved ?? st.created)
                 return quietFor >= 2 || sinceSave >= 30
             }
-            if due { _ = try? saveVersion(handle, name: nil) }
+            guard due, handle.autosaving.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { continue }
+            saveVersion(handle, name: nil) { _ in handle.autosaving.store(false, ordering: .releasing) }
         }
     }
 

@@ -20,6 +20,10 @@ final class ServerContext: Sendable {
     /// Where requests too heavy for an event loop run (a large stale edit's transform, a
     /// large body): one at a time, so they never take both cores from the loops.
     let heavyWork = DispatchQueue(label: "tandem.heavy-work", qos: .utility)
+    /// Where the handlers that still wait for the store run (session and pasteboard writes,
+    /// a session's end, cut and copy), one at a time, so that no event loop ever waits for
+    /// a flush: the store writes one batch at a time anyway.
+    let storeWaits = DispatchQueue(label: "tandem.store-waits")
 
     init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry, metrics: Metrics, logger: Logger) {
         self.configuration = configuration
@@ -80,6 +84,11 @@ extension HTTPResponder {
         } catch {
             send(error.response)
         }
+    }
+
+    /// `respond` on `queue` (`ServerContext.storeWaits`): for a body that waits for the store.
+    func respond(on queue: DispatchQueue, _ body: @escaping @Sendable () throws(APIError) -> HTTPResponse) {
+        queue.async { self.respond(body) }
     }
 }
 

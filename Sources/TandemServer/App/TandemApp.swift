@@ -12,12 +12,18 @@ public final class TandemApp: Sendable {
     private let server: HTTPServer
     private let stopping = Atomic<Bool>(false)
 
-    public init(configuration: ServerConfiguration, logger: Logger) throws {
+    public convenience init(configuration: ServerConfiguration, logger: Logger) throws {
+        try self.init(configuration: configuration, logger: logger, wrappingStore: { $0 })
+    }
+
+    /// `wrappingStore` lets tests put a store of their own around the SQLite one (e.g. one
+    /// whose writes are held back on purpose).
+    init(configuration: ServerConfiguration, logger: Logger, wrappingStore: (any DocumentStore) -> any DocumentStore) throws {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         guard let durability = Durability(rawValue: configuration.durability) else {
             throw APIError.badRequest("unknown durability \(configuration.durability)")
         }
-        let store = try SQLiteStore(directory: configuration.dataDirectory, durability: durability)
+        let store = wrappingStore(try SQLiteStore(directory: configuration.dataDirectory, durability: durability))
         let metrics = Metrics()
         let contents = try store.loadAll()
         let sessions = SessionRegistry(restoring: contents.sessions.map {

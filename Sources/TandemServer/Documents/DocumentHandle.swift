@@ -7,12 +7,16 @@ final class DocumentHandle: Sendable {
     let id: String
     let state: DocumentLock<DocumentState>
     let events: EventChannel
-    /// Serializes the blocking store writes made for this document outside `state` (saves,
-    /// settings), so they land in the order memory takes them. Lock order: this, then
-    /// `state`; never the other way round, and `state` is never held while waiting for the
-    /// store (the store's writer takes `state` to publish a commit). Holds the newest
-    /// version number once known.
-    let checkpoint = Mutex<Int?>(nil)
+    /// Serializes the store writes made for this document outside the change path (saves,
+    /// settings), so they land in the order memory takes them, without a thread waiting for
+    /// them: a job holds its place until its write is stored. `state` is taken inside a job,
+    /// never held across its wait (the store's writer takes `state` to publish a commit).
+    let checkpoints = AsyncSerial()
+    /// The newest version number once known (read and written inside `checkpoints` jobs).
+    let newestVersion = Mutex<Int?>(nil)
+    /// An autosave is queued or being stored: the next tick does not queue another (the
+    /// document looks unsaved until it is stored).
+    let autosaving = Atomic<Bool>(false)
     /// The text's length in UTF-16 units as of its last change, read without the lock to
     /// tell whether a request over the whole text belongs on the heavy-work queue.
     let lengthHint: Atomic<Int>

@@ -168,20 +168,31 @@ extension ServerContext {
         return ticket
     }
 
-    /// Waits (outside the lock) for a pending-journal write. If the store refused it, the
-    /// document goes back to what the store holds and into `savingError`, so the change the
-    /// caller made in memory is gone too and a 503 means nothing changed.
-    func finishPending(_ handle: DocumentHandle, _ ticket: StoreTicket?) throws(APIError) {
-        guard let ticket, case .failure(let error) = ticket.wait() else { return }
-        logger.error("could not store undo state of \(handle.id): \(error)")
-        storeFailed(handle, error: error)
-        throw .storageFailing
+    /// Calls `then` once a pending-journal write is stored (at once without one). If the store
+    /// refused it, the document goes back to what the store holds and into `savingError`, so
+    /// the change the caller made in memory is gone too and the 503 means nothing changed.
+    /// Nothing waits: `then` runs on the store's writer thread when the write was queued.
+    func whenPendingStored(_ handle: DocumentHandle, _ ticket: StoreTicket?,
+                           then: @escaping @Sendable (Result<Void, APIError>) -> Void) {
+        guard let ticket else { return then(.success(())) }
+        ticket.whenFinished { [self] result in
+            guard case .failure(let error) = result else { return then(.success(())) }
+            logger.error("could not store undo state of \(handle.id): \(error)")
+            storeFailed(handle, error: error)
+            then(.failure(.storageFailing))
+        }
     }
 
-    /// Stores whatever undo-manager events are pending (e.g. after a session ended).
-    func persistPendingJournal(_ handle: DocumentHandle) throws(APIError) {
-        let ticket = handle.state.withLock { st in submitPendingJournal(st, id: handle.id) }
-        try finishPending(handle, ticket)
+    /// Answers with `response()` once the pending-journal write `ticket` is stored, or with
+    /// the 503 `whenPendingStored` gives.
+    func answer(_ res: HTTPResponder, afterPending ticket: StoreTicket?, of handle: DocumentHandle,
+                _ response: @escaping @Sendable () -> HTTPResponse) {
+        whenPendingStored(handle, ticket) { result in
+            switch result {
+            case .success: res.send(response())
+            case .failure(let error): res.send(error.response)
+            }
+        }
     }
 
     static func decodePending(_ bytes: [UInt8]) -> (after: Int, created: Double?, events: [DocumentEvent])? {
@@ -346,19 +357,22 @@ extension ServerContext {
         }
     }
 
-    /// Waits for a unit written for `handle` outside the change path (a PATCH, a save) and
-    /// words its outcome: a failed unit that carried the document's pending journal
-    /// (`journaled`) puts the document back as stored.
-    func awaitStored(_ ticket: StoreTicket, of handle: DocumentHandle, journaled: Bool, doing what: String) throws(APIError) {
-        switch ticket.wait() {
-        case .success:
-            return
-        case .failure(.notFound):
-            throw .notFound("document '\(handle.id)'")
-        case .failure(let error):
-            logger.error("could not \(what) document \(handle.id): \(error)")
-            if journaled { storeFailed(handle, error: error) }
-            throw .storageFailing
+    /// Calls `then` once a unit written for `handle` outside the change path (a PATCH, a save)
+    /// is stored, with its outcome worded: a failed unit that carried the document's pending
+    /// journal (`journaled`) puts the document back as stored.
+    func whenStored(_ ticket: StoreTicket, of handle: DocumentHandle, journaled: Bool, doing what: String,
+                    then: @escaping @Sendable (Result<Void, APIError>) -> Void) {
+        ticket.whenFinished { [self] result in
+            switch result {
+            case .success:
+                then(.success(()))
+            case .failure(.notFound):
+                then(.failure(.notFound("document '\(handle.id)'")))
+            case .failure(let error):
+                logger.error("could not \(what) document \(handle.id): \(error)")
+                if journaled { storeFailed(handle, error: error) }
+                then(.failure(.storageFailing))
+            }
         }
     }
 }

@@ -2,22 +2,24 @@ import GRDB
 
 extension SQLiteStore {
     public func createDocument(_ document: StoredDocument, snapshot: StoredSnapshot?) throws(StoreError) {
+        try write { db in try Self.createDocument(document, snapshot: snapshot, in: db) }
+    }
+
+    static func createDocument(_ document: StoredDocument, snapshot: StoredSnapshot?, in db: Database) throws {
         if let snapshot, snapshot.documentID != document.id {
-            throw .conflict("snapshot of \(snapshot.documentID) given for \(document.id)")
+            throw StoreError.conflict("snapshot of \(snapshot.documentID) given for \(document.id)")
         }
-        try write { db in
-            if try Int.fetchOne(db, sql: "SELECT 1 FROM documents WHERE id = ?", arguments: [document.id]) != nil {
-                throw StoreError.conflict("document \(document.id) exists")
-            }
+        if try Int.fetchOne(db, sql: "SELECT 1 FROM documents WHERE id = ?", arguments: [document.id]) != nil {
+            throw StoreError.conflict("document \(document.id) exists")
+        }
+        try db.execute(
+            sql: "INSERT INTO documents (\(StoredDocument.columns), revision) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [document.id, document.title, document.created, document.modified,
+                        document.metadata.blob, snapshot?.revision ?? 0])
+        if let snapshot {
             try db.execute(
-                sql: "INSERT INTO documents (\(StoredDocument.columns), revision) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [document.id, document.title, document.created, document.modified,
-                            document.metadata.blob, snapshot?.revision ?? 0])
-            if let snapshot {
-                try db.execute(
-                    sql: "INSERT INTO snapshots (document, revision, payload) VALUES (?, ?, ?)",
-                    arguments: [snapshot.documentID, snapshot.revision, snapshot.payload.blob])
-            }
+                sql: "INSERT INTO snapshots (document, revision, payload) VALUES (?, ?, ?)",
+                arguments: [snapshot.documentID, snapshot.revision, snapshot.payload.blob])
         }
     }
 

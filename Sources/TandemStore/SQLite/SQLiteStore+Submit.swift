@@ -14,6 +14,7 @@ extension SQLiteStore {
     static func run(_ write: StoreWrite, in db: Database) throws {
         switch write {
         case .append(let changes): try insert(changes, in: db)
+        case .createDocument(let document, let snapshot): try createDocument(document, snapshot: snapshot, in: db)
         case .updateDocument(let document): try updateDocument(document, in: db)
         case .deleteDocument(let id): _ = try deleteDocument(id, in: db)
         case .addVersion(let version): try addVersion(version, in: db)
