@@ -162,62 +162,25 @@ extension ServerContext {
                 return bytes
             }
         })
+        // The concerns every route shares, outermost first.
+        let middleware: [any RouteMiddleware] = [
+            MetricsMiddleware(metrics: metrics),
+            AuthenticationMiddleware(verify: { [self] request throws(APIError) in try session(of: request) }),
+            IdempotencyMiddleware(cache: idempotency, now: { [self] in now() }),
+            HeavyWorkMiddleware(queue: heavyWork, textLength: { [self] request in textLength(of: request) }),
+        ]
         var router = Router()
         for e in endpoints {
             let handler = e.handler
-            let counted = metrics.route(method: e.method.rawValue, route: e.path)
-            let mutating = e.method != .get
-            // A new session's answer holds its token: it is never kept or replayed.
-            let replayable = mutating && !(e.method == .post && e.path == "/sessions")
-            let wholeText = Self.wholeTextOperations.contains(e.operationID)
-            router.add(e.method, e.routerPattern) { [self] request, responder in
-                let start = DispatchTime.now().uptimeNanoseconds
-                var answer = HTTPResponder { [metrics] response in
-                    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                    metrics.observeRequest(counted, status: response.status.code, seconds: seconds)
-                    responder.send(response)
-                }
-                // A wrong token is 401 on every route, before anything else (a cached answer
-                // included) can be reached with it.
-                let caller: Session?
-                do throws(APIError) {
-                    caller = try session(of: request)
-                } catch {
-                    answer.send(error.response)
-                    return
-                }
-                if replayable, let key = request.headers["Idempotency-Key"] {
-                    guard let scoped = idempotencyScope(request, key: key, session: caller) else {
-                        answer.send(APIError.badRequest("Idempotency-Key must be 1 to \(IdempotencyCache.maxKeyLength) bytes",
-                                                        code: "invalid_idempotency_key").response)
-                        return
-                    }
-                    let claim = idempotency.claim(scoped, fingerprint: IdempotencyCache.fingerprint(of: request),
-                                                  responder: answer, now: now())
-                    if case .handled = claim { return }
-                    let inner = answer
-                    answer = HTTPResponder { [self] response in
-                        idempotency.complete(scoped, with: response, now: now())
-                        inner.send(response)
-                    }
-                }
-                let responder = answer
-                let handle: @Sendable () -> Void = {
-                    // A task-local costs an allocation per request: anonymous ones go without.
-                    if let authorization = request.headers["Authorization"] {
-                        VerifiedCaller.$current.withValue((authorization, caller)) { handler(request, responder) }
-                    } else {
-                        handler(request, responder)
-                    }
-                }
-                // Reading, checking and applying megabytes takes a loop's thread for tens of
-                // milliseconds (hundreds in a debug build): every other connection on it would wait.
-                if request.body.count >= Self.heavyBodyBytes || (wholeText && textLength(of: request) >= Self.heavyTextLength) {
-                    heavyWork.async(execute: handle)
+            let chain = middleware.wrap({ request, context, responder in
+                // A task-local costs an allocation per request: anonymous ones go without.
+                if let authorization = request.headers["Authorization"] {
+                    VerifiedCaller.$current.withValue((authorization, context.caller)) { handler(request, responder) }
                 } else {
-                    handle()
+                    handler(request, responder)
                 }
-            }
+            }, for: e)
+            router.add(e.method, e.routerPattern) { request, responder in chain(request, RequestContext(), responder) }
         }
         let files = StaticFiles(root: configuration.publicDirectory)
         // Static files and unknown paths are counted as two routes, not one per path, so a
@@ -235,22 +198,6 @@ extension ServerContext {
             responder.send(response)
         }
         return router
-    }
-
-    /// An Idempotency-Key is scoped to the verified session or, for anonymous requests, to
-    /// the document the path names (else to all anonymous callers). The request itself is
-    /// told apart by the fingerprint the cache keeps with the key.
-    func idempotencyScope(_ request: HTTPRequest, key: String, session: Session?) -> String? {
-        guard (1...IdempotencyCache.maxKeyLength).contains(key.utf8.count) else { return nil }
-        let scope: String
-        if let session {
-            scope = "session " + session.id
-        } else if let id = request.parameters["id"] {
-            scope = "document " + id
-        } else {
-            scope = "anonymous"
-        }
-        return scope + "\u{0}" + key
     }
 
     func expirePollers(now: Double) {
