@@ -1,3 +1,5 @@
+import Foundation
+
 /// Whether the store's writes are committing, as the last finished write transaction says:
 /// failing from a commit (or WAL flush) that failed for a reason other than a conflict, such
 /// as a full disk, until one commits again.
@@ -5,6 +7,22 @@ public enum StoreHealth: Sendable, Equatable {
     case ok
     /// `since`: seconds since 1970 of the first failure in a row.
     case failing(StoreError, since: Double)
+
+    /// The health after a finished batch with these results: failing from its first failure
+    /// that is not a conflict (a batch fails as a whole for anything else, so one tells for
+    /// it), keeping the time of the first failing batch in a row; ok again once one commits.
+    mutating func note(_ results: [Result<Void, StoreError>]) {
+        var failure: StoreError?
+        for case .failure(let error) in results where !error.isConflict {
+            failure = error
+            break
+        }
+        switch (failure, self) {
+        case (nil, _): self = .ok
+        case (_?, .failing): break
+        case (let error?, .ok): self = .failing(error, since: Date().timeIntervalSince1970)
+        }
+    }
 }
 
 extension StoreError {

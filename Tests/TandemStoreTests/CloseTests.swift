@@ -6,8 +6,9 @@ import Testing
     let directory = TemporaryDirectory()
 
     /// Appends queued before `close()` are committed, then the store refuses work.
-    @Test func closeDrainsTheQueueThenRefuses() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func closeDrainsTheQueueThenRefuses(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         try store.createDocument(Fixture.document("d"))
         let successes = Locked(0)
         let done = DispatchGroup()
@@ -22,9 +23,9 @@ import Testing
         done.wait()
         #expect(successes.withLock { $0 } == 300)
 
-        let refused = Locked<Result<Void, StoreError>?>(nil)
-        store.append([Fixture.change("d", 301)]) { result in refused.withLock { $0 = result } }
-        guard case .failure(.closed) = refused.withLock({ $0 }) else {
+        let refused = StoreTicket()
+        store.append([Fixture.change("d", 301)]) { refused.finish($0) }
+        guard case .failure(.closed) = refused.wait() else {
             Issue.record("append after close should fail with .closed")
             return
         }
@@ -32,7 +33,7 @@ import Testing
         #expect(throws: StoreError.closed) { try store.sessions() }
         store.close()
 
-        let reopened = try SQLiteStore(directory: directory.path)
+        guard let reopened = try kind.reopen(in: directory) else { return }
         defer { reopened.close() }
         #expect(try reopened.lastRevision(document: "d") == 300)
     }

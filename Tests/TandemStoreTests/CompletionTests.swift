@@ -1,15 +1,17 @@
 import Dispatch
+import Foundation
 import Testing
 @testable import TandemStore
 
 @Suite struct CompletionTests {
     let directory = TemporaryDirectory()
 
-    /// Completions run on the writer thread (or its syncer, with durability `full`, the
+    /// Completions run on the writer thread (or SQLite's syncer, with durability `full`, the
     /// default here): a blocking write from there must fail, not hang,
     /// while reads and further asynchronous appends work.
-    @Test func blockingWriteFromACompletionFailsInsteadOfDeadlocking() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func blockingWriteFromACompletionFailsInsteadOfDeadlocking(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         defer { store.close() }
         try store.createDocument(Fixture.document("d"))
         let seen = Locked<(nested: Result<Void, StoreError>?, revision: Int?)>((nil, nil))
@@ -28,5 +30,44 @@ import Testing
         }
         #expect(revision == 1)
         #expect(try store.lastRevision(document: "d") == 2)
+    }
+
+    /// Callers submit while holding their own locks, and completions take them: a completion
+    /// never runs on the submitting thread, and completions come in submission order.
+    @Test(arguments: StoreKind.allCases)
+    func completionsRunOffTheCallersThreadInSubmissionOrder(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
+        defer { store.close() }
+        let caller = pthread_self()
+        let seen = Locked<(order: [Int], onCaller: Int)>(([], 0))
+        let tickets = (0..<100).map { _ in StoreTicket() }
+        for (index, ticket) in tickets.enumerated() {
+            store.submit([.setMeta("k", [UInt8(index)])]) { result in
+                seen.withLock {
+                    $0.order.append(index)
+                    if pthread_equal(caller, pthread_self()) != 0 { $0.onCaller += 1 }
+                }
+                ticket.finish(result)
+            }
+        }
+        for ticket in tickets { try ticket.wait().get() }
+        #expect(seen.withLock { $0.order } == Array(0..<100))
+        #expect(seen.withLock { $0.onCaller } == 0)
+    }
+
+    /// The batch handler runs after the completions of its batch.
+    @Test(arguments: StoreKind.allCases)
+    func theBatchHandlerRunsAfterTheBatchsCompletions(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
+        defer { store.close() }
+        let events = Locked<[String]>([])
+        let handled = DispatchSemaphore(value: 0)
+        store.onBatchCompleted {
+            events.withLock { $0.append("batch") }
+            handled.signal()
+        }
+        store.submit([.setMeta("k", [1])]) { _ in events.withLock { $0.append("completion") } }
+        handled.wait()
+        #expect(events.withLock { $0 } == ["completion", "batch"])
     }
 }

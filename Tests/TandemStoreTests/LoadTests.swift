@@ -5,8 +5,9 @@ import TandemStore
 @Suite struct LoadTests {
     let directory = TemporaryDirectory()
 
-    @Test func loadAllReturnsSnapshotAndTail() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func loadAllReturnsSnapshotAndTail(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         defer { store.close() }
         try store.createDocument(Fixture.document("long"))
         try store.createDocument(Fixture.document("fresh"))
@@ -36,12 +37,13 @@ import TandemStore
         try store.appendAndWait([Fixture.change("long", 101)])
     }
 
-    @Test func snapshotBeyondTheLogIsRejected() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func snapshotBeyondTheLogIsRejected(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         defer { store.close() }
         try store.createDocument(Fixture.document("d"))
         try store.appendAndWait(Fixture.changes("d", 1...2))
-        #expect(throws: StoreError.self) { try store.writeSnapshot(StoredSnapshot(documentID: "d", revision: 3, payload: [])) }
+        #expect(throws: StoreError.conflict("snapshot at 3 but d is at revision 2")) { try store.writeSnapshot(StoredSnapshot(documentID: "d", revision: 3, payload: [])) }
         #expect(throws: StoreError.notFound("no document x")) { try store.writeSnapshot(StoredSnapshot(documentID: "x", revision: 0, payload: [])) }
         #expect(try store.snapshot(document: "d") == nil)
     }

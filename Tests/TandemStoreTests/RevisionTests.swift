@@ -11,8 +11,9 @@ import Testing
         return false
     }
 
-    @Test func gapIsRejected() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func gapIsRejected(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         defer { store.close() }
         try store.createDocument(Fixture.document("d"))
         try store.appendAndWait(Fixture.changes("d", 1...2))
@@ -22,8 +23,9 @@ import Testing
         #expect(try store.changes(document: "d", after: 0) == Fixture.changes("d", 1...2))
     }
 
-    @Test func duplicateIsRejectedAndKeepsTheStoredPayload() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func duplicateIsRejectedAndKeepsTheStoredPayload(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         defer { store.close() }
         try store.createDocument(Fixture.document("d"))
         try store.appendAndWait(Fixture.changes("d", 1...3))
@@ -35,8 +37,9 @@ import Testing
         #expect(try store.lastRevision(document: "d") == 3)
     }
 
-    @Test func appendIsAllOrNothingAcrossDocuments() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func appendIsAllOrNothingAcrossDocuments(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         defer { store.close() }
         try store.createDocument(Fixture.document("a"))
         try store.createDocument(Fixture.document("b"))
@@ -52,8 +55,9 @@ import Testing
 
     /// A conflicting append queued among good ones fails alone: its savepoint is rolled back,
     /// the others in the same batch commit.
-    @Test func conflictInABatchFailsOnlyItsOwnAppend() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func conflictInABatchFailsOnlyItsOwnAppend(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         defer { store.close() }
         for id in ["a", "b"] { try store.createDocument(Fixture.document(id)) }
         let results = Locked<[Int: Result<Void, StoreError>]>([:])
@@ -83,5 +87,25 @@ import Testing
         #expect(try store.changes(document: "a", after: 0) == Fixture.changes("a", 1...3))
         #expect(try store.changes(document: "b", after: 0) == Fixture.changes("b", 1...1))
         #expect(store.statistics.appendedChanges == 4)
+    }
+
+    /// Revisions at the ends of `Int` are refused, never trapped on, and reads take any bounds.
+    @Test(arguments: StoreKind.allCases)
+    func extremeRevisionsAreRefusedAndExtremeBoundsRead(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
+        defer { store.close() }
+        try store.createDocument(Fixture.document("d"))
+        #expect(throws: StoreError.conflict("revisions of d are not consecutive at \(Int.min)")) {
+            try store.appendAndWait([Fixture.change("d", Int.max), Fixture.change("d", Int.min)])
+        }
+        #expect(throws: StoreError.notNext("d", stored: 0, first: Int.max)) { try store.appendAndWait([Fixture.change("d", Int.max)]) }
+        try store.appendAndWait(Fixture.changes("d", 1...3))
+        #expect(try store.changes(document: "d", after: Int.min, through: Int.max) == Fixture.changes("d", 1...3))
+        #expect(try store.changes(document: "d", after: -5, through: 2) == Fixture.changes("d", 1...2))
+        #expect(try store.changes(document: "d", after: 3, through: 2).isEmpty)
+        #expect(try store.changes(document: "d", after: Int.max - 1).isEmpty)
+        try store.trimChanges(document: "d", through: Int.max)
+        #expect(try store.changes(document: "d", after: Int.min).isEmpty)
+        #expect(try store.lastRevision(document: "d") == 3)
     }
 }

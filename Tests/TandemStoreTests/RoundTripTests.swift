@@ -1,11 +1,12 @@
 import Testing
-import TandemStore
+@testable import TandemStore
 
 @Suite struct RoundTripTests {
     let directory = TemporaryDirectory()
 
-    @Test func documentsCreateUpdateDelete() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func documentsAreCreatedUpdatedAndDeleted(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         defer { store.close() }
         var document = Fixture.document("doc-1")
         try store.createDocument(document)
@@ -37,8 +38,9 @@ import TandemStore
         try store.appendAndWait([Fixture.change("doc-1", 1)])
     }
 
-    @Test func createWithStartingSnapshot() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func aDocumentMayStartFromASnapshot(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         defer { store.close() }
         let snapshot = StoredSnapshot(documentID: "d", revision: 0, payload: Array("hello".utf8))
         try store.createDocument(Fixture.document("d"), snapshot: snapshot)
@@ -46,8 +48,9 @@ import TandemStore
         #expect(try store.loadAll().documents.first?.snapshot == snapshot)
     }
 
-    @Test func changesKeepPayloadBytesExactly() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func changesKeepPayloadBytesExactly(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         defer { store.close() }
         try store.createDocument(Fixture.document("d"))
         let payloads: [[UInt8]] = [[], [0], Array(0...255), Array("[5,\"héllo 🎉\",-3]".utf8)]
@@ -59,8 +62,9 @@ import TandemStore
         #expect(throws: StoreError.notFound("no document zz")) { try store.changes(document: "zz", after: 0) }
     }
 
-    @Test func versions() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func versionsAreListedByNumberAndUnique(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         defer { store.close() }
         try store.createDocument(Fixture.document("d"))
         let first = StoredVersion(documentID: "d", number: 1, revision: 0, time: 10.5, text: "", name: nil)
@@ -70,14 +74,15 @@ import TandemStore
         #expect(try store.versions(document: "d") == [first, second])
         #expect(try store.version(document: "d", number: 2) == second)
         #expect(try store.version(document: "d", number: 3) == nil)
-        #expect(throws: StoreError.self) { try store.addVersion(second) }
+        #expect(throws: StoreError.conflict("UNIQUE constraint failed: versions.document, versions.number")) { try store.addVersion(second) }
         #expect(throws: StoreError.notFound("no document x")) {
             try store.addVersion(StoredVersion(documentID: "x", number: 1, revision: 0, time: 0, text: ""))
         }
     }
 
-    @Test func sessionsPasteboardsMeta() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func sessionsPasteboardsAndMetaAreStoredAndRemoved(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         defer { store.close() }
         var alice = StoredSession(id: "s1", tokenHash: Array(repeating: 0xAB, count: 32), name: "Alice", color: "#ff0000", created: 1, lastSeen: 2)
         let bob = StoredSession(id: "s2", tokenHash: [1, 2, 3], name: "Bob", color: "#00ff00", created: 3, lastSeen: 4)
@@ -108,5 +113,61 @@ import TandemStore
         try store.setMeta("schema", nil)
         #expect(try store.meta("schema") == nil)
         #expect(try store.loadAll().meta == ["empty": []])
+    }
+
+    /// `lastSeen` moves forward only, in one write; sessions not stored stay absent.
+    @Test(arguments: StoreKind.allCases)
+    func sessionsLastSeenOnlyMovesForward(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
+        defer { store.close() }
+        let session = { (id: String, lastSeen: Double) in
+            StoredSession(id: id, tokenHash: [1], name: id, color: "#111111", created: 1, lastSeen: lastSeen)
+        }
+        try store.upsertSession(session("a", 10))
+        try store.upsertSession(session("b", 10))
+        try store.updateSessionsLastSeen(["a": 20, "b": 5, "gone": 30])
+        try store.updateSessionsLastSeen([:])
+        #expect(try store.sessions() == [session("a", 20), session("b", 10)])
+        try store.deleteSession("gone")
+        try store.deletePasteboard("none")
+    }
+
+    /// Ids are told apart by their bytes, as SQLite does, and listed in byte order: these two
+    /// spell "é" precomposed and decomposed, which Swift's `String` holds equal.
+    @Test(arguments: StoreKind.allCases)
+    func idsDifferingOnlyInNormalizationAreTwoDocuments(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
+        defer { store.close() }
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        try store.createDocument(Fixture.document(composed, title: "composed"))
+        try store.createDocument(Fixture.document(decomposed, title: "decomposed"))
+        try store.appendAndWait(Fixture.changes(composed, 1...2))
+        #expect(try store.lastRevision(document: decomposed) == 0)
+        #expect(try store.document(decomposed)?.title == "decomposed")
+        let ids = try store.loadAll().documents.map { Array($0.document.id.utf8) }
+        #expect(ids == [Array(decomposed.utf8), Array(composed.utf8)])
+    }
+
+    /// SQLite keeps a NaN as NULL, which its NOT NULL times refuse; infinities are kept.
+    @Test(arguments: StoreKind.allCases)
+    func aNaNTimeIsRefusedAsAConflict(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
+        defer { store.close() }
+        var document = Fixture.document("d")
+        document.created = .nan
+        #expect(throws: StoreError.conflict("NOT NULL constraint failed: documents.created")) { try store.createDocument(document) }
+        document.created = -.infinity
+        try store.createDocument(document)
+        document.modified = .nan
+        #expect(throws: StoreError.conflict("NOT NULL constraint failed: documents.modified")) { try store.updateDocument(document) }
+        #expect(try store.document("d")?.created == -.infinity)
+        #expect(throws: StoreError.conflict("NOT NULL constraint failed: versions.time")) {
+            try store.addVersion(StoredVersion(documentID: "d", number: 1, revision: 0, time: .nan, text: ""))
+        }
+        #expect(throws: StoreError.conflict("NOT NULL constraint failed: sessions.last_seen")) {
+            try store.upsertSession(StoredSession(id: "s", tokenHash: [], name: "", color: "", created: 1, lastSeen: .nan))
+        }
+        #expect(try store.sessions().isEmpty)
+        #expect(try store.versions(document: "d").isEmpty)
     }
 }

@@ -6,8 +6,9 @@ import Testing
 @Suite struct SubmitTests {
     let directory = TemporaryDirectory()
 
-    @Test func aUnitIsStoredWhole() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func aUnitIsStoredWhole(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         defer { store.close() }
         try store.createDocument(Fixture.document("d"))
         let board = StoredPasteboard(name: "general", owner: nil, persistent: true, changeCount: 3, payload: [1, 2, 3])
@@ -19,8 +20,9 @@ import Testing
 
     /// A conflict anywhere in the unit (here a revision gap after a valid pasteboard write)
     /// stores none of it, and other units in the same batch are not affected.
-    @Test func aConflictStoresNothingOfItsUnit() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func aConflictStoresNothingOfItsUnit(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         defer { store.close() }
         try store.createDocument(Fixture.document("d"))
         let board = StoredPasteboard(name: "general", owner: nil, persistent: true, changeCount: 1, payload: [1])
@@ -38,8 +40,9 @@ import Testing
 
     /// Units land in submission order: the last value submitted for a key is the one kept,
     /// even when many are queued before the writer runs.
-    @Test func unitsRunInSubmissionOrder() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func unitsRunInSubmissionOrder(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         defer { store.close() }
         var tickets: [StoreTicket] = []
         for i in 0..<200 {
@@ -52,8 +55,9 @@ import Testing
     }
 
     /// Deleting a document in a unit removes its rows; an absent one is no error there.
-    @Test func deleteDocumentInAUnit() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func aUnitMayDeleteADocumentPresentOrNot(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         defer { store.close() }
         try store.createDocument(Fixture.document("d"))
         try store.appendAndWait(Fixture.changes("d", 1...3))
@@ -64,8 +68,9 @@ import Testing
         try store.perform([.deleteDocument("d")])
     }
 
-    @Test func snapshotTrimAndVersionInAUnit() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func aUnitMaySnapshotTrimAndAddAVersion(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         defer { store.close() }
         try store.createDocument(Fixture.document("d"))
         try store.appendAndWait(Fixture.changes("d", 1...4))
@@ -78,14 +83,15 @@ import Testing
         #expect(try store.changes(document: "d", after: 0).map(\.revision) == [4])
         #expect(try store.versions(document: "d").map(\.number) == [1])
         // A taken version number is a conflict, and so nothing else of its unit is kept.
-        #expect(throws: StoreError.self) {
+        #expect(throws: StoreError.conflict("UNIQUE constraint failed: versions.document, versions.number")) {
             try store.perform([.setMeta("x", [1]), .addVersion(StoredVersion(documentID: "d", number: 1, revision: 4, time: 2, text: "w"))])
         }
         #expect(try store.meta("x") == nil)
     }
 
-    @Test func submitAfterCloseFailsClosed() throws {
-        let store = try SQLiteStore(directory: directory.path)
+    @Test(arguments: StoreKind.allCases)
+    func aSubmitAfterCloseFailsClosed(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
         store.close()
         let t = StoreTicket()
         store.submit([.setMeta("k", [1])]) { t.finish($0) }
@@ -93,5 +99,47 @@ import Testing
             Issue.record("expected .closed, got \(t.wait())")
             return
         }
+    }
+
+    /// A unit that fails at its last write leaves nothing of any earlier write behind,
+    /// whatever kind of write it was, and the next unit starts from the state before it.
+    @Test(arguments: StoreKind.allCases)
+    func aFailedUnitUndoesEveryKindOfWrite(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
+        defer { store.close() }
+        for id in ["a", "b"] { try store.createDocument(Fixture.document(id)) }
+        try store.appendAndWait(Fixture.changes("a", 1...6))
+        try store.writeSnapshot(StoredSnapshot(documentID: "a", revision: 2, payload: [2]))
+        try store.addVersion(StoredVersion(documentID: "a", number: 1, revision: 2, time: 1, text: "two"))
+        try store.upsertSession(StoredSession(id: "s", tokenHash: [1], name: "S", color: "#000000", created: 1, lastSeen: 1))
+        try store.upsertPasteboard(StoredPasteboard(name: "p", owner: nil, persistent: true, changeCount: 1, payload: [1]))
+        try store.setMeta("m", [1])
+        let before = try store.loadAll()
+
+        var renamed = Fixture.document("a", title: "Renamed")
+        renamed.metadata = [9]
+        #expect(throws: StoreError.notNext("a", stored: 8, first: 99)) {
+            try store.perform([
+                .append(Fixture.changes("a", 7...8)),
+                .writeSnapshot(StoredSnapshot(documentID: "a", revision: 7, payload: [7])),
+                .trimChanges(document: "a", through: 7),
+                .addVersion(StoredVersion(documentID: "a", number: 2, revision: 7, time: 2, text: "seven")),
+                .updateDocument(renamed),
+                .deleteDocument("b"),
+                .createDocument(Fixture.document("c"), snapshot: nil),
+                .append(Fixture.changes("c", 1...2)),
+                .upsertPasteboard(StoredPasteboard(name: "p", owner: "s", persistent: false, changeCount: 2, payload: [2])),
+                .deletePasteboard("p"),
+                .deleteSession("s"),
+                .setMeta("m", nil),
+                .setMeta("n", [2]),
+                .append([Fixture.change("a", 99)]),
+            ])
+        }
+        #expect(try store.loadAll() == before)
+        #expect(try store.changes(document: "a", after: 0) == Fixture.changes("a", 1...6))
+        #expect(try store.versions(document: "a").map(\.number) == [1])
+        try store.appendAndWait([Fixture.change("a", 7)])
+        #expect(try store.lastRevision(document: "a") == 7)
     }
 }

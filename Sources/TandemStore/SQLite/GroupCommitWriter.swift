@@ -34,11 +34,6 @@ final class GroupCommitWriter: Sendable {
         var completion: @Sendable (Result<Void, StoreError>) -> Void
     }
 
-    private struct Queue {
-        var jobs: [Job] = []
-        var closing = false
-    }
-
     /// Batches committed to the WAL, waiting for the syncer's next fdatasync.
     private struct Written {
         var batches: [(jobs: [Job], results: [Result<Void, StoreError>])] = []
@@ -50,7 +45,7 @@ final class GroupCommitWriter: Sendable {
     }
 
     private let database: DatabasePool
-    private let queue = Locked(Queue())
+    private let queue = Locked(WriterQueue<Job>())
     private let counters = Locked(StoreStatistics())
     private let healthState = Locked(StoreHealth.ok)
     private let wake = DispatchSemaphore(value: 0)
@@ -110,11 +105,7 @@ final class GroupCommitWriter: Sendable {
 
     /// Queues a job; fails it at once with `.closed` after `close()`.
     func submit(_ job: Job) {
-        let accepted = queue.withLock { queue in
-            guard !queue.closing else { return false }
-            queue.jobs.append(job)
-            return true
-        }
+        let accepted = queue.withLock { $0.add(job) }
         if accepted {
             wake.signal()
         } else {
@@ -136,10 +127,7 @@ final class GroupCommitWriter: Sendable {
 
     /// Lets the writer finish every queued job, then stops it. Idempotent.
     func close() {
-        let first = queue.withLock { queue in
-            defer { queue.closing = true }
-            return !queue.closing
-        }
+        let first = queue.withLock { $0.close() }
         guard first else { return }
         wake.signal()
         finished.wait()
@@ -157,10 +145,7 @@ final class GroupCommitWriter: Sendable {
                 while written.withLock({ !$0.batches.isEmpty }) { taken.wait() }
             }
             if lastBatch > 1 { gather() }
-            let (batch, closing) = queue.withLock { queue in
-                defer { queue.jobs.removeAll(keepingCapacity: true) }
-                return (queue.jobs, queue.closing)
-            }
+            let (batch, closing) = queue.withLock { $0.takeAll() }
             if !batch.isEmpty {
                 lastBatch = batch.count
                 let started = Self.now()
@@ -241,20 +226,8 @@ final class GroupCommitWriter: Sendable {
     }
 
     /// Before the completions, so a caller refused with an error already sees the store failing.
-    /// A batch fails as a whole for anything but a conflict, so one failure tells for it.
     private func noteHealth(_ results: [Result<Void, StoreError>]) {
-        var failure: StoreError?
-        for case .failure(let error) in results where !error.isConflict {
-            failure = error
-            break
-        }
-        healthState.withLock { health in
-            switch (failure, health) {
-            case (nil, _): health = .ok
-            case (_?, .failing): break
-            case (let error?, .ok): health = .failing(error, since: Date().timeIntervalSince1970)
-            }
-        }
+        healthState.withLock { $0.note(results) }
     }
 
     /// Lets more jobs join the batch for a moment when the previous batch had several: with

@@ -16,32 +16,16 @@ extension SQLiteStore {
     /// Moves each document's revision forward by compare-and-set, then stores its changes as
     /// one run. The UNIQUE (document, last) backs this up against duplicates.
     static func insert(_ changes: [StoredChange], in db: Database) throws {
-        guard let firstChange = changes.first else { return }
-        // Nearly always one document: avoid the dictionary then.
-        if changes.allSatisfy({ $0.documentID == firstChange.documentID }) {
-            try insert(changes[...], of: firstChange.documentID, in: db)
-            return
-        }
-        var order: [String] = []
-        var byDocument: [String: [StoredChange]] = [:]
-        for change in changes {
-            if byDocument[change.documentID] == nil { order.append(change.documentID) }
-            byDocument[change.documentID, default: []].append(change)
-        }
-        for id in order { try insert(byDocument[id]![...], of: id, in: db) }
+        for (document, changes) in AppendRules.byDocument(changes) { try insert(changes, of: document, in: db) }
     }
 
     private static func insert(_ changes: ArraySlice<StoredChange>, of document: String, in db: Database) throws {
-        let first = changes.first!.revision
-        for (offset, change) in changes.enumerated() where change.revision != first + offset {
-            throw StoreError.conflict("revisions of \(document) are not consecutive at \(change.revision)")
-        }
-        let last = first + changes.count - 1
+        let revisions = try AppendRules.revisions(of: changes, document: document)
+        let first = revisions.lowerBound, last = revisions.upperBound
         try db.cachedStatement(sql: "UPDATE documents SET revision = ? WHERE id = ? AND revision = ?")
             .execute(arguments: [last, document, first - 1])
         if db.changesCount == 0 {
-            let stored = try revision(of: document, in: db)
-            throw StoreError.conflict("document \(document) is at revision \(stored), cannot append revision \(first)")
+            throw StoreError.notNext(document, stored: try revision(of: document, in: db), first: first)
         }
         for run in ChangeRun.split(changes) {
             try insertRun(ChangeRun.encode(run), of: document, first: run.first!.revision, last: run.last!.revision, in: db)

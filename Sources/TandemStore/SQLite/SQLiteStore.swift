@@ -100,7 +100,7 @@ public final class SQLiteStore: DocumentStore {
     static func revision(of document: String, in db: Database) throws -> Int {
         guard let revision = try Int.fetchOne(
             db.cachedStatement(sql: "SELECT revision FROM documents WHERE id = ?"), arguments: [document])
-        else { throw StoreError.notFound("no document \(document)") }
+        else { throw StoreError.noDocument(document) }
         return revision
     }
 }

@@ -1,0 +1,55 @@
+/// What the store's reads ask of the state, in the order `SQLiteStore` returns it.
+extension MemoryState.Document {
+    /// The stored changes with `after < revision <= through`, oldest first. Index arithmetic
+    /// only between bounds already clamped to the stored ones, so no extreme bound overflows.
+    func changes(after: Int, through: Int) -> [StoredChange] {
+        guard after < through, let first = changes.first?.revision else { return [] }
+        let last = revision
+        let low = after < first ? first : after + 1
+        let high = through > last ? last : through
+        guard low <= high else { return [] }
+        return Array(changes[(low - first)...(high - first)])
+    }
+}
+
+extension MemoryState {
+    func snapshot(document id: String) -> StoredSnapshot? {
+        documents[MemoryKey(id)]?.snapshot
+    }
+
+    func versions(document id: String) -> [StoredVersion] {
+        guard let versions = documents[MemoryKey(id)]?.versions else { return [] }
+        return versions.keys.sorted().map { versions[$0]! }
+    }
+
+    func version(document id: String, number: Int) -> StoredVersion? {
+        documents[MemoryKey(id)]?.versions[number]
+    }
+
+    /// Sessions by id.
+    var sortedSessions: [StoredSession] {
+        sessions.keys.sorted().map { sessions[$0]! }
+    }
+
+    /// Pasteboards by name.
+    var sortedPasteboards: [StoredPasteboard] {
+        pasteboards.keys.sorted().map { pasteboards[$0]! }
+    }
+
+    func meta(_ key: String) -> [UInt8]? {
+        meta[MemoryKey(key)]
+    }
+
+    /// Documents by id, each with its snapshot and the changes after it.
+    var contents: StoreContents {
+        let documents = documents.keys.sorted().map { key in
+            let document = self.documents[key]!
+            return LoadedDocument(
+                document: document.row, revision: document.revision, snapshot: document.snapshot,
+                tail: document.changes(after: document.snapshot?.revision ?? 0, through: Int.max))
+        }
+        var meta: [String: [UInt8]] = [:]
+        for (key, value) in self.meta { meta[key.string] = value }
+        return StoreContents(documents: documents, sessions: sortedSessions, pasteboards: sortedPasteboards, meta: meta)
+    }
+}
