@@ -16,10 +16,13 @@ import TandemStore
         }
     }
 
-    @Test func theEventLoopAnswersWhileACreateAndASaveAreStuckInTheStore() throws {
+    /// Run on the SQLite store and on the in-memory one: the server relies on the contract
+    /// they share, not on either.
+    @Test(arguments: [false, true])
+    func theEventLoopAnswersWhileACreateAndASaveAreStuckInTheStore(inMemory: Bool) throws {
         let gated = Mutex<GatedStore?>(nil)
         let server = try TestServer(wrappingStore: { inner in
-            let store = GatedStore(inner, holds: StuckStoreTests.isCreateOrSave)
+            let store = GatedStore(inMemory ? InMemoryStore() : inner, holds: StuckStoreTests.isCreateOrSave)
             gated.withLock { $0 = store }
             return store
         })
