@@ -44,7 +44,8 @@ import Testing
 @Suite struct FuzzFindingsSnapshotLogTests {
     static let damages: [(String, @Sendable (inout ChangeLog.State) -> Void)] = [
         ("no lengthAfter", { $0.lengthAfter = [] }),
-        ("an owner too many", { $0.owner.append(0) }),
+        ("a group too many", { $0.group.append(0) }),
+        ("a context too many", { $0.context.append(0) }),
         ("splices past their columns", { $0.spliceEnd[0] += 5 }),
         ("text past the buffer", { $0.textStart[0] = UInt32($0.text.count) }),
         ("a negative deleted count", { $0.spliceDeleted[0] = -1 }),
