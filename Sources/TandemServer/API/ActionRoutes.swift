@@ -311,12 +311,9 @@ extension ServerContext {
             let um = doc.undoManager
             var w = JSONWriter(capacity: 256)
             w.beginObject()
-            w.key("cut"); w.bool(can.cut)
-            w.key("copy"); w.bool(can.copy)
-            w.key("paste"); w.bool(can.paste)
-            w.key("delete"); w.bool(can.delete)
-            w.key("select"); w.bool(can.select)
-            w.key("selectAll"); w.bool(can.selectAll)
+            let offered: [(StaticString, Bool)] = [("cut", can.cut), ("copy", can.copy), ("paste", can.paste),
+                                                   ("delete", can.delete), ("select", can.select), ("selectAll", can.selectAll)]
+            for (action, allowed) in offered { w.key(action); w.bool(allowed) }
             w.key("undo"); w.bool(accepts && um.canUndo(scope))
             w.key("redo"); w.bool(accepts && um.canRedo(scope))
             w.key("undoMenuItemTitle"); w.string(um.undoMenuItemTitle(scope))
