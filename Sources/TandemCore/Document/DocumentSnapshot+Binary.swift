@@ -117,8 +117,15 @@ extension DocumentSnapshot {
             for _ in log.revertRevision.indices { log.revertRequester.append(try r.string()) }
             var counts = ChangeCounts()
             counts.document = ChangeCounter(count: changeCount, savePointLost: try r.bool())
+            var previous: String?
             for _ in 0..<(try r.count(atLeast: 17)) {
                 let session = try r.string()
+                // Written in ascending order, each once: any other order would load, and be
+                // written back as other bytes (or one session's count lost to another's).
+                if let previous, session <= previous {
+                    throw SnapshotFormatError(offset: r.offset, "the sessions' change counts are not in ascending order")
+                }
+                previous = session
                 counts.contexts[session] = ChangeCounter(count: try r.int(), savePointLost: try r.bool())
             }
             changeCounts = counts
