@@ -24,6 +24,27 @@ import Testing
     }
 }
 
+/// A binary snapshot whose sessions' change counts (its last bytes, written in ascending
+/// order of session) came out of order, or twice for one session: it loaded, and was written
+/// back as other bytes, the order sorted and a repeated session's count lost (snapshot target).
+@Suite struct FuzzFindingsChangeCountTests {
+    @Test func sessionCountsOutOfOrderOrRepeatedAreDamaged() throws {
+        let doc = Document(text: "")
+        try doc.apply(.insert("x", at: 0, length: 0), session: "a", time: 1)
+        try doc.apply(.insert("y", at: 1, length: 1), session: "b", time: 2)
+        let bytes = doc.snapshot().binary()
+        #expect(try DocumentSnapshot(binary: bytes).binary() == bytes)
+        // Each entry: a one-byte session's length and byte, its count, savePointLost.
+        let entry = 8 + 1 + 8 + 1
+        let a = bytes[(bytes.count - 2 * entry)..<(bytes.count - entry)], b = bytes[(bytes.count - entry)...]
+        #expect(a[a.startIndex + 8] == UInt8(ascii: "a") && b[b.startIndex + 8] == UInt8(ascii: "b"))
+        let head = bytes[..<(bytes.count - 2 * entry)]
+        for damaged in [Array(head + b + a), Array(head + a + a)] {
+            #expect(throws: SnapshotFormatError.self) { try DocumentSnapshot(binary: damaged) }
+        }
+    }
+}
+
 /// Splices whose end lies past Int.max: checking them against the base length added position
 /// and count and overflowed (journal target, through `JournalBinary` and stored inverses).
 @Suite struct FuzzFindingsSpliceTests {
@@ -44,7 +65,8 @@ import Testing
 @Suite struct FuzzFindingsSnapshotLogTests {
     static let damages: [(String, @Sendable (inout ChangeLog.State) -> Void)] = [
         ("no lengthAfter", { $0.lengthAfter = [] }),
-        ("an owner too many", { $0.owner.append(0) }),
+        ("a group too many", { $0.group.append(0) }),
+        ("a context too many", { $0.context.append(0) }),
         ("splices past their columns", { $0.spliceEnd[0] += 5 }),
         ("text past the buffer", { $0.textStart[0] = UInt32($0.text.count) }),
         ("a negative deleted count", { $0.spliceDeleted[0] = -1 }),

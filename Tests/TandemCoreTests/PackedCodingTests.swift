@@ -24,28 +24,32 @@ import TandemTestSupport
         try doc.undo(scope: .session("a"), time: 3)
         let packed = try JSONEncoder().encode(doc.snapshot())
         let object = try #require(JSONSerialization.jsonObject(with: packed) as? [String: Any])
-        #expect((object["log"] as? [String: Any])?["owner"] is String)
+        #expect((object["log"] as? [String: Any])?["group"] is String)
+        #expect((object["log"] as? [String: Any])?["context"] is String)
         #expect((object["undo"] as? [String: Any])?["groups"] is String)
-        let chains = try #require((object["undo"] as? [String: Any])?["chains"] as? [[String: Any]])
-        #expect(chains.allSatisfy { $0["undo"] is String && $0["redo"] is String })
+        let contexts = try #require((object["undo"] as? [String: Any])?["chains"] as? [[String: Any]])
+        #expect(contexts.allSatisfy { $0["undo"] is String && $0["redo"] is String })
 
-        // The same state as the synthesized Codable wrote it.
+        // The same state as the synthesized Codable wrote it, with the one `owner` column
+        // snapshots had before `group` and `context`: a group id, or -(context + 1).
         let s = doc.snapshot()
         var legacy = object
         var log = try #require(object["log"] as? [String: Any])
         log["spliceEnd"] = s.log.spliceEnd.map(Int.init); log["textStart"] = s.log.textStart.map(Int.init)
-        log["owner"] = s.log.owner.map(Int.init); log["kind"] = s.log.kind.map(Int.init)
+        log["group"] = nil; log["context"] = nil
+        log["owner"] = zip(s.log.group, s.log.context).map { $0 == ChangeLog.noGroup ? -Int($1) - 1 : Int($0) }
+        log["kind"] = s.log.kind.map(Int.init)
         log["time"] = s.log.time; log["lengthAfter"] = s.log.lengthAfter.map(Int.init)
         log["splicePosition"] = s.log.splicePosition.map(Int.init); log["spliceDeleted"] = s.log.spliceDeleted.map(Int.init)
         log["spliceInserted"] = s.log.spliceInserted.map(Int.init); log["text"] = s.log.text.map(Int.init)
         legacy["log"] = log
         var undo = try #require(object["undo"] as? [String: Any])
         undo["groups"] = s.undo.groups.map {
-            ["chain": Int($0.chain), "first": Int($0.first), "last": Int($0.last), "name": Int($0.name), "flags": Int($0.flags)]
+            ["chain": Int($0.context), "first": Int($0.first), "last": Int($0.last), "name": Int($0.name), "flags": Int($0.flags)]
         }
-        undo["chains"] = zip(chains, s.undo.chains).map { object, chain in
+        undo["chains"] = zip(contexts, s.undo.contexts).map { object, context in
             var c = object
-            c["undo"] = chain.undo.map(Int.init); c["redo"] = chain.redo.map(Int.init)
+            c["undo"] = context.undo.map(Int.init); c["redo"] = context.redo.map(Int.init)
             return c
         }
         legacy["undo"] = undo
@@ -65,10 +69,24 @@ import TandemTestSupport
         }
     }
 
-    @Test func aTruncatedPackedColumnIsAnError() throws {
+    @Test(arguments: ["group", "context", "owner"])
+    func aTruncatedPackedColumnIsAnError(_ column: String) throws {
         var object = try #require(JSONSerialization.jsonObject(with: JSONEncoder().encode(Document(text: "x").snapshot())) as? [String: Any])
         var log = try #require(object["log"] as? [String: Any])
-        log["owner"] = "AAA="  // 2 bytes: not a whole Int32
+        log[column] = "AAA="  // 2 bytes: not a whole Int32
+        object["log"] = log
+        let data = try JSONSerialization.data(withJSONObject: object)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(DocumentSnapshot.self, from: data) }
+    }
+
+    /// An older snapshot's owner that names no undo group is damage, refused as it loads.
+    @Test func anOwnerNamingNoGroupIsAnError() throws {
+        let doc = Document(text: "x")
+        try doc.apply(.insert("y", at: 1, length: 1), session: "a", time: 1)
+        var object = try #require(JSONSerialization.jsonObject(with: JSONEncoder().encode(doc.snapshot())) as? [String: Any])
+        var log = try #require(object["log"] as? [String: Any])
+        log["group"] = nil; log["context"] = nil
+        log["owner"] = [7]
         object["log"] = log
         let data = try JSONSerialization.data(withJSONObject: object)
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(DocumentSnapshot.self, from: data) }

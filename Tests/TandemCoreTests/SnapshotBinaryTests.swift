@@ -74,6 +74,52 @@ import Testing
         try CompactionChecks.undoEverything(restored, doc, scopes: [.document], time: 1_900_000_000)
     }
 
+    /// `snapshot` in binary version 2, as servers wrote it before the log had its `group` and
+    /// `context` columns: the same bytes with one `owner` column in their place (a group id,
+    /// or -(context + 1) for a change with no group).
+    static func version2(of snapshot: DocumentSnapshot) -> [UInt8] {
+        var bytes = snapshot.binary()
+        bytes[3] = 2
+        let log = snapshot.log, n = log.group.count
+        // Magic, revision, change count, editing disabled, the text, trimmed, start length,
+        // then the spliceEnd and textStart columns (a count and 4 bytes an entry).
+        let start = 4 + 8 + 8 + 1 + 8 + snapshot.text.utf8.count + 8 + 8 + (8 + 4 * log.spliceEnd.count) + (8 + 4 * log.textStart.count)
+        var owner: [UInt8] = []
+        PackedCoding.append(Int64(n), to: &owner)
+        for (g, c) in zip(log.group, log.context) { PackedCoding.append(g == ChangeLog.noGroup ? -c - 1 : g, to: &owner) }
+        bytes.replaceSubrange(start..<start + 2 * (8 + 4 * n), with: owner)
+        return bytes
+    }
+
+    /// A version 2 snapshot loads into the same state, and is written again as the current
+    /// version, byte for byte what the document itself writes.
+    @Test(arguments: 0..<6 as Range<UInt64>)
+    func version2StillLoads(seed: UInt64) throws {
+        let doc = try Self.walked(seed: seed)
+        let snapshot = doc.snapshot()
+        let old = Self.version2(of: snapshot)
+        #expect(DocumentSnapshot.isBinary(old) && !DocumentSnapshot.isCurrentBinary(old))
+        let decoded = try DocumentSnapshot(binary: old)
+        #expect(try Self.json(decoded) == Self.json(snapshot))
+        #expect(decoded.binary() == snapshot.binary())
+        let restored = try Document(snapshot: decoded)
+        try CompactionChecks.expectSame(restored, doc, scopes: [.document] + Self.sessions.compactMap { $0.map { .session($0) } })
+        // An owner naming a group past the last is damage.
+        var damaged = snapshot
+        damaged.log.group[damaged.log.group.count - 1] = Int32(snapshot.undo.groups.count)
+        #expect(throws: SnapshotFormatError.self) { try DocumentSnapshot(binary: Self.version2(of: damaged)) }
+    }
+
+    /// Each change's context is its group's, whatever the walk did (compactions included).
+    @Test(arguments: 0..<12 as Range<UInt64>)
+    func aGroupedChangesContextIsItsGroups(seed: UInt64) throws {
+        let s = try Self.walked(seed: seed).snapshot()
+        for (g, c) in zip(s.log.group, s.log.context) where g != ChangeLog.noGroup {
+            #expect(s.undo.groups[Int(g)].context == c)
+        }
+        #expect(s.log.context.allSatisfy { Int($0) < s.undo.contexts.count })
+    }
+
     /// The walks reach every optional part of the state, so the test above covers them.
     @Test func theWalksReachEveryPartOfTheState() throws {
         var seen = Set<String>()
@@ -82,16 +128,17 @@ import Testing
             if s.log.trimmed > 0 { seen.insert("trimmed") }
             if !s.undo.mapped.isEmpty { seen.insert("mapped") }
             if s.undo.mapped.contains(where: { $0.below != nil }) { seen.insert("below") }
-            if s.undo.chains.contains(where: { $0.typing != nil }) { seen.insert("typing") }
-            if s.undo.chains.contains(where: { $0.nestedStarts != nil }) { seen.insert("nested") }
-            if s.undo.chains.contains(where: { $0.openDiscardable != nil }) { seen.insert("openDiscardable") }
-            if s.undo.chains.contains(where: { $0.openGroup >= 0 }) { seen.insert("open") }
-            if s.undo.chains.contains(where: { !$0.redo.isEmpty }) { seen.insert("redo") }
-            if s.undo.chains.contains(where: { $0.levels > 0 }) || s.undo.documentLevels > 0 { seen.insert("levels") }
+            if s.undo.contexts.contains(where: { $0.typing != nil }) { seen.insert("typing") }
+            if s.undo.contexts.contains(where: { $0.nestedStarts != nil }) { seen.insert("nested") }
+            if s.undo.contexts.contains(where: { $0.openDiscardable != nil }) { seen.insert("openDiscardable") }
+            if s.undo.contexts.contains(where: { $0.openGroup >= 0 }) { seen.insert("open") }
+            if s.undo.contexts.contains(where: { !$0.redo.isEmpty }) { seen.insert("redo") }
+            if s.undo.contexts.contains(where: { $0.levels > 0 }) || s.undo.documentLevels > 0 { seen.insert("levels") }
             if s.undo.registrationDisabled > 0 { seen.insert("disabled") }
             if s.undo.names.count > 1 { seen.insert("names") }
+            if s.log.group.contains(ChangeLog.noGroup) { seen.insert("ungrouped") }
         }
-        #expect(seen == ["trimmed", "mapped", "below", "typing", "nested", "openDiscardable", "open", "redo", "levels", "disabled", "names"])
+        #expect(seen == ["trimmed", "mapped", "below", "typing", "nested", "openDiscardable", "open", "redo", "levels", "disabled", "names", "ungrouped"])
     }
 
     /// Cut anywhere, or with bytes after it, the form is refused, never read past its end.

@@ -142,10 +142,10 @@ def describe(r: requests.Response) -> str:
     return f"{r.request.method} {r.request.url} → {r.status_code} {body}"
 
 
-def assert_error(r: requests.Response, status: int | tuple[int, ...], code: str | None = None) -> dict:
-    """The contract's error shape: `{"error": {"code", "message"}}` with a fitting status."""
-    statuses = status if isinstance(status, tuple) else (status,)
-    assert r.status_code in statuses, f"expected {statuses}: {describe(r)}"
+def assert_error(r: requests.Response, status: int, code: str | None = None) -> dict:
+    """The contract's error shape: `{"error": {"code", "message"}}` with the one status the
+    contract names for it."""
+    assert r.status_code == status, f"expected {status}: {describe(r)}"
     ctype = r.headers.get("Content-Type", "")
     assert ctype.startswith("application/json"), f"error is not JSON ({ctype!r}): {describe(r)}"
     body = r.json()

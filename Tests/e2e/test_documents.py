@@ -69,14 +69,16 @@ def test_racing_creations_of_one_id(base, anon):
 def test_create_with_bad_slug_is_rejected(anon):
     for bad in ("has space", "slash/y", "é", "", "x" * 129, "semi;colon"):
         r = anon.post("/documents", {"id": bad})
-        assert_error(r, (400, 422))
+        assert_error(r, 400, "invalid_field")
     ok = "A-z_0.9-" + "y" * 120
     assert anon.post("/documents", {"id": ok}).status_code == 201
 
 
 def test_create_with_wrong_types_is_rejected(anon):
-    for body in ({"text": 5}, {"title": ["x"]}, {"id": 7}, [1, 2], "text"):
-        assert_error(anon.post("/documents", body), (400, 422))
+    for body in ({"text": 5}, {"title": ["x"]}, {"id": 7}):
+        assert_error(anon.post("/documents", body), 400, "invalid_field")
+    for body in ([1, 2], "text"):  # not an object
+        assert_error(anon.post("/documents", body), 400, "invalid_json")
 
 
 def test_list_documents(anon):
@@ -133,7 +135,7 @@ def test_put_text_replaces_raw_bytes_and_is_one_undoable_replace(anon, alice):
     for _ in range(2):
         r = alice.request("PUT", f"/documents/{d['id']}/text", data=raw,
                           headers={"Content-Type": "text/plain; charset=utf-8"})
-        assert r.status_code in (200, 204), describe(r)
+        assert r.status_code == 200, describe(r)
         assert anon.get(f"/documents/{d['id']}/text").content == raw
     assert anon.doc(d["id"])["revision"] == 1  # the second PUT changed nothing
     h = alice.history(d["id"])
@@ -152,7 +154,7 @@ def test_put_text_takes_what_curl_data_binary_sends(anon):
     for ctype in ("application/x-www-form-urlencoded", None):
         headers = {"Content-Type": ctype} if ctype else {}
         r = anon.request("PUT", f"/documents/{d['id']}/text", data=f"sent as {ctype}".encode(), headers=headers)
-        assert r.status_code in (200, 204), describe(r)
+        assert r.status_code == 200, describe(r)
         assert anon.text(d["id"]) == f"sent as {ctype}"
 
 
@@ -165,7 +167,7 @@ def test_put_text_if_match(anon):
         assert_error(r, 412, "precondition_failed")
     r = anon.request("PUT", f"/documents/{d['id']}/text", data=b"won", headers={
         "Content-Type": "text/plain", "If-Match": '"1"'})
-    assert r.status_code in (200, 204), describe(r)
+    assert r.status_code == 200, describe(r)
     assert anon.text(d["id"]) == "won"
 
 
@@ -189,13 +191,13 @@ def test_put_text_rejects_invalid_utf8(anon):
     with unchanged(anon, d["id"]):
         r = anon.request("PUT", f"/documents/{d['id']}/text", data=b"bad \xff\xfe bytes",
                          headers={"Content-Type": "text/plain"})
-        assert_error(r, (400, 415, 422))
+        assert_error(r, 400, "invalid_text")
 
 
 def test_delete_document(anon):
     d = anon.create_doc("bye")
     r = anon.delete(f"/documents/{d['id']}")
-    assert r.status_code in (200, 204), describe(r)
+    assert r.status_code == 204, describe(r)
     assert_error(anon.get(f"/documents/{d['id']}"), 404, "not_found")
     assert_error(anon.delete(f"/documents/{d['id']}"), 404, "not_found")
     assert all(x.get("id") != d["id"] for x in _items(anon.get("/documents").json()))
@@ -204,7 +206,7 @@ def test_delete_document(anon):
 def test_recreated_document_starts_fresh(anon, alice):
     d = anon.create_doc("first life")
     alice.insert(d["id"], "!", 10)
-    assert anon.delete(f"/documents/{d['id']}").status_code in (200, 204)
+    assert anon.delete(f"/documents/{d['id']}").status_code == 204
     again = anon.create_doc("second life", doc_id=d["id"])
     assert again["revision"] == 0 and again["text"] == "second life"
     assert anon.changes(d["id"]) == []
@@ -217,7 +219,7 @@ def test_each_save_is_a_version(anon):
     d = anon.create_doc("")
     for word in ("one", " two"):
         anon.insert(d["id"], word, len(anon.text(d["id"])))
-        assert anon.post(f"/documents/{d['id']}/save").status_code in (200, 201, 204)
+        assert anon.post(f"/documents/{d['id']}/save").status_code == 201
     versions = _items(anon.get(f"/documents/{d['id']}/versions").json(), "versions")
     numbers = [_version_number(v) for v in versions]
     assert len(numbers) == 2 and len(set(numbers)) == 2
@@ -238,7 +240,7 @@ def test_save_resets_change_count_and_makes_a_version(anon):
     assert r.status_code == 200, describe(r)
     assert anon.doc(d["id"])["changeCount"] == 1
     r = anon.post(f"/documents/{d['id']}/save")
-    assert r.status_code in (200, 201, 204), describe(r)
+    assert r.status_code == 201, describe(r)
     doc = anon.doc(d["id"])
     assert doc["changeCount"] == 0 and doc["hasUnsavedChanges"] is False
     anon.insert(d["id"], "d", 3)
@@ -262,7 +264,7 @@ def test_save_resets_change_count_and_makes_a_version(anon):
 def test_patch_title(anon):
     d = anon.create_doc("", title="Old")
     r = anon.patch(f"/documents/{d['id']}", {"title": "New"})
-    assert r.status_code in (200, 204), describe(r)
+    assert r.status_code == 200, describe(r)
     assert anon.doc(d["id"])["title"] == "New"
 
 
@@ -270,7 +272,7 @@ def test_editing_disabled_forbids_every_change(anon, alice):
     d = anon.create_doc("locked")
     alice.insert(d["id"], "!", 6)
     r = anon.patch(f"/documents/{d['id']}", {"editingDisabled": True})
-    assert r.status_code in (200, 204), describe(r)
+    assert r.status_code == 200, describe(r)
     assert anon.doc(d["id"])["state"] == "editingDisabled"
     with unchanged(anon, d["id"]):
         assert_error(alice.post(f"/documents/{d['id']}/edits", {"insert": "x", "at": 0}), 403, "editing_disabled")
@@ -279,7 +281,7 @@ def test_editing_disabled_forbids_every_change(anon, alice):
         r = anon.request("PUT", f"/documents/{d['id']}/text", data=b"x", headers={"Content-Type": "text/plain"})
         assert_error(r, 403, "editing_disabled")
     r = anon.patch(f"/documents/{d['id']}", {"editingDisabled": False})
-    assert r.status_code in (200, 204), describe(r)
+    assert r.status_code == 200, describe(r)
     assert anon.doc(d["id"])["state"] == "normal"
     assert alice.undo(d["id"]).status_code == 200
     assert anon.text(d["id"]) == "locked"
@@ -288,7 +290,7 @@ def test_editing_disabled_forbids_every_change(anon, alice):
 def test_patch_rejects_bad_metadata(anon):
     d = anon.create_doc("x", title="T")
     for body in ({"levelsOfUndo": -1}, {"editingDisabled": "yes"}, {"title": 3}):
-        assert_error(anon.patch(f"/documents/{d['id']}", body), (400, 422))
+        assert_error(anon.patch(f"/documents/{d['id']}", body), 400, "invalid_field")
     r = anon.request("PATCH", f"/documents/{d['id']}", data=b'{"title": ', headers={"Content-Type": "application/json"})
     assert_error(r, 400, "invalid_json")
     doc = anon.doc(d["id"])
@@ -327,7 +329,7 @@ def test_large_document(anon):
     big = ("line of text with ünïcode 😀\n" * 40000)  # about 1.2 MB
     d = anon.create_doc("")
     r = anon.request("PUT", f"/documents/{d['id']}/text", data=big.encode(), headers={"Content-Type": "text/plain"})
-    assert r.status_code in (200, 204), describe(r)
+    assert r.status_code == 200, describe(r)
     doc = anon.doc(d["id"])
     assert doc["length"] == len(big.encode("utf-16-le")) // 2
     line = "line of text with ünïcode 😀\n"

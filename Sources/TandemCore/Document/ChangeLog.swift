@@ -15,8 +15,11 @@ final class ChangeLog {
         var startLength = 0
         var spliceEnd: [UInt32] = []
         var textStart: [UInt32] = []
-        /// Undo group id (>= 0) or, for a change not registered for undo, -(chain + 1).
-        var owner: [Int32] = []
+        /// The undo group of each change, `ChangeLog.noGroup` for one not registered for undo.
+        var group: [Int32] = []
+        /// The undo context (index into `UndoManager.contexts`) of each change's session: for
+        /// a change in a group, the group's context.
+        var context: [Int32] = []
         var kind: [UInt8] = []
         var time: [Double] = []
         var lengthAfter: [Int32] = []
@@ -32,34 +35,38 @@ final class ChangeLog {
         var revertLost: [Int32] = []
     }
 
-    @exclusivity(unchecked) var s = State()
+    /// The group of a change not registered for undo.
+    static let noGroup: Int32 = -1
+
+    @exclusivity(unchecked) var state = State()
     /// Receives every state-changing event, for persistence.
     var journal: ((DocumentEvent) -> Void)?
 
-    init(startLength: Int) { s.startLength = startLength }
+    init(startLength: Int) { state.startLength = startLength }
 
-    var revision: Int { s.trimmed + s.kind.count }
-    var firstAvailableRevision: Int { s.trimmed + 1 }
+    var revision: Int { state.trimmed + state.kind.count }
+    var firstAvailableRevision: Int { state.trimmed + 1 }
 
-    @inline(__always) func index(_ revision: Int) -> Int { revision - s.trimmed - 1 }
+    @inline(__always) func index(_ revision: Int) -> Int { revision - state.trimmed - 1 }
 
     func lengthBefore(_ revision: Int) -> Int {
         let i = index(revision)
-        return i == 0 ? s.startLength : Int(s.lengthAfter[i - 1])
+        return i == 0 ? state.startLength : Int(state.lengthAfter[i - 1])
     }
 
     func length(at revision: Int) -> Int {
-        revision == s.trimmed ? s.startLength : Int(s.lengthAfter[index(revision)])
+        revision == state.trimmed ? state.startLength : Int(state.lengthAfter[index(revision)])
     }
 
-    func owner(_ revision: Int) -> Int32 { s.owner[index(revision)] }
-    func time(_ revision: Int) -> Double { s.time[index(revision)] }
+    func group(_ revision: Int) -> Int32 { state.group[index(revision)] }
+    func context(_ revision: Int) -> Int32 { state.context[index(revision)] }
+    func time(_ revision: Int) -> Double { state.time[index(revision)] }
     func kind(_ revision: Int) -> ChangeKind {
-        switch s.kind[index(revision)] { case 1: .undo; case 2: .redo; default: .edit }
+        switch state.kind[index(revision)] { case 1: .undo; case 2: .redo; default: .edit }
     }
 
     private func spliceRange(_ i: Int) -> Range<Int> {
-        (i == 0 ? 0 : Int(s.spliceEnd[i - 1]))..<Int(s.spliceEnd[i])
+        (i == 0 ? 0 : Int(state.spliceEnd[i - 1]))..<Int(state.spliceEnd[i])
     }
 
     /// Calls `body(position, deleted, inserted, textOffset)` for each splice of a revision;
@@ -67,16 +74,16 @@ final class ChangeLog {
     @inline(__always)
     func forEachSplice(_ revision: Int, _ body: (Int, Int, Int, Int) -> Void) {
         let i = index(revision)
-        var offset = Int(s.textStart[i])
+        var offset = Int(state.textStart[i])
         for k in spliceRange(i) {
-            let d = Int(s.spliceDeleted[k]), n = Int(s.spliceInserted[k])
-            body(Int(s.splicePosition[k]), d, n, offset)
+            let d = Int(state.spliceDeleted[k]), n = Int(state.spliceInserted[k])
+            body(Int(state.splicePosition[k]), d, n, offset)
             offset += d + n
         }
     }
 
     private func string(_ offset: Int, _ count: Int) -> String {
-        count == 0 ? "" : String(utf16Units: s.text[offset..<offset + count])
+        count == 0 ? "" : String(utf16Units: state.text[offset..<offset + count])
     }
 
     /// The change of `revision` as an operation on the text before it.
@@ -93,16 +100,16 @@ final class ChangeLog {
     @inline(__always)
     func singleSplice(at revision: Int) -> (position: Int, deleted: Int, inserted: Int)? {
         let i = index(revision)
-        let start = i == 0 ? 0 : Int(s.spliceEnd[i - 1])
-        guard Int(s.spliceEnd[i]) - start == 1 else { return nil }
-        return (Int(s.splicePosition[start]), Int(s.spliceDeleted[start]), Int(s.spliceInserted[start]))
+        let start = i == 0 ? 0 : Int(state.spliceEnd[i - 1])
+        guard Int(state.spliceEnd[i]) - start == 1 else { return nil }
+        return (Int(state.splicePosition[start]), Int(state.spliceDeleted[start]), Int(state.spliceInserted[start]))
     }
 
     /// The change of `revision` without its text: all a stale edit needs to pass through it.
     func shape(at revision: Int) -> TextOperation.Shape {
         let r = spliceRange(index(revision))
-        return TextOperation.Shape(positions: s.splicePosition[r], deleted: s.spliceDeleted[r],
-                                   inserted: s.spliceInserted[r], baseLength: lengthBefore(revision))
+        return TextOperation.Shape(positions: state.splicePosition[r], deleted: state.spliceDeleted[r],
+                                   inserted: state.spliceInserted[r], baseLength: lengthBefore(revision))
     }
 
     /// The operation undoing `revision`, on the text right after it.
@@ -130,72 +137,74 @@ final class ChangeLog {
     // MARK: appending
 
     /// Logs `op`, applied to `rope` (the text before it), in one access to the arrays.
-    func append(_ op: TextOperation, rope: Rope, owner: Int32, kind: ChangeKind, time: Double, lengthAfter: Int) {
-        s.append(op, rope: rope, owner: owner, kind: kind, time: time, lengthAfter: lengthAfter)
+    func append(_ op: TextOperation, rope: Rope, group: Int32, context: Int32, kind: ChangeKind, time: Double, lengthAfter: Int) {
+        state.append(op, rope: rope, group: group, context: context, kind: kind, time: time, lengthAfter: lengthAfter)
     }
 
     // MARK: undo and redo records
 
     func recordRevert(at revision: Int, requester: SessionID?, lost: Int) {
-        s.revertRevision.append(Int32(revision))
-        s.revertRequester.append(requester ?? "")
-        s.revertLost.append(Int32(clamping: lost))
+        state.revertRevision.append(Int32(revision))
+        state.revertRequester.append(requester ?? "")
+        state.revertLost.append(Int32(clamping: lost))
     }
 
     /// Who asked for the undo (redo) at `revision`, and what of its group it could not revert;
     /// nil for an edit, or an undo logged before these were recorded.
     func revert(at revision: Int) -> (requester: SessionID?, lost: Int)? {
-        var lo = 0, hi = s.revertRevision.count
+        var lo = 0, hi = state.revertRevision.count
         while lo < hi {
             let mid = (lo + hi) / 2
-            if Int(s.revertRevision[mid]) < revision { lo = mid + 1 } else { hi = mid }
+            if Int(state.revertRevision[mid]) < revision { lo = mid + 1 } else { hi = mid }
         }
-        guard lo < s.revertRevision.count, Int(s.revertRevision[lo]) == revision else { return nil }
-        let requester = s.revertRequester[lo]
-        return (requester.isEmpty ? nil : requester, Int(s.revertLost[lo]))
+        guard lo < state.revertRevision.count, Int(state.revertRevision[lo]) == revision else { return nil }
+        let requester = state.revertRequester[lo]
+        return (requester.isEmpty ? nil : requester, Int(state.revertLost[lo]))
     }
 
     // MARK: trimming
 
     /// Drops revisions up to `revision`.
     func trim(through revision: Int) {
-        let n = min(revision, self.revision) - s.trimmed
+        let n = min(revision, self.revision) - state.trimmed
         guard n > 0 else { return }
-        let splices = Int(s.spliceEnd[n - 1])
-        let textDropped = n < s.kind.count ? Int(s.textStart[n]) : s.text.count
-        s.startLength = Int(s.lengthAfter[n - 1])
-        s.trimmed += n
-        s.spliceEnd.removeFirst(n)
-        for i in s.spliceEnd.indices { s.spliceEnd[i] -= UInt32(splices) }
-        s.textStart.removeFirst(n)
-        for i in s.textStart.indices { s.textStart[i] -= UInt32(textDropped) }
-        s.owner.removeFirst(n)
-        s.kind.removeFirst(n)
-        s.time.removeFirst(n)
-        s.lengthAfter.removeFirst(n)
-        s.splicePosition.removeFirst(splices)
-        s.spliceDeleted.removeFirst(splices)
-        s.spliceInserted.removeFirst(splices)
-        s.text.removeFirst(textDropped)
-        let reverts = s.revertRevision.prefix { Int($0) <= s.trimmed }.count
+        let splices = Int(state.spliceEnd[n - 1])
+        let textDropped = n < state.kind.count ? Int(state.textStart[n]) : state.text.count
+        state.startLength = Int(state.lengthAfter[n - 1])
+        state.trimmed += n
+        state.spliceEnd.removeFirst(n)
+        for i in state.spliceEnd.indices { state.spliceEnd[i] -= UInt32(splices) }
+        state.textStart.removeFirst(n)
+        for i in state.textStart.indices { state.textStart[i] -= UInt32(textDropped) }
+        state.group.removeFirst(n)
+        state.context.removeFirst(n)
+        state.kind.removeFirst(n)
+        state.time.removeFirst(n)
+        state.lengthAfter.removeFirst(n)
+        state.splicePosition.removeFirst(splices)
+        state.spliceDeleted.removeFirst(splices)
+        state.spliceInserted.removeFirst(splices)
+        state.text.removeFirst(textDropped)
+        let reverts = state.revertRevision.prefix { Int($0) <= state.trimmed }.count
         if reverts > 0 {
-            s.revertRevision.removeFirst(reverts)
-            s.revertRequester.removeFirst(reverts)
-            s.revertLost.removeFirst(reverts)
+            state.revertRevision.removeFirst(reverts)
+            state.revertRequester.removeFirst(reverts)
+            state.revertLost.removeFirst(reverts)
         }
     }
 
     /// Bytes allocated by the log's arrays.
     var allocatedBytes: Int {
-        s.spliceEnd.capacity * 4 + s.textStart.capacity * 4 + s.owner.capacity * 4 + s.kind.capacity
-            + s.time.capacity * 8 + s.lengthAfter.capacity * 4 + s.splicePosition.capacity * 4
-            + s.spliceDeleted.capacity * 4 + s.spliceInserted.capacity * 4 + s.text.capacity * 2
-            + s.revertRevision.capacity * 24
+        state.spliceEnd.capacity * 4 + state.textStart.capacity * 4 + state.group.capacity * 4 + state.context.capacity * 4
+            + state.kind.capacity
+            + state.time.capacity * 8 + state.lengthAfter.capacity * 4 + state.splicePosition.capacity * 4
+            + state.spliceDeleted.capacity * 4 + state.spliceInserted.capacity * 4 + state.text.capacity * 2
+            + state.revertRevision.capacity * 24
     }
 }
 
 extension ChangeLog.State {
-    mutating func append(_ op: TextOperation, rope: Rope, owner: Int32, kind: ChangeKind, time: Double, lengthAfter: Int) {
+    mutating func append(_ op: TextOperation, rope: Rope, group: Int32, context: Int32, kind: ChangeKind, time: Double, lengthAfter: Int) {
         textStart.append(UInt32(text.count))
         op.forEachSplice { splice in
             splicePosition.append(Int32(truncatingIfNeeded: splice.position))
@@ -210,7 +219,8 @@ extension ChangeLog.State {
             spliceInserted.append(Int32(truncatingIfNeeded: text.count - deletedEnd))
         }
         spliceEnd.append(UInt32(splicePosition.count))
-        self.owner.append(owner)
+        self.group.append(group)
+        self.context.append(context)
         self.kind.append(kind == .edit ? 0 : kind == .undo ? 1 : 2)
         self.time.append(time)
         self.lengthAfter.append(Int32(truncatingIfNeeded: lengthAfter))
@@ -219,18 +229,24 @@ extension ChangeLog.State {
 
 extension ChangeLog.State {
     private enum CodingKeys: String, CodingKey {
-        case trimmed, startLength, spliceEnd, textStart, owner, kind, time, lengthAfter
+        case trimmed, startLength, spliceEnd, textStart, group, context, kind, time, lengthAfter
         case splicePosition, spliceDeleted, spliceInserted, text
         case revertRevision, revertRequester, revertLost
     }
 
+    /// A snapshot written before `group` and `context` has an `owner` column instead, which
+    /// only `DocumentSnapshot`'s decoder, holding the undo groups too, can split (`splitOwners`):
+    /// the two are left empty here.
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         trimmed = try c.decode(Int.self, forKey: .trimmed)
         startLength = try c.decode(Int.self, forKey: .startLength)
         spliceEnd = try PackedCoding.decode(UInt32.self, c, .spliceEnd)
         textStart = try PackedCoding.decode(UInt32.self, c, .textStart)
-        owner = try PackedCoding.decode(Int32.self, c, .owner)
+        if c.contains(.group) {
+            group = try PackedCoding.decode(Int32.self, c, .group)
+            context = try PackedCoding.decode(Int32.self, c, .context)
+        }
         kind = try PackedCoding.decode(UInt8.self, c, .kind)
         time = try PackedCoding.decodeDoubles(c, .time)
         lengthAfter = try PackedCoding.decode(Int32.self, c, .lengthAfter)
@@ -252,7 +268,8 @@ extension ChangeLog.State {
         try c.encode(startLength, forKey: .startLength)
         try c.encode(PackedCoding.encode(spliceEnd), forKey: .spliceEnd)
         try c.encode(PackedCoding.encode(textStart), forKey: .textStart)
-        try c.encode(PackedCoding.encode(owner), forKey: .owner)
+        try c.encode(PackedCoding.encode(group), forKey: .group)
+        try c.encode(PackedCoding.encode(context), forKey: .context)
         try c.encode(PackedCoding.encode(kind), forKey: .kind)
         try c.encode(PackedCoding.encode(time), forKey: .time)
         try c.encode(PackedCoding.encode(lengthAfter), forKey: .lengthAfter)
@@ -263,5 +280,27 @@ extension ChangeLog.State {
         try c.encode(PackedCoding.encode(revertRevision), forKey: .revertRevision)
         try c.encode(revertRequester, forKey: .revertRequester)
         try c.encode(PackedCoding.encode(revertLost), forKey: .revertLost)
+    }
+
+    /// Fills `group` and `context` from `owner`, the one column older snapshots hold in their
+    /// place (binary versions 1 and 2, and JSON written before them): a group id (>= 0), or for
+    /// a change not registered for undo -(context + 1). A grouped change's context is its
+    /// group's, read from `groups`; false when an owner names a group that is not there.
+    mutating func splitOwners(_ owner: [Int32], groups: [UndoGroup]) -> Bool {
+        group = []
+        context = []
+        group.reserveCapacity(owner.count)
+        context.reserveCapacity(owner.count)
+        for o in owner {
+            if o >= 0 {
+                guard Int(o) < groups.count else { return false }
+                group.append(o)
+                context.append(groups[Int(o)].context)
+            } else {
+                group.append(ChangeLog.noGroup)
+                context.append(~o)  // -(o + 1), which cannot overflow
+            }
+        }
+        return true
     }
 }

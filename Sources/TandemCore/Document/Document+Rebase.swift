@@ -25,7 +25,7 @@ extension Document {
     /// second in a release build, so no single request holds a thread for long.
     public static let maxRebaseWork = 2_000_000
 
-    public func rebaseSource() -> RebaseSource { RebaseSource(log: log.s, rope: rope) }
+    public func rebaseSource() -> RebaseSource { RebaseSource(log: log.state, rope: rope) }
 
     /// The steps rebasing `op`, made at `base`, onto `source` takes: each change since `base`
     /// is walked together with the operation, so it is the operation's splices times the
@@ -46,7 +46,7 @@ extension Document {
     /// splits there), and `rebaseTooLarge` beyond `maxRebaseWork`.
     public static func rebase(_ op: TextOperation, base: Int, source: RebaseSource) throws(DocumentError) -> TextOperation {
         let log = ChangeLog(startLength: 0)
-        log.s = source.log
+        log.state = source.log
         return try rebase(op, base: base, log: log, rope: source.rope)
     }
 
@@ -60,7 +60,7 @@ extension Document {
         guard op.baseLength == baseLength else {
             throw .invalidOperation(.lengthMismatch(expected: op.baseLength, actual: baseLength))
         }
-        let work = rebaseWork(op, base: base, source: RebaseSource(log: log.s, rope: rope))
+        let work = rebaseWork(op, base: base, source: RebaseSource(log: log.state, rope: rope))
         guard work <= maxRebaseWork else {
             throw .rebaseTooLarge(splices: op.spliceCount, changes: log.revision - base, limit: maxRebaseWork)
         }
@@ -106,7 +106,7 @@ extension Document {
             log.forEachSplice(r) { p, d, n, offset in
                 guard !done else { return }
                 if q < p { done = true; return }
-                if q < p + d { deleted = log.s.text[offset + q - p]; done = true; return }
+                if q < p + d { deleted = log.state.text[offset + q - p]; done = true; return }
                 shift += n - d
             }
             if let deleted { return deleted }

@@ -57,7 +57,7 @@ extension Document {
         }
         // A nested group split off its open group is a group of its own from now on: counted
         // as done here, so its undo below leaves the count where it was.
-        let context = um.session(ofChain: c)
+        let context = um.session(ofContext: c)
         if um.groups.count > groupCount { countChange(.done, context: context) }
         let noteScope = UndoManager.scope(ofSession: context)
         // As NSUndoManager: will/did notifications bracket the undo, and isUndoing
@@ -71,19 +71,19 @@ extension Document {
             um.post(redo ? .didRedo : .didUndo, noteScope)
         }
         let kind: ChangeKind = redo ? .redo : .undo
-        var pending = try um.prepare(chain: c, redo: redo, selected: selected)
+        var pending = try um.prepare(context: c, redo: redo, selected: selected)
         var revision: Int?
         var skipped: [SkippedGroup] = []
         while true {
             // The mapped inverse is valid by construction, so commit cannot throw. An
             // inverse that changes nothing (others deleted all of it) pops its group and
             // the next one is undone instead (a selective undo asked for that one alone).
-            revision = (try? commit(pending.mapped.inverse, chain: c, kind: kind, owner: Int32(um.groups.count), time: request.time)) ?? nil
+            revision = (try? commit(pending.mapped.inverse, group: Int32(um.groups.count), context: c, kind: kind, time: request.time)) ?? nil
             if revision != nil { break }
             let erased = um.groups[Int(pending.group)]
             skipped.append(SkippedGroup(actionName: um.name(erased.name), revision: Int(erased.first)))
-            um.discard(chain: c, group: pending.group, mapped: pending.mapped, redo: redo)
-            guard selected == nil, let next = try? um.prepare(chain: c, redo: redo) else {
+            um.discard(context: c, group: pending.group, mapped: pending.mapped, redo: redo)
+            guard selected == nil, let next = try? um.prepare(context: c, redo: redo) else {
                 // The discarded groups changed the state: journaled, so a replay discards
                 // them too (and meets the same error).
                 log.journal?(event)
@@ -95,7 +95,7 @@ extension Document {
         let (g, m) = pending
         let newGroup = Int32(um.groups.count)
         guard let revision else { throw redo ? .nothingToRedo : .nothingToUndo }
-        um.finish(chain: c, group: g, mapped: m, revision: revision, redo: redo, newGroup: newGroup)
+        um.finish(context: c, group: g, mapped: m, revision: revision, redo: redo, newGroup: newGroup)
         log.recordRevert(at: revision, requester: request.requester, lost: m.lost)
         countChange(redo ? .redone : .undone, context: context)
         let range = log.range(at: revision)

@@ -26,9 +26,9 @@ public final class Document {
     @exclusivity(unchecked) var selectionIndex: [SessionID: Int] = [:]
     @exclusivity(unchecked) var selectionSessions: [SessionID] = []
     @exclusivity(unchecked) var selectionList: [Selection] = []
-    /// One-entry cache of the last session's chain, to skip hashing on every keystroke.
+    /// One-entry cache of the last session's undo context, to skip hashing on every keystroke.
     @exclusivity(unchecked) var lastSession: SessionID?
-    @exclusivity(unchecked) var lastChain = 0
+    @exclusivity(unchecked) var lastContext = 0
     /// UIDocument's counts of unsaved changes, the document's and each session context's.
     @exclusivity(unchecked) public internal(set) var changeCounts = ChangeCounts()
     /// While true every change is refused (`editingDisabled`).
@@ -74,17 +74,17 @@ public final class Document {
             op = try Self.rebase(op, base: base, log: log, rope: rope)
         }
         let c: Int
-        if session == lastSession { c = lastChain } else {
-            c = undoManager.chain(for: session)
+        if session == lastSession { c = lastContext } else {
+            c = undoManager.context(for: session)
             lastSession = session
-            lastChain = c
+            lastContext = c
         }
         let registering = options.undoable && undoManager.isUndoRegistrationEnabled
-        if registering && !undoManager.groupsByEvent && undoManager.chains[c].groupingLevel == 0 {
+        if registering && !undoManager.groupsByEvent && undoManager.contexts[c].groupingLevel == 0 {
             throw .noOpenGroup
         }
-        guard let revision = try commit(op, chain: c, kind: .edit, owner: -Int32(c) - 1, time: time) else { return nil }
-        var group: Int32 = -1
+        guard let revision = try commit(op, group: ChangeLog.noGroup, context: c, kind: .edit, time: time) else { return nil }
+        var group = ChangeLog.noGroup
         // UIDocument counts a change when its undo group closes, so a group counts once
         // however many changes it gathers (and one undo takes it back); a change without a
         // group can never be undone and counts on its own.
@@ -95,24 +95,25 @@ public final class Document {
                 shape = .init(position: s.position, deleted: s.deleted, inserted: s.inserted.utf16.count)
             }
             let groupCount = undoManager.groups.count
-            group = undoManager.register(revision: revision, chain: c, options: options, shape: shape, time: time)
+            group = undoManager.register(revision: revision, context: c, options: options, shape: shape, time: time)
             startsGroup = undoManager.groups.count > groupCount
-            log.s.owner[log.index(revision)] = group
+            log.state.group[log.index(revision)] = group
         } else {
-            undoManager.chains[c].typing = nil
+            undoManager.contexts[c].typing = nil
         }
         if startsGroup { countChange(.done, context: session) }
         let range = log.range(at: revision)
         mapSelections(through: revision, owner: session, landing: range.map { Selection(caret: $0.upperBound) })
         log.journal?(.edit(OperationCoding(op), session: session, options: options, time: time))
-        return Change(revision: revision, session: session, kind: .edit, group: Int(group),
-                      actionName: group >= 0 ? undoManager.name(undoManager.groups[Int(group)].name) : "",
+        return Change(revision: revision, session: session, kind: .edit, group: group == ChangeLog.noGroup ? -1 : Int(group),
+                      actionName: group == ChangeLog.noGroup ? "" : undoManager.name(undoManager.groups[Int(group)].name),
                       operation: op, time: time, range: range)
     }
 
-    /// Validates `op` on the current text, applies it to the rope and logs it. Returns the
-    /// new revision, or nil when it changes nothing.
-    func commit(_ op: TextOperation, chain: Int, kind: ChangeKind, owner: Int32, time: Double) throws(DocumentError) -> Int? {
+    /// Validates `op` on the current text, applies it to the rope and logs it as a change of
+    /// undo group `group` (or `ChangeLog.noGroup`) in undo context `context`. Returns the new
+    /// revision, or nil when it changes nothing.
+    func commit(_ op: TextOperation, group: Int32, context: Int, kind: ChangeKind, time: Double) throws(DocumentError) -> Int? {
         guard op.baseLength == rope.utf16Count else {
             throw .invalidOperation(.lengthMismatch(expected: op.baseLength, actual: rope.utf16Count))
         }
@@ -130,7 +131,7 @@ public final class Document {
         }
         if let failure { throw .invalidOperation(failure) }
         guard changes else { return nil }
-        log.append(op, rope: rope, owner: owner, kind: kind, time: time, lengthAfter: op.targetLength)
+        log.append(op, rope: rope, group: group, context: Int32(context), kind: kind, time: time, lengthAfter: op.targetLength)
         Self.applyUnchecked(op, to: &rope)
         return log.revision
     }
@@ -183,18 +184,17 @@ public final class Document {
     }
 
     func change(at revision: Int) -> Change {
-        let owner = log.owner(revision)
-        let group = owner >= 0 ? Int(owner) : -1
-        let chain = owner >= 0 ? Int(undoManager.groups[group].chain) : Int(-owner - 1)
+        let grouped = log.group(revision) != ChangeLog.noGroup
+        let group = grouped ? Int(log.group(revision)) : -1
         let kind = log.kind(revision)
-        var session = undoManager.session(ofChain: chain), reverts: RevertedGroup?, notReverted = 0
-        if kind != .edit, group >= 0 {
+        var session = undoManager.session(ofContext: Int(log.context(revision))), reverts: RevertedGroup?, notReverted = 0
+        if kind != .edit, grouped {
             // The undo's own group is the entry it pushed, which keeps the reverted group's id.
             reverts = RevertedGroup(session: session, group: Int(undoManager.groups[group].id))
             if let record = log.revert(at: revision) { (session, notReverted) = record }
         }
         return Change(revision: revision, session: session, kind: kind,
-                      group: group, actionName: owner >= 0 ? undoManager.name(undoManager.groups[group].name) : "",
+                      group: group, actionName: grouped ? undoManager.name(undoManager.groups[group].name) : "",
                       operation: log.operation(at: revision), time: log.time(revision), range: log.range(at: revision),
                       reverts: reverts, notReverted: notReverted)
     }
@@ -208,12 +208,12 @@ public final class Document {
         undoManager.dropGroups(through: revision)
         log.trim(through: revision)
         undoManager.compactGroups()
-        if undoManager.compactChains() {
+        if undoManager.compactContexts() {
             // The contexts moved: the cached one may be another session's now.
             lastSession = nil
-            lastChain = 0
+            lastContext = 0
             // A context dropped belonged to an ended session: nobody asks for its count.
-            changeCounts.contexts = changeCounts.contexts.filter { undoManager.chainIndex[$0.key] != nil }
+            changeCounts.contexts = changeCounts.contexts.filter { undoManager.contextIndex[$0.key] != nil }
         }
         log.journal?(.trimLog(through: revision))
     }

@@ -9,12 +9,20 @@
 /// its count and then its bytes, an optional a presence byte and then the value.
 extension DocumentSnapshot {
     /// Version 2 adds, after version 1's fields, the undo groups' ids, each mapped inverse's
-    /// lost units and the log's undo records; version 1 still loads (ids = first revisions).
-    static let magic: [UInt8] = [0x54, 0x44, 0x53, 0x02]
-    static let magicVersion1: [UInt8] = [0x54, 0x44, 0x53, 0x01]
+    /// lost units and the log's undo records. Version 3 stores each change's undo group and
+    /// undo context as two columns where versions 1 and 2 had one `owner` column (a group id,
+    /// or -(context + 1) for a change with no group). Versions 1 (ids = first revisions) and 2
+    /// still load.
+    static let magic: [UInt8] = [0x54, 0x44, 0x53, 0x03]
+
+    /// The format version of `bytes`, nil when they are not a binary snapshot of any version.
+    static func version(_ bytes: [UInt8]) -> UInt8? {
+        guard bytes.count >= magic.count, bytes.starts(with: magic.dropLast()), (1...magic[3]).contains(bytes[3]) else { return nil }
+        return bytes[3]
+    }
 
     /// Whether `bytes` are a snapshot in this form (and not the older JSON one).
-    public static func isBinary(_ bytes: [UInt8]) -> Bool { bytes.starts(with: magic) || bytes.starts(with: magicVersion1) }
+    public static func isBinary(_ bytes: [UInt8]) -> Bool { version(bytes) != nil }
 
     /// Whether `bytes` are a binary snapshot of the version `binary()` writes (an older one
     /// loads, and is written again in this version).
@@ -28,14 +36,14 @@ extension DocumentSnapshot {
         w.string(text)
 
         w.int(log.trimmed); w.int(log.startLength)
-        w.column(log.spliceEnd); w.column(log.textStart); w.column(log.owner); w.column(log.kind)
+        w.column(log.spliceEnd); w.column(log.textStart); w.column(log.group); w.column(log.context); w.column(log.kind)
         w.column(log.time.map(\.bitPattern)); w.column(log.lengthAfter); w.column(log.splicePosition)
         w.column(log.spliceDeleted); w.column(log.spliceInserted); w.column(log.text)
 
         w.int(undo.groups.count)
         for g in undo.groups { g.pack(into: &w.bytes) }
-        w.int(undo.chains.count)
-        for c in undo.chains { w.chain(c) }
+        w.int(undo.contexts.count)
+        for c in undo.contexts { w.context(c) }
         w.int(undo.names.count)
         for n in undo.names { w.string(n) }
         w.int(undo.mapped.count)
@@ -61,23 +69,33 @@ extension DocumentSnapshot {
     /// Reads `binary()`'s bytes; throws on anything else, never reading past the end.
     public init(binary bytes: [UInt8]) throws(SnapshotFormatError) {
         var r = SnapshotReader(bytes: bytes)
-        let version1 = bytes.starts(with: Self.magicVersion1)
-        guard version1 || bytes.starts(with: Self.magic) else { throw SnapshotFormatError(offset: 0, "not a binary snapshot") }
+        guard let version = Self.version(bytes) else { throw SnapshotFormatError(offset: 0, "not a binary snapshot") }
         r.offset = Self.magic.count
         revision = try r.int(); changeCount = try r.int(); isEditingDisabled = try r.bool()
         text = try r.string()
 
         var log = ChangeLog.State()
         log.trimmed = try r.int(); log.startLength = try r.int()
-        log.spliceEnd = try r.column(); log.textStart = try r.column(); log.owner = try r.column(); log.kind = try r.column()
+        log.spliceEnd = try r.column(); log.textStart = try r.column()
+        // Split once the groups are read: a grouped change's context is its group's.
+        var owner: [Int32]?
+        if version >= 3 {
+            log.group = try r.column(); log.context = try r.column()
+        } else {
+            owner = try r.column()
+        }
+        log.kind = try r.column()
         log.time = try r.column(UInt64.self).map(Double.init(bitPattern:)); log.lengthAfter = try r.column()
         log.splicePosition = try r.column(); log.spliceDeleted = try r.column(); log.spliceInserted = try r.column()
         log.text = try r.column()
 
         let packed = try r.take(try r.count(atLeast: UndoGroup.packedSize) * UndoGroup.packedSize, "the undo groups")
         var groups = stride(from: packed.lowerBound, to: packed.upperBound, by: UndoGroup.packedSize).map { UndoGroup.packed(bytes, at: $0) }
-        var chains: [UndoChain] = []
-        for _ in 0..<(try r.count(atLeast: 1)) { chains.append(try r.chain()) }
+        if let owner, !log.splitOwners(owner, groups: groups) {
+            throw SnapshotFormatError(offset: r.offset, "a change's owner names an undo group that is not there")
+        }
+        var contexts: [UndoContext] = []
+        for _ in 0..<(try r.count(atLeast: 1)) { contexts.append(try r.context()) }
         var names: [String] = []
         for _ in 0..<(try r.count(atLeast: 8)) { names.append(try r.string()) }
         var mapped: [UndoState.Mapped] = []
@@ -87,7 +105,7 @@ extension DocumentSnapshot {
         }
         let documentLevels = try r.int(), registrationDisabled = try r.int()
         let liveUndoCount = try r.int(), groupsByEvent = try r.bool()
-        if !version1 {
+        if version >= 2 {
             let ids: [Int32] = try r.column()
             let lost: [Int64] = try r.column()
             guard ids.count == groups.count, lost.count == mapped.count else {
@@ -99,14 +117,21 @@ extension DocumentSnapshot {
             for _ in log.revertRevision.indices { log.revertRequester.append(try r.string()) }
             var counts = ChangeCounts()
             counts.document = ChangeCounter(count: changeCount, savePointLost: try r.bool())
+            var previous: String?
             for _ in 0..<(try r.count(atLeast: 17)) {
                 let session = try r.string()
+                // Written in ascending order, each once: any other order would load, and be
+                // written back as other bytes (or one session's count lost to another's).
+                if let previous, session <= previous {
+                    throw SnapshotFormatError(offset: r.offset, "the sessions' change counts are not in ascending order")
+                }
+                previous = session
                 counts.contexts[session] = ChangeCounter(count: try r.int(), savePointLost: try r.bool())
             }
             changeCounts = counts
         }
         self.log = log
-        undo = UndoState(groups: groups, chains: chains, names: names, mapped: mapped,
+        undo = UndoState(groups: groups, contexts: contexts, names: names, mapped: mapped,
                          documentLevels: documentLevels, registrationDisabled: registrationDisabled,
                          liveUndoCount: liveUndoCount, groupsByEvent: groupsByEvent)
         guard r.offset == bytes.count else { throw SnapshotFormatError(offset: r.offset, "bytes after the end") }
@@ -165,7 +190,7 @@ private struct SnapshotWriter {
         }
     }
 
-    mutating func chain(_ c: UndoChain) {
+    mutating func context(_ c: UndoContext) {
         optional(c.session) { $0.string($1) }
         column(c.undo); int(c.undoBottom); column(c.redo)
         int(c.groupingLevel); int32(c.openGroup); int32(c.openName); bool(c.openNamedOutside)
@@ -258,8 +283,8 @@ private struct SnapshotReader {
         return op
     }
 
-    mutating func chain() throws(SnapshotFormatError) -> UndoChain {
-        var c = UndoChain(session: try optional { (r: inout SnapshotReader) throws(SnapshotFormatError) in try r.string() })
+    mutating func context() throws(SnapshotFormatError) -> UndoContext {
+        var c = UndoContext(session: try optional { (r: inout SnapshotReader) throws(SnapshotFormatError) in try r.string() })
         c.undo = try column(); c.undoBottom = try int(); c.redo = try column()
         c.groupingLevel = try int(); c.openGroup = try int32(); c.openName = try int32(); c.openNamedOutside = try bool()
         c.openDiscardable = try optional { (r: inout SnapshotReader) throws(SnapshotFormatError) in try r.bool() }

@@ -12,6 +12,41 @@ public struct DocumentSnapshot: Sendable, Codable {
     public var isEditingDisabled: Bool
     var log: ChangeLog.State
     var undo: UndoState
+
+    private enum CodingKeys: String, CodingKey {
+        case text, revision, changeCount, changeCounts, isEditingDisabled, log, undo
+    }
+
+    /// The log's `owner` column, which snapshots written before the `group` and `context`
+    /// columns hold instead of them.
+    private struct OwnerColumn: Decodable {
+        var owner: [Int32]?
+
+        private enum CodingKeys: String, CodingKey { case owner }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            owner = c.contains(.owner) ? try PackedCoding.decode(Int32.self, c, .owner) : nil
+        }
+    }
+}
+
+extension DocumentSnapshot {
+    /// As synthesized, except that a log with the older `owner` column is split into `group`
+    /// and `context` here, where the undo groups a grouped change's context comes from are.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        text = try c.decode(String.self, forKey: .text)
+        revision = try c.decode(Int.self, forKey: .revision)
+        changeCount = try c.decode(Int.self, forKey: .changeCount)
+        changeCounts = try c.decodeIfPresent(ChangeCounts.self, forKey: .changeCounts)
+        isEditingDisabled = try c.decode(Bool.self, forKey: .isEditingDisabled)
+        undo = try c.decode(UndoState.self, forKey: .undo)
+        log = try c.decode(ChangeLog.State.self, forKey: .log)
+        if let owner = try c.decode(OwnerColumn.self, forKey: .log).owner, !log.splitOwners(owner, groups: undo.groups) {
+            throw DecodingError.dataCorruptedError(forKey: .log, in: c, debugDescription: "a change's owner names an undo group that is not there")
+        }
+    }
 }
 
 struct UndoState: Sendable, Codable {
@@ -25,7 +60,7 @@ struct UndoState: Sendable, Codable {
     }
 
     var groups: [UndoGroup]
-    var chains: [UndoChain]
+    var contexts: [UndoContext]
     var names: [String]
     var mapped: [Mapped]
     var documentLevels: Int
@@ -36,13 +71,15 @@ struct UndoState: Sendable, Codable {
 
 extension UndoState {
     private enum CodingKeys: String, CodingKey {
-        case groups, chains, names, mapped, documentLevels, registrationDisabled, liveUndoCount, groupsByEvent
+        case groups, names, mapped, documentLevels, registrationDisabled, liveUndoCount, groupsByEvent
         case groupIDs
+        /// Stored under the name undo contexts had before the code called them so.
+        case contexts = "chains"
     }
 
     /// A group's id is its index, so every group since the last renumbering stays (up to the
     /// retained log's worth, see `compactGroups`), and `groups` is packed: 17 bytes a group
-    /// (chain, first, last, name, flags) instead of a JSON object each.
+    /// (context, first, last, name, flags) instead of a JSON object each.
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         if let packed = try? c.decode(String.self, forKey: .groups) {
@@ -59,7 +96,7 @@ extension UndoState {
             guard ids.count == groups.count else { throw PackedCoding.corrupt(c, .groupIDs) }
             for i in groups.indices { groups[i].id = ids[i] }
         }
-        chains = try c.decode([UndoChain].self, forKey: .chains)
+        contexts = try c.decode([UndoContext].self, forKey: .contexts)
         names = try c.decode([String].self, forKey: .names)
         mapped = try c.decode([Mapped].self, forKey: .mapped)
         documentLevels = try c.decode(Int.self, forKey: .documentLevels)
@@ -75,7 +112,7 @@ extension UndoState {
         for g in groups { g.pack(into: &bytes) }
         try c.encode(Base64.encode(bytes), forKey: .groups)
         try c.encode(PackedCoding.encode(groups.map(\.id)), forKey: .groupIDs)
-        try c.encode(chains, forKey: .chains)
+        try c.encode(contexts, forKey: .contexts)
         try c.encode(names, forKey: .names)
         try c.encode(mapped, forKey: .mapped)
         try c.encode(documentLevels, forKey: .documentLevels)
@@ -86,12 +123,12 @@ extension UndoState {
 }
 
 extension UndoGroup {
-    /// Packed as chain, first, last and name (little-endian Int32s), then flags: the JSON
+    /// Packed as context, first, last and name (little-endian Int32s), then flags: the JSON
     /// snapshot's base64 string and the binary snapshot hold groups alike.
     static let packedSize = 17
 
     func pack(into bytes: inout [UInt8]) {
-        PackedCoding.append(chain, to: &bytes)
+        PackedCoding.append(context, to: &bytes)
         PackedCoding.append(first, to: &bytes)
         PackedCoding.append(last, to: &bytes)
         PackedCoding.append(name, to: &bytes)
@@ -100,7 +137,7 @@ extension UndoGroup {
 
     /// The group packed at `bytes[i..<i + packedSize]`.
     static func packed(_ bytes: [UInt8], at i: Int) -> UndoGroup {
-        UndoGroup(chain: PackedCoding.read(Int32.self, bytes, at: i), first: PackedCoding.read(Int32.self, bytes, at: i + 4),
+        UndoGroup(context: PackedCoding.read(Int32.self, bytes, at: i), first: PackedCoding.read(Int32.self, bytes, at: i + 4),
                   last: PackedCoding.read(Int32.self, bytes, at: i + 8), name: PackedCoding.read(Int32.self, bytes, at: i + 12),
                   flags: bytes[i + 16])
     }
@@ -115,8 +152,8 @@ extension Document {
         }
         return DocumentSnapshot(
             text: text, revision: revision, changeCount: changeCount, changeCounts: changeCounts, isEditingDisabled: isEditingDisabled,
-            log: log.s,
-            undo: UndoState(groups: um.groups, chains: um.chains, names: um.names, mapped: mapped,
+            log: log.state,
+            undo: UndoState(groups: um.groups, contexts: um.contexts, names: um.names, mapped: mapped,
                             documentLevels: um.documentLevels, registrationDisabled: um.registrationDisabled,
                             liveUndoCount: um.liveUndoCount, groupsByEvent: um.groupsByEvent))
     }
@@ -126,12 +163,12 @@ extension Document {
     public convenience init(snapshot: DocumentSnapshot, configuration: Configuration = .init()) throws(DocumentError) {
         guard snapshot.log.columnsLineUp else { throw .invalidOperation(.invalidComponent("the snapshot's change log is damaged")) }
         self.init(text: snapshot.text, configuration: configuration)
-        log.s = snapshot.log
+        log.state = snapshot.log
         let um = undoManager
         um.groups = snapshot.undo.groups
-        um.chains = snapshot.undo.chains
-        um.chainIndex = [:]
-        for (i, chain) in um.chains.enumerated() { if let s = chain.session { um.chainIndex[s] = i } }
+        um.contexts = snapshot.undo.contexts
+        um.contextIndex = [:]
+        for (i, context) in um.contexts.enumerated() { if let s = context.session { um.contextIndex[s] = i } }
         um.names = snapshot.undo.names
         um.nameIndex = [:]
         for (i, name) in um.names.enumerated() { um.nameIndex[name] = Int32(i) }
@@ -164,7 +201,7 @@ extension ChangeLog.State {
     var columnsLineUp: Bool {
         let n = kind.count, m = splicePosition.count
         guard trimmed >= 0, startLength >= 0, trimmed <= Int.max - n,
-              owner.count == n, time.count == n, lengthAfter.count == n, spliceEnd.count == n, textStart.count == n,
+              group.count == n, context.count == n, time.count == n, lengthAfter.count == n, spliceEnd.count == n, textStart.count == n,
               spliceDeleted.count == m, spliceInserted.count == m,
               revertRequester.count == revertRevision.count, revertLost.count == revertRevision.count else { return false }
         var spliceStart = 0

@@ -4,7 +4,8 @@ struct UndoGroup: Codable, Sendable {
     static let discardable: UInt8 = 1
     static let live: UInt8 = 2
 
-    var chain: Int32
+    /// The undo context (index into `UndoManager.contexts`) whose stacks hold it.
+    var context: Int32
     /// Revision of its first and of its latest change.
     var first: Int32
     var last: Int32
@@ -16,8 +17,8 @@ struct UndoGroup: Codable, Sendable {
     /// id of the group they revert, so it survives undo, redo and renumbering (`compactGroups`).
     var id: Int32
 
-    init(chain: Int32, first: Int32, last: Int32, name: Int32, flags: UInt8, id: Int32? = nil) {
-        self.chain = chain
+    init(context: Int32, first: Int32, last: Int32, name: Int32, flags: UInt8, id: Int32? = nil) {
+        self.context = context
         self.first = first
         self.last = last
         self.name = name
@@ -41,7 +42,7 @@ struct MappedInverse: Sendable {
     var lost = 0
 }
 
-/// Typing coalescing state of one chain.
+/// Typing coalescing state of one undo context.
 struct TypingRun: Codable, Sendable {
     var group: Int32
     var deleting: Bool
@@ -52,8 +53,8 @@ struct TypingRun: Codable, Sendable {
     var revision: Int
 }
 
-/// One undo context: a session's (or the anonymous chain's) undo and redo stacks.
-struct UndoChain: Codable, Sendable {
+/// One undo context: a session's (or the anonymous one's) undo and redo stacks.
+struct UndoContext: Codable, Sendable {
     var session: SessionID?
     /// Group ids, oldest first; entries below `undoBottom` were dropped (levelsOfUndo).
     var undo: [Int32] = []
@@ -82,13 +83,13 @@ struct UndoChain: Codable, Sendable {
     init(session: SessionID?) { self.session = session }
 }
 
-extension UndoChain {
+extension UndoContext {
     private enum CodingKeys: String, CodingKey {
         case session, undo, undoBottom, redo, groupingLevel, openGroup, openName, openNamedOutside
         case openDiscardable, nestedStarts, nestedTail, levels, typing
     }
 
-    /// The stacks are packed like the groups (`UndoState`): a busy document's chains hold
+    /// The stacks are packed like the groups (`UndoState`): a busy document's contexts hold
     /// tens of thousands of group ids, and JSONEncoder spent about a microsecond on each as a
     /// number, 40% of every snapshot. Stacks written as arrays still decode.
     init(from decoder: any Decoder) throws {
@@ -127,12 +128,13 @@ extension UndoChain {
 }
 
 extension UndoGroup {
-    private enum CodingKeys: String, CodingKey { case chain, first, last, name, flags, id }
+    /// `context` is stored under its older name, `chain`.
+    private enum CodingKeys: String, CodingKey { case context = "chain", first, last, name, flags, id }
 
     /// Groups written before ids existed take their first revision as id.
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(chain: try c.decode(Int32.self, forKey: .chain), first: try c.decode(Int32.self, forKey: .first),
+        self.init(context: try c.decode(Int32.self, forKey: .context), first: try c.decode(Int32.self, forKey: .first),
                   last: try c.decode(Int32.self, forKey: .last), name: try c.decode(Int32.self, forKey: .name),
                   flags: try c.decode(UInt8.self, forKey: .flags), id: try c.decodeIfPresent(Int32.self, forKey: .id))
     }

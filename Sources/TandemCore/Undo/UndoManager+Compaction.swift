@@ -11,32 +11,32 @@ extension UndoManager {
     /// the same points and ends with the same ids. The action names go the same way.
     func compactGroups() {
         var lowest = Int32(groups.count)
-        for chain in chains {
-            for g in chain.undo[chain.undoBottom...] { lowest = min(lowest, g) }
-            for g in chain.redo { lowest = min(lowest, g) }
-            if chain.openGroup >= 0 { lowest = min(lowest, chain.openGroup) }
+        for context in contexts {
+            for g in context.undo[context.undoBottom...] { lowest = min(lowest, g) }
+            for g in context.redo { lowest = min(lowest, g) }
+            if context.openGroup >= 0 { lowest = min(lowest, context.openGroup) }
         }
-        for owner in log.s.owner where owner >= 0 { lowest = min(lowest, owner) }
+        for g in log.state.group where g != ChangeLog.noGroup { lowest = min(lowest, g) }
         guard lowest >= Self.compactionFloor, Int(lowest) * 2 >= groups.count else { return }
 
         groups.removeFirst(Int(lowest))
-        for c in chains.indices {
-            chains[c].undo.removeFirst(chains[c].undoBottom)
-            chains[c].undoBottom = 0
-            for i in chains[c].undo.indices { chains[c].undo[i] -= lowest }
-            for i in chains[c].redo.indices { chains[c].redo[i] -= lowest }
-            if chains[c].openGroup >= 0 { chains[c].openGroup -= lowest }
+        for c in contexts.indices {
+            contexts[c].undo.removeFirst(contexts[c].undoBottom)
+            contexts[c].undoBottom = 0
+            for i in contexts[c].undo.indices { contexts[c].undo[i] -= lowest }
+            for i in contexts[c].redo.indices { contexts[c].redo[i] -= lowest }
+            if contexts[c].openGroup >= 0 { contexts[c].openGroup -= lowest }
             // A typing run only ever extends the group on top of its stack, so one whose
             // group is gone could never coalesce again.
-            if let run = chains[c].typing {
-                if run.group >= lowest { chains[c].typing!.group = run.group - lowest } else { chains[c].typing = nil }
+            if let run = contexts[c].typing {
+                if run.group >= lowest { contexts[c].typing!.group = run.group - lowest } else { contexts[c].typing = nil }
             }
         }
         var moved: [Int32: MappedInverse] = [:]
         moved.reserveCapacity(mapped.count)
         for (g, m) in mapped where g >= lowest { moved[g - lowest] = m }
         mapped = moved
-        for i in log.s.owner.indices where log.s.owner[i] >= 0 { log.s.owner[i] -= lowest }
+        for i in log.state.group.indices where log.state.group[i] != ChangeLog.noGroup { log.state.group[i] -= lowest }
         compactNames()
     }
 
@@ -47,7 +47,7 @@ extension UndoManager {
         var used = [Bool](repeating: false, count: names.count)
         used[Int(Self.typingName)] = true
         for g in groups where g.name >= 0 { used[Int(g.name)] = true }
-        for chain in chains where chain.openName >= 0 { used[Int(chain.openName)] = true }
+        for context in contexts where context.openName >= 0 { used[Int(context.openName)] = true }
         guard used.contains(false) else { return }
         var moved = [Int32](repeating: -1, count: names.count)
         var kept: [String] = []
@@ -58,7 +58,7 @@ extension UndoManager {
         names = kept
         nameIndex = Dictionary(uniqueKeysWithValues: kept.enumerated().map { ($0.element, Int32($0.offset)) })
         for i in groups.indices where groups[i].name >= 0 { groups[i].name = moved[Int(groups[i].name)] }
-        for c in chains.indices where chains[c].openName >= 0 { chains[c].openName = moved[Int(chains[c].openName)] }
+        for c in contexts.indices where contexts[c].openName >= 0 { contexts[c].openName = moved[Int(contexts[c].openName)] }
     }
 
     /// Drops the undo contexts nothing needs any more and renumbers the rest; returns
@@ -69,45 +69,42 @@ extension UndoManager {
     /// visited by thousands of sessions carried thousands of empty contexts in memory and
     /// in every snapshot, and a document-scope undo looked through all of them. A context
     /// goes once it is as a new one would be (so a session that comes back gets an equal
-    /// one; its stacks are empty, so no live group is in it) and no logged change names it:
-    /// the log gives each change's session through its group's context, or its own for a
-    /// change with no group. Called with `compactGroups` from `Document.trimLog`, so a
+    /// one; its stacks are empty, so no live group is in it) and no logged change names it
+    /// (the log keeps each change's context, which gives the change's session). Called with `compactGroups` from `Document.trimLog`, so a
     /// replayed journal renumbers alike.
-    func compactChains() -> Bool {
-        var keep = [Bool](repeating: false, count: chains.count)
+    func compactContexts() -> Bool {
+        var keep = [Bool](repeating: false, count: contexts.count)
         keep[0] = true
-        for owner in log.s.owner { keep[owner >= 0 ? Int(groups[Int(owner)].chain) : Int(-owner - 1)] = true }
+        for c in log.state.context { keep[Int(c)] = true }
         var dropped = 0
-        for c in chains.indices where !keep[c] {
-            if chains[c].isPristine { dropped += 1 } else { keep[c] = true }
+        for c in contexts.indices where !keep[c] {
+            if contexts[c].isPristine { dropped += 1 } else { keep[c] = true }
         }
-        guard dropped >= Self.chainCompactionFloor else { return false }
-        var moved = [Int32](repeating: -1, count: chains.count)
-        var kept: [UndoChain] = []
-        kept.reserveCapacity(chains.count - dropped)
-        for c in chains.indices where keep[c] {
+        guard dropped >= Self.contextCompactionFloor else { return false }
+        var moved = [Int32](repeating: -1, count: contexts.count)
+        var kept: [UndoContext] = []
+        kept.reserveCapacity(contexts.count - dropped)
+        for c in contexts.indices where keep[c] {
             moved[c] = Int32(kept.count)
-            kept.append(chains[c])
+            kept.append(contexts[c])
         }
-        chains = kept
-        chainIndex = [:]
-        for (c, chain) in chains.enumerated() { if let s = chain.session { chainIndex[s] = c } }
+        contexts = kept
+        contextIndex = [:]
+        for (c, context) in contexts.enumerated() { if let s = context.session { contextIndex[s] = c } }
         // A dead group that nothing refers to may still name a dropped context until
         // `compactGroups` reaches it; nothing reads it, and the anonymous one is valid.
-        for i in groups.indices { groups[i].chain = max(0, moved[Int(groups[i].chain)]) }
-        for i in log.s.owner.indices where log.s.owner[i] < 0 {
-            log.s.owner[i] = -moved[Int(-log.s.owner[i] - 1)] - 1
-        }
+        for i in groups.indices { groups[i].context = max(0, moved[Int(groups[i].context)]) }
+        for i in log.state.context.indices { log.state.context[i] = moved[Int(log.state.context[i])] }
         return true
     }
 
     /// Fewer dead groups than this are not worth a pass over the log and the stacks.
     static let compactionFloor: Int32 = 4096
     /// Nor fewer dead contexts than this.
-    static let chainCompactionFloor = 64
+    static let contextCompactionFloor = 64
 }
 
-extension UndoChain {
+extension UndoContext {
     /// Nothing in it a new context would not have: no groups, none open, no settings.
     var isPristine: Bool {
         undo.count == undoBottom && redo.isEmpty && groupingLevel == 0 && openGroup < 0 && openName < 0 && !openNamedOutside

@@ -1,5 +1,5 @@
 /// The history algebra. A group's inverse is valid at one revision; everything logged
-/// after that revision and not part of its own chain's stack discipline is "foreign" and
+/// after that revision and not part of its own context's stack discipline is "foreign" and
 /// maps it. See docs/undo-rules.md.
 extension UndoManager {
     /// Operations built from valid pieces cannot fail; a failure is a bug in the history.
@@ -59,47 +59,47 @@ extension UndoManager {
         var inserted: Int
     }
 
-    /// Registers the change just logged at `revision` for chain `c`; returns its group.
-    func register(revision: Int, chain c: Int, options: EditOptions, shape: EditShape?, time: Double) -> Int32 {
+    /// Registers the change just logged at `revision` for context `c`; returns its group.
+    func register(revision: Int, context c: Int, options: EditOptions, shape: EditShape?, time: Double) -> Int32 {
         clearRedo(c)
-        let scope = Self.scope(ofSession: chains[c].session)
-        if chains[c].groupingLevel > 0 {
-            chains[c].typing = nil
+        let scope = Self.scope(ofSession: contexts[c].session)
+        if contexts[c].groupingLevel > 0 {
+            contexts[c].typing = nil
             if let name = options.actionName { setName(name, scope: scope, outermost: false) }
-            chains[c].nestedTail = nil
-            if let starts = chains[c].nestedStarts, starts.contains(-1) {
-                chains[c].nestedStarts = starts.map { $0 < 0 ? Int32(revision) : $0 }
+            contexts[c].nestedTail = nil
+            if let starts = contexts[c].nestedStarts, starts.contains(-1) {
+                contexts[c].nestedStarts = starts.map { $0 < 0 ? Int32(revision) : $0 }
             }
-            let open = chains[c].openGroup
+            let open = contexts[c].openGroup
             if open >= 0 && groups[Int(open)].isLive {
                 append(revision, to: open)
                 return open
             }
-            let g = push(revision: revision, chain: c, name: chains[c].openName)
-            if chains[c].openDiscardable == true { setDiscardable(true, g) }
-            chains[c].openGroup = g
+            let g = push(revision: revision, context: c, name: contexts[c].openName)
+            if contexts[c].openDiscardable == true { setDiscardable(true, g) }
+            contexts[c].openGroup = g
             return g
         }
         let typable = shape.map { ($0.deleted == 0) != ($0.inserted == 0) } ?? false
         if let shape, typable, options.coalescing, !options.newGroup, options.actionName == nil,
-           let run = chains[c].typing, let mappedStart = coalesces(run, shape, chain: c, revision: revision, time: time) {
+           let run = contexts[c].typing, let mappedStart = coalesces(run, shape, context: c, revision: revision, time: time) {
             append(revision, to: run.group)
-            chains[c].typing!.caret = shape.deleted == 0 ? shape.position + shape.inserted : shape.position
+            contexts[c].typing!.caret = shape.deleted == 0 ? shape.position + shape.inserted : shape.position
             // The run's start moves with foreign changes before it, like its caret.
-            chains[c].typing!.start = shape.deleted > 0 ? shape.position : mappedStart
-            chains[c].typing!.time = time
-            chains[c].typing!.revision = revision
+            contexts[c].typing!.start = shape.deleted > 0 ? shape.position : mappedStart
+            contexts[c].typing!.time = time
+            contexts[c].typing!.revision = revision
             post(.checkpoint, scope)
             return run.group
         }
         let name = options.actionName.map(intern) ?? (typable ? Self.typingName : -1)
-        let g = push(revision: revision, chain: c, name: name)
+        let g = push(revision: revision, context: c, name: name)
         if let shape, typable, options.coalescing, options.actionName == nil {
             let caret = shape.deleted == 0 ? shape.position + shape.inserted : shape.position
-            chains[c].typing = TypingRun(group: g, deleting: shape.deleted > 0, start: shape.position,
+            contexts[c].typing = TypingRun(group: g, deleting: shape.deleted > 0, start: shape.position,
                                          caret: caret, time: time, revision: revision)
         } else {
-            chains[c].typing = nil
+            contexts[c].typing = nil
         }
         post(.checkpoint, scope)
         return g
@@ -108,8 +108,8 @@ extension UndoManager {
     /// Whether a one-splice edit continues the typing run: same kind, adjacent, within
     /// the pause, and no foreign change touched the run's range since its last keystroke.
     /// Returns the run's start mapped to the current text, or nil when it does not continue.
-    func coalesces(_ run: TypingRun, _ shape: EditShape, chain c: Int, revision: Int, time: Double) -> Int? {
-        guard chains[c].undoTop == run.group, groups[Int(run.group)].isLive,
+    func coalesces(_ run: TypingRun, _ shape: EditShape, context c: Int, revision: Int, time: Double) -> Int? {
+        guard contexts[c].undoTop == run.group, groups[Int(run.group)].isLive,
               time - run.time < typingPause, time >= run.time,
               run.deleting == (shape.deleted > 0) else { return nil }
         var start = run.start, caret = run.caret
@@ -131,10 +131,10 @@ extension UndoManager {
         return shape.position == caret ? start : nil
     }
 
-    func push(revision: Int, chain c: Int, name: Int32) -> Int32 {
+    func push(revision: Int, context c: Int, name: Int32) -> Int32 {
         let g = Int32(groups.count)
-        groups.append(UndoGroup(chain: Int32(c), first: Int32(revision), last: Int32(revision), name: name, flags: UndoGroup.live))
-        chains[c].undo.append(g)
+        groups.append(UndoGroup(context: Int32(c), first: Int32(revision), last: Int32(revision), name: name, flags: UndoGroup.live))
+        contexts[c].undo.append(g)
         liveUndoCount += 1
         enforceLevels(c)
         return g
@@ -157,66 +157,66 @@ extension UndoManager {
 
     // MARK: undo and redo
 
-    /// Picks the chain to undo (or redo) in `scope`, closing a level-1 open group first.
+    /// Picks the context to undo (or redo) in `scope`, closing a level-1 open group first.
     func target(_ scope: UndoScope, redo: Bool, closeOpen: Bool) throws(DocumentError) -> Int {
         var c: Int?
         switch scope {
-        case .session(let s): c = chainIndex[s]
+        case .session(let s): c = contextIndex[s]
         case .document:
-            c = latestChain(redo: redo)
+            c = latestContext(redo: redo)
         }
         guard let c else { throw redo ? .nothingToRedo : .nothingToUndo }
         // A redo would land above the open group, which later changes must still join:
         // refused, as NSUndoManager raises on redo inside an open group.
-        if redo, chains[c].groupingLevel > 0, chains[c].openGroup >= 0 {
-            throw .groupOpen(level: chains[c].groupingLevel)
+        if redo, contexts[c].groupingLevel > 0, contexts[c].openGroup >= 0 {
+            throw .groupOpen(level: contexts[c].groupingLevel)
         }
-        if !redo, chains[c].groupingLevel > 0 {
+        if !redo, contexts[c].groupingLevel > 0 {
             guard closeOpen else {
-                if chains[c].openGroup >= 0 { try splitNestedTail(chain: c) }
+                if contexts[c].openGroup >= 0 { try splitNestedTail(context: c) }
                 return try nonEmpty(c, redo: redo)
             }
-            guard chains[c].groupingLevel == 1 else { throw .groupOpen(level: chains[c].groupingLevel) }
+            guard contexts[c].groupingLevel == 1 else { throw .groupOpen(level: contexts[c].groupingLevel) }
             closeLevel(c)
         }
         return try nonEmpty(c, redo: redo)
     }
 
-    /// The chain and group of a selective undo of group `id` by `session`: refused before
+    /// The context and group of a selective undo of group `id` by `session`: refused before
     /// anything changes unless the group is on the session's own undo stack; then, as an
     /// undo, a level-1 open group is closed first (deeper nesting is `groupOpen`).
-    func selectiveTarget(id: Int, session: SessionID?) throws(DocumentError) -> (chain: Int, group: Int32) {
+    func selectiveTarget(id: Int, session: SessionID?) throws(DocumentError) -> (context: Int, group: Int32) {
         guard let (c, g, onRedo) = locate(id: id) else { throw .groupNotFound(id: id) }
-        guard chains[c].session == session else { throw .notYourGroup(id: id) }
+        guard contexts[c].session == session else { throw .notYourGroup(id: id) }
         guard !onRedo else { throw .groupAlreadyUndone(id: id) }
-        if chains[c].groupingLevel > 0 {
-            guard chains[c].groupingLevel == 1 else { throw .groupOpen(level: chains[c].groupingLevel) }
+        if contexts[c].groupingLevel > 0 {
+            guard contexts[c].groupingLevel == 1 else { throw .groupOpen(level: contexts[c].groupingLevel) }
             closeLevel(c)
         }
         return (c, g)
     }
 
     private func nonEmpty(_ c: Int, redo: Bool) throws(DocumentError) -> Int {
-        if redo ? chains[c].redo.isEmpty : chains[c].undoTop == nil { throw redo ? .nothingToRedo : .nothingToUndo }
+        if redo ? contexts[c].redo.isEmpty : contexts[c].undoTop == nil { throw redo ? .nothingToRedo : .nothingToUndo }
         return c
     }
 
-    /// The operation undoing (redoing) chain c's top group, on the current text; with
+    /// The operation undoing (redoing) context c's top group, on the current text; with
     /// `selected`, that group of the undo stack instead (selective undo): its inverse mapped
-    /// through everything after it, its own chain's later groups included.
-    func prepare(chain c: Int, redo: Bool, selected: Int32? = nil) throws(DocumentError) -> (group: Int32, mapped: MappedInverse) {
+    /// through everything after it, its own context's later groups included.
+    func prepare(context c: Int, redo: Bool, selected: Int32? = nil) throws(DocumentError) -> (group: Int32, mapped: MappedInverse) {
         if let selected { return (selected, upToDate(selected, through: log.revision)) }
-        guard let g = redo ? chains[c].redo.last : chains[c].undoTop else { throw redo ? .nothingToRedo : .nothingToUndo }
+        guard let g = redo ? contexts[c].redo.last : contexts[c].undoTop else { throw redo ? .nothingToRedo : .nothingToUndo }
         // Once a nested group's undo dropped it, the open group below is never undone.
-        if g == chains[c].openGroup { throw .nothingToUndo }
+        if g == contexts[c].openGroup { throw .nothingToUndo }
         return (g, upToDate(g, through: log.revision))
     }
 
-    /// The group the next undo (redo) of chain c reverts: the top one, unless others already
+    /// The group the next undo (redo) of context c reverts: the top one, unless others already
     /// erased its whole effect; then, as the undo would, the one below it, mapped as the pop of
     /// the erased one hands it down. Reads only: nothing is popped or cached.
-    func offered(chain c: Int, redo: Bool) -> Int32? {
-        let stack = redo ? chains[c].redo[...] : chains[c].undo[chains[c].undoBottom...]
+    func offered(context c: Int, redo: Bool) -> Int32? {
+        let stack = redo ? contexts[c].redo[...] : contexts[c].undo[contexts[c].undoBottom...]
         guard var g = stack.last else { return nil }
         let text = currentText()
         var m = cachedUpToDate(g)
@@ -248,7 +248,7 @@ extension UndoManager {
             m = upToDate(g, through: log.revision)
         }
         // Entries of groups no longer on top linger until the cache outgrows the contexts.
-        if offeredCache.count > 2 * chains.count + 16 { offeredCache.removeAll(keepingCapacity: true) }
+        if offeredCache.count > 2 * contexts.count + 16 { offeredCache.removeAll(keepingCapacity: true) }
         offeredCache[g] = OfferedEntry(first: group.first, last: group.last, mappedAt: mappedAt, inverse: m)
         return m
     }
@@ -265,24 +265,24 @@ extension UndoManager {
     }
 
     /// Pops a group whose mapped inverse changes nothing any more.
-    func discard(chain c: Int, group g: Int32, mapped m: MappedInverse, redo: Bool) {
-        pop(chain: c, group: g, mapped: m, revision: log.revision, redo: redo)
+    func discard(context c: Int, group g: Int32, mapped m: MappedInverse, redo: Bool) {
+        pop(context: c, group: g, mapped: m, revision: log.revision, redo: redo)
     }
 
-    private func pop(chain c: Int, group g: Int32, mapped m: MappedInverse, revision: Int, redo: Bool) {
+    private func pop(context c: Int, group g: Int32, mapped m: MappedInverse, revision: Int, redo: Bool) {
         let popped = groups[Int(g)]
         kill(g)
-        chains[c].typing = nil
-        if chains[c].openGroup == g { chains[c].openGroup = -1 }
-        if !redo, chains[c].undoTop != g {
+        contexts[c].typing = nil
+        if contexts[c].openGroup == g { contexts[c].openGroup = -1 }
+        if !redo, contexts[c].undoTop != g {
             // A selective undo takes a group from inside the stack: the groups around it keep
             // their inverses, which map through its undo as through any later change.
-            if let i = chains[c].undo.lastIndex(of: g), i >= chains[c].undoBottom { chains[c].undo.remove(at: i) }
+            if let i = contexts[c].undo.lastIndex(of: g), i >= contexts[c].undoBottom { contexts[c].undo.remove(at: i) }
             liveUndoCount -= 1
             return
         }
-        if redo { chains[c].redo.removeLast() } else { chains[c].undo.removeLast(); liveUndoCount -= 1 }
-        let below = redo ? chains[c].redo.last : chains[c].undoTop
+        if redo { contexts[c].redo.removeLast() } else { contexts[c].undo.removeLast(); liveUndoCount -= 1 }
+        let below = redo ? contexts[c].redo.last : contexts[c].undoTop
         if let h = below {
             var hm = upToDate(h, through: Int(popped.first) - 1)
             if let b = m.below { Self.map(&hm, through: b) }
@@ -293,33 +293,33 @@ extension UndoManager {
 
     /// Drops every group with a change at or before `revision` (trimLog), oldest first.
     func dropGroups(through revision: Int) {
-        for c in chains.indices {
-            while let bottom = chains[c].undo.count > chains[c].undoBottom ? chains[c].undo[chains[c].undoBottom] : nil,
+        for c in contexts.indices {
+            while let bottom = contexts[c].undo.count > contexts[c].undoBottom ? contexts[c].undo[contexts[c].undoBottom] : nil,
                   groups[Int(bottom)].first <= revision {
                 dropBottom(c)
             }
             var keep = 0
-            while keep < chains[c].redo.count, groups[Int(chains[c].redo[keep])].first <= revision { keep += 1 }
-            for g in chains[c].redo[..<keep] { kill(g) }
-            chains[c].redo.removeFirst(keep)
-            if chains[c].openGroup >= 0 && !groups[Int(chains[c].openGroup)].isLive { chains[c].openGroup = -1 }
+            while keep < contexts[c].redo.count, groups[Int(contexts[c].redo[keep])].first <= revision { keep += 1 }
+            for g in contexts[c].redo[..<keep] { kill(g) }
+            contexts[c].redo.removeFirst(keep)
+            if contexts[c].openGroup >= 0 && !groups[Int(contexts[c].openGroup)].isLive { contexts[c].openGroup = -1 }
         }
     }
 
     /// After the document logged the undo (redo) of `g` at `revision`: pops g, brings the
     /// group below it up to date, and pushes the opposite entry (group id `newGroup`).
-    func finish(chain c: Int, group g: Int32, mapped m: MappedInverse, revision: Int, redo: Bool, newGroup: Int32) {
+    func finish(context c: Int, group g: Int32, mapped m: MappedInverse, revision: Int, redo: Bool, newGroup: Int32) {
         let popped = groups[Int(g)]
-        pop(chain: c, group: g, mapped: m, revision: revision, redo: redo)
+        pop(context: c, group: g, mapped: m, revision: revision, redo: redo)
         precondition(Int(newGroup) == groups.count)
-        groups.append(UndoGroup(chain: Int32(c), first: Int32(revision), last: Int32(revision),
+        groups.append(UndoGroup(context: Int32(c), first: Int32(revision), last: Int32(revision),
                                 name: popped.name, flags: UndoGroup.live | (popped.flags & UndoGroup.discardable), id: popped.id))
         if redo {
-            chains[c].undo.append(newGroup)
+            contexts[c].undo.append(newGroup)
             liveUndoCount += 1
             enforceLevels(c)
         } else {
-            chains[c].redo.append(newGroup)
+            contexts[c].redo.append(newGroup)
         }
     }
 }

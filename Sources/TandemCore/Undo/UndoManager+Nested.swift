@@ -4,30 +4,30 @@
 /// closed, so its changes are exactly the open group's tail: the tail is split off as a
 /// group of its own, right on top of the open one, and undone as any closed group.
 extension UndoManager {
-    /// Splits the open group's tail (the last closed nested group) off chain c's open
+    /// Splits the open group's tail (the last closed nested group) off context c's open
     /// group; `groupOpen` when the open group ends in changes of its own instead.
-    func splitNestedTail(chain c: Int) throws(DocumentError) {
-        let g = chains[c].openGroup
+    func splitNestedTail(context c: Int) throws(DocumentError) {
+        let g = contexts[c].openGroup
         let group = groups[Int(g)]
-        guard group.isLive, let s = chains[c].nestedTail.map(Int.init), s >= Int(group.first) else {
-            throw .groupOpen(level: chains[c].groupingLevel)
+        guard group.isLive, let s = contexts[c].nestedTail.map(Int.init), s >= Int(group.first) else {
+            throw .groupOpen(level: contexts[c].groupingLevel)
         }
-        chains[c].nestedTail = nil
+        contexts[c].nestedTail = nil
         guard s > Int(group.first) else {
             // The nested group is all the open group holds: it is undone whole, and the
             // open level goes on empty.
-            chains[c].openGroup = -1
+            contexts[c].openGroup = -1
             return
         }
         var headLast = s - 1
-        while log.owner(headLast) != g { headLast -= 1 }
+        while log.group(headLast) != g { headLast -= 1 }
         let t = Int32(groups.count)
-        groups.append(UndoGroup(chain: Int32(c), first: Int32(s), last: group.last, name: group.name, flags: group.flags))
-        for r in s...Int(group.last) where log.owner(r) == g { log.s.owner[log.index(r)] = t }
+        groups.append(UndoGroup(context: Int32(c), first: Int32(s), last: group.last, name: group.name, flags: group.flags))
+        for r in s...Int(group.last) where log.group(r) == g { log.state.group[log.index(r)] = t }
         mapped[t] = replayedInverse(of: t, from: s, through: log.revision)
         mapped[g] = replayedInverse(of: g, from: Int(group.first), through: headLast)
         groups[Int(g)].last = Int32(headLast)
-        chains[c].undo.append(t)
+        contexts[c].undo.append(t)
         liveUndoCount += 1
     }
 
@@ -37,7 +37,7 @@ extension UndoManager {
         var m = MappedInverse(inverse: log.inverse(at: from), validAt: from, below: nil)
         guard from < through else { return m }
         for r in (from + 1)...through {
-            if log.owner(r) == g {
+            if log.group(r) == g {
                 let own = log.inverse(at: r)
                 m.inverse = Self.must { () throws(OperationError) in try own.compose(m.inverse) }
             } else {

@@ -1,6 +1,6 @@
-/// NSUndoManager for a shared document: one per document, holding one undo context (chain)
-/// per session plus the anonymous one. Groups live in exactly one chain; the document
-/// scope acts on the chain whose top group is the most recent, so both scopes always agree.
+/// NSUndoManager for a shared document: one per document, holding one undo context
+/// per session plus the anonymous one. Groups live in exactly one context; the document
+/// scope acts on the context whose top group is the most recent, so both scopes always agree.
 ///
 /// Not Sendable: the server guards its document (and so this) with a lock.
 ///
@@ -8,9 +8,9 @@
 public final class UndoManager {
     let log: ChangeLog
     @exclusivity(unchecked) var groups: [UndoGroup] = []
-    /// Chain 0 is the anonymous one.
-    @exclusivity(unchecked) var chains: [UndoChain] = [UndoChain(session: nil)]
-    @exclusivity(unchecked) var chainIndex: [SessionID: Int] = [:]
+    /// Context 0 is the anonymous one.
+    @exclusivity(unchecked) var contexts: [UndoContext] = [UndoContext(session: nil)]
+    @exclusivity(unchecked) var contextIndex: [SessionID: Int] = [:]
     @exclusivity(unchecked) var names: [String] = []
     @exclusivity(unchecked) var nameIndex: [String: Int32] = [:]
     @exclusivity(unchecked) var mapped: [Int32: MappedInverse] = [:]
@@ -55,19 +55,19 @@ public final class UndoManager {
     /// The interned index of "Typing" (always 0).
     static let typingName: Int32 = 0
 
-    // MARK: chains and names
+    // MARK: contexts and names
 
-    func chain(for session: SessionID?) -> Int {
+    func context(for session: SessionID?) -> Int {
         guard let session else { return 0 }
-        if let c = chainIndex[session] { return c }
-        chains.append(UndoChain(session: session))
-        chainIndex[session] = chains.count - 1
-        return chains.count - 1
+        if let c = contextIndex[session] { return c }
+        contexts.append(UndoContext(session: session))
+        contextIndex[session] = contexts.count - 1
+        return contexts.count - 1
     }
 
-    func existingChain(_ session: SessionID?) -> Int? {
+    func existingContext(_ session: SessionID?) -> Int? {
         guard let session else { return 0 }
-        return chainIndex[session]
+        return contextIndex[session]
     }
 
     func intern(_ name: String) -> Int32 {
@@ -80,19 +80,19 @@ public final class UndoManager {
 
     func name(_ index: Int32) -> String { index < 0 ? "" : names[Int(index)] }
 
-    func session(ofChain c: Int) -> SessionID? { chains[c].session }
+    func session(ofContext c: Int) -> SessionID? { contexts[c].session }
 
     static func scope(ofSession session: SessionID?) -> UndoScope {
         session.map { .session($0) } ?? .document
     }
 
-    /// The chain whose undo top (or, for redo, redo top) is the most recent, among the chains
+    /// The context whose undo top (or, for redo, redo top) is the most recent, among the contexts
     /// with no group open: the document scope never closes someone's open group, and never
     /// reverts (or redoes above) a group its owner may still be adding to.
-    func latestChain(redo: Bool) -> Int? {
+    func latestContext(redo: Bool) -> Int? {
         var best: Int?, bestRevision: Int32 = -1
-        for c in chains.indices where chains[c].groupingLevel == 0 {
-            let top = redo ? chains[c].redo.last : chains[c].undoTop
+        for c in contexts.indices where contexts[c].groupingLevel == 0 {
+            let top = redo ? contexts[c].redo.last : contexts[c].undoTop
             guard let top else { continue }
             let revision = redo ? groups[Int(top)].first : groups[Int(top)].last
             if revision > bestRevision { best = c; bestRevision = revision }
@@ -100,18 +100,18 @@ public final class UndoManager {
         return best
     }
 
-    func chains(for scope: UndoScope, redo: Bool) -> Int? {
+    func context(for scope: UndoScope, redo: Bool) -> Int? {
         switch scope {
-        case .document: latestChain(redo: redo)
-        case .session(let s): chainIndex[s]
+        case .document: latestContext(redo: redo)
+        case .session(let s): contextIndex[s]
         }
     }
 
-    /// The live group with API id `id`: its chain, and whether it is on the redo stack.
-    func locate(id: Int) -> (chain: Int, group: Int32, redo: Bool)? {
-        for c in chains.indices {
-            for g in chains[c].undo[chains[c].undoBottom...].reversed() where Int(groups[Int(g)].id) == id { return (c, g, false) }
-            for g in chains[c].redo.reversed() where Int(groups[Int(g)].id) == id { return (c, g, true) }
+    /// The live group with API id `id`: its context, and whether it is on the redo stack.
+    func locate(id: Int) -> (context: Int, group: Int32, redo: Bool)? {
+        for c in contexts.indices {
+            for g in contexts[c].undo[contexts[c].undoBottom...].reversed() where Int(groups[Int(g)].id) == id { return (c, g, false) }
+            for g in contexts[c].redo.reversed() where Int(groups[Int(g)].id) == id { return (c, g, true) }
         }
         return nil
     }
@@ -140,51 +140,51 @@ public final class UndoManager {
     /// grouping level. Changes the session makes while it is open form one group.
     @discardableResult
     public func beginUndoGrouping(session: SessionID?) -> Int {
-        let c = chain(for: session)
-        chains[c].groupingLevel += 1
-        chains[c].typing = nil
-        if chains[c].groupingLevel > 1 { chains[c].nestedStarts = (chains[c].nestedStarts ?? []) + [-1] }
+        let c = context(for: session)
+        contexts[c].groupingLevel += 1
+        contexts[c].typing = nil
+        if contexts[c].groupingLevel > 1 { contexts[c].nestedStarts = (contexts[c].nestedStarts ?? []) + [-1] }
         log.journal?(.beginUndoGrouping(session: session))
         post(.didOpenUndoGroup, Self.scope(ofSession: session))
         post(.checkpoint, Self.scope(ofSession: session))
-        return chains[c].groupingLevel
+        return contexts[c].groupingLevel
     }
 
     /// Closes the innermost open group; `noOpenGroup` when none is open.
     @discardableResult
     public func endUndoGrouping(session: SessionID?) throws(DocumentError) -> Int {
-        guard let c = existingChain(session), chains[c].groupingLevel > 0 else { throw .noOpenGroup }
+        guard let c = existingContext(session), contexts[c].groupingLevel > 0 else { throw .noOpenGroup }
         closeLevel(c)
         log.journal?(.endUndoGrouping(session: session))
-        return chains[c].groupingLevel
+        return contexts[c].groupingLevel
     }
 
     func closeLevel(_ c: Int) {
-        let scope = Self.scope(ofSession: chains[c].session)
+        let scope = Self.scope(ofSession: contexts[c].session)
         post(.checkpoint, scope)
         post(.willCloseUndoGroup, scope)
-        if chains[c].groupingLevel > 1, let start = chains[c].nestedStarts?.popLast() {
-            chains[c].nestedTail = start >= 0 ? start : nil
+        if contexts[c].groupingLevel > 1, let start = contexts[c].nestedStarts?.popLast() {
+            contexts[c].nestedTail = start >= 0 ? start : nil
         }
-        chains[c].groupingLevel -= 1
-        if chains[c].groupingLevel == 0 {
-            chains[c].openGroup = -1
-            chains[c].openName = -1
-            chains[c].openNamedOutside = false
-            chains[c].openDiscardable = nil
-            chains[c].nestedStarts = nil
-            chains[c].nestedTail = nil
+        contexts[c].groupingLevel -= 1
+        if contexts[c].groupingLevel == 0 {
+            contexts[c].openGroup = -1
+            contexts[c].openName = -1
+            contexts[c].openNamedOutside = false
+            contexts[c].openDiscardable = nil
+            contexts[c].nestedStarts = nil
+            contexts[c].nestedTail = nil
         }
         post(.didCloseUndoGroup, scope)
     }
 
     /// Open levels over all contexts.
-    var openLevels: Int { chains.reduce(0) { $0 + $1.groupingLevel } }
+    var openLevels: Int { contexts.reduce(0) { $0 + $1.groupingLevel } }
 
     public func groupingLevel(_ scope: UndoScope) -> Int {
         switch scope {
-        case .document: chains[0].groupingLevel
-        case .session(let s): chainIndex[s].map { chains[$0].groupingLevel } ?? 0
+        case .document: contexts[0].groupingLevel
+        case .session(let s): contextIndex[s].map { contexts[$0].groupingLevel } ?? 0
         }
     }
 
@@ -216,7 +216,7 @@ public final class UndoManager {
     public func levelsOfUndo(_ scope: UndoScope) -> Int {
         switch scope {
         case .document: documentLevels
-        case .session(let s): chainIndex[s].map { chains[$0].levels } ?? 0
+        case .session(let s): contextIndex[s].map { contexts[$0].levels } ?? 0
         }
     }
 
@@ -226,10 +226,10 @@ public final class UndoManager {
         switch scope {
         case .document:
             documentLevels = levels
-            for c in chains.indices { enforceLevels(c) }
+            for c in contexts.indices { enforceLevels(c) }
         case .session(let s):
-            let c = chain(for: s)
-            chains[c].levels = levels
+            let c = context(for: s)
+            contexts[c].levels = levels
             enforceLevels(c)
         }
         log.journal?(.setLevelsOfUndo(levels, scope: scope))
@@ -238,22 +238,22 @@ public final class UndoManager {
     /// Each context keeps at most its own levelsOfUndo, or the document's when it set none:
     /// another session's typing never pushes out my groups.
     func enforceLevels(_ c: Int) {
-        let cap = chains[c].levels > 0 ? chains[c].levels : documentLevels
+        let cap = contexts[c].levels > 0 ? contexts[c].levels : documentLevels
         if cap > 0 {
-            while chains[c].undoCount > cap { dropBottom(c) }
+            while contexts[c].undoCount > cap { dropBottom(c) }
         }
     }
 
     func dropBottom(_ c: Int) {
-        let g = chains[c].undo[chains[c].undoBottom]
+        let g = contexts[c].undo[contexts[c].undoBottom]
         kill(g)
         liveUndoCount -= 1
-        if chains[c].openGroup == g { chains[c].openGroup = -1 }
-        if chains[c].typing?.group == g { chains[c].typing = nil }
-        chains[c].undoBottom += 1
-        if chains[c].undoBottom > 64 && chains[c].undoBottom * 2 > chains[c].undo.count {
-            chains[c].undo.removeFirst(chains[c].undoBottom)
-            chains[c].undoBottom = 0
+        if contexts[c].openGroup == g { contexts[c].openGroup = -1 }
+        if contexts[c].typing?.group == g { contexts[c].typing = nil }
+        contexts[c].undoBottom += 1
+        if contexts[c].undoBottom > 64 && contexts[c].undoBottom * 2 > contexts[c].undo.count {
+            contexts[c].undo.removeFirst(contexts[c].undoBottom)
+            contexts[c].undoBottom = 0
         }
     }
 
@@ -266,7 +266,7 @@ public final class UndoManager {
 
     /// Clears every context and, as NSUndoManager's, re-enables registration.
     public func removeAllActions() {
-        for c in chains.indices { clear(c) }
+        for c in contexts.indices { clear(c) }
         registrationDisabled = 0
         log.journal?(.removeAllActions(scope: nil))
     }
@@ -276,10 +276,10 @@ public final class UndoManager {
     public func removeAllActions(_ scope: UndoScope) {
         switch scope {
         case .document:
-            for c in chains.indices { clear(c) }
+            for c in contexts.indices { clear(c) }
             registrationDisabled = 0
         case .session(let s):
-            guard let c = chainIndex[s] else { return }
+            guard let c = contextIndex[s] else { return }
             clear(c)
         }
         log.journal?(.removeAllActions(scope: scope))
@@ -287,31 +287,31 @@ public final class UndoManager {
 
     /// Clears what `session` registered when the session ends, and its context's open groups
     /// and settings with it: nothing can close or use them any more. The context is then as
-    /// a new one would be, so `compactChains` drops it once the log no longer names it (an
+    /// a new one would be, so `compactContexts` drops it once the log no longer names it (an
     /// ended session that had left a group open, or set a levelsOfUndo of its own, kept its
     /// context in memory and in every snapshot for ever). A session that never had an undo
     /// context here changes nothing and journals nothing.
     public func removeAllActions(withTarget session: SessionID) {
-        guard let c = chainIndex[session] else { return }
+        guard let c = contextIndex[session] else { return }
         clear(c)
-        chains[c] = UndoChain(session: session)
+        contexts[c] = UndoContext(session: session)
         log.journal?(.removeAllActionsWithTarget(session))
     }
 
     func clear(_ c: Int) {
-        for g in chains[c].undo[chains[c].undoBottom...] { kill(g); liveUndoCount -= 1 }
-        for g in chains[c].redo { kill(g) }
-        chains[c].undo = []
-        chains[c].undoBottom = 0
-        chains[c].redo = []
-        chains[c].openGroup = -1
-        chains[c].typing = nil
+        for g in contexts[c].undo[contexts[c].undoBottom...] { kill(g); liveUndoCount -= 1 }
+        for g in contexts[c].redo { kill(g) }
+        contexts[c].undo = []
+        contexts[c].undoBottom = 0
+        contexts[c].redo = []
+        contexts[c].openGroup = -1
+        contexts[c].typing = nil
     }
 
     func clearRedo(_ c: Int) {
-        guard !chains[c].redo.isEmpty else { return }
-        for g in chains[c].redo { kill(g) }
-        chains[c].redo.removeAll(keepingCapacity: true)
+        guard !contexts[c].redo.isEmpty else { return }
+        for g in contexts[c].redo { kill(g) }
+        contexts[c].redo.removeAll(keepingCapacity: true)
     }
 
     // MARK: names
@@ -324,40 +324,40 @@ public final class UndoManager {
         log.journal?(.setActionName(actionName, scope: scope))
     }
 
-    /// The chain setActionName and setActionIsDiscardable act on: the document scope means
+    /// The context setActionName and setActionIsDiscardable act on: the document scope means
     /// the anonymous context while it has a group open, else the latest group by anyone.
-    func namedChain(_ scope: UndoScope) -> Int? {
+    func namedContext(_ scope: UndoScope) -> Int? {
         switch scope {
-        case .document: chains[0].groupingLevel > 0 ? 0 : latestChain(redo: false)
-        case .session(let s): chainIndex[s]
+        case .document: contexts[0].groupingLevel > 0 ? 0 : latestContext(redo: false)
+        case .session(let s): contextIndex[s]
         }
     }
 
     func setName(_ actionName: String, scope: UndoScope, outermost: Bool) {
-        guard let c = namedChain(scope) else { return }
+        guard let c = namedContext(scope) else { return }
         let index = intern(actionName)
-        if chains[c].groupingLevel > 0 {
-            let outer = outermost || chains[c].groupingLevel == 1
-            if outer || !chains[c].openNamedOutside {
-                chains[c].openName = index
-                if outer { chains[c].openNamedOutside = true }
-                if chains[c].openGroup >= 0 { groups[Int(chains[c].openGroup)].name = index }
+        if contexts[c].groupingLevel > 0 {
+            let outer = outermost || contexts[c].groupingLevel == 1
+            if outer || !contexts[c].openNamedOutside {
+                contexts[c].openName = index
+                if outer { contexts[c].openNamedOutside = true }
+                if contexts[c].openGroup >= 0 { groups[Int(contexts[c].openGroup)].name = index }
             }
-        } else if let top = chains[c].undoTop {
+        } else if let top = contexts[c].undoTop {
             groups[Int(top)].name = index
-            chains[c].typing = nil
+            contexts[c].typing = nil
         }
     }
 
     /// The name of the group the next undo reverts: groups whose whole effect others already
     /// erased are skipped, as the undo skips them.
     public func undoActionName(_ scope: UndoScope) -> String {
-        guard let c = chains(for: scope, redo: false), let g = offered(chain: c, redo: false) else { return "" }
+        guard let c = context(for: scope, redo: false), let g = offered(context: c, redo: false) else { return "" }
         return name(groups[Int(g)].name)
     }
 
     public func redoActionName(_ scope: UndoScope) -> String {
-        guard let c = chains(for: scope, redo: true), let g = offered(chain: c, redo: true) else { return "" }
+        guard let c = context(for: scope, redo: true), let g = offered(context: c, redo: true) else { return "" }
         return name(groups[Int(g)].name)
     }
 
@@ -374,11 +374,11 @@ public final class UndoManager {
 
     /// Whether an undo would change the text: false when every group left is one others erased.
     public func canUndo(_ scope: UndoScope) -> Bool {
-        chains(for: scope, redo: false).flatMap { offered(chain: $0, redo: false) } != nil
+        context(for: scope, redo: false).flatMap { offered(context: $0, redo: false) } != nil
     }
 
     public func canRedo(_ scope: UndoScope) -> Bool {
-        chains(for: scope, redo: true).flatMap { offered(chain: $0, redo: true) } != nil
+        context(for: scope, redo: true).flatMap { offered(context: $0, redo: true) } != nil
     }
 
     // MARK: discardable
@@ -388,11 +388,11 @@ public final class UndoManager {
     /// With a group open it marks that group, even before it holds a change (the flag waits
     /// for its first change, like the open group's name); scopes resolve as in setActionName.
     public func setActionIsDiscardable(_ discardable: Bool, scope: UndoScope) {
-        guard let c = namedChain(scope) else { return }
-        if chains[c].groupingLevel > 0 {
-            chains[c].openDiscardable = discardable
-            if chains[c].openGroup >= 0 { setDiscardable(discardable, chains[c].openGroup) }
-        } else if let top = chains[c].undoTop {
+        guard let c = namedContext(scope) else { return }
+        if contexts[c].groupingLevel > 0 {
+            contexts[c].openDiscardable = discardable
+            if contexts[c].openGroup >= 0 { setDiscardable(discardable, contexts[c].openGroup) }
+        } else if let top = contexts[c].undoTop {
             setDiscardable(discardable, top)
         } else {
             return
@@ -405,12 +405,12 @@ public final class UndoManager {
     }
 
     public func undoActionIsDiscardable(_ scope: UndoScope) -> Bool {
-        guard let c = chains(for: scope, redo: false), let g = offered(chain: c, redo: false) else { return false }
+        guard let c = context(for: scope, redo: false), let g = offered(context: c, redo: false) else { return false }
         return groups[Int(g)].flags & UndoGroup.discardable != 0
     }
 
     public func redoActionIsDiscardable(_ scope: UndoScope) -> Bool {
-        guard let c = chains(for: scope, redo: true), let g = offered(chain: c, redo: true) else { return false }
+        guard let c = context(for: scope, redo: true), let g = offered(context: c, redo: true) else { return false }
         return groups[Int(g)].flags & UndoGroup.discardable != 0
     }
 
@@ -422,16 +422,16 @@ public final class UndoManager {
             let group = groups[Int(g)]
             let revision = Int(redo ? group.first : group.last)
             return .init(id: Int(group.id), actionName: name(group.name), revision: revision,
-                         session: chains[Int(group.chain)].session, time: log.time(revision))
+                         session: contexts[Int(group.context)].session, time: log.time(revision))
         }
         let selected: [Int]
         switch scope {
-        case .document: selected = Array(chains.indices)
-        case .session(let s): selected = chainIndex[s].map { [$0] } ?? []
+        case .document: selected = Array(contexts.indices)
+        case .session(let s): selected = contextIndex[s].map { [$0] } ?? []
         }
         for c in selected {
-            undo += chains[c].undo[chains[c].undoBottom...].map { entry($0, redo: false) }
-            redo += chains[c].redo.map { entry($0, redo: true) }
+            undo += contexts[c].undo[contexts[c].undoBottom...].map { entry($0, redo: false) }
+            redo += contexts[c].redo.map { entry($0, redo: true) }
         }
         if selected.count > 1 {
             undo.sort { $0.revision < $1.revision }
@@ -448,7 +448,7 @@ public final class UndoManager {
     /// Bytes held by the undo history (groups, stacks, mapped inverses), not the log.
     var allocatedBytes: Int {
         var bytes = groups.capacity * MemoryLayout<UndoGroup>.stride
-        for chain in chains { bytes += (chain.undo.capacity + chain.redo.capacity) * 4 }
+        for context in contexts { bytes += (context.undo.capacity + context.redo.capacity) * 4 }
         for (_, m) in mapped {
             bytes += 64
             m.inverse.forEachSplice { bytes += 40 + $0.inserted.utf8.count }

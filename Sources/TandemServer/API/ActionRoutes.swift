@@ -8,7 +8,8 @@ import TandemHTTP
 /// The target is `{"from","to"}` when given, else the session's selection (401 without a
 /// session). Where text is needed (cut, copy, delete) an empty target is refused: an empty
 /// selection is a state conflict (409 `empty_selection`), an empty explicit range invalid
-/// input (422 `empty_range`); no selection at all is 409 `no_selection`.
+/// input (422 `empty_range`); no selection at all is 409 `no_selection`. The rules are
+/// TandemCore's (`EditingTarget`, `EditActionAvailability`); here they meet HTTP.
 extension ServerContext {
     enum EditAction: String, CaseIterable {
         case cut, copy, paste, delete, select, selectAll
@@ -101,7 +102,8 @@ extension ServerContext {
 
     /// A decoded action body.
     struct ActionRequest {
-        var range: (Int, Int)?
+        /// `{"from","to"}`, checked as 0 <= from <= to.
+        var range: Range<Int>?
         var pasteboard: String
         var type: String?
     }
@@ -110,12 +112,12 @@ extension ServerContext {
         let body = try RequestBody.object(req)
         try body.allowOnly(action.fields)
         let from = try body.int("from"), to = try body.int("to")
-        var range: (Int, Int)?
+        var range: Range<Int>?
         switch (from, to) {
         case (nil, nil): break
         case let (f?, t?):
             guard f >= 0, t >= f else { throw .unprocessable("need 0 <= from <= to, got \(f)...\(t)", code: "position_out_of_range") }
-            range = (f, t)
+            range = f..<t
         default: throw .invalidField(from == nil ? "from" : "to", "from and to go together")
         }
         var type: String?
@@ -152,19 +154,11 @@ extension ServerContext {
         }
     }
 
-    /// The explicit range, else the session's selection.
+    /// The explicit range, else the session's selection (`EditingTarget.range`).
     func target(_ st: DocumentState, _ body: ActionRequest, session: Session?, needsText: Bool) throws(APIError) -> Range<Int> {
-        if let (f, t) = body.range {
-            try validateSelection(f, t, in: st.document)
-            if needsText && f == t { throw .unprocessable("the range \(f)...\(t) is empty", code: "empty_range") }
-            return f..<t
-        }
-        guard let session else { throw .sessionRequired("acting on the selection (or give {\"from\",\"to\"})") }
-        guard let selection = st.document.selection(for: session.id) else {
-            throw .conflict("no_selection", "the session has no selection in this document: PUT …/selection first, or give {\"from\",\"to\"}")
-        }
-        if needsText && selection.range.isEmpty { throw .conflict("empty_selection", "the selection is empty") }
-        return selection.range
+        do throws(EditingTargetError) {
+            return try EditingTarget.range(explicit: body.range, session: session?.id, in: st.document, needsText: needsText)
+        } catch { throw APIError(error) }
     }
 
     static let secureDocument = APIError(.forbidden, "secure_document", "the document is secure: its text is never copied to a pasteboard")
@@ -288,24 +282,10 @@ extension ServerContext {
     func select(_ handle: DocumentHandle, all: Bool, session: Session, _ body: ActionRequest) throws(APIError) -> HTTPResponse {
         let json = try handle.state.withLock { st throws(APIError) -> [UInt8] in
             if st.deleted { throw .notFound("document '\(handle.id)'") }
-            guard st.document.length > 0 else { throw .conflict("no_text", "the document is empty: there is nothing to select") }
             let selection: Selection
-            if all {
-                selection = Selection(anchor: 0, head: st.document.length)
-            } else if let (f, t) = body.range {
-                try validateSelection(f, t, in: st.document)
-                selection = Selection(anchor: f, head: t)
-            } else {
-                guard let current = st.document.selection(for: session.id) else {
-                    throw .conflict("no_selection", "the session has no caret to select a word around: give {\"from\",\"to\"}")
-                }
-                // With a caret: the word around it (none touching it: the caret stays).
-                if current.range.isEmpty, let word = st.document.wordRange(around: current.head) {
-                    selection = Selection(word)
-                } else {
-                    selection = current
-                }
-            }
+            do throws(EditingTargetError) {
+                selection = try EditingTarget.selection(all: all, explicit: body.range, session: session.id, in: st.document)
+            } catch { throw APIError(error, selecting: true) }
             do throws(DocumentError) { try st.document.setSelection(selection, for: session.id) } catch { throw .document(error) }
             var w = JSONWriter(capacity: 64)
             w.beginObject()
@@ -325,19 +305,16 @@ extension ServerContext {
         let json = handle.state.withLock { st -> [UInt8] in
             let doc = st.document
             let selection = session.flatMap { doc.selection(for: $0.id) }
-            let hasSelection = selection.map { !$0.range.isEmpty } ?? false
             let accepts = !st.editingDisabled && !st.savingError && !st.deleted
-            let hasText = doc.length > 0
+            let can = EditActionAvailability(selection: selection, hasSession: session != nil, acceptsChanges: accepts,
+                                             secure: st.secure, hasText: doc.length > 0, pasteboardHasStrings: p.hasStrings)
             let scope: UndoScope = session.map { .session($0.id) } ?? .document
             let um = doc.undoManager
             var w = JSONWriter(capacity: 256)
             w.beginObject()
-            w.key("cut"); w.bool(hasSelection && accepts && !st.secure)
-            w.key("copy"); w.bool(hasSelection && !st.secure)
-            w.key("paste"); w.bool(selection != nil && accepts && p.hasStrings)
-            w.key("delete"); w.bool(hasSelection && accepts)
-            w.key("select"); w.bool(session != nil && hasText)
-            w.key("selectAll"); w.bool(session != nil && hasText)
+            let offered: [(StaticString, Bool)] = [("cut", can.cut), ("copy", can.copy), ("paste", can.paste),
+                                                   ("delete", can.delete), ("select", can.select), ("selectAll", can.selectAll)]
+            for (action, allowed) in offered { w.key(action); w.bool(allowed) }
             w.key("undo"); w.bool(accepts && um.canUndo(scope))
             w.key("redo"); w.bool(accepts && um.canRedo(scope))
             w.key("undoMenuItemTitle"); w.string(um.undoMenuItemTitle(scope))
@@ -351,5 +328,30 @@ extension ServerContext {
             return w.bytes
         }
         return .json(json)
+    }
+}
+
+extension APIError {
+    /// The answer to an editing action whose target `EditingTarget` refused; `selecting` for
+    /// select, whose missing selection is a missing caret.
+    init(_ error: EditingTargetError, selecting: Bool = false) {
+        switch error {
+        case .positionOutOfRange(let p, let length):
+            self = .unprocessable("position \(p) is outside the document (length \(length))", code: "position_out_of_range")
+        case .splitsSurrogatePair(let p):
+            self = .unprocessable("position \(p) splits a surrogate pair", code: "splits_surrogate_pair")
+        case .emptyRange(let r):
+            self = .unprocessable("the range \(r.lowerBound)...\(r.upperBound) is empty", code: "empty_range")
+        case .sessionRequired:
+            self = .sessionRequired("acting on the selection (or give {\"from\",\"to\"})")
+        case .noSelection where selecting:
+            self = .conflict("no_selection", "the session has no caret to select a word around: give {\"from\",\"to\"}")
+        case .noSelection:
+            self = .conflict("no_selection", "the session has no selection in this document: PUT …/selection first, or give {\"from\",\"to\"}")
+        case .emptySelection:
+            self = .conflict("empty_selection", "the selection is empty")
+        case .noText:
+            self = .conflict("no_text", "the document is empty: there is nothing to select")
+        }
     }
 }

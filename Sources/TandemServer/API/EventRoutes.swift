@@ -155,14 +155,10 @@ extension ServerContext {
     }
 
     func validateSelection(_ anchor: Int, _ head: Int, in document: Document) throws(APIError) {
-        for p in [anchor, head] {
-            guard p >= 0, p <= document.length else {
-                throw .unprocessable("position \(p) is outside the document (length \(document.length))", code: "position_out_of_range")
-            }
-            guard document.rope.isCharacterBoundary(p) else {
-                throw .unprocessable("position \(p) splits a surrogate pair", code: "splits_surrogate_pair")
-            }
-        }
+        do throws(EditingTargetError) {
+            try EditingTarget.check(anchor, in: document)
+            try EditingTarget.check(head, in: document)
+        } catch { throw APIError(error) }
     }
 
     func presenceJSON(_ handle: DocumentHandle) -> [UInt8] {

@@ -1,9 +1,9 @@
-import TandemCore
-
 /// Whole-text replacements (PUT text, revert) become the smallest single splice, so the
 /// change, its undo range and its transforms touch only what really differs.
-enum TextDiff {
-    static func replacement(from old: String, to new: String) throws(OperationError) -> TextOperation {
+public enum TextDiff {
+    /// The one splice turning `old` into `new`: the common prefix and suffix are retained,
+    /// and neither end cuts a surrogate pair in two. The identity when the texts are equal.
+    public static func replacement(from old: String, to new: String) throws(OperationError) -> TextOperation {
         let a = Array(old.utf16), b = Array(new.utf16)
         var prefix = 0
         while prefix < a.count, prefix < b.count, a[prefix] == b[prefix] { prefix += 1 }

@@ -1,6 +1,5 @@
 import Testing
 import TandemCore
-@testable import TandemServer
 
 @Suite struct TextDiffTests {
     static let cases: [(String, String)] = [

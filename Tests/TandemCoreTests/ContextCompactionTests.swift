@@ -5,7 +5,7 @@ import Testing
 /// Trimming the log drops the undo contexts of sessions that left nothing behind: a
 /// document visited by many sessions keeps contexts for the ones still in its history, not
 /// for every session that ever typed in it, and nothing a client can see changes.
-@Suite struct ChainCompactionTests {
+@Suite struct ContextCompactionTests {
     let residents: [SessionID] = ["a", "b", "c"]
     var scopes: [UndoScope] { [.document] + residents.map { .session($0) } }
 
@@ -64,9 +64,9 @@ import Testing
             time += 1
             try doc.apply(ins(doc, "y", at: i), session: nil, options: .init(newGroup: true), time: time)
         }
-        #expect(doc.undoManager.chains.count == 101)
+        #expect(doc.undoManager.contexts.count == 101)
         doc.trimLog(through: 100)
-        #expect(doc.undoManager.chains.map(\.session) == [nil])
+        #expect(doc.undoManager.contexts.map(\.session) == [nil])
         // A replay of the journal ends in the same state.
         let restored = try CompactionChecks.restoredAndReplayed(doc, journal: events)
         try CompactionChecks.expectSame(restored, doc, scopes: [.document, .session("v3")])
@@ -79,7 +79,7 @@ import Testing
         let reference = Document(text: "")
         try visited(compacted)
         try visited(reference)
-        #expect(compacted.undoManager.chains.count == 404)
+        #expect(compacted.undoManager.contexts.count == 404)
 
         // The last 200 changes (50 visitors' worth) stay in the log.
         let through = compacted.revision - 200
@@ -89,11 +89,11 @@ import Testing
 
         // The anonymous context, "a" and "c" (groups; "c" has a setting too), and the
         // visitors whose changes are still logged. "b" cleared and idle: gone as well.
-        let kept = compacted.undoManager.chains.compactMap(\.session)
+        let kept = compacted.undoManager.contexts.compactMap(\.session)
         #expect(Set(kept) == Set(["a", "c"] + (350..<400).map { "v\($0)" }))
-        #expect(compacted.undoManager.chains[0].session == nil)
-        #expect(compacted.undoManager.chainIndex.count == kept.count)
-        #expect(reference.undoManager.chains.count == 404)
+        #expect(compacted.undoManager.contexts[0].session == nil)
+        #expect(compacted.undoManager.contextIndex.count == kept.count)
+        #expect(reference.undoManager.contexts.count == 404)
         try CompactionChecks.expectSame(compacted, reference, scopes: scopes)
 
         let restored = try CompactionChecks.restoredAndReplayed(compacted, journal: events)
@@ -124,6 +124,6 @@ import Testing
         }
         try doc.apply(ins(doc, "x", at: doc.length), session: "a", time: 50)
         doc.trimLog(through: doc.revision)
-        #expect(doc.undoManager.chains.count == 42)
+        #expect(doc.undoManager.contexts.count == 42)
     }
 }
