@@ -5,6 +5,23 @@ import Testing
 /// What the compaction tests compare: a document whose trim renumbered its undo state and a
 /// reference trimmed without renumbering must look the same to every client.
 enum CompactionChecks {
+    /// Keeps a document's journal as it is written.
+    final class Journal {
+        var events: [DocumentEvent] = []
+    }
+
+    /// Two documents built alike by `build`: one to compact, with its journal recorded from
+    /// the start, and a reference left alone.
+    static func twins(_ build: (Document) throws -> Void) throws -> (compacted: Document, journal: Journal, reference: Document) {
+        let compacted = Document(text: "")
+        let journal = Journal()
+        compacted.journal = { journal.events.append($0) }
+        let reference = Document(text: "")
+        try build(compacted)
+        try build(reference)
+        return (compacted, journal, reference)
+    }
+
     /// The text, the history in every scope, and each retained change's session, action
     /// name and operation.
     static func expectSame(_ a: Document, _ b: Document, scopes: [UndoScope]) throws {

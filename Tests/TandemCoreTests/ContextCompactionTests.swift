@@ -73,12 +73,7 @@ import Testing
     }
 
     @Test func trimmingDropsTheContextsOfSessionsThatLeftNothingBehind() throws {
-        let compacted = Document(text: "")
-        var events: [DocumentEvent] = []
-        compacted.journal = { events.append($0) }
-        let reference = Document(text: "")
-        try visited(compacted)
-        try visited(reference)
+        let (compacted, journal, reference) = try CompactionChecks.twins(visited)
         #expect(compacted.undoManager.contexts.count == 404)
 
         // The last 200 changes (50 visitors' worth) stay in the log.
@@ -96,7 +91,7 @@ import Testing
         #expect(reference.undoManager.contexts.count == 404)
         try CompactionChecks.expectSame(compacted, reference, scopes: scopes)
 
-        let restored = try CompactionChecks.restoredAndReplayed(compacted, journal: events)
+        let restored = try CompactionChecks.restoredAndReplayed(compacted, journal: journal.events)
         try CompactionChecks.expectSame(restored, reference, scopes: scopes)
 
         // The session edited last before the trim ("a") goes on in its own context, and "b"

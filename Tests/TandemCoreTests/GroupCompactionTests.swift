@@ -25,12 +25,7 @@ import Testing
     }
 
     @Test func trimmingRenumbersTheGroupsAndChangesNothingElse() throws {
-        let compacted = Document(text: "")
-        var events: [DocumentEvent] = []
-        compacted.journal = { events.append($0) }
-        let reference = Document(text: "")
-        try busy(compacted)
-        try busy(reference)
+        let (compacted, journal, reference) = try CompactionChecks.twins(busy)
         let before = compacted.undoManager.groups.count
 
         compacted.trimLog(through: 8_000)
@@ -49,7 +44,7 @@ import Testing
 
         // A snapshot of the renumbered state, and a replay of the journal from the start,
         // give the very same ids.
-        let restored = try CompactionChecks.restoredAndReplayed(compacted, journal: events)
+        let restored = try CompactionChecks.restoredAndReplayed(compacted, journal: journal.events)
         try CompactionChecks.expectSame(restored, reference, scopes: scopes)
 
         // Typing goes on coalescing into the run that was in progress, and new groups follow.
