@@ -33,7 +33,7 @@ extension HTTPConnectionStateMachine {
             case .continueExpected:
                 continuePending = true
             case .request(let request):
-                headStarted = now
+                timers.headStarted = now
                 if request.method.isSafe && unsafeInFlight > 0 {
                     deferred = request
                 } else {
@@ -137,10 +137,7 @@ extension HTTPConnectionStateMachine {
         if continuePending && pendingCount == 0 && !streaming && lifecycle == .open {
             continuePending = false
             output.bytes.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
-            // The client waited for this before sending the body: its clocks start now.
-            lastRead = now
-            bodyStarted = now
-            bodyReceived = 0
+            timers.bodyInvited(now: now)
         }
     }
 }

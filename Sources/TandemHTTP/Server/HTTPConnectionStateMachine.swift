@@ -1,9 +1,11 @@
 /// The decisions of one HTTP/1.1 server connection, apart from its socket.
 ///
-/// It reads no clock, touches no socket and starts no thread. Its driver (`HTTPConnection`)
-/// reports events, each with the loop's time, then calls `nextAction` and performs what it
-/// answers until the answer is `.wait`. The bytes to send wait in the machine's own output
-/// queue, and the driver takes them from there.
+/// Events in, actions out, after SwiftNIO's `HTTPServerPipelineHandler`. It reads no clock,
+/// touches no socket and starts no thread. Its driver (`HTTPConnection`) reports events, each
+/// with the loop's time, then calls `nextAction` and performs what it answers until the
+/// answer is `.wait`. Actions come one at a time: a handler answering at once (inside
+/// `.dispatch`) is seen before the next request is parsed, and no list of actions is built
+/// per event. The bytes to send wait in the machine's output queue, taken from there.
 ///
 /// Promises:
 /// - Responses leave in request order, whatever order the handler answers in.
@@ -13,8 +15,8 @@
 /// - No request is dispatched after the connection has decided to close: after a
 ///   `Connection: close` (or an HTTP/1.0 request without keep-alive), a parse error, a
 ///   timeout or shutdown; what was pipelined after a closing response is dropped.
-/// - `100 Continue` goes out only once every earlier response has, and only while the body
-///   has not begun to arrive.
+/// - `100 Continue` goes out only once every earlier response has, and never once the whole
+///   request has arrived.
 /// - After the last response the connection half-closes and lingers, reading and discarding
 ///   until the peer closes (at most two seconds), so the peer gets the response rather than
 ///   a reset.
@@ -83,10 +85,7 @@ struct HTTPConnectionStateMachine {
 
     static let maxPipelined = 32
     static let maxBufferedOutput = 1 << 20
-    /// How long a lingering close waits for the peer's EOF.
-    static let lingerNanos: UInt64 = 2_000_000_000
 
-    let timeouts: ServerCore.TimeoutNanos
     var parser: HTTPRequestParser
     /// What is to be sent; the serializer appends to it in place.
     var output = HTTPOutputQueue()
@@ -113,26 +112,13 @@ struct HTTPConnectionStateMachine {
     /// are any, a later pipelined safe request waits in `deferred` and nothing more is read.
     var unsafeInFlight = 0
     var deferred: HTTPRequest?
-
-    var headStarted: UInt64 = 0
-    var lastRead: UInt64
-    private var lastWriteProgress: UInt64
-    private var lingerStarted: UInt64 = 0
-    /// When the current body began arriving (0: no body), and how much of it has come since.
-    var bodyStarted: UInt64 = 0
-    var bodyReceived = 0
+    var timers: HTTPConnectionTimers
     /// A read's byte count, counted towards the body once its parse pass is over (nil: none).
     private var unnotedRead: Int?
-    /// When the socket last refused output with more queued (0: not since the queue emptied),
-    /// and how much the peer has taken since.
-    private var writeBlockedSince: UInt64 = 0
-    private var writtenWhileBlocked = 0
 
     init(limits: HTTPLimits, remoteAddress: String, timeouts: ServerCore.TimeoutNanos, now: UInt64) {
         parser = HTTPRequestParser(limits: limits, remoteAddress: remoteAddress)
-        self.timeouts = timeouts
-        lastRead = now
-        lastWriteProgress = now
+        timers = HTTPConnectionTimers(timeouts: timeouts, now: now)
     }
 
     var pendingCount: Int { slots.count - slotsHead }
@@ -160,8 +146,7 @@ struct HTTPConnectionStateMachine {
     /// Bytes arrived from the peer.
     mutating func received(_ bytes: UnsafeRawBufferPointer, now: UInt64) {
         guard lifecycle != .closed else { return }
-        lastRead = now
-        if parser.isIdle { headStarted = now }
+        timers.read(now: now, startsHead: parser.isIdle)
         let inBody = parser.isReadingBody
         parser.append(bytes)
         unnotedRead = inBody ? bytes.count : 0
@@ -208,16 +193,12 @@ struct HTTPConnectionStateMachine {
     /// The socket took the first `n` bytes `withUnsentBytes` offered.
     mutating func wrote(_ n: Int, now: UInt64) {
         output.consume(n)
-        lastWriteProgress = now
-        if writeBlockedSince != 0 { writtenWhileBlocked += n }
+        timers.wrote(n, now: now)
     }
 
     /// The socket refused more output; `writable()` will follow.
     mutating func writeBlocked(now: UInt64) {
-        if writeBlockedSince == 0 {
-            writeBlockedSince = now
-            writtenWhileBlocked = 0
-        }
+        timers.writeBlocked(now: now)
         afterFlush()
     }
 
@@ -259,34 +240,23 @@ struct HTTPConnectionStateMachine {
 
     /// The timer fired: cuts off whoever has taken too long.
     mutating func tick(now: UInt64) {
-        let t = timeouts
         switch lifecycle {
         case .closed: return
         case .lingering:
-            if now &- lingerStarted > Self.lingerNanos { schedule(.close) }
+            if timers.lingerExpired(now: now) { schedule(.close) }
             return
         default: break
         }
         if hasUnsent {
-            let stalled = now &- lastWriteProgress > t.write
-            let tooSlow = writeBlockedSince != 0 && now &- writeBlockedSince > ServerCore.TimeoutNanos.allowance(
-                grace: t.write, bytes: writtenWhileBlocked, rate: t.minimumWriteRate)
-            if stalled || tooSlow { schedule(.close) }
+            if timers.outputStalled(now: now) { schedule(.close) }
             return
         }
         if streaming || pendingCount > 0 { return }
         if parser.isIdle {
-            if now &- max(lastRead, lastWriteProgress) > (shuttingDown ? 0 : t.idle) { schedule(.close) }
+            if timers.idleExpired(now: now, shuttingDown: shuttingDown) { schedule(.close) }
         } else if parser.isReadingBody {
-            if bodyStarted == 0 {
-                bodyStarted = now
-                bodyReceived = 0
-            }
-            let silent = now &- lastRead > t.bodyRead
-            let tooSlow = now &- bodyStarted > ServerCore.TimeoutNanos.allowance(
-                grace: t.bodyRead, bytes: bodyReceived, rate: t.minimumBodyRate)
-            if silent || tooSlow { timedOut("body_timeout", "the request body did not arrive in time", now: now) }
-        } else if now &- headStarted > t.headerRead {
+            if timers.bodyOverdue(now: now) { timedOut("body_timeout", "the request body did not arrive in time", now: now) }
+        } else if timers.headOverdue(now: now) {
             timedOut("header_timeout", "the request head did not arrive in time", now: now)
         }
     }
@@ -322,12 +292,12 @@ struct HTTPConnectionStateMachine {
                     return .close
                 }
                 lifecycle = .lingering
-                lingerStarted = now
+                timers.lingers(now: now)
                 return .halfCloseAndLinger
             case .idle:
                 if let bytes = unnotedRead {
                     unnotedRead = nil
-                    noteBodyProgress(bytes, now: now)
+                    timers.noteBody(bytes, readingBody: parser.isReadingBody, now: now)
                 }
                 return .wait
             }
@@ -345,8 +315,7 @@ struct HTTPConnectionStateMachine {
 
     private mutating func drained(now: UInt64) {
         output.reset()
-        writeBlockedSince = 0
-        lastWriteProgress = now
+        timers.drained(now: now)
         if lifecycle >= .closeWhenDrained && pendingCount == 0 && !streaming {
             step = .linger
             return
@@ -372,17 +341,6 @@ struct HTTPConnectionStateMachine {
         processing = true
         inputHeldBack = false
         step = .parse
-    }
-
-    private mutating func noteBodyProgress(_ bytes: Int, now: UInt64) {
-        if !parser.isReadingBody {
-            bodyStarted = 0
-        } else if bodyStarted == 0 {
-            bodyStarted = now
-            bodyReceived = 0
-        } else {
-            bodyReceived += bytes
-        }
     }
 
     private mutating func timedOut(_ code: String, _ message: String, now: UInt64) {
