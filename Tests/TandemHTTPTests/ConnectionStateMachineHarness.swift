@@ -57,9 +57,7 @@ struct MachineHarness {
         minimumBodyRate: 0, minimumWriteRate: 0)
     static let date = Array("Thu, 01 Jan 2026 00:00:00 GMT".utf8)
 
-    var machine = HTTPConnectionStateMachine(
-        limits: HTTPLimits(maxTargetLength: 256, maxHeaderBytes: 1024, maxBodyBytes: 4096),
-        remoteAddress: "test", timeouts: timeouts, now: start)
+    var machine: HTTPConnectionStateMachine
     var now = start
     /// Bytes the socket still takes before refusing (nil: any amount).
     var socketRoom: Int?
@@ -71,7 +69,10 @@ struct MachineHarness {
     private(set) var wire: [UInt8] = []
     private var reading = true
 
-    init(answersAtOnce: Bool = false, socketRoom: Int? = nil) {
+    init(answersAtOnce: Bool = false, socketRoom: Int? = nil, timeouts: ServerCore.TimeoutNanos = timeouts) {
+        machine = HTTPConnectionStateMachine(
+            limits: HTTPLimits(maxTargetLength: 256, maxHeaderBytes: 1024, maxBodyBytes: 4096),
+            remoteAddress: "test", timeouts: timeouts, now: Self.start)
         self.answersAtOnce = answersAtOnce
         self.socketRoom = socketRoom
     }

@@ -278,6 +278,21 @@ struct ConnectionLifecycleTests {
         ])
     }
 
+    @Test func aBodyTrickledSlowerThanTheMinimumRateIsCutOffThoughNeverSilent() {
+        var timeouts = MachineHarness.timeouts
+        timeouts.minimumBodyRate = 100
+        let ten = String(repeating: "b", count: 10)
+        expectActions([
+            (.receive("POST /e HTTP/1.1\r\nHost: t\r\nContent-Length: 4000\r\n\r\n"), []),
+            (.tick(at: 1), []),
+            (.receive(ten), []),
+            (.tick(at: 2), []),
+            (.receive(ten), []),
+            // Three seconds for 20 bytes: more than the two seconds' grace and 0.2 s at 100 B/s.
+            (.tick(at: 3), ["write [408 close]body_timeout", "linger"]),
+        ], harness: MachineHarness(timeouts: timeouts))
+    }
+
     @Test func outputThePeerDoesNotTakeIsCutOffAfterTheWriteTimeout() {
         expectActions([
             (.receive(Raw.get("/a")), ["dispatch 0 GET /a", "write nothing (blocked)"]),
