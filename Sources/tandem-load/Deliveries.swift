@@ -2,10 +2,9 @@
 /// subscriber makes a frame read twice a duplicate instead of a delivery, so one subscriber
 /// reading a revision twice can never stand in for another that missed it.
 ///
-/// The tables are raw allocations, not arrays: `record` runs once per change per subscriber
-/// (250,000 times a second at 5,000 edits/s and 50 subscribers), and each array access there
-/// paid a dynamic exclusivity check on the stored property and a uniqueness check before
-/// the write: 17% of the subscribers thread in a perf profile.
+/// The tables are raw allocations, not arrays: `record` runs once per change per subscriber,
+/// and each array access there paid a dynamic exclusivity check on the stored property and a
+/// uniqueness check before the write (see docs/performance.md).
 final class Deliveries {
     let startRevision: Int
     let subscribers: Int

@@ -204,8 +204,8 @@ final class Subscribers: ThreadBody {
 
     /// Stream bytes read at `t`: scanned where they lie (the server frames whole events per
     /// chunk, so `events` is mostly empty and a read is copied only by the kernel); only a
-    /// frame cut by a chunk or a read waits in `events` for the rest of it. De-chunking every
-    /// read into `events` first was a tenth of this thread's time.
+    /// frame cut by a chunk or a read waits in `events` for the rest of it: de-chunking every
+    /// read into `events` first was a noticeable share of this thread (see docs/performance.md).
     private func take(_ p: UnsafePointer<UInt8>, _ n: Int, into s: Subscriber, at t: UInt64) {
         let record = { (revision: Int) in self.deliveries.record(revision: revision, subscriber: s.index, at: t) }
         if s.events.count == 0 {
@@ -220,8 +220,8 @@ final class Subscribers: ThreadBody {
     /// Walks the complete frames at the head of `p[0..<n]`, handing every change frame's `id`
     /// to `change`, and returns the bytes they took. An `id:` line is parsed as it is found, an
     /// `event: change` line is matched as two words, any other line is ended by `memchr`: a
-    /// `memmem` for the change marker over every byte of both frames was a third of this
-    /// thread, and a byte loop over the short lines cost as much.
+    /// `memmem` for the change marker over every byte of both frames, or a byte loop over the
+    /// short lines, cost far more (see docs/performance.md).
     @inline(__always)
     private func scan(_ p: UnsafePointer<UInt8>, _ n: Int, _ change: (Int) -> Void) -> Int {
         var i = 0, taken = 0

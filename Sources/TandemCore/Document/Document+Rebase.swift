@@ -21,8 +21,8 @@ extension Document {
         }
     }
 
-    /// Most work one rebase may ask for, in splice steps (see `rebaseWork`): about a tenth of a
-    /// second in a release build, so no single request holds a thread for long.
+    /// Most work one rebase may ask for, in splice steps (see `rebaseWork`), so no single
+    /// request holds a thread for long (see docs/performance.md).
     public static let maxRebaseWork = 2_000_000
 
     public func rebaseSource() -> RebaseSource { RebaseSource(log: log.state, rope: rope) }

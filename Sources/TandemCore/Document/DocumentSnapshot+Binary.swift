@@ -1,8 +1,8 @@
 /// A snapshot as bytes: its columns (the change log's, the undo groups, the text) copied out
 /// whole in little-endian order instead of going through an encoder value by value. A busy
-/// document's snapshot holds tens of thousands of changes and groups: as gzipped JSON one took
-/// 0.2-0.85 s of CPU (20 MB of JSON at 240,000 changes), as bytes a few milliseconds, so a
-/// document can be snapshot while it is being edited instead of waiting for a quiet moment.
+/// document's snapshot holds tens of thousands of changes and groups: as bytes it is cheap
+/// enough that a document can be snapshot while it is being edited instead of waiting for a
+/// quiet moment (see docs/performance.md).
 ///
 /// Layout: the magic `TDS` and a format version, then every field in declaration order.
 /// Integers are 8-byte little-endian (Int32 columns 4), a Bool one byte, a String or an array

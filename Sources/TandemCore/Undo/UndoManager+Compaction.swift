@@ -2,8 +2,8 @@ extension UndoManager {
     /// Renumbers the groups once the ones nothing refers to any more are most of them.
     ///
     /// A group's id is its index in `groups`, and every group ever made used to stay there:
-    /// a busy document gained 20 bytes of memory per group for ever, and every snapshot
-    /// re-encoded them all (400,000 groups after 20 s of bench-load, 7 MB a snapshot).
+    /// a busy document's memory grew per group for ever, and every snapshot re-encoded them
+    /// all (see docs/performance.md).
     /// Groups are made in order, and the log, the stacks, open groups and mapped inverses
     /// only refer to recent ones, so once the log is trimmed everything below the lowest id
     /// still referred to is unreachable: it is dropped and the rest move down. Called by

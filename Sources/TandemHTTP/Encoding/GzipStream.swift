@@ -15,8 +15,8 @@ public struct GzipPiece: Sendable {
     let count: Int
 
     /// Level 1: at thousands of events a second the stream is CPU-bound, not network-bound,
-    /// and event text repeats so much that level 1 already shrinks it 6-7 times (level 6:
-    /// 8 times for 3x the CPU).
+    /// and event text repeats so much that level 1 shrinks it nearly as well as level 6 for
+    /// a fraction of the CPU (see docs/performance.md).
     public init?(compressing bytes: UnsafeRawBufferPointer, level: Int32 = 1) {
         var stream = z_stream()
         guard shim_deflateInit2_raw(&stream, level) == Z_OK else { return nil }

@@ -108,9 +108,9 @@ public final class EventChannel: Sendable {
     /// How long frames wait before they go out: 1 ms when changes are rare, longer the more
     /// the last batch carried (up to 16 ms, one frame of a 60 Hz display). Every flush is one
     /// socket write per subscriber: at thousands of changes a second a fixed 1 ms made
-    /// fan-out the server's largest cost (50 subscribers, 50,000 writes a second); 16 ms is
-    /// reached only past 128 events a batch (8,000 a second), where a screen could not show
-    /// them one by one anyway, and keeps well inside the fan-out goal (50 ms).
+    /// fan-out the server's largest cost (see docs/performance.md); 16 ms is reached only
+    /// past 128 events a batch (8,000 a second), where a screen could not show them one by
+    /// one anyway, and keeps well inside the fan-out goal (50 ms).
     static func delay(afterBatchOf frames: Int) -> Int {
         min(16_000, max(1_000, frames * 125))
     }

@@ -27,8 +27,8 @@ enum ChangeCodec {
 }
 
 /// Snapshots in the binary form of `DocumentSnapshot.binary()`: as gzipped JSON a busy
-/// document's took up to 0.85 s of CPU. Snapshots stored as gzipped or plain JSON by
-/// earlier servers still read.
+/// document's cost too much CPU (see docs/performance.md). Snapshots stored as gzipped or
+/// plain JSON by earlier servers still read.
 enum SnapshotCodec {
     static func encode(_ s: DocumentSnapshot) -> [UInt8] { s.binary() }
 
@@ -52,10 +52,9 @@ extension ServerContext {
 
     /// A snapshot holds the whole undo history, so taking one costs time proportional to it:
     /// every 1,000 changes, but while a document is busy at most every 10 s unless 50,000
-    /// have piled up, which bounds what start-up replays after a crash (49,000 typed changes:
-    /// start-up in 0.3 s, release build). At 5,000 a busy document was snapshot every second
-    /// under bench-load, for 3-6 µs of CPU per edit. A graceful shutdown snapshots every
-    /// document, so a clean restart replays nothing.
+    /// have piled up, which bounds what start-up replays after a crash without a busy
+    /// document paying every edit for a snapshot every second (see docs/performance.md).
+    /// A graceful shutdown snapshots every document, so a clean restart replays nothing.
     static func snapshotDue(changes: Int, seconds: Double) -> Bool {
         changes >= 50 * snapshotEvery || (changes >= snapshotEvery && seconds >= 10)
     }
@@ -297,29 +296,26 @@ extension ServerContext {
                 let pending = !(st.journal?.events.isEmpty ?? true)
                 // Changes may still be waiting for their commit: a document under steady load
                 // always has some, and waiting for a quiet moment meant a snapshot only when
-                // one came, of everything since (240,000 changes, 20 MB of JSON, 0.85 s of CPU
-                // in bench-load), the log in memory growing meanwhile. The snapshot is queued
-                // behind those changes, and the store refuses one beyond its stored revision,
-                // so it never holds a change the store did not take. Pending events are
-                // drained into the snapshot, so that path still waits until everything
-                // before them is committed.
+                // one came, of everything since, the log in memory growing meanwhile (see
+                // docs/performance.md). The snapshot is queued behind those changes, and the
+                // store refuses one beyond its stored revision, so it never holds a change the
+                // store did not take. Pending events are drained into the snapshot, so that
+                // path still waits until everything before them is committed.
                 guard !st.savingError, !st.deleted,
                       all ? changes > 0 || pending : Self.snapshotDue(changes: changes, seconds: now() - st.lastSnapshotTime),
                       all || !pending,
                       !pending || st.committedRevision == st.document.revision
                 else { return nil }
-                // The snapshot holds the retained log: cut to the kept tail first, it is a
-                // quarter of the size (60,000 changes and their groups were 4-5 MB, for the
-                // store's writer to write while every edit waits on it), and a shutdown
-                // snapshot never carries a long history into the next start-up (200,000
-                // changes: 2 s in a debug build). (`pending` was read before: the trim's own
+                // The snapshot holds the retained log: cut to the kept tail first, it is much
+                // smaller (the store's writer writes it while every edit waits on it), and a
+                // shutdown snapshot never carries a long history into the next start-up
+                // (see docs/performance.md). (`pending` was read before: the trim's own
                 // journal event goes with the next change, as the trim after a snapshot's does.)
                 Self.trimToKeptTail(&st)
                 let snap = st.document.snapshot()
-                // Encoded outside the lock (1-5 ms for 10,000 changes, their undo history and
-                // a 400,000-character text): edits go on meanwhile. The store keeps the newest snapshot
-                // whatever order they land in, and a snapshot with no pending events has no
-                // stored copy of them to clear.
+                // Encoded outside the lock, as it takes milliseconds: edits go on meanwhile.
+                // The store keeps the newest snapshot whatever order they land in, and a
+                // snapshot with no pending events has no stored copy of them to clear.
                 guard pending else { return .toEncode(snap) }
                 _ = st.journal?.drain()
                 // Submitted under the lock: clearing the pending events must not overtake a

@@ -1,12 +1,13 @@
 import TandemCore
 import TandemStore
 
-/// Journal events as bytes, the form a stored change's payload takes (`ChangeCodec`): as JSON
-/// a keystroke was 86 bytes (its session, a shortest-round-trip time and the field
-/// punctuation), as bytes 35, so a group commit's run of changes shares its B-tree page with
-/// the runs around it instead of claiming a new page (and the database header and the
-/// freelist with it) every transaction or two: fewer WAL frames written, checksummed and
-/// flushed per commit. Encoding is a few appends instead of JSON escaping and double printing.
+/// Journal events as bytes, the form a stored change's payload takes (`ChangeCodec`): a
+/// keystroke takes a fraction of its JSON size (which spelled out its session, a
+/// shortest-round-trip time and the field punctuation; see docs/performance.md), so a group
+/// commit's run of changes shares its B-tree page with the runs around it instead of claiming
+/// a new page (and the database header and the freelist with it) every transaction or two:
+/// fewer WAL frames written, checksummed and flushed per commit. Encoding is a few appends
+/// instead of JSON escaping and double printing.
 ///
 /// Layout: `version` (a byte JSON never starts with), then the events, each a tag byte and its
 /// fields in declaration order. Integers are unsigned LEB128 varints (a negative one, which

@@ -232,25 +232,20 @@ final class GroupCommitWriter: Sendable {
 
     /// Lets more jobs join the batch for a moment when the previous batch had several: with
     /// writers busy, each commit otherwise took only the few that came during the previous
-    /// one's fsync (10 changes per transaction from 50 typists, 24 this way) and paid a
-    /// transaction and an fsync for them. A lone writer never waits (its batches have one
-    /// job), as Postgres's commit_delay waits only with commit_siblings. Measured against no
-    /// wait and against waiting while jobs keep arriving (up to 1 ms, 40 per transaction, but
-    /// clients then move in lockstep with the commits): 200 µs gave the most edits a second,
-    /// the lowest p99 and the least CPU per edit (bench-load, 3 interleaved rounds).
+    /// one's fsync and paid a transaction and an fsync for them. A lone writer never waits
+    /// (its batches have one job), as Postgres's commit_delay waits only with commit_siblings.
+    /// The short fixed wait (`gatherMicroseconds`) beat no wait and waiting while jobs keep
+    /// arriving, which puts clients in lockstep with the commits (see docs/performance.md).
     ///
     /// While the syncer flushes, the batch cannot be flushed before that flush ends anyway, so
     /// when flushes are long the writer waits longer, until it can just commit in time (the
     /// flush's start plus the average flush, less the average commit). The clients answered
-    /// by the previous flush then come back in time for this batch: taken 200 µs into a long
-    /// flush, it missed them, and each change waited for three flushes instead of two. (Only
-    /// ever longer: with short flushes, timing alone took batches before the herd was back.)
+    /// by the previous flush then come back in time for this batch; taken after the fixed
+    /// wait alone, it missed them, and each change waited for three flushes instead of two.
+    /// (Only ever longer: with short flushes, timing alone took batches before the herd was back.)
     ///
     /// A flush that ends before that moment ends the wait too (the syncer signals it): flush
-    /// times are skewed (p50 0.5 ms, mean 1.5 ms, p99 8 ms here), so a wait timed by the mean
-    /// mostly slept on past an idle disk. A probe of the writer's timeline under bench-load
-    /// put the gather's end after the flush's end by p50 0.4-1.3 ms (p90 2-4 ms) timed alone,
-    /// 135-250 µs (p90 0.5-2 ms) with the signal.
+    /// times are skewed, so a wait timed by the mean mostly slept on past an idle disk.
     private func gather() {
         let start = Self.now()
         let least = start + UInt64(Self.gatherMicroseconds) * 1000
@@ -365,8 +360,8 @@ extension GroupCommitWriter {
 
 extension Database {
     /// `inTransaction(.immediate)` with BEGIN and COMMIT from the statement cache: GRDB's
-    /// compiles both anew for every transaction (19k instructions for the BEGIN alone), and
-    /// the writer runs one per group commit. A failed body or COMMIT rolls back, as GRDB's does.
+    /// compiles both anew for every transaction, and the writer runs one per group commit.
+    /// A failed body or COMMIT rolls back, as GRDB's does.
     func inCachedTransaction(_ body: () throws -> TransactionCompletion) throws {
         try cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
         do {
