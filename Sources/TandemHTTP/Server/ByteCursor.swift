@@ -16,8 +16,8 @@ struct ByteCursor {
         count += 1
     }
 
-    // memcpy: `initialize(fromContentsOf:)` went element by element through a generic
-    // collection copy, ~70 instructions a call, and a response head makes twenty.
+    // memcpy: `initialize(fromContentsOf:)` copies element by element through a generic
+    // collection path, and a response head makes many such copies (see docs/performance.md).
     @inline(__always)
     mutating func put(_ s: StaticString) {
         put(UnsafeRawPointer(s.utf8Start), s.utf8CodeUnitCount)
