@@ -122,22 +122,28 @@ struct HTTPConnectionStateMachine {
     }
 
     var pendingCount: Int { slots.count - slotsHead }
-    var isClosed: Bool { lifecycle == .closed }
-    var isLingering: Bool { lifecycle == .lingering }
-    var hasUnsent: Bool { !output.isEmpty }
-    var unsentByteCount: Int { output.count }
     var waitsForUnsafe: Bool { deferred != nil && unsafeInFlight > 0 }
+
+    // The driver's questions are `mutating get`: asked of the machine where the connection
+    // keeps it, they read it in place; a plain getter copied the whole machine (a retain and
+    // a release of each of its references) several times per request.
+    var isClosed: Bool { mutating get { lifecycle == .closed } }
+    var isLingering: Bool { mutating get { lifecycle == .lingering } }
+    var hasUnsent: Bool { mutating get { !output.isEmpty } }
+    var unsentByteCount: Int { mutating get { output.count } }
 
     /// Whether the socket should be watched for input: not while requests are held back
     /// (pipeline limit, unsafe requests in flight, too much output unsent) or after the peer's EOF.
     var wantsToRead: Bool {
-        if peerHasClosed { return false }
-        if lifecycle == .lingering { return true }
-        return lifecycle == .open && !waitsForUnsafe && pendingCount < Self.maxPipelined
-            && output.count < Self.maxBufferedOutput
+        mutating get {
+            if peerHasClosed { return false }
+            if lifecycle == .lingering { return true }
+            return lifecycle == .open && !waitsForUnsafe && pendingCount < Self.maxPipelined
+                && output.count < Self.maxBufferedOutput
+        }
     }
 
-    func withUnsentBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+    mutating func withUnsentBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         output.withUnsentBytes(body)
     }
 

@@ -39,15 +39,17 @@ extension ServerContext {
             if st.editingDisabled {
                 return .failure(APIError(.forbidden, "editing_disabled", "editing is disabled for this document"))
             }
-            // Readers see the counts before the first change in flight: kept for that one only.
-            let countsBefore = st.inFlight.isEmpty ? st.document.changeCounts : nil
+            // Readers see the document's count before the first change in flight. (The
+            // contexts' counts are not copied: the copy made the next change copy the whole
+            // table, once per commit.)
+            let countBefore = st.document.changeCounts.document
             let outcome: ChangeOutcome
             do throws(APIError) { outcome = try body(&st) } catch { return .failure(error) }
             if case .changed(let change, let response, let notification) = outcome {
                 handle.lengthHint.store(st.document.length, ordering: .relaxed)
                 handle.revisionHint.store(st.document.revision, ordering: .relaxed)
                 st.modified = change.time
-                st.changeInFlight(countsBefore: countsBefore)
+                st.changeInFlight(countBefore: countBefore)
                 let stored = StoredChange(documentID: handle.id, revision: change.revision, payload: ChangeCodec.encode(st.journal?.drain() ?? []))
                 let extra = companion()
                 // One unit with the companion's writes: both are stored or neither.

@@ -44,12 +44,14 @@ enum DocumentJSON {
         w.key("kind"); w.string(c.kind.rawValue)
         w.key("actionName"); w.string(c.actionName)
         w.key("time"); w.double(c.time)
-        reverts(c, to: &w)
+        // Only undo and redo carry them: an edit's would be the same 45 bytes on every
+        // keystroke, to every subscriber.
+        if c.kind != .edit { reverts(c, to: &w) }
         w.endObject()
     }
 
     /// `reverts`, `partial` and `notReverted`: which group an undo (redo) reverted, and
-    /// whether others had already taken part of its effect away. Null, false, 0 for edits.
+    /// whether others had already taken part of its effect away.
     static func reverts(_ c: Change, to w: inout JSONWriter) {
         w.key("reverts")
         if let r = c.reverts {

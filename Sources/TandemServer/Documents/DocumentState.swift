@@ -51,9 +51,8 @@ struct DocumentState {
 
     struct InFlight {
         var revision: Int
-        /// The change counts before it; kept for the first change in flight only, the one
-        /// readers see the state before.
-        var countsBefore: ChangeCounts?
+        /// The document's change count before it.
+        var countBefore: ChangeCounter
     }
 
     struct Poller {
@@ -71,15 +70,16 @@ struct DocumentState {
         return (try? document.rope(atRevision: first.revision - 1)) ?? document.rope
     }
 
-    var committedChangeCounts: ChangeCounts { inFlight.first?.countsBefore ?? document.changeCounts }
-    var committedChangeCount: Int { committedChangeCounts.document.count }
+    var committedChangeCount: Int { (inFlight.first?.countBefore ?? document.changeCounts.document).count }
 
     /// UIDocument's count for the calling scope, as committed, except that it is never 0 while
     /// the text differs from the last saved version: no count may make the document look
     /// clean when it is not (others' changes, or an undo others changed, can bring the
     /// arithmetic back to 0 on a text never saved).
     func reportedChangeCount(_ scope: UndoScope) -> Int {
-        let count = committedChangeCounts.count(scope)
+        // A session's own count includes its changes still in flight (for a few ms); the
+        // document's is the committed one.
+        let count = scope == .document ? committedChangeCount : document.changeCount(scope)
         return count == 0 && hasUnsavedChanges ? 1 : count
     }
 
@@ -98,8 +98,8 @@ struct DocumentState {
     }
 
     /// A change was applied and queued for commit: readers keep seeing the state before it.
-    mutating func changeInFlight(countsBefore: ChangeCounts?) {
-        inFlight.append(InFlight(revision: document.revision, countsBefore: countsBefore))
+    mutating func changeInFlight(countBefore: ChangeCounter) {
+        inFlight.append(InFlight(revision: document.revision, countBefore: countBefore))
     }
 
     /// Changes up to `revision` committed: readers move up to it.

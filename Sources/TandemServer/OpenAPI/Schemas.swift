@@ -64,8 +64,8 @@ enum Schemas {
             ("revision", nonNegative), ("ops", ref("Operation")), ("session", nullableString),
             ("kind", ["type": "string", "enum": ["edit", "undo", "redo"]]),
             ("actionName", string), ("time", number),
-            ("reverts", ["oneOf": [ref("RevertedGroup"), ["type": "null"]]]), ("partial", boolean), ("notReverted", nonNegative),
-        ], required: ["revision", "ops", "session", "kind", "actionName", "reverts", "partial", "notReverted"])),
+            ("reverts", ref("RevertedGroup")), ("partial", boolean), ("notReverted", nonNegative),
+        ], required: ["revision", "ops", "session", "kind", "actionName"])),
         ("RevertedGroup", object([
             ("session", nullableString), ("group", ["type": "integer", "minimum": 1]),
         ], required: ["session", "group"])),
