@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import TandemCore
 
@@ -81,5 +82,22 @@ import Testing
         #expect(throws: Never.self) { try Document(snapshot: snapshot) }
         Self.damages[row].1(&snapshot.log)
         #expect(throws: DocumentError.self, "\(Self.damages[row].0)") { try Document(snapshot: snapshot) }
+    }
+}
+
+/// The fuzzer's JSON snapshot with more undo requesters than undo records: it decoded, and
+/// its binary form then did not read back. One requester and one count per record, or damage.
+@Suite struct FuzzFindingsUndoRecordTests {
+    @Test(arguments: ["revertRequester", "revertLost"])
+    func undoRecordColumnsOfAnotherLengthAreDamaged(column: String) throws {
+        let doc = Document()
+        try doc.apply(ins(doc, "a", at: 0), session: "ada", time: 0)
+        try doc.perform(UndoRequest(.undo, scope: .document, requester: "bob", time: 1))
+        var object = try #require(JSONSerialization.jsonObject(with: JSONEncoder().encode(doc.snapshot())) as? [String: Any])
+        var log = try #require(object["log"] as? [String: Any])
+        log[column] = column == "revertRequester" ? ["bob", "eve"] as [Any] : log["spliceEnd"]!
+        object["log"] = log
+        let damaged = try JSONSerialization.data(withJSONObject: object)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(DocumentSnapshot.self, from: damaged) }
     }
 }

@@ -259,6 +259,9 @@ extension ChangeLog.State {
             revertRevision = try PackedCoding.decode(Int32.self, c, .revertRevision)
             revertRequester = try c.decode([String].self, forKey: .revertRequester)
             revertLost = try PackedCoding.decode(Int32.self, c, .revertLost)
+            // One requester and one count per undo record: the binary form relies on it.
+            guard revertRequester.count == revertRevision.count else { throw PackedCoding.corrupt(c, .revertRequester) }
+            guard revertLost.count == revertRevision.count else { throw PackedCoding.corrupt(c, .revertLost) }
         }
     }
 
