@@ -121,7 +121,7 @@ extension ServerContext {
         store.submit([.createDocument(stored, snapshot: snapshot)]) { [self] result in
             switch result {
             case .success: break
-            case .failure(.conflict): return res.send(APIError.conflict("id_taken", "a document with id '\(id)' exists").response)
+            case .failure(.conflict): return res.send(Self.idTaken(id).response)
             case .failure(let error):
                 logger.error("could not create document \(id): \(error)")
                 return res.send(APIError.storageFailing.response)
@@ -131,11 +131,15 @@ extension ServerContext {
                 docs[id] = handle
                 return true
             }
-            if !inserted { return res.send(APIError.conflict("id_taken", "a document with id '\(id)' exists").response) }
+            if !inserted { return res.send(Self.idTaken(id).response) }
             metrics.increment("tandem_documents_created_total")
             res.send(.json(json, status: .created, headers: ["Location": "/documents/\(id)", "ETag": "\"0\""]))
         }
     }
+
+    /// A document has that id already: checked before the store is asked, then by the store,
+    /// then again as the new document is published.
+    static func idTaken(_ id: String) -> APIError { .conflict("id_taken", "a document with id '\(id)' exists") }
 
     /// The document a create asks for, as it will be stored; `id_taken` if one has its id.
     private func newDocument(_ req: HTTPRequest) throws(APIError) -> (String, DocumentState, StoredDocument, StoredSnapshot) {
@@ -159,7 +163,7 @@ extension ServerContext {
         let document = Document(text: text, configuration: documentConfiguration(levelsOfUndo: 0))
         let state = makeState(document: document, title: title, created: time, modified: time, metadata: DocumentMetadata())
         let taken = documents.withLock { $0[id] != nil }
-        if taken { throw .conflict("id_taken", "a document with id '\(id)' exists") }
+        if taken { throw Self.idTaken(id) }
         let stored = StoredDocument(id: id, title: title, created: time, modified: time, metadata: DocumentMetadata(state).encoded)
         return (id, state, stored, StoredSnapshot(documentID: id, revision: 0, payload: SnapshotCodec.encode(document.snapshot())))
     }

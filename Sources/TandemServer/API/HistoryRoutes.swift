@@ -147,8 +147,9 @@ extension ServerContext {
     }
 
     /// The undo (redo) a request asks for: its scope, its requester, and for an undo the
-    /// `group` of a selective undo or `nested=true` for undoNestedGroup.
-    func undoRequest(_ req: HTTPRequest, redo: Bool) throws(APIError) -> (DocumentHandle, UndoRequest.Kind, UndoScope, Session?, Int?) {
+    /// `group` of a selective undo or `nested=true` for undoNestedGroup. Its time is set when
+    /// it is performed.
+    func undoRequest(_ req: HTTPRequest, redo: Bool) throws(APIError) -> (DocumentHandle, Session?, UndoRequest) {
         let (handle, scope, session) = try historyTarget(req)
         // The body, if any, is an empty object: a field it does not know is a typo, not a wish.
         try RequestBody.object(req).allowOnly([])
@@ -170,7 +171,7 @@ extension ServerContext {
             guard case .session = scope else { throw .invalidField("group", "names a group of your own stack: it takes scope=session") }
             group = id
         }
-        return (handle, kind, scope, session, group)
+        return (handle, session, UndoRequest(kind, scope: scope, requester: session?.id, group: group, time: 0))
     }
 
     func undoOrRedo(_ req: HTTPRequest, _ res: HTTPResponder, redo: Bool) {
@@ -178,9 +179,7 @@ extension ServerContext {
         let request: UndoRequest
         let session: Session?
         do throws(APIError) {
-            let (h, kind, scope, s, group) = try undoRequest(req, redo: redo)
-            (handle, session) = (h, s)
-            request = UndoRequest(kind, scope: scope, requester: s?.id, group: group, time: 0)
+            (handle, session, request) = try undoRequest(req, redo: redo)
         } catch {
             res.send(error.response)
             return
