@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func lengthMismatchNamesTheOperationsLengthFirst() throws {
-        let edit = ServerContext.EditRequest(base: nil, options: EditOptions(), form: .ops([.retain(5)]))
+        let edit = EditRequest(base: nil, options: EditOptions(), form: .ops([.retain(5)]))
         do throws(APIError) {
             _ = try edit.build(3)
             Issue.record("a 5-unit operation was built for a 3-unit document")

@@ -9,7 +9,7 @@ import TandemTestSupport
 /// every body it leaves must be one the tree decodes differently or refuses: the scanner
 /// is a shortcut, never a second judge.
 @Suite struct EditBodyScannerTests {
-    typealias Form = ServerContext.EditForm
+    typealias Form = EditForm
 
     static let read: [(String, Int?, Form)] = [
         (#"{"insert":"a","at":5}"#, nil, .insert("a", at: 5)),
@@ -74,7 +74,7 @@ import TandemTestSupport
         #expect(scanned == EditBodyScanner.Edit(base: base, form: form))
         // The tree reads the same edit, options included.
         let tree = try ServerContext.decodeEditTree(Self.request(Array(body.utf8)))
-        #expect(tree == ServerContext.EditRequest(base: base, options: EditOptions(), form: form))
+        #expect(tree == EditRequest(base: base, options: EditOptions(), form: form))
         #expect(try ServerContext.decodeEdit(Self.request(Array(body.utf8))) == tree)
     }
 
@@ -104,7 +104,7 @@ import TandemTestSupport
             guard let scanned = EditBodyScanner.scan(Array(body.utf8)) else { continue }
             read += 1
             let tree = try ServerContext.decodeEditTree(Self.request(Array(body.utf8)))
-            #expect(tree == ServerContext.EditRequest(base: scanned.base, options: EditOptions(), form: scanned.form), "\(body)")
+            #expect(tree == EditRequest(base: scanned.base, options: EditOptions(), form: scanned.form), "\(body)")
         }
         // The mix reads some bodies and leaves most; both sides of the comparison are exercised.
         #expect(read > 100)
@@ -125,7 +125,7 @@ import TandemTestSupport
     }
 
     /// A small seeded generator, so a failure names a body that comes back on every run.
-    static func outcome(_ decode: () throws(APIError) -> ServerContext.EditRequest) -> String {
+    static func outcome(_ decode: () throws(APIError) -> EditRequest) -> String {
         do throws(APIError) {
             _ = try decode()
             return "edit"

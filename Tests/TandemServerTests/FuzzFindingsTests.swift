@@ -11,7 +11,7 @@ import Testing
         HTTPRequest(method: .post, target: "/documents/d/edits", headers: ["Content-Type": "application/json"], body: Array(body.utf8))
     }
 
-    static func answer(_ decode: () throws(APIError) -> ServerContext.EditRequest) -> String {
+    static func answer(_ decode: () throws(APIError) -> EditRequest) -> String {
         do throws(APIError) {
             return "edit \(try decode())"
         } catch {

@@ -27,6 +27,26 @@ public enum EntityTag {
         }
     }
 
+    /// `If-Match` compares strongly (RFC 9110 §13.1.1): a weak tag `W/"7"` never matches,
+    /// since a write must not rest on "semantically the same" text. `*` matches any
+    /// existing document; a list matches if one of its tags does.
+    public static func matches(ifMatch header: String, etag: String) -> Bool {
+        var rest = Substring(header)
+        while true {
+            while let c = rest.first, c == " " || c == "\t" || c == "," { rest.removeFirst() }
+            guard !rest.isEmpty else { return false }
+            if rest.first == "*" { return true }
+            var weak = false
+            if rest.hasPrefix("W/") { weak = true; rest = rest.dropFirst(2) }
+            guard rest.first == "\"" else { return false }
+            let body = rest.dropFirst()
+            guard let close = body.firstIndex(of: "\"") else { return false }
+            let tag = rest[rest.startIndex...close]
+            rest = body[body.index(after: close)...]
+            if !weak && tag == etag { return true }
+        }
+    }
+
     /// The tag without `W/` and quotes.
     static func opaque(_ tag: Substring) -> Substring {
         var t = tag.trimmingSpaces

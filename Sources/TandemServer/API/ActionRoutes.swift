@@ -100,14 +100,6 @@ extension ServerContext {
         return list
     }
 
-    /// A decoded action body.
-    struct ActionRequest {
-        /// `{"from","to"}`, checked as 0 <= from <= to.
-        var range: Range<Int>?
-        var pasteboard: String
-        var type: String?
-    }
-
     func decodeAction(_ action: EditAction, _ req: HTTPRequest) throws(APIError) -> ActionRequest {
         let body = try RequestBody.object(req)
         try body.allowOnly(action.fields)
@@ -147,18 +139,15 @@ extension ServerContext {
         }
         switch action {
         case .copy: res.respond(on: storeWaits) { [self] () throws(APIError) in try copy(handle, session: session, body) }
-        case .select, .selectAll: res.respond { () throws(APIError) in try select(handle, all: action == .selectAll, session: session!, body) }
-        case .cut: storeWaits.async { [self] in cutOrDelete(handle, cut: true, req, res, session: session, body) }
-        case .delete: cutOrDelete(handle, cut: false, req, res, session: session, body)
-        case .paste: paste(handle, req, res, session: session, body)
+        case .select, .selectAll:
+            res.respond { () throws(APIError) in
+                let selection = try service.select(all: action == .selectAll, body.range, in: handle, by: session!)
+                return .json(DocumentJSON.selected(selection))
+            }
+        case .cut: storeWaits.async { [self] in cut(handle, req, res, session: session, body) }
+        case .delete: service.delete(body, in: handle, by: session) { res.send($0) { .json(DocumentJSON.action($0)) } }
+        case .paste: service.paste(body, in: handle, by: session) { res.send($0) { .json(DocumentJSON.action($0)) } }
         }
-    }
-
-    /// The explicit range, else the session's selection (`EditingTarget.range`).
-    func target(_ st: DocumentState, _ body: ActionRequest, session: Session?, needsText: Bool) throws(APIError) -> Range<Int> {
-        do throws(EditingTargetError) {
-            return try EditingTarget.range(explicit: body.range, session: session?.id, in: st.document, needsText: needsText)
-        } catch { throw APIError(error) }
     }
 
     static let secureDocument = APIError(.forbidden, "secure_document", "the document is secure: its text is never copied to a pasteboard")
@@ -169,7 +158,7 @@ extension ServerContext {
         let (text, selection) = try handle.state.withLock { st throws(APIError) -> (String, [UInt8]) in
             if st.deleted { throw .notFound("document '\(handle.id)'") }
             if st.secure { throw Self.secureDocument }
-            let range = try target(st, body, session: session, needsText: true)
+            let range = try service.target(st, body, session: session, needsText: true)
             var w = JSONWriter(capacity: 32)
             DocumentJSON.selection(session.flatMap { st.document.selection(for: $0.id) }, to: &w)
             return (st.document.rope.substring(range), w.bytes)
@@ -186,14 +175,7 @@ extension ServerContext {
         return .json(w.bytes)
     }
 
-    func cutOrDelete(_ handle: DocumentHandle, cut: Bool, _ req: HTTPRequest, _ res: HTTPResponder, session: Session?, _ body: ActionRequest) {
-        guard cut else {
-            performChange(handle, request: req, responder: res, session: session) { st throws(APIError) in
-                let range = try target(st, body, session: session, needsText: true)
-                return try applyAction(&st, op: deletion(range, st), actionName: "Delete", session: session, pasteboard: nil)
-            }
-            return
-        }
+    func cut(_ handle: DocumentHandle, _ req: HTTPRequest, _ res: HTTPResponder, session: Session?, _ body: ActionRequest) {
         // A cut is one unit: the pasteboard is stored with the deletion and shown once both
         // committed; refused, neither happened. No other pasteboard write runs meanwhile, so
         // what was staged is still what gets installed. This thread waits for the commit
@@ -205,97 +187,23 @@ extension ServerContext {
                 answered.signal()
             }
             var staged: PasteboardRegistry.Staged?
-            performChange(handle, request: req, responder: relay, session: session, companion: { [self] in
+            service.commitChange(handle, companion: { [self] in
                 staged.map { s in ChangeCompanion(writes: s.writes) { [self] in pasteboards.install(s, publish: publishPasteboard) } }
-            }) { st throws(APIError) in
+            }, completion: { relay.send($0) { .json(DocumentJSON.action($0)) } }) { st throws(APIError) in
                 if st.secure { throw Self.secureDocument }
-                let range = try target(st, body, session: session, needsText: true)
-                let op = try deletion(range, st)
+                let range = try service.target(st, body, session: session, needsText: true)
+                let op = try DocumentService.deletion(range, st)
                 // Staged before the deletion: if the text cannot go onto the pasteboard, it stays.
                 let text = st.document.rope.substring(range)
                 let s = try pasteboards.stage(body.pasteboard) { p, limits throws(PasteboardError) in
                     try p.setString(text, limits: limits)
                 }
-                let outcome = try applyAction(&st, op: op, actionName: "Cut", session: session, pasteboard: s.pasteboard)
+                let outcome = try service.applyAction(&st, op: op, actionName: "Cut", session: session, pasteboard: s.pasteboard)
                 staged = s
                 return outcome
             }
             answered.wait()
         }
-    }
-
-    private func deletion(_ range: Range<Int>, _ st: DocumentState) throws(APIError) -> TextOperation {
-        do throws(OperationError) {
-            return try TextOperation.delete(from: range.lowerBound, to: range.upperBound, length: st.document.length)
-        } catch { throw .operation(error) }
-    }
-
-    func paste(_ handle: DocumentHandle, _ req: HTTPRequest, _ res: HTTPResponder, session: Session?, _ body: ActionRequest) {
-        performChange(handle, request: req, responder: res, session: session) { st throws(APIError) in
-            let range = try target(st, body, session: session, needsText: false)
-            let p = try pasteboards.pasteboard(body.pasteboard)
-            guard let item = p.items.first else {
-                throw .conflict("nothing_to_paste", "pasteboard '\(p.name)' is empty")
-            }
-            let rep: PasteboardRepresentation
-            if let type = body.type {
-                guard let r = item[type] else { throw .conflict("nothing_to_paste", "the first item of '\(p.name)' has no \(type)") }
-                rep = r
-            } else {
-                guard let r = item.plainText else { throw .conflict("nothing_to_paste", "the first item of '\(p.name)' has no plain text") }
-                rep = r
-            }
-            guard let text = rep.string else { throw .unprocessable("the \(rep.type) representation is not UTF-8 text", code: "not_text") }
-            let op: TextOperation
-            do throws(OperationError) {
-                op = try TextOperation.replace(from: range.lowerBound, to: range.upperBound, with: text, length: st.document.length)
-            } catch { throw .operation(error) }
-            return try applyAction(&st, op: op, actionName: "Paste", session: session, pasteboard: nil)
-        }
-    }
-
-    /// `applyEdit` as its own undo group, answered as `ActionResult`: the selection is where
-    /// a text field leaves it (the session's, or for anonymous calls the caret it would get).
-    func applyAction(_ st: inout DocumentState, op: TextOperation, actionName: String, session: Session?, pasteboard: Pasteboard?) throws(APIError) -> ChangeOutcome {
-        let outcome = try applyEdit(&st, op: op, base: nil, session: session,
-                                    options: EditOptions(actionName: actionName, newGroup: true))
-        var change: Change?
-        if case .changed(let c, _, _) = outcome { change = c }
-        var selection = session.flatMap { st.document.selection(for: $0.id) }
-        if selection == nil, let r = change?.range { selection = Selection(caret: r.upperBound) }
-        var w = JSONWriter(capacity: 128)
-        w.beginObject()
-        w.key("revision"); w.int(change?.revision ?? st.document.revision)
-        w.key("ops")
-        if let change { CompactOperation.write(change.operation, to: &w) } else { w.beginArray(); w.endArray() }
-        w.key("actionName"); w.string(actionName)
-        w.key("selection"); DocumentJSON.selection(selection, to: &w)
-        if let pasteboard {
-            w.key("pasteboard"); w.string(pasteboard.name)
-            w.key("changeCount"); w.int(pasteboard.changeCount)
-        }
-        w.endObject()
-        guard let change else { return .unchanged(.json(w.bytes)) }
-        return .changed(change, response: w.bytes, notification: "checkpoint")
-    }
-
-    func select(_ handle: DocumentHandle, all: Bool, session: Session, _ body: ActionRequest) throws(APIError) -> HTTPResponse {
-        let json = try handle.state.withLock { st throws(APIError) -> [UInt8] in
-            if st.deleted { throw .notFound("document '\(handle.id)'") }
-            let selection: Selection
-            do throws(EditingTargetError) {
-                selection = try EditingTarget.selection(all: all, explicit: body.range, session: session.id, in: st.document)
-            } catch { throw APIError(error, selecting: true) }
-            do throws(DocumentError) { try st.document.setSelection(selection, for: session.id) } catch { throw .document(error) }
-            var w = JSONWriter(capacity: 64)
-            w.beginObject()
-            w.key("revision"); w.int(st.document.revision)
-            w.key("selection"); DocumentJSON.selection(selection, to: &w)
-            w.endObject()
-            return w.bytes
-        }
-        broadcastPresence(handle)
-        return .json(json)
     }
 
     func canPerformActions(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {

@@ -112,37 +112,16 @@ extension ServerContext {
     }
 
     func createDocument(_ req: HTTPRequest, _ res: HTTPResponder) {
-        let created: (String, DocumentState, StoredDocument, StoredSnapshot)
-        do throws(APIError) { created = try newDocument(req) } catch { return res.send(error.response) }
-        let (id, state, stored, snapshot) = created
-        // Built now, published once stored: until then no request can find it.
-        let json = DocumentJSON.document(id: id, state: state)
-        let handle = DocumentHandle(id: id, state: state, events: makeEventChannel())
-        store.submit([.createDocument(stored, snapshot: snapshot)]) { [self] result in
-            switch result {
-            case .success: break
-            case .failure(.conflict): return res.send(Self.idTaken(id).response)
-            case .failure(let error):
-                logger.error("could not create document \(id): \(error)")
-                return res.send(APIError.storageFailing.response)
+        let new: NewDocument
+        do throws(APIError) { new = try decodeNewDocument(req) } catch { return res.send(error.response) }
+        service.create(new) { result in
+            res.send(result) { info in
+                .json(DocumentJSON.document(info), status: .created, headers: ["Location": "/documents/\(info.id)", "ETag": "\"0\""])
             }
-            let inserted = documents.withLock { docs -> Bool in
-                if docs[id] != nil { return false }
-                docs[id] = handle
-                return true
-            }
-            if !inserted { return res.send(Self.idTaken(id).response) }
-            metrics.increment("tandem_documents_created_total")
-            res.send(.json(json, status: .created, headers: ["Location": "/documents/\(id)", "ETag": "\"0\""]))
         }
     }
 
-    /// A document has that id already: checked before the store is asked, then by the store,
-    /// then again as the new document is published.
-    static func idTaken(_ id: String) -> APIError { .conflict("id_taken", "a document with id '\(id)' exists") }
-
-    /// The document a create asks for, as it will be stored; `id_taken` if one has its id.
-    private func newDocument(_ req: HTTPRequest) throws(APIError) -> (String, DocumentState, StoredDocument, StoredSnapshot) {
+    private func decodeNewDocument(_ req: HTTPRequest) throws(APIError) -> NewDocument {
         _ = try session(of: req)
         let body = try RequestBody.object(req)
         try body.allowOnly(["title", "text", "id"])
@@ -159,24 +138,11 @@ extension ServerContext {
         } else {
             id = Secrets.base64url(Secrets.randomBytes(9))
         }
-        let time = now()
-        let document = Document(text: text, configuration: documentConfiguration(levelsOfUndo: 0))
-        let state = makeState(document: document, title: title, created: time, modified: time, metadata: DocumentMetadata())
-        let taken = documents.withLock { $0[id] != nil }
-        if taken { throw Self.idTaken(id) }
-        let stored = StoredDocument(id: id, title: title, created: time, modified: time, metadata: DocumentMetadata(state).encoded)
-        return (id, state, stored, StoredSnapshot(documentID: id, revision: 0, payload: SnapshotCodec.encode(document.snapshot())))
-    }
-
-    func documentConfiguration(levelsOfUndo: Int) -> Document.Configuration {
-        var c = Document.Configuration()
-        c.typingPause = configuration.typingPause
-        c.levelsOfUndo = levelsOfUndo
-        return c
+        return NewDocument(id: id, title: title, text: text)
     }
 
     func listDocuments() -> [UInt8] {
-        let handles = documents.withLock { $0.values.sorted { $0.id < $1.id } }
+        let handles = service.allDocuments()
         var w = JSONWriter(capacity: 64 * handles.count + 2)
         w.beginArray()
         for h in handles {
@@ -194,59 +160,26 @@ extension ServerContext {
     func getDocument(_ req: HTTPRequest, asText: Bool) throws(APIError) -> HTTPResponse {
         let scope = try session(of: req).map { UndoScope.session($0.id) } ?? .document
         let handle = try document(req.parameters["id"] ?? "")
-        return handle.state.withLock { st -> HTTPResponse in
-            // The committed state: a change still waiting for its commit is not shown yet.
-            let etag = "\"\(st.committedRevision)\""
-            if let inm = req.headers["If-None-Match"], EntityTag.matches(ifNoneMatch: inm, etag: etag) {
-                return HTTPResponse(status: .notModified, headers: ["ETag": etag])
-            }
-            if asText {
-                return HTTPResponse(status: .ok, contentType: "text/plain; charset=utf-8",
-                                    body: Array(st.committedRope.description.utf8), headers: ["ETag": etag])
-            }
-            return .json(DocumentJSON.document(id: handle.id, state: st, scope: scope), headers: ["ETag": etag])
+        let info = service.info(handle, scope: scope)
+        let etag = "\"\(info.revision)\""
+        if let inm = req.headers["If-None-Match"], EntityTag.matches(ifNoneMatch: inm, etag: etag) {
+            return HTTPResponse(status: .notModified, headers: ["ETag": etag])
         }
+        if asText {
+            return HTTPResponse(status: .ok, contentType: "text/plain; charset=utf-8", body: Array(info.text.description.utf8), headers: ["ETag": etag])
+        }
+        return .json(DocumentJSON.document(info), headers: ["ETag": etag])
     }
 
     func deleteDocument(_ req: HTTPRequest, _ res: HTTPResponder) {
-        let id = req.parameters["id"] ?? ""
         let handle: DocumentHandle
         do throws(APIError) {
             _ = try session(of: req)
-            handle = try document(id)
+            handle = try document(req.parameters["id"] ?? "")
         } catch {
             return res.send(error.response)
         }
-        // With its pending undo state: a new document under this id must not replay it.
-        store.submit([.deleteDocument(id), .setMeta(Self.pendingKey(id), nil)]) { [self] result in
-            if case .failure(let error) = result {
-                logger.error("could not delete document \(id): \(error)")
-                return res.send(APIError.storageFailing.response)
-            }
-            res.send(forget(handle))
-        }
-    }
-
-    /// Drops a deleted document from memory: its long-polls get 404 and its streams end.
-    private func forget(_ handle: DocumentHandle) -> HTTPResponse {
-        let id = handle.id
-        let pollers: [DocumentState.Poller] = handle.state.withLock { st in
-            st.deleted = true
-            defer { st.pollers.removeAll() }
-            return st.pollers
-        }
-        documents.withLock { _ = $0.removeValue(forKey: id) }
-        for p in pollers { p.responder.send(APIError.notFound("document '\(id)'").response) }
-        handle.events.closeAll()
-        return HTTPResponse(status: .noContent)
-    }
-
-    /// What a PATCH asks to change.
-    struct DocumentPatch: Sendable {
-        var title: String?
-        var editingDisabled: Bool?
-        var secure: Bool?
-        var levels: Int?
+        service.delete(handle) { res.send($0) { HTTPResponse(status: .noContent) } }
     }
 
     func patchDocument(_ req: HTTPRequest, _ res: HTTPResponder) {
@@ -254,106 +187,21 @@ extension ServerContext {
         do throws(APIError) {
             _ = try session(of: req)
             handle = try document(req.parameters["id"] ?? "")
-            patch = try documentPatch(req)
+            let body = try RequestBody.object(req, allowEmpty: false)
+            try body.allowOnly(["title", "editingDisabled", "secure", "levelsOfUndo"])
+            let title = try body.string("title")
+            if let title, title.isEmpty || title.count > 500 { throw .invalidField("title", "must be 1 to 500 characters") }
+            patch = DocumentPatch(title: title, editingDisabled: try body.bool("editingDisabled"),
+                                  secure: try body.bool("secure"), levels: try body.int("levelsOfUndo"))
+            if let levels = patch.levels, levels < 0 { throw .invalidField("levelsOfUndo", "must be 0 (unlimited) or more") }
         } catch {
             return res.send(error.response)
         }
-        // Stored with the document's lock released (the store's writer takes that lock to
-        // publish commits); `checkpoints` keeps concurrent PATCHes in one order. The document's
-        // levelsOfUndo goes into its undo history, so it is journaled with the metadata as one
-        // unit: applied first (the journal event is the store's record of it), and if the unit
-        // is refused the document goes back to what the store holds. The rest changes only
-        // once stored.
-        handle.checkpoints.run { [self] done in
-            let finish: @Sendable (HTTPResponse) -> Void = { response in
-                done()
-                res.send(response)
-            }
-            let submitted: (StoredDocument, Bool, StoreTicket)
-            do throws(APIError) { submitted = try submitPatch(handle, patch) } catch { return finish(error.response) }
-            let (stored, journaled, ticket) = submitted
-            whenStored(ticket, of: handle, journaled: journaled, doing: "update") { [self] result in
-                if case .failure(let error) = result { return finish(error.response) }
-                let updated = handle.state.withLock { st -> ([UInt8], Bool, Bool)? in
-                    if st.deleted { return nil }
-                    let before = st.condition
-                    let titleBefore = st.title
-                    st.title = stored.title
-                    if let editingDisabled = patch.editingDisabled { st.editingDisabled = editingDisabled }
-                    if let secure = patch.secure { st.secure = secure }
-                    st.modified = stored.modified
-                    return (DocumentJSON.document(id: handle.id, state: st), before != st.condition, titleBefore != st.title)
-                }
-                guard let (json, stateChanged, titleChanged) = updated else {
-                    return finish(APIError.notFound("document '\(handle.id)'").response)
-                }
-                if stateChanged { broadcastState(handle) }
-                if titleChanged { broadcastTitle(handle) }
-                finish(.json(json))
-            }
-        }
-    }
-
-    private func documentPatch(_ req: HTTPRequest) throws(APIError) -> DocumentPatch {
-        let body = try RequestBody.object(req, allowEmpty: false)
-        try body.allowOnly(["title", "editingDisabled", "secure", "levelsOfUndo"])
-        let title = try body.string("title")
-        if let title, title.isEmpty || title.count > 500 { throw .invalidField("title", "must be 1 to 500 characters") }
-        let editingDisabled = try body.bool("editingDisabled")
-        let secure = try body.bool("secure")
-        let levels = try body.int("levelsOfUndo")
-        if let levels, levels < 0 { throw .invalidField("levelsOfUndo", "must be 0 (unlimited) or more") }
-        return DocumentPatch(title: title, editingDisabled: editingDisabled, secure: secure, levels: levels)
-    }
-
-    /// Under the document's lock: the metadata as patched (and levelsOfUndo applied and
-    /// journaled), submitted as one unit.
-    private func submitPatch(_ handle: DocumentHandle, _ patch: DocumentPatch) throws(APIError) -> (StoredDocument, Bool, StoreTicket) {
-        try handle.state.withLock { st throws(APIError) -> (StoredDocument, Bool, StoreTicket) in
-            if st.deleted { throw .notFound("document '\(handle.id)'") }
-            var next = st
-            if let title = patch.title { next.title = title }
-            if let editingDisabled = patch.editingDisabled { next.editingDisabled = editingDisabled }
-            if let secure = patch.secure { next.secure = secure }
-            let stored = StoredDocument(id: handle.id, title: next.title, created: next.created, modified: now(),
-                                        metadata: DocumentMetadata(next, levelsOfUndo: patch.levels).encoded)
-            var writes: [StoreWrite] = [.updateDocument(stored)]
-            var journaled = false
-            if let levels = patch.levels {
-                st.document.undoManager.levelsOfUndo = levels
-                if let journal = pendingJournalWrite(st, id: handle.id) {
-                    writes.append(journal)
-                    journaled = true
-                }
-            }
-            let ticket = StoreTicket()
-            store.submit(writes) { ticket.finish($0) }
-            return (stored, journaled, ticket)
-        }
-    }
-
-    func broadcastState(_ handle: DocumentHandle) {
-        let (rev, condition) = handle.state.withLock { ($0.committedRevision, $0.condition) }
-        var w = JSONWriter(capacity: 48)
-        w.beginObject()
-        w.key("state"); w.string(condition.rawValue)
-        w.endObject()
-        handle.events.send(ServerSentEvents.frame(id: rev, event: "state", data: w.bytes))
-    }
-
-    /// A renamed document's new title, so every open window shows it at once.
-    func broadcastTitle(_ handle: DocumentHandle) {
-        let (rev, title) = handle.state.withLock { ($0.committedRevision, $0.title) }
-        var w = JSONWriter(capacity: 32 + title.utf8.count)
-        w.beginObject()
-        w.key("title"); w.string(title)
-        w.endObject()
-        handle.events.send(ServerSentEvents.frame(id: rev, event: "title", data: w.bytes))
+        service.update(handle, with: patch) { res.send($0) { .json(DocumentJSON.document($0)) } }
     }
 
     func replaceText(_ req: HTTPRequest, _ res: HTTPResponder) {
-        let session: Session?
-        let handle: DocumentHandle
+        let session: Session?, handle: DocumentHandle
         do throws(APIError) {
             session = try self.session(of: req)
             handle = try document(req.parameters["id"] ?? "")
@@ -363,42 +211,12 @@ extension ServerContext {
                 throw APIError.unsupportedMediaType("text/plain")
             }
         } catch {
-            res.send(error.response)
-            return
+            return res.send(error.response)
         }
         guard let text = req.bodyText else {
-            res.send(APIError.badRequest("the body is not valid UTF-8", code: "invalid_text").response)
-            return
+            return res.send(APIError.badRequest("the body is not valid UTF-8", code: "invalid_text").response)
         }
-        performChange(handle, request: req, responder: res, session: session) { st throws(APIError) in
-            let etag = "\"\(st.document.revision)\""
-            if let im = req.headers["If-Match"], !Self.ifMatch(im, matches: etag) {
-                throw APIError(.preconditionFailed, "precondition_failed", "the document is at \(etag), not \(im)")
-            }
-            let op: TextOperation
-            do throws(OperationError) { op = try TextDiff.replacement(from: st.document.text, to: text) } catch { throw .operation(error) }
-            return try applyEdit(&st, op: op, base: nil, session: session,
-                                 options: EditOptions(actionName: "Replace", undoable: true, newGroup: true))
-        }
-    }
-
-    /// `If-Match` compares strongly (RFC 9110 §13.1.1): a weak tag `W/"7"` never matches,
-    /// since a write must not rest on "semantically the same" text. `*` matches any
-    /// existing document; a list matches if one of its tags does.
-    static func ifMatch(_ header: String, matches etag: String) -> Bool {
-        var rest = Substring(header)
-        while true {
-            while let c = rest.first, c == " " || c == "\t" || c == "," { rest.removeFirst() }
-            guard !rest.isEmpty else { return false }
-            if rest.first == "*" { return true }
-            var weak = false
-            if rest.hasPrefix("W/") { weak = true; rest = rest.dropFirst(2) }
-            guard rest.first == "\"" else { return false }
-            let body = rest.dropFirst()
-            guard let close = body.firstIndex(of: "\"") else { return false }
-            let tag = rest[rest.startIndex...close]
-            rest = body[body.index(after: close)...]
-            if !weak && tag == etag { return true }
-        }
+        let replacement = TextReplacement(text: text, actionName: "Replace", ifMatch: req.headers["If-Match"])
+        service.replaceText(replacement, in: handle, by: session) { res.send($0) { .json(DocumentJSON.edit($0)) } }
     }
 }

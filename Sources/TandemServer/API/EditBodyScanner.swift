@@ -14,7 +14,7 @@ import TandemCore
 struct EditBodyScanner {
     struct Edit: Equatable {
         var base: Int?
-        var form: ServerContext.EditForm
+        var form: EditForm
     }
 
     private let p: UnsafeBufferPointer<UInt8>

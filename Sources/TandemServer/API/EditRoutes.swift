@@ -51,45 +51,6 @@ extension ServerContext {
         ]
     }
 
-    /// The four body forms of the contract, decoded but not yet checked against the document.
-    enum EditForm: Equatable {
-        case ops([TextOperation.Component])
-        case insert(String, at: Int)
-        case delete(from: Int, to: Int)
-        case replace(from: Int, to: Int, with: String)
-
-        /// At most how many splices the operation has (each insert or delete run may be one).
-        var spliceCount: Int {
-            if case .ops(let components) = self { return components.count { if case .retain = $0 { false } else { true } } }
-            return 1
-        }
-    }
-
-    /// One edit request: its form becomes an operation once the document's length at `base`
-    /// is known.
-    struct EditRequest: Equatable {
-        var base: Int?
-        var options: EditOptions
-        var form: EditForm
-
-        func build(_ length: Int) throws(APIError) -> TextOperation {
-            do throws(OperationError) {
-                switch form {
-                case .ops(let components):
-                    let op = try TextOperation(components)
-                    if op.baseLength != length {
-                        throw OperationError.lengthMismatch(expected: op.baseLength, actual: length)
-                    }
-                    return op
-                case .insert(let text, let at): return try TextOperation.insert(text, at: at, length: length)
-                case .delete(let from, let to): return try TextOperation.delete(from: from, to: to, length: length)
-                case .replace(let from, let to, let with):
-                    return try TextOperation.replace(from: from, to: to, with: with, length: length)
-                }
-            } catch { throw .operation(error) }
-        }
-    }
-
     static let editFields = ["base", "ops", "insert", "at", "delete", "replace", "with", "actionName", "undoable", "newGroup"]
     static let editForms = ["ops", "insert", "delete", "replace"]
 
@@ -147,97 +108,21 @@ extension ServerContext {
     }
 
     func postEdit(_ req: HTTPRequest, _ res: HTTPResponder) {
-        let session: Session?
-        let handle: DocumentHandle
-        let edit: EditRequest
+        let session: Session?, handle: DocumentHandle, edit: EditRequest
         do throws(APIError) {
             session = try self.session(of: req)
-            handle = try document(req.parameters["id"] ?? "")
+            handle = try service.document(req.parameters["id"] ?? "")
             edit = try Self.decodeEdit(req)
         } catch {
-            res.send(error.response)
-            return
+            return res.send(error.response)
         }
-        if let base = edit.base {
-            let changes = handle.revisionHint.load(ordering: .relaxed) - base
-            let work = (edit.form.spliceCount + 1).multipliedReportingOverflow(by: max(changes, 0))
-            if work.overflow || work.partialValue > Self.inlineRebaseWork {
-                heavyWork.async { [self] in rebaseThenApply(edit, base: base, handle: handle, request: req, responder: res, session: session) }
-                return
-            }
-        }
-        performChange(handle, request: req, responder: res, session: session) { st throws(APIError) in
-            let length: Int
-            if let base = edit.base {
-                length = try lengthAt(base, in: st.document)
-            } else {
-                length = st.document.length
-            }
-            let op = try edit.build(length)
-            return try applyEdit(&st, op: op, base: edit.base, session: session, options: edit.options)
-        }
-    }
-
-    /// Splice steps of a stale edit's transform done on the event loop, under the document's
-    /// lock (a keystroke a few hundred changes behind); more goes to `rebaseThenApply`.
-    static let inlineRebaseWork = 20_000
-
-    /// A stale edit whose transform is heavy: transformed on `heavyWork` against a copy of
-    /// the log, with the document's lock free meanwhile, then applied under the lock with
-    /// only the changes made since the copy left to pass through.
-    private func rebaseThenApply(_ edit: EditRequest, base: Int, handle: DocumentHandle, request: HTTPRequest, responder: HTTPResponder, session: Session?) {
-        let op: TextOperation, revision: Int
-        do throws(APIError) {
-            var source: Document.RebaseSource? = handle.state.withLock { $0.document.rebaseSource() }
-            let length: Int
-            do throws(DocumentError) { length = try source!.length(atRevision: base) } catch { throw .document(error) }
-            let built = try edit.build(length)
-            do throws(DocumentError) { op = try Document.rebase(built, base: base, source: source!) } catch { throw .document(error) }
-            revision = source!.revision
-            // Let go of the copy before the document changes again, or that change would copy the log.
-            source = nil
-        } catch {
-            responder.send(error.response)
-            return
-        }
-        performChange(handle, request: request, responder: responder, session: session) { st throws(APIError) in
-            try applyEdit(&st, op: op, base: revision, session: session, options: edit.options)
-        }
-    }
-
-    /// The document's length at an older revision.
-    func lengthAt(_ base: Int, in document: Document) throws(APIError) -> Int {
-        do throws(DocumentError) {
-            return try document.length(atRevision: base)
-        } catch {
-            throw .document(error)
-        }
-    }
-
-    /// Applies an operation and shapes the answer of `POST …/edits`.
-    func applyEdit(_ st: inout DocumentState, op: TextOperation, base: Int?, session: Session?, options: EditOptions) throws(APIError) -> ChangeOutcome {
-        let change: Change?
-        do throws(DocumentError) {
-            change = try st.document.apply(op, base: base, session: session?.id, options: options, time: now())
-        } catch {
-            throw APIError.document(error)
-        }
-        let selection = session.flatMap { st.document.selection(for: $0.id) }
-        var w = JSONWriter(capacity: 96)
-        w.beginObject()
-        w.key("revision"); w.int(change?.revision ?? st.document.revision)
-        w.key("ops")
-        if let change { CompactOperation.write(change.operation, to: &w) } else { w.beginArray(); w.endArray() }
-        w.key("selection"); DocumentJSON.selection(selection, to: &w)
-        w.endObject()
-        guard let change else { return .unchanged(.json(w.bytes)) }
-        return .changed(change, response: w.bytes, notification: "checkpoint")
+        service.edit(edit, in: handle, by: session) { res.send($0) { .json(DocumentJSON.edit($0)) } }
     }
 
     func listEdits(_ req: HTTPRequest, _ res: HTTPResponder) {
         do throws(APIError) {
             _ = try session(of: req)
-            let handle = try document(req.parameters["id"] ?? "")
+            let handle = try service.document(req.parameters["id"] ?? "")
             var since = 0
             if let s = req.queryValue("since") {
                 guard let v = Int(s), v >= 0 else { throw APIError.invalidField("since", "must be a revision (0 or more)") }
@@ -254,8 +139,8 @@ extension ServerContext {
                 }
                 // Core knows how far back its log goes; a base before that is 410.
                 do throws(DocumentError) { _ = try st.document.changes(since: min(since, st.document.revision)) } catch { throw .document(error) }
-                if since < st.committedRevision || wait == 0 { return changesJSON(st, since: since) }
-                st.pollers.append(DocumentState.Poller(since: since, deadline: now() + wait, responder: res))
+                if since < st.committedRevision || wait == 0 { return service.changesJSON(st, since: since) }
+                st.pollers.append(DocumentState.Poller(since: since, deadline: service.now() + wait, responder: res))
                 return nil
             }
             if let answer { res.send(.json(answer)) }

@@ -50,7 +50,7 @@ extension ServerContext {
                     res.respond { () throws(APIError) in
                         _ = try session(of: req)
                         let handle = try document(req.parameters["id"] ?? "")
-                        return .json(presenceJSON(handle))
+                        return .json(service.presenceJSON(handle))
                     }
                 }
             ),
@@ -107,11 +107,11 @@ extension ServerContext {
             // A session joining changes the presence everyone sees, the newcomer included: one
             // broadcast tells them all (it used to get the list twice, first on its own).
             if session != nil {
-                broadcastPresence(handle)
+                service.broadcastPresence(handle)
             } else {
-                writer.write(ServerSentEvents.frame(id: current, event: "presence", data: presenceJSON(handle)))
+                writer.write(ServerSentEvents.frame(id: current, event: "presence", data: service.presenceJSON(handle)))
             }
-            writer.onClose { [self] in if session != nil { broadcastPresence(handle) } }
+            writer.onClose { [self] in if session != nil { service.broadcastPresence(handle) } }
         }))
     }
 
@@ -134,55 +134,10 @@ extension ServerContext {
         }
         let base = try body.int("base")
         if let base, base < 0 { throw .invalidField("base", "must be a revision") }
-        let json = try handle.state.withLock { st throws(APIError) -> [UInt8] in
-            if base == nil { try validateSelection(anchor, head, in: st.document) }
-            do throws(DocumentError) {
-                if let base {
-                    try st.document.setSelection(Selection(anchor: anchor, head: head), base: base, for: session.id)
-                } else {
-                    try st.document.setSelection(Selection(anchor: anchor, head: head), for: session.id)
-                }
-            } catch {
-                throw .document(error)
-            }
-            let selection = st.document.selection(for: session.id) ?? Selection(anchor: anchor, head: head)
-            var w = JSONWriter(capacity: 32)
-            DocumentJSON.selection(selection, to: &w)
-            return w.bytes
-        }
-        broadcastPresence(handle)
-        return .json(json)
-    }
-
-    func validateSelection(_ anchor: Int, _ head: Int, in document: Document) throws(APIError) {
-        do throws(EditingTargetError) {
-            try EditingTarget.check(anchor, in: document)
-            try EditingTarget.check(head, in: document)
-        } catch { throw APIError(error) }
-    }
-
-    func presenceJSON(_ handle: DocumentHandle) -> [UInt8] {
-        let selections = handle.state.withLock { $0.document.selections }
-        var ids = Set(selections.keys)
-        for id in handle.events.sessions { ids.insert(id) }
-        var w = JSONWriter(capacity: 64 * ids.count + 2)
-        w.beginArray()
-        for id in ids.sorted() {
-            guard let s = sessions.session(id: id) else { continue }
-            w.beginObject()
-            w.key("id"); w.string(s.id)
-            w.key("name"); w.string(s.name)
-            w.key("color"); w.string(s.color)
-            w.key("selection"); DocumentJSON.selection(selections[id], to: &w)
-            w.endObject()
-        }
-        w.endArray()
-        return w.bytes
-    }
-
-    func broadcastPresence(_ handle: DocumentHandle) {
-        let rev = handle.state.withLock { $0.committedRevision }
-        handle.events.send(ServerSentEvents.frame(id: rev, event: "presence", data: presenceJSON(handle)), replacing: "presence")
+        let selection = try service.setSelection(Selection(anchor: anchor, head: head), base: base, in: handle, by: session)
+        var w = JSONWriter(capacity: 32)
+        DocumentJSON.selection(selection, to: &w)
+        return .json(w.bytes)
     }
 }
 

@@ -47,7 +47,7 @@ extension ServerContext {
                 handler: { [self] req, res in
                     res.respond { () throws(APIError) in
                         let (handle, scope, _) = try historyTarget(req)
-                        return .json(handle.state.withLock { historyJSON($0.document, scope: scope) })
+                        return .json(Self.historyJSON(service.history(scope: scope, in: handle)))
                     }
                 }
             ),
@@ -72,15 +72,7 @@ extension ServerContext {
                 handler: { [self] req, res in
                     do throws(APIError) {
                         let (handle, scope, _) = try historyTarget(req)
-                        let (json, ticket) = try handle.state.withLock { st throws(APIError) in
-                            try acceptsUndoStateChange(st, handle)
-                            st.document.undoManager.removeAllActions(scope)
-                            return (historyJSON(st.document, scope: scope), submitPendingJournal(st, id: handle.id))
-                        }
-                        answer(res, afterPending: ticket, of: handle) { [self] in
-                            sendHistoryEvent(handle, "removeAllActions", session: scope.sessionID)
-                            return .json(json)
-                        }
+                        service.clearHistory(scope: scope, in: handle) { res.send($0) { .json(Self.historyJSON($0)) } }
                     } catch {
                         res.send(error.response)
                     }
@@ -122,28 +114,10 @@ extension ServerContext {
         }
     }
 
-    /// Undo-state changes are stored before they are answered: while the store fails they are
-    /// refused (503) before anything changes; if the store refuses one, `finishPending` puts
-    /// the document back as stored.
-    func acceptsUndoStateChange(_ st: DocumentState, _ handle: DocumentHandle) throws(APIError) {
-        if st.deleted { throw .notFound("document '\(handle.id)'") }
-        if st.savingError { throw .storageFailing }
-    }
-
-    func historyJSON(_ document: Document, scope: UndoScope) -> [UInt8] {
+    static func historyJSON(_ history: UndoHistory) -> [UInt8] {
         var w = JSONWriter(capacity: 512)
-        DocumentJSON.history(document.undoManager.history(scope), to: &w)
+        DocumentJSON.history(history, to: &w)
         return w.bytes
-    }
-
-    func sendHistoryEvent(_ handle: DocumentHandle, _ notification: String, session: String?) {
-        let rev = handle.state.withLock { $0.committedRevision }
-        handle.events.send(ServerSentEvents.frame(id: rev, event: "history", data: historyEventJSON(notification, session: session)))
-    }
-
-    /// The same, from code that already holds the document's lock.
-    func sendHistoryEvent(_ handle: DocumentHandle, _ notification: String, session: String?, locked st: DocumentState) {
-        handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "history", data: historyEventJSON(notification, session: session)))
     }
 
     /// The undo (redo) a request asks for: its scope, its requester, and for an undo the
@@ -175,120 +149,67 @@ extension ServerContext {
     }
 
     func undoOrRedo(_ req: HTTPRequest, _ res: HTTPResponder, redo: Bool) {
-        let handle: DocumentHandle
-        let request: UndoRequest
-        let session: Session?
+        let handle: DocumentHandle, session: Session?, request: UndoRequest
         do throws(APIError) {
             (handle, session, request) = try undoRequest(req, redo: redo)
         } catch {
-            res.send(error.response)
-            return
+            return res.send(error.response)
         }
-        let scope = request.scope
-        performChange(handle, request: req, responder: res, session: session) { st throws(APIError) in
-            let change: Change
-            let um = st.document.undoManager
-            let openBefore = um.groupingLevel(scope)
-            do throws(DocumentError) {
-                var timed = request
-                timed.time = now()
-                change = try st.document.perform(timed)
-            } catch {
-                throw APIError.document(error)
-            }
-            // An undo closes a level-1 open group first, as NSUndoManager's does: that close is
-            // announced before the undo's own willUndo.
-            if !redo, um.groupingLevel(scope) < openBefore {
-                sendHistoryEvent(handle, "willCloseUndoGroup", session: scope.sessionID, locked: st)
-                sendHistoryEvent(handle, "didCloseUndoGroup", session: scope.sessionID, locked: st)
-            }
-            var w = JSONWriter(capacity: 768)
-            w.beginObject()
-            w.key("revision"); w.int(change.revision)
-            w.key("ops"); CompactOperation.write(change.operation, to: &w)
-            w.key("actionName"); w.string(change.actionName)
-            w.key("session"); w.optionalString(change.session)
-            DocumentJSON.reverts(change, to: &w)
-            w.key("skipped"); w.beginArray()
-            for group in change.skipped {
-                w.beginObject(); w.key("actionName"); w.string(group.actionName); w.key("revision"); w.int(group.revision); w.endObject()
-            }
-            w.endArray()
-            let range = change.range ?? 0..<0
-            w.key("range"); w.beginObject(); w.key("from"); w.int(range.lowerBound); w.key("to"); w.int(range.upperBound); w.endObject()
-            w.key("history"); DocumentJSON.history(st.document.undoManager.history(scope), to: &w)
-            w.key("selection"); DocumentJSON.selection(session.flatMap { st.document.selection(for: $0.id) }, to: &w)
-            w.endObject()
-            return .changed(change, response: w.bytes, notification: redo ? "didRedo" : "didUndo")
+        service.perform(request, in: handle, by: session) { res.send($0) { .json(Self.undoJSON($0)) } }
+    }
+
+    static func undoJSON(_ r: UndoResult) -> [UInt8] {
+        let change = r.change
+        var w = JSONWriter(capacity: 768)
+        w.beginObject()
+        w.key("revision"); w.int(change.revision)
+        w.key("ops"); CompactOperation.write(change.operation, to: &w)
+        w.key("actionName"); w.string(change.actionName)
+        w.key("session"); w.optionalString(change.session)
+        DocumentJSON.reverts(change, to: &w)
+        w.key("skipped"); w.beginArray()
+        for group in change.skipped {
+            w.beginObject(); w.key("actionName"); w.string(group.actionName); w.key("revision"); w.int(group.revision); w.endObject()
         }
+        w.endArray()
+        let range = change.range ?? 0..<0
+        w.key("range"); w.beginObject(); w.key("from"); w.int(range.lowerBound); w.key("to"); w.int(range.upperBound); w.endObject()
+        w.key("history"); DocumentJSON.history(r.history, to: &w)
+        w.key("selection"); DocumentJSON.selection(r.selection, to: &w)
+        w.endObject()
+        return w.bytes
     }
 
     func patchHistory(_ req: HTTPRequest, _ res: HTTPResponder) {
+        let handle: DocumentHandle, scope: UndoScope, patch: HistoryPatch
         do throws(APIError) {
-            let (handle, scope, json, ticket) = try patchedHistory(req)
-            answer(res, afterPending: ticket, of: handle) { [self] in
-                sendHistoryEvent(handle, "checkpoint", session: scope.sessionID)
-                return .json(json)
-            }
+            (handle, scope, _) = try historyTarget(req)
+            let body = try RequestBody.object(req, allowEmpty: false)
+            try body.allowOnly(["actionName", "levelsOfUndo"])
+            let name = try body.string("actionName")
+            if let name, name.count > 200 { throw .invalidField("actionName", "must be at most 200 characters") }
+            patch = HistoryPatch(actionName: name, levelsOfUndo: try body.int("levelsOfUndo"))
+            if let levels = patch.levelsOfUndo, levels < 0 { throw .invalidField("levelsOfUndo", "must be 0 (unlimited) or more") }
         } catch {
-            res.send(error.response)
+            return res.send(error.response)
         }
-    }
-
-    /// Applies a PATCH …/history; returns what to answer once its journal write is stored.
-    private func patchedHistory(_ req: HTTPRequest) throws(APIError) -> (DocumentHandle, UndoScope, [UInt8], StoreTicket?) {
-        let (handle, scope, _) = try historyTarget(req)
-        let body = try RequestBody.object(req, allowEmpty: false)
-        try body.allowOnly(["actionName", "levelsOfUndo"])
-        let name = try body.string("actionName")
-        if let name, name.count > 200 { throw .invalidField("actionName", "must be at most 200 characters") }
-        let levels = try body.int("levelsOfUndo")
-        if let levels, levels < 0 { throw .invalidField("levelsOfUndo", "must be 0 (unlimited) or more") }
-        let (json, ticket) = try handle.state.withLock { st throws(APIError) in
-            try acceptsUndoStateChange(st, handle)
-            let um = st.document.undoManager
-            if let name {
-                guard um.canUndo(scope) || um.groupingLevel(scope) > 0 else {
-                    throw .conflict("nothing_to_undo", "there is no undo group to name")
-                }
-                um.setActionName(name, scope: scope)
-            }
-            if let levels { um.setLevelsOfUndo(levels, scope: scope) }
-            return (historyJSON(st.document, scope: scope), submitPendingJournal(st, id: handle.id))
-        }
-        return (handle, scope, json, ticket)
+        service.updateHistory(patch, scope: scope, in: handle) { res.send($0) { .json(Self.historyJSON($0)) } }
     }
 
     func grouping(_ req: HTTPRequest, _ res: HTTPResponder, begin: Bool) {
-        let session: Session, handle: DocumentHandle, level: Int, ticket: StoreTicket?
+        let session: Session, handle: DocumentHandle
         do throws(APIError) {
             session = try requireSession(of: req, for: "undo grouping")
             handle = try document(req.parameters["id"] ?? "")
-            (level, ticket) = try groupingChange(handle, session: session, begin: begin)
         } catch {
-            res.send(error.response)
-            return
+            return res.send(error.response)
         }
-        answer(res, afterPending: ticket, of: handle) { [self] in
-            if !begin { sendHistoryEvent(handle, "willCloseUndoGroup", session: session.id) }
-            sendHistoryEvent(handle, begin ? "didOpenUndoGroup" : "didCloseUndoGroup", session: session.id)
-            var w = JSONWriter(capacity: 24)
-            w.beginObject(); w.key("groupingLevel"); w.int(level); w.endObject()
-            return .json(w.bytes)
-        }
-    }
-
-    private func groupingChange(_ handle: DocumentHandle, session: Session, begin: Bool) throws(APIError) -> (Int, StoreTicket?) {
-        try handle.state.withLock { st throws(APIError) -> (Int, StoreTicket?) in
-            try acceptsUndoStateChange(st, handle)
-            let level: Int
-            do throws(DocumentError) {
-                level = begin ? st.document.undoManager.beginUndoGrouping(session: session.id)
-                              : try st.document.undoManager.endUndoGrouping(session: session.id)
-            } catch {
-                throw APIError.document(error)
+        service.grouping(begin: begin, in: handle, by: session) { result in
+            res.send(result) { level in
+                var w = JSONWriter(capacity: 24)
+                w.beginObject(); w.key("groupingLevel"); w.int(level); w.endObject()
+                return .json(w.bytes)
             }
-            return (level, submitPendingJournal(st, id: handle.id))
         }
     }
 }

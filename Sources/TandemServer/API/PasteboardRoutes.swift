@@ -244,7 +244,7 @@ extension ServerContext {
         let data = event.json
         pasteboards.events.send(ServerSentEvents.frame(id: nil, event: event.kind.rawValue, data: data))
         let frame = ServerSentEvents.frame(id: nil, event: "pasteboard", data: data)
-        for handle in documents.withLock({ Array($0.values) }) {
+        for handle in service.documents.withLock({ Array($0.values) }) {
             handle.events.send(frame) { event.concerns($0.session) }
         }
     }

@@ -48,7 +48,7 @@ extension ServerContext {
     /// `{"status","store","documents"}`, with `reason` and `since` while the store fails:
     /// 503 then, so that the container's health check (`tandem healthcheck`) sees it.
     func healthResponse() -> HTTPResponse {
-        let health = storeHealthNow()
+        let health = service.storeHealthNow()
         var w = JSONWriter(capacity: 128)
         w.beginObject()
         switch health {
@@ -61,7 +61,7 @@ extension ServerContext {
             w.key("reason"); w.string(error.reason)
             w.key("since"); w.double(since)
         }
-        w.key("documents"); w.int(documents.withLock { $0.count })
+        w.key("documents"); w.int(service.documents.withLock { $0.count })
         w.endObject()
         guard case .ok = health else { return .json(w.bytes, status: .serviceUnavailable, headers: ["Retry-After": "5"]) }
         return .json(w.bytes)

@@ -104,10 +104,10 @@ extension ServerContext {
             throw .unauthorized
         }
         // Everyone looking at a document with this session in it sees the new name.
-        let present = documents.withLock { Array($0.values) }.filter { h in
+        let present = service.documents.withLock { Array($0.values) }.filter { h in
             h.events.sessions.contains(s.id) || h.state.withLock { $0.document.selections[s.id] != nil }
         }
-        for handle in present { broadcastPresence(handle) }
+        for handle in present { service.broadcastPresence(handle) }
         return .json(sessionJSON(renamed, token: nil))
     }
 

@@ -5,21 +5,18 @@ import TandemCore
 import TandemHTTP
 import TandemStore
 
-/// The services every handler shares. Handlers are extensions of it, one file per area.
+/// The services every handler shares: the `DocumentService` that every document mutation
+/// goes through, sessions, pasteboards and the idempotency cache. Route files extend it with
+/// their endpoints (decode, call, encode).
 final class ServerContext: Sendable {
     let configuration: ServerConfiguration
+    let service: DocumentService
     let store: any DocumentStore
     let sessions: SessionRegistry
-    let documents = Mutex<[String: DocumentHandle]>([:])
     let metrics: Metrics
     let idempotency = IdempotencyCache()
     let logger: Logger
-    let subscribers = Atomic<Int>(0)
     let pasteboards: PasteboardRegistry
-    let commits = CommitPublisher()
-    /// Where requests too heavy for an event loop run (a large stale edit's transform, a
-    /// large body): one at a time, so they never take both cores from the loops.
-    let heavyWork = DispatchQueue(label: "tandem.heavy-work", qos: .utility)
     /// Where the handlers that still wait for the store run (session and pasteboard writes,
     /// a session's end, cut and copy), one at a time, so that no event loop ever waits for
     /// a flush: the store writes one batch at a time anyway.
@@ -31,8 +28,11 @@ final class ServerContext: Sendable {
         self.sessions = sessions
         self.metrics = metrics
         self.logger = logger
-        pasteboards = PasteboardRegistry(store: store, limits: PasteboardRegistry.limits(configuration.pasteboardLimits, maxBodyBytes: configuration.maxBodyBytes))
-        store.onBatchCompleted { [weak self] in self?.publishCommits() }
+        let pasteboards = PasteboardRegistry(store: store, limits: PasteboardRegistry.limits(configuration.pasteboardLimits, maxBodyBytes: configuration.maxBodyBytes))
+        self.pasteboards = pasteboards
+        let service = DocumentService(configuration: configuration, store: store, sessions: sessions, pasteboards: pasteboards, metrics: metrics, logger: logger)
+        self.service = service
+        store.onBatchCompleted { [weak service] in service?.publishCommits() }
     }
 
     func now() -> Double { Date().timeIntervalSince1970 }
@@ -67,12 +67,7 @@ final class ServerContext: Sendable {
     }
 
     func document(_ id: String) throws(APIError) -> DocumentHandle {
-        guard let d = documents.withLock({ $0[id] }) else { throw .notFound("document '\(id)'") }
-        return d
-    }
-
-    func makeEventChannel() -> EventChannel {
-        EventChannel { [self] delta in subscribers.add(delta, ordering: .relaxed) }
+        try service.document(id)
     }
 }
 
@@ -83,6 +78,14 @@ extension HTTPResponder {
             send(try body())
         } catch {
             send(error.response)
+        }
+    }
+
+    /// Answers with a service's result, encoded by `encode`, or with its error.
+    func send<Result>(_ result: Swift.Result<Result, APIError>, _ encode: (Result) -> HTTPResponse) {
+        switch result {
+        case .success(let value): send(encode(value))
+        case .failure(let error): send(error.response)
         }
     }
 

@@ -31,7 +31,7 @@ public final class TandemApp: Sendable {
         })
         let context = ServerContext(configuration: configuration, store: store, sessions: sessions, metrics: metrics, logger: logger)
         self.context = context
-        try context.restoreDocuments(contents.documents)
+        try context.service.restoreDocuments(contents.documents)
         context.startPasteboards(contents.pasteboards)
 
         var http = HTTPServer.Configuration(
@@ -65,9 +65,9 @@ public final class TandemApp: Sendable {
         server = HTTPServer(configuration: http, handler: router.handler)
         let server = self.server
         metrics.registerGauge("tandem_http_open_connections", help: "Open client connections.") { server.connectionCount }
-        metrics.registerGauge("tandem_documents", help: "Documents held.") { context.documents.withLock { $0.count } }
+        metrics.registerGauge("tandem_documents", help: "Documents held.") { context.service.documents.withLock { $0.count } }
         metrics.registerGauge("tandem_sessions", help: "Live sessions.") { context.sessions.count }
-        metrics.registerGauge("tandem_sse_subscribers", help: "Open event streams.") { context.subscribers.load(ordering: .relaxed) + context.pasteboards.events.count }
+        metrics.registerGauge("tandem_sse_subscribers", help: "Open event streams.") { context.service.subscribers.load(ordering: .relaxed) + context.pasteboards.events.count }
         // Changes per transaction shows how well group commit batches.
         metrics.registerCounter("tandem_store_transactions_total", help: "Write transactions the store committed (one per group commit).") { store.statistics.transactions }
         metrics.registerCounter("tandem_store_revisions_appended_total", help: "Revisions (changes) the store committed.") { store.statistics.appendedChanges }
@@ -93,10 +93,10 @@ public final class TandemApp: Sendable {
     /// then closes the store once every queued change is committed.
     public func shutdown(gracePeriod: Double) {
         stopping.store(true, ordering: .relaxed)
-        for handle in context.documents.withLock({ Array($0.values) }) { handle.events.closeAll() }
+        for handle in context.service.documents.withLock({ Array($0.values) }) { handle.events.closeAll() }
         context.pasteboards.events.closeAll()
         server.shutdown(gracePeriod: .milliseconds(Int(gracePeriod * 1000)))
-        context.takeSnapshots(all: true)
+        context.service.takeSnapshots(all: true)
         context.storeSessionActivity(interval: 0)
         context.store.close()
     }
@@ -116,9 +116,9 @@ public final class TandemApp: Sendable {
                 lastSessionSweep = now
                 context.sweepSessions(now: now)
                 context.storeSessionActivity(interval: context.lastSeenStoreInterval)
-                context.trimLogsToConfiguredLength()
-                context.autosave(now: now)
-                context.takeSnapshots()
+                context.service.trimLogsToConfiguredLength()
+                context.service.autosave(now: now)
+                context.service.takeSnapshots()
             }
         }
     }
@@ -138,7 +138,7 @@ extension ServerContext {
 
     /// The `lengthHint` of the document the request names, 0 when it names none.
     func textLength(of request: HTTPRequest) -> Int {
-        guard let id = request.parameters["id"], let handle = documents.withLock({ $0[id] }) else { return 0 }
+        guard let id = request.parameters["id"], let handle = service.documents.withLock({ $0[id] }) else { return 0 }
         return handle.lengthHint.load(ordering: .relaxed)
     }
 
@@ -167,7 +167,7 @@ extension ServerContext {
             MetricsMiddleware(metrics: metrics),
             AuthenticationMiddleware(verify: { [self] request throws(APIError) in try session(of: request) }),
             IdempotencyMiddleware(cache: idempotency, now: { [self] in now() }),
-            HeavyWorkMiddleware(queue: heavyWork, textLength: { [self] request in textLength(of: request) }),
+            HeavyWorkMiddleware(queue: service.heavyWork, textLength: { [self] request in textLength(of: request) }),
         ]
         var router = Router()
         for e in endpoints {
@@ -201,7 +201,7 @@ extension ServerContext {
     }
 
     func expirePollers(now: Double) {
-        for handle in documents.withLock({ Array($0.values) }) {
+        for handle in service.documents.withLock({ Array($0.values) }) {
             let due: [HTTPResponder] = handle.state.withLock { st in
                 var out: [HTTPResponder] = []
                 st.pollers.removeAll { p in
@@ -216,7 +216,7 @@ extension ServerContext {
     }
 
     func sendKeepAlives() {
-        for handle in documents.withLock({ Array($0.values) }) { handle.events.send(ServerSentEvents.keepAlive) }
+        for handle in service.documents.withLock({ Array($0.values) }) { handle.events.send(ServerSentEvents.keepAlive) }
         pasteboards.events.send(ServerSentEvents.keepAlive)
     }
 }

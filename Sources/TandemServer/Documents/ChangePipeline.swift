@@ -2,12 +2,12 @@ import TandemCore
 import TandemHTTP
 import TandemStore
 
-/// What a change request did to the document under its lock.
-enum ChangeOutcome {
-    /// Nothing changed (a no-op edit): answer at once, nothing to store.
-    case unchanged(HTTPResponse)
-    /// A new revision: answered with `response` once the store has committed it.
-    case changed(Change, response: [UInt8], notification: String)
+/// What a change did to the document under its lock.
+enum ChangeOutcome<Result: Sendable> {
+    /// Nothing changed (a no-op edit): answered at once, nothing to store.
+    case unchanged(Result)
+    /// A new revision: answered with `result` once the store has committed it.
+    case changed(Change, Result, notification: String)
 }
 
 /// Stored in the same unit as a change and made visible once it commits (a cut's pasteboard):
@@ -17,23 +17,19 @@ struct ChangeCompanion: Sendable {
     var onCommit: @Sendable () -> Void
 }
 
-extension ServerContext {
-    /// The one path every change takes: apply under the document's lock, queue it for the
-    /// group commit while still holding the lock (so the store sees revisions in order; the
-    /// lock is never held while waiting for the store, whose writer takes it to publish),
-    /// and answer, broadcast and wake long-polls only once it is committed. Nothing the
-    /// client hears about is ever missing after a crash. (Idempotency-Key is handled for
-    /// every endpoint by the router wrapper, see `makeRouter`.)
-    func performChange(
+extension DocumentService {
+    /// The path every change of the text takes (steps 1–5 of `DocumentService`): applied
+    /// under the document's lock, queued for the group commit while still holding it (so the
+    /// store sees revisions in order; the lock is never held while waiting for the store,
+    /// whose writer takes it to publish), and answered, broadcast and long-polls woken only
+    /// once it is committed. Nothing the client hears about is ever missing after a crash.
+    func commitChange<Result: Sendable>(
         _ handle: DocumentHandle,
-        request: HTTPRequest,
-        responder: HTTPResponder,
-        session: Session?,
         companion: () -> ChangeCompanion? = { nil },
-        _ body: (inout DocumentState) throws(APIError) -> ChangeOutcome
+        completion: @escaping Completion<Result>,
+        _ body: (inout DocumentState) throws(APIError) -> ChangeOutcome<Result>
     ) {
-        let finish: @Sendable (HTTPResponse) -> Void = { response in responder.send(response) }
-        let result: Result<ChangeOutcome, APIError> = handle.state.withLock { st in
+        let outcome: Swift.Result<ChangeOutcome<Result>, APIError> = handle.state.withLock { st in
             if st.deleted { return .failure(.notFound("document '\(handle.id)'")) }
             if st.savingError { return .failure(.storageFailing) }
             if st.editingDisabled {
@@ -43,9 +39,9 @@ extension ServerContext {
             // contexts' counts are not copied: the copy made the next change copy the whole
             // table, once per commit.)
             let countBefore = st.document.changeCounts.document
-            let outcome: ChangeOutcome
+            let outcome: ChangeOutcome<Result>
             do throws(APIError) { outcome = try body(&st) } catch { return .failure(error) }
-            if case .changed(let change, let response, let notification) = outcome {
+            if case .changed(let change, let result, let notification) = outcome {
                 handle.lengthHint.store(st.document.length, ordering: .relaxed)
                 handle.revisionHint.store(st.document.revision, ordering: .relaxed)
                 st.modified = change.time
@@ -53,22 +49,22 @@ extension ServerContext {
                 let stored = StoredChange(documentID: handle.id, revision: change.revision, payload: ChangeCodec.encode(st.journal?.drain() ?? []))
                 let extra = companion()
                 // One unit with the companion's writes: both are stored or neither.
-                store.submit([.append([stored])] + (extra?.writes ?? [])) { [self] result in
-                    switch result {
+                store.submit([.append([stored])] + (extra?.writes ?? [])) { [self] stored in
+                    switch stored {
                     case .success:
                         extra?.onCommit()
-                        commits.add(.init(handle: handle, change: change, notification: notification) { finish(.json(response)) })
+                        commits.add(.init(handle: handle, change: change, notification: notification) { completion(.success(result)) })
                     case .failure(let error):
                         storeFailed(handle, error: error)
-                        finish(APIError.storageFailing.response)
+                        completion(.failure(.storageFailing))
                     }
                 }
             }
             return .success(outcome)
         }
-        switch result {
-        case .failure(let error): finish(error.response)
-        case .success(.unchanged(let response)): finish(response)
+        switch outcome {
+        case .failure(let error): completion(.failure(error))
+        case .success(.unchanged(let result)): completion(.success(result))
         case .success(.changed): break
         }
     }
@@ -124,27 +120,5 @@ extension ServerContext {
             return due.map { ($0.responder, changesJSON(st, since: $0.since)) }
         }
         for (responder, body) in woken { responder.send(.json(body)) }
-    }
-
-    /// A `history` event that no change carries (a group closed, the history cleared); the
-    /// ones changes carry are framed by `ServerSentEvents.appendChangeEvents`.
-    func historyEventJSON(_ notification: String, session: String?) -> [UInt8] {
-        var w = JSONWriter(capacity: 96)
-        w.beginObject()
-        w.key("notification"); w.string(notification)
-        w.key("session"); w.optionalString(session)
-        w.endObject()
-        return w.bytes
-    }
-
-    /// Changes after `since`, up to what is committed, as the JSON array of `GET …/edits`.
-    func changesJSON(_ st: DocumentState, since: Int) -> [UInt8] {
-        var w = JSONWriter(capacity: 256)
-        w.beginArray()
-        if let list = try? st.document.changes(since: since) {
-            for c in list where c.revision <= st.committedRevision { DocumentJSON.change(c, to: &w) }
-        }
-        w.endArray()
-        return w.bytes
     }
 }

@@ -3,7 +3,7 @@ import TandemCore
 
 /// The changes of one group commit, gathered by the store's completions on its writer (or
 /// syncer) thread and published together once the batch is done
-/// (`ServerContext.publishCommits`): a busy document's lock is then taken and its event
+/// (`DocumentService.publishCommits`): a busy document's lock is then taken and its event
 /// stream fed once per batch, not per keystroke.
 final class CommitPublisher: Sendable {
     struct Entry: Sendable {

@@ -1,27 +1,75 @@
 import TandemCore
+import TandemStore
 
 /// The JSON shapes of documents, changes and history, written by hand (hot paths).
 enum DocumentJSON {
-    /// `scope` is the caller's: its `changeCount` is that scope's (see `reportedChangeCount`).
-    static func document(id: String, state st: DocumentState, scope: UndoScope = .document) -> [UInt8] {
-        // What is committed: a client that reads revision R may then ask for `edits?since=R`.
-        let doc = st.document
-        let rope = st.committedRope
-        var w = JSONWriter(capacity: 256 + rope.utf16Count)
+    static func document(_ d: DocumentInfo) -> [UInt8] {
+        var w = JSONWriter(capacity: 256 + d.text.utf16Count)
         w.beginObject()
-        w.key("id"); w.string(id)
-        w.key("title"); w.string(st.title)
-        w.key("revision"); w.int(st.committedRevision)
-        w.key("length"); w.int(rope.utf16Count)
-        w.key("text"); w.string(rope.description)
-        w.key("changeCount"); w.int(st.reportedChangeCount(scope))
-        w.key("hasUnsavedChanges"); w.bool(st.hasUnsavedChanges)
-        w.key("state"); w.string(st.condition.rawValue)
-        w.key("editingDisabled"); w.bool(st.editingDisabled)
-        w.key("secure"); w.bool(st.secure)
-        w.key("levelsOfUndo"); w.int(doc.undoManager.levelsOfUndo)
-        w.key("created"); w.double(st.created)
-        w.key("modified"); w.double(st.modified)
+        w.key("id"); w.string(d.id)
+        w.key("title"); w.string(d.title)
+        w.key("revision"); w.int(d.revision)
+        w.key("length"); w.int(d.text.utf16Count)
+        w.key("text"); w.string(d.text.description)
+        w.key("changeCount"); w.int(d.changeCount)
+        w.key("hasUnsavedChanges"); w.bool(d.hasUnsavedChanges)
+        w.key("state"); w.string(d.condition.rawValue)
+        w.key("editingDisabled"); w.bool(d.editingDisabled)
+        w.key("secure"); w.bool(d.secure)
+        w.key("levelsOfUndo"); w.int(d.levelsOfUndo)
+        w.key("created"); w.double(d.created)
+        w.key("modified"); w.double(d.modified)
+        w.endObject()
+        return w.bytes
+    }
+
+    /// An `EditResult`, as `POST …/edits` and the other whole-text edits answer it.
+    static func edit(_ r: EditResult) -> [UInt8] {
+        var w = JSONWriter(capacity: 96)
+        w.beginObject()
+        w.key("revision"); w.int(r.revision)
+        w.key("ops")
+        if let op = r.operation { CompactOperation.write(op, to: &w) } else { w.beginArray(); w.endArray() }
+        w.key("selection"); selection(r.selection, to: &w)
+        w.endObject()
+        return w.bytes
+    }
+
+    static func version(_ v: StoredVersion) -> [UInt8] {
+        var w = JSONWriter(capacity: 96)
+        w.beginObject()
+        w.key("number"); w.int(v.number)
+        w.key("revision"); w.int(v.revision)
+        w.key("time"); w.double(v.time)
+        w.key("length"); w.int(v.text.utf16.count)
+        w.key("name"); w.optionalString(v.name)
+        w.endObject()
+        return w.bytes
+    }
+
+    /// An `ActionResult` (cut, paste, delete).
+    static func action(_ r: ActionResult) -> [UInt8] {
+        var w = JSONWriter(capacity: 128)
+        w.beginObject()
+        w.key("revision"); w.int(r.revision)
+        w.key("ops")
+        if let op = r.operation { CompactOperation.write(op, to: &w) } else { w.beginArray(); w.endArray() }
+        w.key("actionName"); w.string(r.actionName)
+        w.key("selection"); selection(r.selection, to: &w)
+        if let p = r.pasteboard {
+            w.key("pasteboard"); w.string(p.name)
+            w.key("changeCount"); w.int(p.changeCount)
+        }
+        w.endObject()
+        return w.bytes
+    }
+
+    /// What select and selectAll answer.
+    static func selected(_ s: (revision: Int, selection: Selection)) -> [UInt8] {
+        var w = JSONWriter(capacity: 64)
+        w.beginObject()
+        w.key("revision"); w.int(s.revision)
+        w.key("selection"); selection(s.selection, to: &w)
         w.endObject()
         return w.bytes
     }

@@ -18,7 +18,7 @@ extension ServerContext {
     func storeSessionEnd(_ session: String, rollBack: Bool) throws(StoreError) {
         // Locks: the pasteboards' writer lock, then the documents' (by id) as a cut takes
         // them; the documents' are released before the wait, as the store's writer takes them.
-        let handles = documents.withLock { Array($0.values) }.sorted { $0.id < $1.id }
+        let handles = service.documents.withLock { Array($0.values) }.sorted { $0.id < $1.id }
         let result: Result<Void, StoreError> = pasteboards.exclusively {
             let pasteboardEnd = pasteboards.stageSessionEnd(session)
             var selections: [(Int, Selection)] = []
@@ -38,7 +38,7 @@ extension ServerContext {
                         if let selection { selections.append((i, selection)) }
                         if selection != nil || handles[i].events.sessions.contains(session) { present.append(i) }
                         st.document.removeSelection(for: session)
-                        if let write = pendingJournalWrite(st, id: handles[i].id) {
+                        if let write = service.pendingJournalWrite(st, id: handles[i].id) {
                             writes.append(write)
                             journaled.append(i)
                         }
@@ -58,7 +58,7 @@ extension ServerContext {
             }
             let stored = ticket.wait()
             if case .failure(let error) = stored, rollBack {
-                for i in journaled { storeFailed(handles[i], error: error) }
+                for i in journaled { service.storeFailed(handles[i], error: error) }
                 // Never stored: back where they were, unless the text went back under them.
                 for (i, selection) in selections {
                     handles[i].state.withLock { st in try? st.document.setSelection(selection, for: session) }
@@ -66,7 +66,7 @@ extension ServerContext {
                 return stored
             }
             pasteboards.install(pasteboardEnd, publish: publishPasteboard)
-            for i in present { broadcastPresence(handles[i]) }
+            for i in present { service.broadcastPresence(handles[i]) }
             return stored
         }
         try result.get()

@@ -47,7 +47,7 @@ enum SnapshotCodec {
     }
 }
 
-extension ServerContext {
+extension DocumentService {
     static let snapshotEvery = 1000
 
     /// A snapshot holds the whole undo history, so taking one costs time proportional to it:
@@ -179,18 +179,6 @@ extension ServerContext {
             logger.error("could not store undo state of \(handle.id): \(error)")
             storeFailed(handle, error: error)
             then(.failure(.storageFailing))
-        }
-    }
-
-    /// Answers with `response()` once the pending-journal write `ticket` is stored, or with
-    /// the 503 `whenPendingStored` gives.
-    func answer(_ res: HTTPResponder, afterPending ticket: StoreTicket?, of handle: DocumentHandle,
-                _ response: @escaping @Sendable () -> HTTPResponse) {
-        whenPendingStored(handle, ticket) { result in
-            switch result {
-            case .success: res.send(response())
-            case .failure(let error): res.send(error.response)
-            }
         }
     }
 

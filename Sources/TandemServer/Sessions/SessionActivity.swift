@@ -9,7 +9,7 @@ extension ServerContext {
     /// quiet; then idle sessions end.
     func sweepSessions(now: Double) {
         var streaming = pasteboards.events.sessions
-        for handle in documents.withLock({ Array($0.values) }) { streaming.formUnion(handle.events.sessions) }
+        for handle in service.documents.withLock({ Array($0.values) }) { streaming.formUnion(handle.events.sessions) }
         sessions.touch(streaming, now: now)
         for s in sessions.expire(now: now, timeout: configuration.sessionTimeout) {
             logger.info("session \(s.id) expired")

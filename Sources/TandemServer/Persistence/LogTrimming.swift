@@ -1,4 +1,4 @@
-extension ServerContext {
+extension DocumentService {
     /// With `logKept` set (a testing knob), keeps only that many changes in memory, so that a
     /// test can reach `410 revision_trimmed` and the `reset` event without thousands of
     /// changes. The store is not touched: a restart rebuilds the log from the snapshot as

@@ -1,0 +1,80 @@
+import TandemCore
+import TandemHTTP
+
+/// The events a document's stream carries besides changes (those are framed by
+/// `publishCommits`): history notifications, state, title and presence.
+extension DocumentService {
+    func sendHistoryEvent(_ handle: DocumentHandle, _ notification: String, session: String?) {
+        let rev = handle.state.withLock { $0.committedRevision }
+        handle.events.send(ServerSentEvents.frame(id: rev, event: "history", data: historyEventJSON(notification, session: session)))
+    }
+
+    /// The same, from code that already holds the document's lock.
+    func sendHistoryEvent(_ handle: DocumentHandle, _ notification: String, session: String?, locked st: DocumentState) {
+        handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "history", data: historyEventJSON(notification, session: session)))
+    }
+
+    /// A `history` event that no change carries (a group closed, the history cleared); the
+    /// ones changes carry are framed by `ServerSentEvents.appendChangeEvents`.
+    func historyEventJSON(_ notification: String, session: String?) -> [UInt8] {
+        var w = JSONWriter(capacity: 96)
+        w.beginObject()
+        w.key("notification"); w.string(notification)
+        w.key("session"); w.optionalString(session)
+        w.endObject()
+        return w.bytes
+    }
+
+    /// Changes after `since`, up to what is committed, as the JSON array of `GET …/edits`.
+    func changesJSON(_ st: DocumentState, since: Int) -> [UInt8] {
+        var w = JSONWriter(capacity: 256)
+        w.beginArray()
+        if let list = try? st.document.changes(since: since) {
+            for c in list where c.revision <= st.committedRevision { DocumentJSON.change(c, to: &w) }
+        }
+        w.endArray()
+        return w.bytes
+    }
+    func broadcastState(_ handle: DocumentHandle) {
+        let (rev, condition) = handle.state.withLock { ($0.committedRevision, $0.condition) }
+        var w = JSONWriter(capacity: 48)
+        w.beginObject()
+        w.key("state"); w.string(condition.rawValue)
+        w.endObject()
+        handle.events.send(ServerSentEvents.frame(id: rev, event: "state", data: w.bytes))
+    }
+
+    /// A renamed document's new title, so every open window shows it at once.
+    func broadcastTitle(_ handle: DocumentHandle) {
+        let (rev, title) = handle.state.withLock { ($0.committedRevision, $0.title) }
+        var w = JSONWriter(capacity: 32 + title.utf8.count)
+        w.beginObject()
+        w.key("title"); w.string(title)
+        w.endObject()
+        handle.events.send(ServerSentEvents.frame(id: rev, event: "title", data: w.bytes))
+    }
+
+    func presenceJSON(_ handle: DocumentHandle) -> [UInt8] {
+        let selections = handle.state.withLock { $0.document.selections }
+        var ids = Set(selections.keys)
+        for id in handle.events.sessions { ids.insert(id) }
+        var w = JSONWriter(capacity: 64 * ids.count + 2)
+        w.beginArray()
+        for id in ids.sorted() {
+            guard let s = sessions.session(id: id) else { continue }
+            w.beginObject()
+            w.key("id"); w.string(s.id)
+            w.key("name"); w.string(s.name)
+            w.key("color"); w.string(s.color)
+            w.key("selection"); DocumentJSON.selection(selections[id], to: &w)
+            w.endObject()
+        }
+        w.endArray()
+        return w.bytes
+    }
+
+    func broadcastPresence(_ handle: DocumentHandle) {
+        let rev = handle.state.withLock { $0.committedRevision }
+        handle.events.send(ServerSentEvents.frame(id: rev, event: "presence", data: presenceJSON(handle)), replacing: "presence")
+    }
+}

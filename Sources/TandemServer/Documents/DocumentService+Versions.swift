@@ -1,0 +1,94 @@
+import TandemCore
+import TandemHTTP
+import TandemStore
+
+extension DocumentService {
+    /// Every saved version of the document, oldest first.
+    func versions(of handle: DocumentHandle) throws(APIError) -> [StoredVersion] {
+        do { return try store.versions(document: handle.id) } catch { throw .storageFailing }
+    }
+
+    /// Version `n` of the document, as stored.
+    func version(_ n: Int, of handle: DocumentHandle) throws(APIError) -> StoredVersion {
+        let v: StoredVersion?
+        do { v = try store.version(document: handle.id, number: n) } catch { throw .storageFailing }
+        guard let v else { throw .notFound("version \(n) of '\(handle.id)'") }
+        return v
+    }
+
+    /// Writes the committed text as the next version and, if nothing changed meanwhile,
+    /// clears the change count, both in one unit: answered once both are stored; refused,
+    /// the count goes back to what the store holds (`storeFailed`) and no version exists.
+    /// The document's lock is held to read, clear and submit, never while waiting; `then`
+    /// gets the version once stored (on the store's writer thread), and no thread waits.
+    func save(_ handle: DocumentHandle, name: String?, then: @escaping Completion<StoredVersion>) {
+        handle.checkpoints.run { [self] done in
+            let finish: @Sendable (Result<StoredVersion, APIError>) -> Void = { result in
+                done()
+                then(result)
+            }
+            let number: Int
+            if let newest = handle.newestVersion.withLock({ $0 }) {
+                number = newest + 1
+            } else {
+                do { number = (try store.versions(document: handle.id).last?.number ?? 0) + 1 } catch { return finish(.failure(.storageFailing)) }
+            }
+            let submitted: (StoredVersion, Bool, StoreTicket, Rope)
+            do throws(APIError) {
+                submitted = try submitVersion(handle, number: number, name: name)
+            } catch {
+                return finish(.failure(error))
+            }
+            let (v, cleared, ticket, savedRope) = submitted
+            whenStored(ticket, of: handle, journaled: cleared, doing: "save a version of") { result in
+                if case .failure(let error) = result { return finish(.failure(error)) }
+                handle.newestVersion.withLock { $0 = number }
+                handle.state.withLock { st in
+                    guard !st.deleted else { return }
+                    (st.savedRope, st.savedRevision) = (savedRope, v.revision)
+                    st.lastSaved = v.time
+                    if cleared { st.lastSavedRevision = max(st.lastSavedRevision, v.revision) }
+                    handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved", data: DocumentJSON.version(v)))
+                }
+                finish(.success(v))
+            }
+        }
+    }
+
+    /// Under the document's lock: the committed text as version `number`, and the change
+    /// count cleared with it when nothing is in flight, submitted as one unit.
+    private func submitVersion(_ handle: DocumentHandle, number: Int, name: String?) throws(APIError) -> (StoredVersion, Bool, StoreTicket, Rope) {
+        try handle.state.withLock { st throws(APIError) -> (StoredVersion, Bool, StoreTicket, Rope) in
+                if st.deleted { throw .notFound("document '\(handle.id)'") }
+                if st.savingError { throw .storageFailing }
+                let rope = st.committedRope
+                let v = StoredVersion(documentID: handle.id, number: number, revision: st.committedRevision,
+                                      time: now(), text: rope.description, name: name)
+                var writes: [StoreWrite] = [.addVersion(v)]
+                // A change still waiting for its commit is not in the version: it stays unsaved.
+                let cleared = st.document.revision == v.revision
+                if cleared {
+                    st.document.updateChangeCount(.cleared)
+                    if let journal = pendingJournalWrite(st, id: handle.id) { writes.append(journal) }
+                }
+                let ticket = StoreTicket()
+                store.submit(writes) { ticket.finish($0) }
+                return (v, cleared, ticket, rope)
+        }
+    }
+
+    /// The saveless model: a document with unsaved changes saves itself once it has been
+    /// quiet for a moment, and at least every 30 s while someone keeps typing.
+    func autosave(now: Double) {
+        for handle in documents.withLock({ Array($0.values) }) {
+            let due = handle.state.withLock { st -> Bool in
+                guard st.hasUnsavedChanges, !st.savingError, st.committedRevision == st.document.revision else { return false }
+                let quietFor = now - st.modified
+                let sinceSave = now - (st.lastSaved ?? st.created)
+                return quietFor >= 2 || sinceSave >= 30
+            }
+            guard due, handle.autosaving.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { continue }
+            save(handle, name: nil) { _ in handle.autosaving.store(false, ordering: .releasing) }
+        }
+    }
+}

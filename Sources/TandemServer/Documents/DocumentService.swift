@@ -1,0 +1,72 @@
+import Foundation
+import Logging
+import Synchronization
+import TandemCore
+import TandemHTTP
+import TandemStore
+
+/// The one place a document changes. Every mutation the API offers (edit, undo, redo,
+/// selective undo, replace, revert, editing actions, groups, levels, names, selection, save,
+/// create, delete, metadata) is a method here taking a typed request and answering a typed
+/// result through a completion; routes only decode, call and encode.
+///
+/// Each mutation takes the same steps, in this order (docs/architecture.md draws them):
+/// 1. **lock**: the document's `DocumentLock`, held only while memory changes;
+/// 2. **core**: the change is applied to the `Document` (TandemCore) under that lock;
+/// 3. **journal**: the events the core wrote to the document's `JournalBuffer` are drained;
+/// 4. **store**: they are submitted to the store *before the lock is released*, so the store
+///    sees a document's writes in the order memory made them; nothing waits for the store;
+/// 5. **publish**: when the store has committed (on its writer thread), event frames go out
+///    under the document's lock, then the request is answered. Nothing is acknowledged or
+///    shown to subscribers before it is durable.
+///
+/// A write the store refuses puts the document back as the store holds it
+/// (`storeFailed`), and the request gets `503`: nothing it asked for happened.
+final class DocumentService: Sendable {
+    /// What a mutation answers, called once, on the thread that finished it (an event loop
+    /// when nothing had to be stored, else the store's writer).
+    typealias Completion<Result: Sendable> = @Sendable (Swift.Result<Result, APIError>) -> Void
+
+    let configuration: ServerConfiguration
+    let store: any DocumentStore
+    let documents = Mutex<[String: DocumentHandle]>([:])
+    let sessions: SessionRegistry
+    let pasteboards: PasteboardRegistry
+    let metrics: Metrics
+    let logger: Logger
+    let commits = CommitPublisher()
+    /// Open event streams over all documents (a metrics gauge).
+    let subscribers = Atomic<Int>(0)
+    /// Where work too heavy for an event loop runs (a large stale edit's transform, a large
+    /// body): one at a time, so it never takes both cores from the loops.
+    let heavyWork = DispatchQueue(label: "tandem.heavy-work", qos: .utility)
+
+    init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry,
+         pasteboards: PasteboardRegistry, metrics: Metrics, logger: Logger) {
+        self.configuration = configuration
+        self.store = store
+        self.sessions = sessions
+        self.pasteboards = pasteboards
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    func now() -> Double { Date().timeIntervalSince1970 }
+
+    /// The open document with this id; `404` otherwise.
+    func document(_ id: String) throws(APIError) -> DocumentHandle {
+        guard let d = documents.withLock({ $0[id] }) else { throw .notFound("document '\(id)'") }
+        return d
+    }
+
+    func makeEventChannel() -> EventChannel {
+        EventChannel { [self] delta in subscribers.add(delta, ordering: .relaxed) }
+    }
+
+    func documentConfiguration(levelsOfUndo: Int) -> Document.Configuration {
+        var c = Document.Configuration()
+        c.typingPause = configuration.typingPause
+        c.levelsOfUndo = levelsOfUndo
+        return c
+    }
+}
