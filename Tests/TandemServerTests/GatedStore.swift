@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import TandemStore
 
@@ -13,6 +14,8 @@ final class GatedStore: DocumentStore, Sendable {
     let inner: any DocumentStore
     private let holds: @Sendable ([StoreWrite]) -> Bool
     private let gate = Mutex<(closed: Bool, held: [Held])>((false, []))
+    /// While set, batches that match `holds` are refused with this error instead of held.
+    private let refusal = Mutex<StoreError?>(nil)
 
     init(_ inner: any DocumentStore, holds: @escaping @Sendable ([StoreWrite]) -> Bool) {
         self.inner = inner
@@ -20,6 +23,7 @@ final class GatedStore: DocumentStore, Sendable {
     }
 
     func close(gate closed: Bool = true) { gate.withLock { $0.closed = closed } }
+    func refuse(with error: StoreError?) { refusal.withLock { $0 = error } }
     var heldCount: Int { gate.withLock { $0.held.count } }
 
     /// Opens the gate and hands what it held to the real store, in order.
@@ -33,6 +37,11 @@ final class GatedStore: DocumentStore, Sendable {
     }
 
     func submit(_ writes: [StoreWrite], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
+        // Refused later, on another thread, as a real store's writer would: the caller may
+        // hold a document's lock, which the failure path takes again.
+        if let error = refusal.withLock({ $0 }), holds(writes) {
+            return DispatchQueue.global().async { completion(.failure(error)) }
+        }
         let held = gate.withLock { g -> Bool in
             guard g.closed, holds(writes) else { return false }
             g.held.append(Held(writes: writes, completion: completion))

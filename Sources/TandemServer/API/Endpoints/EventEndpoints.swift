@@ -1,0 +1,60 @@
+import TandemCore
+import TandemHTTP
+
+/// The endpoints of event routes: paths, OpenAPI descriptions and handlers.
+extension ServerContext {
+    var eventEndpoints: [Endpoint] {
+        [
+            Endpoint(
+                method: .get, path: "/documents/{id}/events", operationID: "documentEvents",
+                summary: "Server-Sent Events: change, presence, history, saved, state, title, pasteboard; id is the revision", tag: "Editing",
+                parameters: [Endpoint.header("Last-Event-ID", "Resume: the changes after this revision are replayed first"),
+                             Endpoint.query("lastEventId", Schemas.nonNegative, "Same as Last-Event-ID, for clients that cannot set headers")],
+                responses: [
+                    Endpoint.Response(status: 200, description: "An event stream, gzipped write by write when Accept-Encoding allows gzip", schema: Schemas.serverSentEvent(
+                        ["change", "presence", "history", "saved", "state", "title", "pasteboard", "reset"]), mediaType: "text/event-stream"),
+                    Endpoint.error(400, "Bad Last-Event-ID"),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(404, "No such document"),
+                ],
+                handler: { [self] req, res in documentEvents(req, res) }
+            ),
+            Endpoint(
+                method: .put, path: "/documents/{id}/selection", operationID: "setSelection",
+                summary: "The session's selection, kept in place through everyone's changes", tag: "Editing",
+                requestBody: Endpoint.jsonBody(Schemas.object(
+                    [("anchor", Schemas.nonNegative), ("head", Schemas.nonNegative), ("base", Schemas.nonNegative)],
+                    required: ["anchor", "head"])),
+                responses: [
+                    Endpoint.json(200, "The selection, in current positions (mapped from base when given)", Schemas.ref("Selection")),
+                    Endpoint.error(400, "Malformed JSON or field"),
+                    Endpoint.error(401, "A session is needed"),
+                    Endpoint.error(404, "No such document"),
+                    Endpoint.error(410, "base is older than the kept log"),
+                    Endpoint.error(415, "Body is not JSON"),
+                    Endpoint.error(422, "Out of range, inside a surrogate pair, or base in the future"),
+                ],
+                handler: { [self] req, res in res.respond { () throws(APIError) in try putSelection(req) } }
+            ),
+            Endpoint(
+                method: .get, path: "/documents/{id}/presence", operationID: "presence",
+                summary: "Sessions in the document with name, color and selection", tag: "Editing",
+                responses: [
+                    Endpoint.json(200, "Sessions", Schemas.array(Schemas.object([
+                        ("id", Schemas.string), ("name", Schemas.string), ("color", Schemas.string),
+                        ("selection", ["oneOf": [Schemas.ref("Selection"), ["type": "null"]]]),
+                    ], required: ["id", "name", "color", "selection"]))),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(404, "No such document"),
+                ],
+                handler: { [self] req, res in
+                    res.respond { () throws(APIError) in
+                        _ = try session(of: req)
+                        let handle = try document(req.parameters["id"] ?? "")
+                        return .json(service.presenceJSON(handle))
+                    }
+                }
+            ),
+        ]
+    }
+}

@@ -1,0 +1,89 @@
+import TandemCore
+import TandemHTTP
+import TandemStore
+
+/// The endpoints of version routes: paths, OpenAPI descriptions and handlers.
+extension ServerContext {
+    var versionEndpoints: [Endpoint] {
+        let version: JSONValue = Schemas.object([
+            ("number", Schemas.nonNegative), ("revision", Schemas.nonNegative), ("time", Schemas.number),
+            ("length", Schemas.nonNegative), ("name", Schemas.nullableString),
+        ], required: ["number", "revision", "time", "length", "name"])
+        return [
+            Endpoint(
+                method: .post, path: "/documents/{id}/save", operationID: "save",
+                summary: "Checkpoint a version now; resets changeCount", tag: "Documents",
+                responses: [
+                    Endpoint.json(201, "The saved version", version),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(404, "No such document"),
+                    Endpoint.error(503, "The store cannot save"),
+                ],
+                handler: { [self] req, res in
+                    let handle: DocumentHandle
+                    do throws(APIError) {
+                        _ = try session(of: req)
+                        handle = try document(req.parameters["id"] ?? "")
+                    } catch {
+                        return res.send(error.response)
+                    }
+                    service.save(handle, name: nil) { res.send($0) { .json(DocumentJSON.version($0), status: .created) } }
+                }
+            ),
+            Endpoint(
+                method: .get, path: "/documents/{id}/versions", operationID: "listVersions",
+                summary: "Saved versions, oldest first", tag: "Documents",
+                responses: [
+                    Endpoint.json(200, "Versions", Schemas.array(version)),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(404, "No such document"),
+                    Endpoint.error(503, "The store cannot be read"),
+                ],
+                handler: { [self] req, res in
+                    res.respond { () throws(APIError) in
+                        _ = try session(of: req)
+                        let handle = try document(req.parameters["id"] ?? "")
+                        let list = try service.versions(of: handle)
+                        var w = JSONWriter(capacity: 64 * list.count + 2)
+                        w.beginArray()
+                        for v in list { w.raw(DocumentJSON.version(v)) }
+                        w.endArray()
+                        return .json(w.bytes)
+                    }
+                }
+            ),
+            Endpoint(
+                method: .get, path: "/documents/{id}/versions/{n}/text", operationID: "getVersionText",
+                summary: "A saved version's text", tag: "Documents",
+                responses: [
+                    Endpoint.Response(status: 200, description: "The text", schema: Schemas.string, mediaType: "text/plain"),
+                    Endpoint.error(400, "n is not a number"),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(404, "No such document or version"),
+                ],
+                handler: { [self] req, res in
+                    res.respond { () throws(APIError) in
+                        _ = try session(of: req)
+                        let handle = try document(req.parameters["id"] ?? "")
+                        let v = try storedVersion(handle, req.parameters["n"])
+                        return HTTPResponse(status: .ok, contentType: "text/plain; charset=utf-8", body: Array(v.text.utf8))
+                    }
+                }
+            ),
+            Endpoint(
+                method: .post, path: "/documents/{id}/versions/{n}/revert", operationID: "revertToVersion",
+                summary: "Make the text that version's, as one undoable change named Revert to Version", tag: "Documents",
+                parameters: [Endpoint.header("Idempotency-Key", "Makes a resend safe")],
+                responses: [
+                    Endpoint.json(200, "The change as applied", Schemas.ref("EditResult")),
+                    Endpoint.error(400, "n is not a number"),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(403, "Editing is disabled"),
+                    Endpoint.error(404, "No such document or version"),
+                    Endpoint.error(503, "The store cannot save"),
+                ],
+                handler: { [self] req, res in revert(req, res) }
+            ),
+        ]
+    }
+}

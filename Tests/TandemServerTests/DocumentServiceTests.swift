@@ -1,0 +1,245 @@
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+import Testing
+import TandemCore
+@testable import TandemServer
+import TandemStore
+
+/// `DocumentService` called directly, with typed requests, on the SQLite store and on the
+/// in-memory one: every mutation is answered only once it is stored, a refused write changes
+/// nothing, and what was answered reads back from the store.
+@Suite struct DocumentServiceTests {
+    /// A service on a fresh store, with a gate in front of the store's writes that tests
+    /// close (hold) or set to refuse for the writes `Harness.matching` picks.
+    final class Harness: Sendable {
+        let context: ServerContext
+        let gated: GatedStore
+        let directory: String
+        let matching = Matching()
+        var service: DocumentService { context.service }
+
+        init(inMemory: Bool) throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-service-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let inner: any DocumentStore = inMemory ? InMemoryStore() : try SQLiteStore(directory: directory, durability: .normal)
+            let matching = self.matching
+            gated = GatedStore(inner) { writes in matching.predicate.withLock { $0 }(writes) }
+            var configuration = ServerConfiguration()
+            configuration.dataDirectory = directory
+            context = ServerContext(configuration: configuration, store: gated, sessions: SessionRegistry(restoring: []),
+                                    metrics: Metrics(), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        }
+
+        func hold(_ predicate: @escaping @Sendable ([StoreWrite]) -> Bool) {
+            matching.predicate.withLock { $0 = predicate }
+        }
+
+        func close() {
+            gated.inner.close()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+
+        func session(_ name: String) -> Session { context.sessions.create(name: name, now: service.now()).0 }
+
+        func create(_ id: String, text: String = "") throws -> DocumentHandle {
+            _ = try answer { service.create(NewDocument(id: id, title: id, text: text), completion: $0) }.get()
+            return try service.document(id)
+        }
+
+        func text(_ handle: DocumentHandle) -> String { service.info(handle, scope: .document).text.description }
+    }
+
+    final class Matching: Sendable {
+        let predicate = Mutex<@Sendable ([StoreWrite]) -> Bool>({ _ in false })
+    }
+
+    /// Starts a service call and waits (on the test's thread) for its completion.
+    static func answer<R: Sendable>(timeout: Double = 10, _ start: (@escaping DocumentService.Completion<R>) -> Void) -> Result<R, APIError> {
+        let box = Mutex<Result<R, APIError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        start { result in
+            box.withLock { $0 = result }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + timeout) == .success else {
+            return .failure(APIError(.internalServerError, "timeout", "no answer within \(timeout) s"))
+        }
+        return box.withLock { $0 }!
+    }
+
+    static func isAppend(_ writes: [StoreWrite]) -> Bool {
+        writes.contains { if case .append = $0 { true } else { false } }
+    }
+
+    static func isMeta(_ writes: [StoreWrite]) -> Bool {
+        writes.contains { if case .setMeta = $0 { true } else { false } }
+    }
+
+    @Test(arguments: [false, true])
+    func anEditIsAnsweredOnlyOnceStoredAndThenReadsBackFromTheStore(inMemory: Bool) throws {
+        let h = try Harness(inMemory: inMemory)
+        defer { h.close() }
+        let doc = try h.create("d")
+        let ada = h.session("Ada")
+        h.hold(Self.isAppend)
+        h.gated.close(gate: true)
+        let answered = Mutex<Result<EditResult, APIError>?>(nil)
+        let edit = EditRequest(base: nil, options: EditOptions(), form: .insert("hello", at: 0))
+        h.service.edit(edit, in: doc, by: ada) { result in answered.withLock { $0 = result } }
+        let deadline = Date().addingTimeInterval(5)
+        while h.gated.heldCount < 1 && Date() < deadline { usleep(1000) }
+        #expect(h.gated.heldCount == 1)
+        usleep(20_000)
+        #expect(answered.withLock { $0 } == nil, "answered before the store committed")
+        #expect(h.service.info(doc, scope: .document).revision == 0, "readers saw an uncommitted change")
+
+        h.gated.open()
+        while answered.withLock({ $0 }) == nil && Date() < deadline { usleep(1000) }
+        let result = try #require(answered.withLock { $0 }).get()
+        #expect(result.revision == 1)
+        #expect(result.selection == Selection(caret: 5))
+        #expect(h.text(doc) == "hello")
+        #expect(try h.gated.inner.changes(document: "d", after: 0, through: nil).map(\.revision) == [1])
+    }
+
+    @Test(arguments: [false, true])
+    func aRefusedChangeIsA503AndLeavesTheDocumentAsStored(inMemory: Bool) throws {
+        let h = try Harness(inMemory: inMemory)
+        defer { h.close() }
+        let doc = try h.create("d", text: "kept")
+        h.hold(Self.isAppend)
+        h.gated.refuse(with: .full)
+        let edit = EditRequest(base: nil, options: EditOptions(), form: .insert("lost", at: 0))
+        let result = Self.answer { h.service.edit(edit, in: doc, by: nil, completion: $0) }
+        #expect(result.failure == .storageFailing)
+        #expect(h.text(doc) == "kept")
+        #expect(h.service.info(doc, scope: .document).revision == 0)
+        #expect(try h.gated.inner.changes(document: "d", after: 0, through: nil).isEmpty)
+        // Refusing until the store recovers: nothing is applied meanwhile.
+        #expect(Self.answer { h.service.edit(edit, in: doc, by: nil, completion: $0) }.failure == .storageFailing)
+    }
+
+    @Test(arguments: [false, true])
+    func undoRevertsOnlyTheCallersGroupAndSaysWhichWhileOthersKeepTyping(inMemory: Bool) throws {
+        let h = try Harness(inMemory: inMemory)
+        defer { h.close() }
+        let doc = try h.create("d")
+        let ada = h.session("Ada"), bob = h.session("Bob")
+        let first = EditRequest(base: nil, options: EditOptions(actionName: "Greet", newGroup: true), form: .insert("hello ", at: 0))
+        _ = try Self.answer { h.service.edit(first, in: doc, by: ada, completion: $0) }.get()
+        let second = EditRequest(base: nil, options: EditOptions(actionName: "Sign", newGroup: true), form: .insert("-- Bob", at: 6))
+        _ = try Self.answer { h.service.edit(second, in: doc, by: bob, completion: $0) }.get()
+
+        let undo = UndoRequest(.undo, scope: .session(ada.id), requester: ada.id, time: 0)
+        let result = try Self.answer { h.service.perform(undo, in: doc, by: ada, completion: $0) }.get()
+        #expect(h.text(doc) == "-- Bob")
+        #expect(result.change.kind == .undo)
+        #expect(result.change.actionName == "Greet")
+        #expect(result.change.session == ada.id)
+        #expect(result.change.reverts?.session == ada.id)
+        #expect(!result.history.canUndo && result.history.canRedo)
+        #expect(result.history.redoActionName == "Greet")
+        #expect(h.service.history(scope: .session(bob.id), in: doc).undoActionName == "Sign")
+
+        let redo = UndoRequest(.redo, scope: .session(ada.id), requester: ada.id, time: 0)
+        _ = try Self.answer { h.service.perform(redo, in: doc, by: ada, completion: $0) }.get()
+        #expect(h.text(doc) == "hello -- Bob")
+        let nothing = Self.answer { h.service.perform(redo, in: doc, by: ada, completion: $0) }
+        #expect(nothing.failure?.code == "nothing_to_redo")
+        #expect(try h.gated.inner.changes(document: "d", after: 0, through: nil).count == 4)
+    }
+
+    @Test(arguments: [false, true])
+    func undoStateIsStoredBeforeItIsAnsweredAndARefusalUndoesIt(inMemory: Bool) throws {
+        let h = try Harness(inMemory: inMemory)
+        defer { h.close() }
+        let doc = try h.create("d")
+        let ada = h.session("Ada")
+        h.hold(Self.isMeta)
+        h.gated.close(gate: true)
+        let level = Mutex<Result<Int, APIError>?>(nil)
+        h.service.grouping(begin: true, in: doc, by: ada) { result in level.withLock { $0 = result } }
+        usleep(20_000)
+        #expect(level.withLock { $0 } == nil, "a group opened before it was stored")
+        h.gated.open()
+        let deadline = Date().addingTimeInterval(5)
+        while level.withLock({ $0 }) == nil && Date() < deadline { usleep(1000) }
+        #expect(try level.withLock { $0 }?.get() == 1)
+        #expect(try h.gated.inner.meta(DocumentService.pendingKey("d")) != nil)
+
+        h.gated.refuse(with: .full)
+        let named = Self.answer { h.service.updateHistory(HistoryPatch(actionName: nil, levelsOfUndo: 3), scope: .session(ada.id), in: doc, completion: $0) }
+        #expect(named.failure == .storageFailing)
+        // Back as stored: the open group is still there, the cap never happened.
+        #expect(h.service.history(scope: .session(ada.id), in: doc).levelsOfUndo == 0)
+    }
+
+    @Test(arguments: [false, true])
+    func createUpdateAndDeleteAreStoredThenSeen(inMemory: Bool) throws {
+        let h = try Harness(inMemory: inMemory)
+        defer { h.close() }
+        let doc = try h.create("d", text: "abc")
+        #expect(Self.answer { h.service.create(NewDocument(id: "d", title: "again", text: ""), completion: $0) }.failure?.code == "id_taken")
+
+        let patch = DocumentPatch(title: "Renamed", editingDisabled: true, secure: nil, levels: 5)
+        let info = try Self.answer { h.service.update(doc, with: patch, completion: $0) }.get()
+        #expect(info.title == "Renamed" && info.editingDisabled && info.levelsOfUndo == 5)
+        #expect(try h.gated.inner.document("d")?.title == "Renamed")
+        let refused = Self.answer { h.service.edit(EditRequest(base: nil, options: EditOptions(), form: .insert("x", at: 0)), in: doc, by: nil, completion: $0) }
+        #expect(refused.failure?.code == "editing_disabled")
+
+        _ = try Self.answer { h.service.delete(doc, completion: $0) }.get()
+        #expect(throws: APIError.self) { try h.service.document("d") }
+        #expect(try h.gated.inner.document("d") == nil)
+    }
+
+    @Test(arguments: [false, true])
+    func aSaveStoresTheCommittedTextAsAVersionAndClearsTheChangeCount(inMemory: Bool) throws {
+        let h = try Harness(inMemory: inMemory)
+        defer { h.close() }
+        let doc = try h.create("d")
+        _ = try Self.answer { h.service.edit(EditRequest(base: nil, options: EditOptions(), form: .insert("draft", at: 0)), in: doc, by: nil, completion: $0) }.get()
+        #expect(h.service.info(doc, scope: .document).hasUnsavedChanges)
+        let version = try Self.answer { h.service.save(doc, name: "first", then: $0) }.get()
+        #expect(version.number == 1 && version.revision == 1 && version.text == "draft")
+        #expect(!h.service.info(doc, scope: .document).hasUnsavedChanges)
+        #expect(try h.service.versions(of: doc).map(\.number) == [1])
+
+        let replacement = TextReplacement(text: "final", actionName: "Replace", ifMatch: "\"1\"")
+        _ = try Self.answer { h.service.replaceText(replacement, in: doc, by: nil, completion: $0) }.get()
+        #expect(h.text(doc) == "final")
+        let stale = Self.answer { h.service.replaceText(replacement, in: doc, by: nil, completion: $0) }
+        #expect(stale.failure?.code == "precondition_failed")
+        let revert = TextReplacement(text: version.text, actionName: "Revert to Version", ifMatch: nil)
+        _ = try Self.answer { h.service.replaceText(revert, in: doc, by: nil, completion: $0) }.get()
+        #expect(h.text(doc) == "draft")
+    }
+
+    @Test(arguments: [false, true])
+    func deleteAndPasteActOnTheSessionsSelection(inMemory: Bool) throws {
+        let h = try Harness(inMemory: inMemory)
+        defer { h.close() }
+        let doc = try h.create("d", text: "hello world")
+        let ada = h.session("Ada")
+        let selected = try h.service.select(all: false, 5..<11, in: doc, by: ada)
+        #expect(selected.selection == Selection(anchor: 5, head: 11))
+        let delete = ActionRequest(range: nil, pasteboard: Pasteboard.generalName, type: nil)
+        let deleted = try Self.answer { h.service.delete(delete, in: doc, by: ada, completion: $0) }.get()
+        #expect(deleted.actionName == "Delete" && deleted.selection == Selection(caret: 5))
+        #expect(h.text(doc) == "hello")
+        #expect(h.service.history(scope: .session(ada.id), in: doc).undoActionName == "Delete")
+        // Nothing on the general pasteboard yet: a paste is refused and changes nothing.
+        let paste = Self.answer { h.service.paste(delete, in: doc, by: ada, completion: $0) }
+        #expect(paste.failure?.code == "nothing_to_paste")
+        #expect(h.text(doc) == "hello")
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
