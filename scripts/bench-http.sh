@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Tandem vs Hummingbird 2: wrk -t1 -c50, interleaved rounds, req/s, p99 and cost per request.
 #
-# Usage: scripts/bench-http.sh [-r ROUNDS] [-d SECONDS]
+# Usage: scripts/bench-http.sh [-r ROUNDS] [-d SECONDS] [-t TANDEM_BIN] [-b BASE_BIN]
+#   -t TANDEM_BIN  serve Tandem from this binary instead of building this checkout's release one
+#   -b BASE_BIN    A/B: the other server is Tandem from this binary ("base", on $HB_PORT, the same
+#                  TANDEM_PATHS) instead of Hummingbird; the ratios are then tandem/base
 #   TANDEM_CMD   command serving Tandem on $TANDEM_PORT (default: release `tandem serve --port P --public DIR`)
 #   TANDEM_PATHS paths measured on Tandem   (default "/healthz /doc.json": health check and a 2 KB static JSON file)
 #   HB_DIR       Hummingbird anchor build dir (default /tmp/anchors/hb, built from /work/shared/bench/hummingbird)
@@ -18,8 +21,8 @@
 # A run with socket errors or non-2xx/3xx answers is printed as REJECTED and left out of
 # the medians; the script exits 3 when any run was rejected.
 set -uo pipefail
-ROUNDS=5; DUR=10
-while getopts "r:d:" o; do case $o in r) ROUNDS=$OPTARG;; d) DUR=$OPTARG;; *) exit 2;; esac; done
+ROUNDS=5; DUR=10; TANDEM_BIN=""; BASE_BIN=""
+while getopts "r:d:t:b:" o; do case $o in r) ROUNDS=$OPTARG;; d) DUR=$OPTARG;; t) TANDEM_BIN=$OPTARG;; b) BASE_BIN=$OPTARG;; *) exit 2;; esac; done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SHARED=/work/shared/bench
 WORK=${BENCH_DIR:-/tmp/tandem-bench}
@@ -30,16 +33,27 @@ command -v wrk >/dev/null && command -v perf >/dev/null || apt-get install -y wr
 TANDEM_PORT=${TANDEM_PORT:-8091}; HB_PORT=${HB_PORT:-8081}
 TANDEM_PATHS=${TANDEM_PATHS:-"/healthz /doc.json"}
 HB_PATHS=${HB_PATHS:-"/hello /doc"}
+if [ -z "${TANDEM_CMD:-}" ] && [ -n "$TANDEM_BIN" ]; then
+  TANDEM_CMD="$TANDEM_BIN serve --port $TANDEM_PORT --public $WORK/public"
+fi
 if [ -z "${TANDEM_CMD:-}" ]; then
   (cd "$ROOT" && swift build -c release --product tandem >/dev/null) || { echo "tandem build failed" >&2; exit 1; }
   TANDEM_CMD="$ROOT/.build/release/tandem serve --port $TANDEM_PORT --public $WORK/public"
 fi
-HB_DIR=${HB_DIR:-/tmp/anchors/hb}
-if [ ! -x "$HB_DIR/.build/release/HBAnchor" ]; then
-  mkdir -p "$HB_DIR" && cp -r "$SHARED/hummingbird/." "$HB_DIR/" && chmod -R u+w "$HB_DIR"
-  (cd "$HB_DIR" && swift build -c release >/dev/null) || { echo "Hummingbird build failed" >&2; exit 1; }
+OTHER=hummingbird
+if [ -n "$BASE_BIN" ]; then
+  # The base Tandem takes Hummingbird's place, port and turn.
+  OTHER=base
+  HB_PATHS=$TANDEM_PATHS
+  HB_CMD="$BASE_BIN serve --port $HB_PORT --public $WORK/public"
+else
+  HB_DIR=${HB_DIR:-/tmp/anchors/hb}
+  if [ ! -x "$HB_DIR/.build/release/HBAnchor" ]; then
+    mkdir -p "$HB_DIR" && cp -r "$SHARED/hummingbird/." "$HB_DIR/" && chmod -R u+w "$HB_DIR"
+    (cd "$HB_DIR" && swift build -c release >/dev/null) || { echo "Hummingbird build failed" >&2; exit 1; }
+  fi
+  HB_CMD="$HB_DIR/.build/release/HBAnchor $WORK/public/doc.json $HB_PORT"
 fi
-HB_CMD="$HB_DIR/.build/release/HBAnchor $WORK/public/doc.json $HB_PORT"
 
 EVENT=instructions
 perf stat -x, -e instructions true 2>&1 | grep -q "not supported" && EVENT=task-clock
@@ -59,7 +73,7 @@ trap stop_server EXIT INT TERM
 RESULTS=$WORK/out/results-$(date +%s).jsonl
 : > "$RESULTS"
 for r in $(seq 1 "$ROUNDS"); do
-  order="tandem hummingbird"; [ $((r % 2)) = 0 ] && order="hummingbird tandem"
+  order="tandem $OTHER"; [ $((r % 2)) = 0 ] && order="$OTHER tandem"
   for name in $order; do
     if [ $name = tandem ]; then port=$TANDEM_PORT; cmd=$TANDEM_CMD; paths=$TANDEM_PATHS
     else port=$HB_PORT; cmd=$HB_CMD; paths=$HB_PATHS; fi
@@ -94,10 +108,10 @@ print(line)'
   done
 done
 
-python3 - "$RESULTS" "$EVENT" "$DUR" <<'PY'
+python3 - "$RESULTS" "$EVENT" "$DUR" "$OTHER" <<'PY'
 import json, statistics, sys
 every = [json.loads(l) for l in open(sys.argv[1])]
-event, dur = sys.argv[2], float(sys.argv[3])
+event, dur, other = sys.argv[2], float(sys.argv[3]), sys.argv[4]
 def clean(d): return d.get("rps") and not d.get("sock_errors") and not d.get("non2xx")
 rows = [d for d in every if clean(d)]
 rejected = [d for d in every if not clean(d)]
@@ -114,7 +128,7 @@ print(f"\nmedians over {max(d['round'] for d in rows)} interleaved rounds (wrk -
 print(f"{'server':12s} {'route':10s} {'req/s':>10s} {'p99 ms':>8s} {unit:>12s}")
 med = {}
 for kind in ("health", "doc"):
-    for server in ("tandem", "hummingbird"):
+    for server in ("tandem", other):
         sel = [d for d in rows if d["server"] == server and d["kind"] == kind]
         if not sel: continue
         rps = statistics.median(d["rps"] for d in sel)
@@ -124,9 +138,23 @@ for kind in ("health", "doc"):
         med[(server, kind)] = (rps, p99, cost)
         print(f"{server:12s} {sel[0]['path']:10s} {rps:10.0f} {p99:8.2f} {cost:12.2f}")
 for kind in ("health", "doc"):
-    if ("tandem", kind) in med and ("hummingbird", kind) in med:
-        t, h = med[("tandem", kind)], med[("hummingbird", kind)]
-        print(f"{kind}: tandem/hummingbird req/s x{t[0]/h[0]:.2f}, p99 x{t[1]/h[1]:.2f}, {unit} x{t[2]/h[2]:.2f}")
+    if ("tandem", kind) in med and (other, kind) in med:
+        t, h = med[("tandem", kind)], med[(other, kind)]
+        print(f"{kind}: tandem/{other} req/s x{t[0]/h[0]:.2f}, p99 x{t[1]/h[1]:.2f}, {unit} x{t[2]/h[2]:.2f}")
+if other == "base":
+    # Paired: each round's tandem/base ratio, so a machine that drifts between rounds cancels out.
+    for kind in ("health", "doc"):
+        pairs = []
+        for r in sorted({d["round"] for d in rows}):
+            t = [d for d in rows if d["round"] == r and d["kind"] == kind and d["server"] == "tandem"]
+            b = [d for d in rows if d["round"] == r and d["kind"] == kind and d["server"] == "base"]
+            if t and b: pairs.append((t[0], b[0]))
+        if not pairs: continue
+        rps = [t["rps"] / b["rps"] for t, b in pairs]
+        costs = [per_request(t) / per_request(b) for t, b in pairs if per_request(t) and per_request(b)]
+        print(f"{kind}: per-round tandem/base req/s " + " ".join(f"x{x:.3f}" for x in rps) + f", median x{statistics.median(rps):.3f}")
+        if costs:
+            print(f"{kind}: per-round tandem/base {unit} " + " ".join(f"x{x:.3f}" for x in costs) + f", median x{statistics.median(costs):.3f}")
 if rejected:
     print(f"{len(rejected)} run(s) rejected for errors: the medians above leave them out")
     sys.exit(3)

@@ -171,8 +171,14 @@ final class Inflater {
         }
     }
 
-    static func gzipFilter(_ config: inout HTTPServer.Configuration) {
-        config.responseFilter = { _, requestHeaders, response in ContentEncoding.negotiate(requestHeaders: requestHeaders, response: response) }
+    /// `handler` with its responses negotiated on their way out, as the server's middleware does.
+    static func gzipping(_ handler: @escaping HTTPHandler) -> HTTPHandler {
+        { request, responder in
+            let requestHeaders = request.headers
+            handler(request, HTTPResponder { response in
+                responder.send(ContentEncoding.negotiate(requestHeaders: requestHeaders, response: response))
+            })
+        }
     }
 
     @Test func eachWriteArrivesDecodable() throws {
@@ -182,7 +188,7 @@ final class Inflater {
         let gate: @Sendable (Int) -> Void = { i in
             for _ in 0..<500 where decoded.withLock({ $0 }) < i { usleep(2000) }
         }
-        try withServer(Self.gzipFilter, handler: Self.eventStream(Self.writes, finish: true, gate: gate)) { server in
+        try withServer(handler: Self.gzipping(Self.eventStream(Self.writes, finish: true, gate: gate))) { server in
             let c = try TestClient(port: server.boundPort)
             try c.send("GET /events HTTP/1.1\r\nHost: t\r\nAccept-Encoding: gzip\r\n\r\n")
             let head = try c.readHeadOnly()
@@ -219,7 +225,7 @@ final class Inflater {
                 writer.finish()
             }))
         }
-        try withServer(Self.gzipFilter, handler: handler) { server in
+        try withServer(handler: Self.gzipping(handler)) { server in
             var pieces: [[UInt8]] = []
             for _ in 0..<2 {
                 let c = try TestClient(port: server.boundPort)

@@ -78,4 +78,20 @@ struct RouterTests {
         #expect(Self.text(Self.run(r, .get, "/nothing")) == "fallback /nothing")
         #expect(Self.run(router, .get, "*")?.status.code == 404)
     }
+
+    @Test func finishingSeesOnlyTheRoutersOwnAnswers() {
+        var r = router
+        r.finishing = { request, response in
+            var out = response
+            out.headers.set("X-Finished", request.method.rawValue)
+            return out
+        }
+        #expect(Self.run(r, .put, "/documents/x")?.headers["X-Finished"] == "PUT")
+        #expect(Self.run(r, .options, "/documents/x")?.headers["X-Finished"] == "OPTIONS")
+        #expect(Self.run(r, .options, "*")?.headers["X-Finished"] == "OPTIONS")
+        #expect(Self.run(r, .get, "/nothing")?.headers["X-Finished"] == "GET")
+        #expect(Self.run(r, .get, "/healthz")?.headers["X-Finished"] == nil)
+        r.fallback = { req, responder in responder.send(.text("fallback \(req.target)")) }
+        #expect(Self.run(r, .get, "/nothing")?.headers["X-Finished"] == nil)
+    }
 }

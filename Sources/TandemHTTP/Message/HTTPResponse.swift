@@ -39,7 +39,7 @@ public struct HTTPResponse: Sendable {
     }
 
     /// The field list `json` shares, and the same with `Vary: Accept-Encoding`, which
-    /// `ContentEncoding.negotiate` hands on for a small one: a response filter recognises
+    /// `ContentEncoding.negotiate` hands on for a small one: code after it recognises
     /// these by `HTTPHeaders.sharesStorage(with:)` and swaps in another shared list, instead
     /// of copying and scanning the fields of most API answers.
     public static let jsonHeaders: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8"]

@@ -21,6 +21,9 @@ public struct Router: Sendable {
     private var firstSegments: [String]? = []
     /// Called for paths no route matches (any method); 404 when nil.
     public var fallback: HTTPHandler?
+    /// Applied to the answers the router makes itself (OPTIONS, 405, the 404 without a
+    /// fallback) before they are sent: no route's middleware sees them.
+    public var finishing: (@Sendable (HTTPRequest, HTTPResponse) -> HTTPResponse)?
 
     public init() {}
 
@@ -69,7 +72,7 @@ public struct Router: Sendable {
     public func route(_ request: __owned HTTPRequest, _ responder: HTTPResponder) {
         // `OPTIONS *` asks about the server as a whole (RFC 9110 §9.3.7): every method it serves.
         if request.method == .options && request.target == "*" {
-            return responder.send(HTTPResponse(status: .noContent, headers: ["Allow": serverMethods]))
+            return answer(request, responder, HTTPResponse(status: .noContent, headers: ["Allow": serverMethods]))
         }
         let path = request.path
         guard let segments = RoutePattern.split(path) else {
@@ -101,10 +104,10 @@ public struct Router: Sendable {
         allowed.append("OPTIONS")
         let allow = allowed.joined(separator: ", ")
         if request.method == .options {
-            responder.send(HTTPResponse(status: .noContent, headers: ["Allow": allow]))
+            answer(request, responder, HTTPResponse(status: .noContent, headers: ["Allow": allow]))
         } else {
-            responder.send(.error(.methodNotAllowed, code: "method_not_allowed",
-                                  message: "\(request.method.rawValue) is not allowed here", headers: ["Allow": allow]))
+            answer(request, responder, .error(.methodNotAllowed, code: "method_not_allowed",
+                                              message: "\(request.method.rawValue) is not allowed here", headers: ["Allow": allow]))
         }
     }
 
@@ -120,6 +123,10 @@ public struct Router: Sendable {
 
     private func notFound(_ request: HTTPRequest, _ responder: HTTPResponder) {
         if let fallback { return fallback(request, responder) }
-        responder.send(.error(.notFound, code: "not_found", message: "no resource at this path"))
+        answer(request, responder, .error(.notFound, code: "not_found", message: "no resource at this path"))
+    }
+
+    private func answer(_ request: HTTPRequest, _ responder: HTTPResponder, _ response: HTTPResponse) {
+        responder.send(finishing.map { $0(request, response) } ?? response)
     }
 }

@@ -143,17 +143,8 @@ final class HTTPConnection: @unchecked Sendable {
     private func dispatch(_ request: __owned HTTPRequest, _ sequence: Int) {
         let server = loop.server
         let loop = self.loop
-        let responder: HTTPResponder
-        if let filter = server.configuration.responseFilter {
-            let method = request.method, headers = request.headers
-            responder = HTTPResponder { [self] response in
-                let filtered = filter(method, headers, response)
-                if loop.inLoop { complete(sequence, filtered) } else { loop.execute { self.complete(sequence, filtered) } }
-            }
-        } else {
-            responder = HTTPResponder { [self] response in
-                if loop.inLoop { complete(sequence, response) } else { loop.execute { self.complete(sequence, response) } }
-            }
+        let responder = HTTPResponder { [self] response in
+            if loop.inLoop { complete(sequence, response) } else { loop.execute { self.complete(sequence, response) } }
         }
         server.handler(request, responder)
     }

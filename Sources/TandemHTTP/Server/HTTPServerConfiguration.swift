@@ -49,10 +49,6 @@ extension HTTPServer {
         public var maxStreamBufferBytes: Int
         /// Makes the byte stream of an accepted socket (TLS plugs in here).
         public var transportFactory: @Sendable (Int32) -> Transport
-        /// Runs on every response before it is written (gzip plugs in here), given the
-        /// request's method and header fields: a responder holding the whole request kept a
-        /// copy of each of its fields alive until the answer.
-        public var responseFilter: (@Sendable (_ method: HTTPMethod, _ requestHeaders: HTTPHeaders, HTTPResponse) -> HTTPResponse)?
         /// One `.info` line per request; errors of the server itself at `.error`.
         public var logger: Logger
         /// accept4(2); tests put a failing one here to see how the loop copes with EMFILE.
@@ -68,7 +64,6 @@ extension HTTPServer {
             timeouts: Timeouts = Timeouts(),
             maxStreamBufferBytes: Int = 1 << 20,
             transportFactory: @escaping @Sendable (Int32) -> Transport = { PlainTransport(fileDescriptor: $0) },
-            responseFilter: (@Sendable (HTTPMethod, HTTPHeaders, HTTPResponse) -> HTTPResponse)? = nil,
             logger: Logger = Logger(label: "tandem.http")
         ) {
             self.host = host
@@ -79,7 +74,6 @@ extension HTTPServer {
             self.timeouts = timeouts
             self.maxStreamBufferBytes = maxStreamBufferBytes
             self.transportFactory = transportFactory
-            self.responseFilter = responseFilter
             self.logger = logger
         }
 

@@ -45,22 +45,6 @@ public final class TandemApp: Sendable {
             let tls = try TLSContext(certificatePath: cert, keyPath: key)
             http.transportFactory = { tls.makeTransport(fileDescriptor: $0) }
         }
-        var jsonNoStore = HTTPResponse.jsonHeadersVaryingByEncoding
-        jsonNoStore.add("Cache-Control", "no-store")
-        http.responseFilter = { [jsonNoStore] method, requestHeaders, response in
-            var r = ContentEncoding.negotiate(requestHeaders: requestHeaders, response: response)
-            guard method == .get || method == .head else { return r }
-            // The usual small JSON answer: one shared list with Cache-Control, no copy.
-            if r.headers.sharesStorage(with: HTTPResponse.jsonHeadersVaryingByEncoding) {
-                r.headers = jsonNoStore
-                return r
-            }
-            if r.headers["Content-Type"].map({ HTTPHeaders.hasPrefixIgnoringCase($0, "application/json") }) == true,
-               !r.headers.contains("Cache-Control") {
-                r.headers.add("Cache-Control", "no-store")
-            }
-            return r
-        }
         let router = context.makeRouter()
         server = HTTPServer(configuration: http, handler: router.handler)
         let server = self.server
@@ -164,6 +148,7 @@ extension ServerContext {
         })
         // The concerns every route shares, outermost first.
         let middleware: [any RouteMiddleware] = [
+            ContentEncodingMiddleware(),
             MetricsMiddleware(metrics: metrics),
             AuthenticationMiddleware(verify: { [self] request throws(APIError) in try session(of: request) }),
             IdempotencyMiddleware(cache: idempotency, now: { [self] in now() }),
@@ -195,8 +180,10 @@ extension ServerContext {
             let routes = response.status.code == 404 ? unmatchedRoutes : staticRoutes
             let route = routes[request.method.rawValue] ?? routes["other"]!
             metrics.observeRequest(route, status: response.status.code, seconds: seconds)
-            responder.send(response)
+            responder.send(ContentEncodingMiddleware.negotiate(response, to: request))
         }
+        // The router's own answers (405, OPTIONS) pass no middleware either.
+        router.finishing = { request, response in ContentEncodingMiddleware.negotiate(response, to: request) }
         return router
     }
 

@@ -1,0 +1,32 @@
+// MARK: - History
+
+extension UndoManager {
+    public func history(_ scope: UndoScope) -> UndoHistory {
+        var undo: [UndoHistory.Entry] = [], redo: [UndoHistory.Entry] = []
+        func entry(_ g: Int32, redo: Bool) -> UndoHistory.Entry {
+            let group = groups[Int(g)]
+            let revision = Int(redo ? group.first : group.last)
+            return .init(id: Int(group.id), actionName: name(group.name), revision: revision,
+                         session: contexts[Int(group.context)].session, time: log.time(revision))
+        }
+        let selected: [Int]
+        switch scope {
+        case .document: selected = Array(contexts.indices)
+        case .session(let s): selected = contextIndex[s].map { [$0] } ?? []
+        }
+        for c in selected {
+            undo += contexts[c].undo[contexts[c].undoBottom...].map { entry($0, redo: false) }
+            redo += contexts[c].redo.map { entry($0, redo: true) }
+        }
+        if selected.count > 1 {
+            undo.sort { $0.revision < $1.revision }
+            redo.sort { $0.revision < $1.revision }
+        }
+        return UndoHistory(
+            canUndo: canUndo(scope), canRedo: canRedo(scope),
+            undoActionName: undoActionName(scope), redoActionName: redoActionName(scope),
+            undoMenuItemTitle: undoMenuItemTitle(scope), redoMenuItemTitle: redoMenuItemTitle(scope),
+            levelsOfUndo: levelsOfUndo(scope), groupingLevel: groupingLevel(scope),
+            undoStack: undo, redoStack: redo)
+    }
+}
