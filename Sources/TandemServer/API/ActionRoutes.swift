@@ -1,4 +1,3 @@
-import Dispatch
 import TandemCore
 import TandemHTTP
 
@@ -146,9 +145,9 @@ extension ServerContext {
             return
         }
         switch action {
-        case .copy: res.respond(on: storeWaits) { [self] () throws(APIError) in try copy(handle, session: session, body) }
+        case .copy: copy(handle, session: session, body, res)
         case .select, .selectAll: res.respond { () throws(APIError) in try select(handle, all: action == .selectAll, session: session!, body) }
-        case .cut: storeWaits.async { [self] in cutOrDelete(handle, cut: true, req, res, session: session, body) }
+        case .cut: cutOrDelete(handle, cut: true, req, res, session: session, body)
         case .delete: cutOrDelete(handle, cut: false, req, res, session: session, body)
         case .paste: paste(handle, req, res, session: session, body)
         }
@@ -163,27 +162,36 @@ extension ServerContext {
 
     static let secureDocument = APIError(.forbidden, "secure_document", "the document is secure: its text is never copied to a pasteboard")
 
-    /// The text is read under the document's lock, the pasteboard written after releasing it:
-    /// a persistent pasteboard waits for the store, which must never happen under that lock.
-    func copy(_ handle: DocumentHandle, session: Session?, _ body: ActionRequest) throws(APIError) -> HTTPResponse {
-        let (text, selection) = try handle.state.withLock { st throws(APIError) -> (String, [UInt8]) in
-            if st.deleted { throw .notFound("document '\(handle.id)'") }
-            if st.secure { throw Self.secureDocument }
-            let range = try target(st, body, session: session, needsText: true)
-            var w = JSONWriter(capacity: 32)
-            DocumentJSON.selection(session.flatMap { st.document.selection(for: $0.id) }, to: &w)
-            return (st.document.rope.substring(range), w.bytes)
+    /// The text is read under the document's lock, the pasteboard written after releasing it
+    /// (a pasteboard writer may take document locks, so none is queued under one), and
+    /// answered once a persistent pasteboard is stored.
+    func copy(_ handle: DocumentHandle, session: Session?, _ body: ActionRequest, _ res: HTTPResponder) {
+        let text: String, selection: [UInt8]
+        do throws(APIError) {
+            (text, selection) = try handle.state.withLock { st throws(APIError) -> (String, [UInt8]) in
+                if st.deleted { throw .notFound("document '\(handle.id)'") }
+                if st.secure { throw Self.secureDocument }
+                let range = try target(st, body, session: session, needsText: true)
+                var w = JSONWriter(capacity: 32)
+                DocumentJSON.selection(session.flatMap { st.document.selection(for: $0.id) }, to: &w)
+                return (st.document.rope.substring(range), w.bytes)
+            }
+        } catch {
+            return res.send(error.response)
         }
-        let p = try pasteboards.write(body.pasteboard, publish: publishPasteboard) { p, limits throws(PasteboardError) in
+        pasteboards.write(body.pasteboard, publish: publishPasteboard, { p, limits throws(PasteboardError) in
             try p.setString(text, limits: limits)
-        }
-        var w = JSONWriter(capacity: 96)
-        w.beginObject()
-        w.key("pasteboard"); w.string(p.name)
-        w.key("changeCount"); w.int(p.changeCount)
-        w.key("selection"); w.raw(selection)
-        w.endObject()
-        return .json(w.bytes)
+        }, then: { result in
+            res.send(result.map { p in
+                var w = JSONWriter(capacity: 96)
+                w.beginObject()
+                w.key("pasteboard"); w.string(p.name)
+                w.key("changeCount"); w.int(p.changeCount)
+                w.key("selection"); w.raw(selection)
+                w.endObject()
+                return .json(w.bytes)
+            })
+        })
     }
 
     func cutOrDelete(_ handle: DocumentHandle, cut: Bool, _ req: HTTPRequest, _ res: HTTPResponder, session: Session?, _ body: ActionRequest) {
@@ -195,14 +203,12 @@ extension ServerContext {
             return
         }
         // A cut is one unit: the pasteboard is stored with the deletion and shown once both
-        // committed; refused, neither happened. No other pasteboard write runs meanwhile, so
-        // what was staged is still what gets installed. This thread waits for the commit
-        // holding the pasteboards' write lock but not the document's.
-        pasteboards.exclusively {
-            let answered = DispatchSemaphore(value: 0)
+        // committed; refused, neither happened. It runs as the pasteboard writer until it is
+        // answered, so what was staged is still what gets installed; no thread waits for it.
+        pasteboards.serially { [self] done in
             let relay = HTTPResponder { response in
                 res.send(response)
-                answered.signal()
+                done()
             }
             var staged: PasteboardRegistry.Staged?
             performChange(handle, request: req, responder: relay, session: session, companion: { [self] in
@@ -220,7 +226,6 @@ extension ServerContext {
                 staged = s
                 return outcome
             }
-            answered.wait()
         }
     }
 
