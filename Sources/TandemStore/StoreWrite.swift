@@ -13,6 +13,7 @@ public enum StoreWrite: Sendable {
     case trimChanges(document: String, through: Int)
     case upsertPasteboard(StoredPasteboard)
     case deletePasteboard(String)
+    case upsertSession(StoredSession)
     /// Like `deleteSession`: absent is not an error.
     case deleteSession(String)
     /// Sets (or with `nil` removes) a meta entry.

@@ -54,6 +54,21 @@ import Testing
         #expect(try store.meta("k") == [199])
     }
 
+    /// A session is stored in a unit as by `upsertSession`: a second write replaces it, and a
+    /// delete in a later unit removes it.
+    @Test(arguments: StoreKind.allCases)
+    func aUnitMayStoreASession(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
+        defer { store.close() }
+        let session = StoredSession(id: "s", tokenHash: [1], name: "S", color: "#000000", created: 1, lastSeen: 1)
+        var renamed = session
+        renamed.name = "Renamed"
+        try store.perform([.upsertSession(session), .upsertSession(renamed)])
+        #expect(try store.sessions() == [renamed])
+        try store.perform([.deleteSession("s")])
+        #expect(try store.sessions().isEmpty)
+    }
+
     /// Deleting a document in a unit removes its rows; an absent one is no error there.
     @Test(arguments: StoreKind.allCases)
     func aUnitMayDeleteADocumentPresentOrNot(_ kind: StoreKind) throws {
@@ -130,6 +145,7 @@ import Testing
                 .append(Fixture.changes("c", 1...2)),
                 .upsertPasteboard(StoredPasteboard(name: "p", owner: "s", persistent: false, changeCount: 2, payload: [2])),
                 .deletePasteboard("p"),
+                .upsertSession(StoredSession(id: "t", tokenHash: [2], name: "T", color: "#000000", created: 2, lastSeen: 2)),
                 .deleteSession("s"),
                 .setMeta("m", nil),
                 .setMeta("n", [2]),

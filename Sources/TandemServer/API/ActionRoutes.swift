@@ -138,71 +138,15 @@ extension ServerContext {
             return
         }
         switch action {
-        case .copy: res.respond(on: storeWaits) { [self] () throws(APIError) in try copy(handle, session: session, body) }
+        case .copy: service.copy(body, in: handle, by: session) { res.send($0) { .json(DocumentJSON.copied($0)) } }
         case .select, .selectAll:
             res.respond { () throws(APIError) in
                 let selection = try service.select(all: action == .selectAll, body.range, in: handle, by: session!)
                 return .json(DocumentJSON.selected(selection))
             }
-        case .cut: storeWaits.async { [self] in cut(handle, req, res, session: session, body) }
+        case .cut: service.cut(body, in: handle, by: session) { res.send($0) { .json(DocumentJSON.action($0)) } }
         case .delete: service.delete(body, in: handle, by: session) { res.send($0) { .json(DocumentJSON.action($0)) } }
         case .paste: service.paste(body, in: handle, by: session) { res.send($0) { .json(DocumentJSON.action($0)) } }
-        }
-    }
-
-    static let secureDocument = APIError(.forbidden, "secure_document", "the document is secure: its text is never copied to a pasteboard")
-
-    /// The text is read under the document's lock, the pasteboard written after releasing it:
-    /// a persistent pasteboard waits for the store, which must never happen under that lock.
-    func copy(_ handle: DocumentHandle, session: Session?, _ body: ActionRequest) throws(APIError) -> HTTPResponse {
-        let (text, selection) = try handle.state.withLock { st throws(APIError) -> (String, [UInt8]) in
-            if st.deleted { throw .notFound("document '\(handle.id)'") }
-            if st.secure { throw Self.secureDocument }
-            let range = try service.target(st, body, session: session, needsText: true)
-            var w = JSONWriter(capacity: 32)
-            DocumentJSON.selection(session.flatMap { st.document.selection(for: $0.id) }, to: &w)
-            return (st.document.rope.substring(range), w.bytes)
-        }
-        let p = try pasteboards.write(body.pasteboard, publish: publishPasteboard) { p, limits throws(PasteboardError) in
-            try p.setString(text, limits: limits)
-        }
-        var w = JSONWriter(capacity: 96)
-        w.beginObject()
-        w.key("pasteboard"); w.string(p.name)
-        w.key("changeCount"); w.int(p.changeCount)
-        w.key("selection"); w.raw(selection)
-        w.endObject()
-        return .json(w.bytes)
-    }
-
-    func cut(_ handle: DocumentHandle, _ req: HTTPRequest, _ res: HTTPResponder, session: Session?, _ body: ActionRequest) {
-        // A cut is one unit: the pasteboard is stored with the deletion and shown once both
-        // committed; refused, neither happened. No other pasteboard write runs meanwhile, so
-        // what was staged is still what gets installed. This thread waits for the commit
-        // holding the pasteboards' write lock but not the document's.
-        pasteboards.exclusively {
-            let answered = DispatchSemaphore(value: 0)
-            let relay = HTTPResponder { response in
-                res.send(response)
-                answered.signal()
-            }
-            var staged: PasteboardRegistry.Staged?
-            service.commitChange(handle, companion: { [self] in
-                staged.map { s in ChangeCompanion(writes: s.writes) { [self] in pasteboards.install(s, publish: publishPasteboard) } }
-            }, completion: { relay.send($0) { .json(DocumentJSON.action($0)) } }) { st throws(APIError) in
-                if st.secure { throw Self.secureDocument }
-                let range = try service.target(st, body, session: session, needsText: true)
-                let op = try DocumentService.deletion(range, st)
-                // Staged before the deletion: if the text cannot go onto the pasteboard, it stays.
-                let text = st.document.rope.substring(range)
-                let s = try pasteboards.stage(body.pasteboard) { p, limits throws(PasteboardError) in
-                    try p.setString(text, limits: limits)
-                }
-                let outcome = try service.applyAction(&st, op: op, actionName: "Cut", session: session, pasteboard: s.pasteboard)
-                staged = s
-                return outcome
-            }
-            answered.wait()
         }
     }
 

@@ -54,7 +54,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
-                handler: { [self] req, res in res.respond(on: storeWaits) { [self] () throws(APIError) in try createPasteboard(req) } }
+                handler: { [self] req, res in createPasteboard(req, res) }
             ),
             Endpoint(
                 method: .get, path: "/pasteboards/events", operationID: "pasteboardEvents",
@@ -90,7 +90,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
-                handler: { [self] req, res in res.respond(on: storeWaits) { [self] () throws(APIError) in try patchPasteboard(req) } }
+                handler: { [self] req, res in patchPasteboard(req, res) }
             ),
             Endpoint(
                 method: .delete, path: "/pasteboards/{name}", operationID: "deletePasteboard",
@@ -103,10 +103,12 @@ extension ServerContext {
                     Endpoint.error(503, "The store cannot delete"),
                 ],
                 handler: { [self] req, res in
-                    res.respond(on: storeWaits) { [self] () throws(APIError) in
-                        let s = try requireSession(of: req, for: "removing a pasteboard")
-                        try pasteboards.remove(req.parameters["name"] ?? "", by: s.id, publish: publishPasteboard)
-                        return HTTPResponse(status: .noContent)
+                    let s: Session
+                    do throws(APIError) { s = try requireSession(of: req, for: "removing a pasteboard") } catch {
+                        return res.send(error.response)
+                    }
+                    pasteboards.remove(req.parameters["name"] ?? "", by: s.id, publish: service.publishPasteboard) { result in
+                        res.send(result.map { HTTPResponse(status: .noContent) })
                     }
                 }
             ),
@@ -115,14 +117,14 @@ extension ServerContext {
                 summary: "setItems: replace every item (JSON items, or a raw body as one item of its Content-Type)", tag: "Pasteboards",
                 parameters: [typeQuery], requestBody: itemsBody,
                 responses: [Endpoint.json(200, "The pasteboard", Schemas.ref("PasteboardSummary"))] + writeErrors,
-                handler: { [self] req, res in res.respond(on: storeWaits) { [self] () throws(APIError) in try writeItems(req, replace: true) } }
+                handler: { [self] req, res in writeItems(req, res, replace: true) }
             ),
             Endpoint(
                 method: .post, path: "/pasteboards/{name}/items", operationID: "addPasteboardItems",
                 summary: "addItems: append items (JSON items, or a raw body as one item of its Content-Type)", tag: "Pasteboards",
                 parameters: [typeQuery], requestBody: itemsBody,
                 responses: [Endpoint.json(200, "The pasteboard", Schemas.ref("PasteboardSummary"))] + writeErrors,
-                handler: { [self] req, res in res.respond(on: storeWaits) { [self] () throws(APIError) in try writeItems(req, replace: false) } }
+                handler: { [self] req, res in writeItems(req, res, replace: false) }
             ),
             Endpoint(
                 method: .get, path: "/pasteboards/{name}/items/{index}", operationID: "getPasteboardRepresentation",
@@ -139,37 +141,58 @@ extension ServerContext {
         ]
     }
 
-    func createPasteboard(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let s = try requireSession(of: req, for: "creating a pasteboard")
-        let body = try RequestBody.object(req)
-        try body.allowOnly(["name", "persistent"])
-        let name = try body.string("name")
-        if let name, !PasteboardRegistry.isValidName(name) {
-            throw .invalidField("name", "must match [A-Za-z0-9._-]{1,128} and not be 'events'")
+    func createPasteboard(_ req: HTTPRequest, _ res: HTTPResponder) {
+        let s: Session, name: String?, persistent: Bool
+        do throws(APIError) {
+            s = try requireSession(of: req, for: "creating a pasteboard")
+            let body = try RequestBody.object(req)
+            try body.allowOnly(["name", "persistent"])
+            name = try body.string("name")
+            if let name, !PasteboardRegistry.isValidName(name) {
+                throw .invalidField("name", "must match [A-Za-z0-9._-]{1,128} and not be 'events'")
+            }
+            persistent = try body.bool("persistent") ?? false
+        } catch {
+            return res.send(error.response)
         }
-        let p = try pasteboards.create(name: name, owner: s.id, persistent: try body.bool("persistent") ?? false)
-        return .json(PasteboardJSON.pasteboard(p), status: .created, headers: ["Location": "/pasteboards/\(p.name)"])
+        pasteboards.create(name: name, owner: s.id, persistent: persistent) { result in
+            res.send(result.map { p in .json(PasteboardJSON.pasteboard(p), status: .created, headers: ["Location": "/pasteboards/\(p.name)"]) })
+        }
     }
 
-    func patchPasteboard(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let s = try requireSession(of: req, for: "changing a pasteboard")
-        let name = req.parameters["name"] ?? ""
-        let body = try RequestBody.object(req, allowEmpty: false)
-        try body.allowOnly(["persistent"])
-        guard let persistent = try body.bool("persistent") else { throw .invalidField("persistent", "is required") }
-        let p = try pasteboards.setPersistent(name, persistent, by: s.id)
-        var w = JSONWriter(capacity: 128)
-        PasteboardJSON.summary(p, to: &w)
-        return .json(w.bytes)
+    func patchPasteboard(_ req: HTTPRequest, _ res: HTTPResponder) {
+        let s: Session, persistent: Bool
+        do throws(APIError) {
+            s = try requireSession(of: req, for: "changing a pasteboard")
+            let body = try RequestBody.object(req, allowEmpty: false)
+            try body.allowOnly(["persistent"])
+            guard let given = try body.bool("persistent") else { throw .invalidField("persistent", "is required") }
+            persistent = given
+        } catch {
+            return res.send(error.response)
+        }
+        pasteboards.setPersistent(req.parameters["name"] ?? "", persistent, by: s.id) { result in
+            res.send(result.map(Self.summaryResponse))
+        }
     }
 
-    func writeItems(_ req: HTTPRequest, replace: Bool) throws(APIError) -> HTTPResponse {
-        _ = try session(of: req)
-        let name = req.parameters["name"] ?? ""
-        let items = try decodeItems(req)
-        let p = try pasteboards.write(name, publish: publishPasteboard) { p, limits throws(PasteboardError) in
+    func writeItems(_ req: HTTPRequest, _ res: HTTPResponder, replace: Bool) {
+        let items: [PasteboardItem]
+        do throws(APIError) {
+            _ = try session(of: req)
+            items = try decodeItems(req)
+        } catch {
+            return res.send(error.response)
+        }
+        pasteboards.write(req.parameters["name"] ?? "", publish: service.publishPasteboard, { p, limits throws(PasteboardError) in
             if replace { try p.setItems(items, limits: limits) } else { try p.addItems(items, limits: limits) }
-        }
+        }, then: { result in
+            res.send(result.map(Self.summaryResponse))
+        })
+    }
+
+    /// A pasteboard's summary as the answer to a write.
+    static func summaryResponse(_ p: Pasteboard) -> HTTPResponse {
         var w = JSONWriter(capacity: 128)
         PasteboardJSON.summary(p, to: &w)
         return .json(w.bytes)
@@ -240,15 +263,6 @@ extension ServerContext {
 
     /// To the pasteboards stream as `changed`/`removed`, and to every document stream as
     /// `pasteboard` for the subscribers it concerns (general, or their session's own).
-    func publishPasteboard(_ event: PasteboardEvent) {
-        let data = event.json
-        pasteboards.events.send(ServerSentEvents.frame(id: nil, event: event.kind.rawValue, data: data))
-        let frame = ServerSentEvents.frame(id: nil, event: "pasteboard", data: data)
-        for handle in service.documents.withLock({ Array($0.values) }) {
-            handle.events.send(frame) { event.concerns($0.session) }
-        }
-    }
-
     /// Start-up: restore the stored pasteboards (a session's end takes its own, see `storeSessionEnd`).
     func startPasteboards(_ stored: [StoredPasteboard]) {
         pasteboards.restore(stored, logger: logger)

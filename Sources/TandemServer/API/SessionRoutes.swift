@@ -14,7 +14,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save the session"),
                 ],
-                handler: { [self] req, res in res.respond(on: storeWaits) { [self] () throws(APIError) in try createSession(req) } }
+                handler: { [self] req, res in createSession(req, res) }
             ),
             Endpoint(
                 method: .get, path: "/sessions/me", operationID: "getSession",
@@ -41,7 +41,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save the name: the old one stays"),
                 ],
-                handler: { [self] req, res in res.respond(on: storeWaits) { [self] () throws(APIError) in try renameSession(req) } }
+                handler: { [self] req, res in renameSession(req, res) }
             ),
             Endpoint(
                 method: .delete, path: "/sessions/me", operationID: "endSession",
@@ -52,76 +52,102 @@ extension ServerContext {
                     Endpoint.error(503, "The store cannot save the end: the session goes on"),
                 ],
                 handler: { [self] req, res in
-                    res.respond(on: storeWaits) { [self] () throws(APIError) in
-                        let s = try requireSession(of: req, for: "DELETE /sessions/me")
-                        try endSession(s.id)
-                        return HTTPResponse(status: .noContent)
+                    let s: Session
+                    do throws(APIError) { s = try requireSession(of: req, for: "DELETE /sessions/me") } catch {
+                        return res.send(error.response)
                     }
+                    endSession(s.id) { result in res.send(result.map { HTTPResponse(status: .noContent) }) }
                 }
             ),
         ]
     }
 
-    func createSession(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let body = try RequestBody.object(req)
+    /// A new session, answered once it is stored: refused, it is gone again (nobody has its
+    /// token yet).
+    func createSession(_ req: HTTPRequest, _ res: HTTPResponder) {
+        let name: String?
+        do throws(APIError) { name = try sessionName(req, allowEmpty: true) } catch { return res.send(error.response) }
+        let (session, token) = sessions.create(name: name, now: now())
+        store.submit([.upsertSession(stored(session, name: session.name))]) { [self] result in
+            if case .failure(let error) = result {
+                sessions.remove(id: session.id)
+                logger.error("could not store session: \(error)")
+                return res.send(APIError.storageFailing.response)
+            }
+            metrics.increment("tandem_sessions_created_total")
+            res.send(.json(sessionJSON(session, token: token), status: .created))
+        }
+    }
+
+    /// A new name, stored before it is answered or shown: refused, the old name stays. Runs
+    /// as a pasteboard writer, where a session's end runs, so that it never lands while an
+    /// end is being stored (which could still be refused and the session reinstated).
+    func renameSession(_ req: HTTPRequest, _ res: HTTPResponder) {
+        let s: Session, name: String
+        do throws(APIError) {
+            s = try requireSession(of: req, for: "PATCH /sessions/me")
+            guard let given = try sessionName(req, allowEmpty: false) else { throw .invalidField("name", "must be 1 to 100 characters") }
+            name = given
+        } catch {
+            return res.send(error.response)
+        }
+        pasteboards.serially { [self] done in
+            let finish: @Sendable (HTTPResponse) -> Void = { response in
+                res.send(response)
+                done()
+            }
+            guard sessions.session(id: s.id) != nil else { return finish(APIError.unauthorized.response) }
+            store.submit([.upsertSession(stored(s, name: name))]) { [self] result in
+                if case .failure(let error) = result {
+                    logger.error("could not store the name of session \(s.id): \(error)")
+                    return finish(APIError.storageFailing.response)
+                }
+                guard let renamed = sessions.rename(id: s.id, to: name) else {
+                    // Expired while the name was stored: the row written back must not outlive it.
+                    store.submit([.deleteSession(s.id)]) { _ in }
+                    return finish(APIError.unauthorized.response)
+                }
+                broadcastPresence(ofSession: s.id)
+                finish(.json(sessionJSON(renamed, token: nil)))
+            }
+        }
+    }
+
+    /// The `name` of a create or rename body, if given: 1 to 100 characters.
+    private func sessionName(_ req: HTTPRequest, allowEmpty: Bool) throws(APIError) -> String? {
+        let body = try RequestBody.object(req, allowEmpty: allowEmpty)
         try body.allowOnly(["name"])
         let name = try body.string("name")
         if let name, name.isEmpty || name.count > 100 {
             throw .invalidField("name", "must be 1 to 100 characters")
         }
-        let (session, token) = sessions.create(name: name, now: now())
-        do {
-            try store.upsertSession(StoredSession(
-                id: session.id, tokenHash: session.tokenHash, name: session.name,
-                color: session.color, created: session.created, lastSeen: session.lastSeen))
-        } catch {
-            sessions.remove(id: session.id)
-            logger.error("could not store session: \(error)")
-            throw .storageFailing
-        }
-        metrics.increment("tandem_sessions_created_total")
-        return .json(sessionJSON(session, token: token), status: .created)
+        return name
     }
 
-    /// A new name, stored before it is answered or shown: refused, the old name stays.
-    func renameSession(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let s = try requireSession(of: req, for: "PATCH /sessions/me")
-        let body = try RequestBody.object(req, allowEmpty: false)
-        try body.allowOnly(["name"])
-        guard let name = try body.string("name"), !name.isEmpty, name.count <= 100 else {
-            throw .invalidField("name", "must be 1 to 100 characters")
-        }
-        do {
-            try store.upsertSession(StoredSession(
-                id: s.id, tokenHash: s.tokenHash, name: name, color: s.color, created: s.created, lastSeen: s.lastSeen))
-        } catch {
-            logger.error("could not store the name of session \(s.id): \(error)")
-            throw .storageFailing
-        }
-        guard let renamed = sessions.rename(id: s.id, to: name) else {
-            // Ended while the name was stored: the row written back must not outlive it.
-            try? store.deleteSession(s.id)
-            throw .unauthorized
-        }
-        // Everyone looking at a document with this session in it sees the new name.
+    private func stored(_ s: Session, name: String) -> StoredSession {
+        StoredSession(id: s.id, tokenHash: s.tokenHash, name: name, color: s.color, created: s.created, lastSeen: s.lastSeen)
+    }
+
+    /// Everyone looking at a document with this session in it sees its new name.
+    private func broadcastPresence(ofSession id: String) {
         let present = service.documents.withLock { Array($0.values) }.filter { h in
-            h.events.sessions.contains(s.id) || h.state.withLock { $0.document.selections[s.id] != nil }
+            h.events.sessions.contains(id) || h.state.withLock { $0.document.selections[id] != nil }
         }
         for handle in present { service.broadcastPresence(handle) }
-        return .json(sessionJSON(renamed, token: nil))
     }
 
-    /// Ends a session everywhere (see `storeSessionEnd`), answered only once the end is
-    /// stored: refused, the session goes on as before, token and undo groups included.
-    func endSession(_ id: String) throws(APIError) {
+    /// Ends a session everywhere (see `storeSessionEnd`); `then` is called only once the end
+    /// is stored: refused, the session goes on as before, token and undo groups included.
+    func endSession(_ id: String, then: @escaping @Sendable (Result<Void, APIError>) -> Void) {
         // Out of the registry first: no request of it starts while its end is stored.
-        guard let removed = sessions.removeReinstatable(id: id) else { return }
-        do {
-            try storeSessionEnd(id, rollBack: true)
-        } catch {
-            sessions.reinstate(removed)
-            logger.error("could not store the end of session \(id): \(error)")
-            throw .storageFailing
+        guard let removed = sessions.removeReinstatable(id: id) else { return then(.success(())) }
+        service.storeSessionEnd(id, rollBack: true) { [self] result in
+            if case .failure(let error) = result {
+                sessions.reinstate(removed)
+                logger.error("could not store the end of session \(id): \(error)")
+                return then(.failure(.storageFailing))
+            }
+            then(.success(()))
         }
     }
 

@@ -17,10 +17,6 @@ final class ServerContext: Sendable {
     let idempotency = IdempotencyCache()
     let logger: Logger
     let pasteboards: PasteboardRegistry
-    /// Where the handlers that still wait for the store run (session and pasteboard writes,
-    /// a session's end, cut and copy), one at a time, so that no event loop ever waits for
-    /// a flush: the store writes one batch at a time anyway.
-    let storeWaits = DispatchQueue(label: "tandem.store-waits")
 
     init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry, metrics: Metrics, logger: Logger) {
         self.configuration = configuration
@@ -89,9 +85,12 @@ extension HTTPResponder {
         }
     }
 
-    /// `respond` on `queue` (`ServerContext.storeWaits`): for a body that waits for the store.
-    func respond(on queue: DispatchQueue, _ body: @escaping @Sendable () throws(APIError) -> HTTPResponse) {
-        queue.async { self.respond(body) }
+    /// Answers with the response, or with the error: for an outcome handed to a completion.
+    func send(_ result: Result<HTTPResponse, APIError>) {
+        switch result {
+        case .success(let response): send(response)
+        case .failure(let error): send(error.response)
+        }
     }
 }
 

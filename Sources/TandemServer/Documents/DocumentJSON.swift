@@ -64,6 +64,17 @@ enum DocumentJSON {
         return w.bytes
     }
 
+    /// What copy answers.
+    static func copied(_ r: CopyResult) -> [UInt8] {
+        var w = JSONWriter(capacity: 96)
+        w.beginObject()
+        w.key("pasteboard"); w.string(r.pasteboard)
+        w.key("changeCount"); w.int(r.changeCount)
+        w.key("selection"); selection(r.selection, to: &w)
+        w.endObject()
+        return w.bytes
+    }
+
     /// What select and selectAll answer.
     static func selected(_ s: (revision: Int, selection: Selection)) -> [UInt8] {
         var w = JSONWriter(capacity: 64)

@@ -1,3 +1,4 @@
+import Synchronization
 import TandemCore
 import TandemHTTP
 
@@ -21,7 +22,66 @@ struct ActionResult: Sendable {
     var pasteboard: (name: String, changeCount: Int)?
 }
 
+/// What a copy did: the pasteboard as written, and the caller's selection (unchanged).
+struct CopyResult: Sendable {
+    var pasteboard: String
+    var changeCount: Int
+    var selection: Selection?
+}
+
 extension DocumentService {
+    static let secureDocument = APIError(.forbidden, "secure_document", "the document is secure: its text is never copied to a pasteboard")
+
+    /// `copy:`: the range's (or selection's) text onto the pasteboard. The text is read under
+    /// the document's lock, the pasteboard written after releasing it (a pasteboard writer may
+    /// take document locks, so none is queued under one), and answered once a persistent
+    /// pasteboard is stored.
+    func copy(_ action: ActionRequest, in handle: DocumentHandle, by session: Session?, completion: @escaping Completion<CopyResult>) {
+        let text: String, selection: Selection?
+        do throws(APIError) {
+            (text, selection) = try handle.state.withLock { st throws(APIError) -> (String, Selection?) in
+                if st.deleted { throw .notFound("document '\(handle.id)'") }
+                if st.secure { throw Self.secureDocument }
+                let range = try target(st, action, session: session, needsText: true)
+                return (st.document.rope.substring(range), session.flatMap { st.document.selection(for: $0.id) })
+            }
+        } catch {
+            return completion(.failure(error))
+        }
+        pasteboards.write(action.pasteboard, publish: publishPasteboard, { p, limits throws(PasteboardError) in
+            try p.setString(text, limits: limits)
+        }, then: { result in
+            completion(result.map { CopyResult(pasteboard: $0.name, changeCount: $0.changeCount, selection: selection) })
+        })
+    }
+
+    /// `cut:`: one unit, the pasteboard stored with the deletion and shown once both
+    /// committed; refused, neither happened. It runs as the pasteboard writer until it is
+    /// answered, so what was staged is still what gets installed; no thread waits for it.
+    func cut(_ action: ActionRequest, in handle: DocumentHandle, by session: Session?, completion: @escaping Completion<ActionResult>) {
+        pasteboards.serially { [self] done in
+            let staged = Mutex<PasteboardRegistry.Staged?>(nil)
+            commitChange(handle, companion: { [self] in
+                staged.withLock { $0 }.map { s in ChangeCompanion(writes: s.writes) { [self] in pasteboards.install(s, publish: publishPasteboard) } }
+            }, completion: { result in
+                completion(result)
+                done()
+            }) { st throws(APIError) in
+                if st.secure { throw Self.secureDocument }
+                let range = try target(st, action, session: session, needsText: true)
+                let op = try Self.deletion(range, st)
+                // Staged before the deletion: if the text cannot go onto the pasteboard, it stays.
+                let text = st.document.rope.substring(range)
+                let s = try pasteboards.stage(action.pasteboard) { p, limits throws(PasteboardError) in
+                    try p.setString(text, limits: limits)
+                }
+                let outcome = try applyAction(&st, op: op, actionName: "Cut", session: session, pasteboard: s.pasteboard)
+                staged.withLock { $0 = s }
+                return outcome
+            }
+        }
+    }
+
     /// `delete:`: the range (or the selection) removed, as its own undo group.
     func delete(_ action: ActionRequest, in handle: DocumentHandle, by session: Session?, completion: @escaping Completion<ActionResult>) {
         commitChange(handle, completion: completion) { st throws(APIError) in

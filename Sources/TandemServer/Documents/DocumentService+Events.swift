@@ -77,4 +77,15 @@ extension DocumentService {
         let rev = handle.state.withLock { $0.committedRevision }
         handle.events.send(ServerSentEvents.frame(id: rev, event: "presence", data: presenceJSON(handle)), replacing: "presence")
     }
+
+    /// A pasteboard changed: told on the pasteboards' stream and to every document stream
+    /// whose session it concerns.
+    func publishPasteboard(_ event: PasteboardEvent) {
+        let data = event.json
+        pasteboards.events.send(ServerSentEvents.frame(id: nil, event: event.kind.rawValue, data: data))
+        let frame = ServerSentEvents.frame(id: nil, event: "pasteboard", data: data)
+        for handle in documents.withLock({ Array($0.values) }) {
+            handle.events.send(frame) { event.concerns($0.session) }
+        }
+    }
 }

@@ -1,7 +1,7 @@
 import TandemCore
 import TandemStore
 
-extension ServerContext {
+extension DocumentService {
     /// A session's end as the store keeps it, in one unit: the removal of its undo groups
     /// (removeAllActions(withTarget:)) in every document, its persistent pasteboards without
     /// an owner, and the session's row. Its selections and non-persistent pasteboards go too
@@ -15,60 +15,81 @@ extension ServerContext {
     /// a document already refusing changes refuses this too, before anything changes.
     /// Without it (the session expired) memory keeps the end, and the store learns it with
     /// the documents' next changes or, after a restart, when the session expires again.
-    func storeSessionEnd(_ session: String, rollBack: Bool) throws(StoreError) {
-        // Locks: the pasteboards' writer lock, then the documents' (by id) as a cut takes
-        // them; the documents' are released before the wait, as the store's writer takes them.
-        let handles = service.documents.withLock { Array($0.values) }.sorted { $0.id < $1.id }
-        let result: Result<Void, StoreError> = pasteboards.exclusively {
+    ///
+    /// Runs as a pasteboard writer (`PasteboardRegistry.serially`), so what it staged is
+    /// still what gets installed; `then` gets the store's outcome, and no thread waits for it.
+    func storeSessionEnd(_ session: String, rollBack: Bool, then: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
+        pasteboards.serially { [self] done in
+            let finish: @Sendable (Result<Void, StoreError>) -> Void = { result in
+                then(result)
+                done()
+            }
+            let handles = documents.withLock { Array($0.values) }.sorted { $0.id < $1.id }
             let pasteboardEnd = pasteboards.stageSessionEnd(session)
-            var selections: [(Int, Selection)] = []
-            let submitted = DocumentLock.withAll(handles.map(\.state)) { held -> Result<(StoreTicket, journaled: [Int], present: [Int]), StoreError> in
-                if rollBack, handles.indices.contains(where: { i in held(i) { !$0.deleted && $0.savingError } }) {
-                    if case .failing(let error, _) = store.health { return .failure(error) }
-                    return .failure(.io("a document's store write failed and is being retried"))
+            let submitted: SubmittedSessionEnd
+            switch submitSessionEnd(session, handles: handles, pasteboardEnd: pasteboardEnd, rollBack: rollBack) {
+            case .failure(let error): return finish(.failure(error))
+            case .success(let s): submitted = s
+            }
+            // Awaited with the documents' locks released: the store's writer takes them.
+            submitted.ticket.whenFinished { [self] stored in
+                if case .failure(let error) = stored, rollBack {
+                    for i in submitted.journaled { storeFailed(handles[i], error: error) }
+                    // Never stored: back where they were, unless the text went back under them.
+                    for (i, selection) in submitted.selections {
+                        handles[i].state.withLock { st in try? st.document.setSelection(selection, for: session) }
+                    }
+                    return finish(stored)
                 }
-                var writes: [StoreWrite] = []
-                var journaled: [Int] = []
-                var present: [Int] = []
-                for i in handles.indices {
-                    held(i) { st in
-                        guard !st.deleted else { return }
-                        st.document.undoManager.removeAllActions(withTarget: session)
-                        let selection = st.document.selection(for: session)
-                        if let selection { selections.append((i, selection)) }
-                        if selection != nil || handles[i].events.sessions.contains(session) { present.append(i) }
-                        st.document.removeSelection(for: session)
-                        if let write = service.pendingJournalWrite(st, id: handles[i].id) {
-                            writes.append(write)
-                            journaled.append(i)
-                        }
+                pasteboards.install(pasteboardEnd, publish: publishPasteboard)
+                for i in submitted.present { broadcastPresence(handles[i]) }
+                finish(stored)
+            }
+        }
+    }
+
+    /// A session's end submitted; indices are into the handles it was given.
+    private struct SubmittedSessionEnd: Sendable {
+        var ticket: StoreTicket
+        /// Documents whose pending journal went into the unit.
+        var journaled: [Int]
+        /// Documents the session was in (a selection or an event stream): their presence changes.
+        var present: [Int]
+        /// The selections taken away, to put back if the unit is refused.
+        var selections: [(Int, Selection)]
+    }
+
+    /// Under every document's lock (in id order): the session's groups and selections gone,
+    /// submitted as one unit with the pasteboards' end and the session's row.
+    private func submitSessionEnd(_ session: String, handles: [DocumentHandle], pasteboardEnd: PasteboardRegistry.SessionEnd,
+                                  rollBack: Bool) -> Result<SubmittedSessionEnd, StoreError> {
+        DocumentLock.withAll(handles.map(\.state)) { held -> Result<SubmittedSessionEnd, StoreError> in
+            if rollBack, handles.indices.contains(where: { i in held(i) { !$0.deleted && $0.savingError } }) {
+                if case .failing(let error, _) = store.health { return .failure(error) }
+                return .failure(.io("a document's store write failed and is being retried"))
+            }
+            var writes: [StoreWrite] = []
+            var end = SubmittedSessionEnd(ticket: StoreTicket(), journaled: [], present: [], selections: [])
+            for i in handles.indices {
+                held(i) { st in
+                    guard !st.deleted else { return }
+                    st.document.undoManager.removeAllActions(withTarget: session)
+                    let selection = st.document.selection(for: session)
+                    if let selection { end.selections.append((i, selection)) }
+                    if selection != nil || handles[i].events.sessions.contains(session) { end.present.append(i) }
+                    st.document.removeSelection(for: session)
+                    if let write = pendingJournalWrite(st, id: handles[i].id) {
+                        writes.append(write)
+                        end.journaled.append(i)
                     }
                 }
-                writes += pasteboardEnd.writes + [.deleteSession(session)]
-                // Submitted under the documents' locks: each journal write lands in the order
-                // that document's buffer grew (see `pendingJournalWrite`).
-                let ticket = StoreTicket()
-                store.submit(writes) { ticket.finish($0) }
-                return .success((ticket, journaled, present))
             }
-            let (ticket, journaled, present): (StoreTicket, [Int], [Int])
-            switch submitted {
-            case .failure(let error): return .failure(error)
-            case .success(let s): (ticket, journaled, present) = s
-            }
-            let stored = ticket.wait()
-            if case .failure(let error) = stored, rollBack {
-                for i in journaled { service.storeFailed(handles[i], error: error) }
-                // Never stored: back where they were, unless the text went back under them.
-                for (i, selection) in selections {
-                    handles[i].state.withLock { st in try? st.document.setSelection(selection, for: session) }
-                }
-                return stored
-            }
-            pasteboards.install(pasteboardEnd, publish: publishPasteboard)
-            for i in present { service.broadcastPresence(handles[i]) }
-            return stored
+            writes += pasteboardEnd.writes + [.deleteSession(session)]
+            // Submitted under the documents' locks: each journal write lands in the order
+            // that document's buffer grew (see `pendingJournalWrite`).
+            let ticket = end.ticket
+            store.submit(writes) { ticket.finish($0) }
+            return .success(end)
         }
-        try result.get()
     }
 }

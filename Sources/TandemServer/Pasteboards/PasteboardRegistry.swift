@@ -3,16 +3,15 @@ import Synchronization
 import TandemCore
 import TandemStore
 
-/// Every pasteboard. Two locks: `boards` guards the map and is held only for a moment (never
-/// while waiting for anything), so readers and the store's writer thread may take it;
-/// `writing` lets one writer at a time read, store and install a pasteboard, and is held
-/// across the store write. Persistent pasteboards are written to the store before memory
-/// changes: a write the store refuses changes nothing. Events are published under
-/// `writing`, so subscribers hear the writes in the order they happened.
+/// Every pasteboard. `boards` guards the map and is held only for a moment (never while
+/// waiting for anything), so readers and the store's writer thread may take it. `writers`
+/// runs one writer at a time (read, store, install), each holding its place until its store
+/// write is done, without a thread waiting for it. Persistent pasteboards are written to the
+/// store before memory changes: a write the store refuses changes nothing. Events are
+/// published inside the writer's turn, so subscribers hear the writes in the order they happened.
 ///
-/// Lock order: `writing`, then a document's lock (a cut), then `boards`. A document's lock
-/// is never held while taking `writing`: its holder would wait for the store, and the
-/// store's writer waits for document locks to publish commits.
+/// A writer may start on the thread that queues it, and takes a document's lock (a cut, a
+/// session's end): never queue one while holding a document's lock.
 final class PasteboardRegistry: Sendable {
     let limits: PasteboardLimits
     /// Pasteboards one session may own at once.
@@ -21,9 +20,12 @@ final class PasteboardRegistry: Sendable {
     let events: EventChannel
     private let store: any DocumentStore
     private let boards = Mutex<[String: Pasteboard]>([Pasteboard.generalName: .general()])
-    private let writing = Mutex<Void>(())
+    private let writers = AsyncSerial()
 
-    typealias Publish = (PasteboardEvent) -> Void
+    typealias Publish = @Sendable (PasteboardEvent) -> Void
+    /// Where a write's outcome goes: on the store's thread once stored (or refused), or at
+    /// once when nothing needed storing. The next writer starts only after it returns.
+    typealias Then<T> = @Sendable (Result<T, APIError>) -> Void
 
     init(store: any DocumentStore, limits: PasteboardLimits, maxPerSession: Int = 100, events: EventChannel = EventChannel()) {
         self.store = store
@@ -70,41 +72,69 @@ final class PasteboardRegistry: Sendable {
         return p
     }
 
-    func create(name: String?, owner: String, persistent: Bool) throws(APIError) -> Pasteboard {
-        try writing.withLock { _ throws(APIError) in
-            let p = try boards.withLock { boards throws(APIError) in
-                guard boards.values.count(where: { $0.owner == owner }) < maxPerSession else {
-                    throw .conflict("too_many_pasteboards", "a session may own at most \(maxPerSession) pasteboards")
-                }
-                var chosen = name
-                while chosen == nil {
-                    let candidate = Secrets.base64url(Secrets.randomBytes(9))
-                    if boards[candidate] == nil, Self.isValidName(candidate) { chosen = candidate }
-                }
-                let n = chosen!
-                guard boards[n] == nil else { throw .conflict("name_taken", "a pasteboard named '\(n)' exists") }
-                return Pasteboard(name: n, owner: owner, persistent: persistent)
+    /// A new pasteboard, shown (and `then` called) once it is stored if persistent.
+    func create(name: String?, owner: String, persistent: Bool, then: @escaping Then<Pasteboard>) {
+        asWriter(then) { [self] finish in
+            let p: Pasteboard
+            do throws(APIError) { p = try newPasteboard(name: name, owner: owner, persistent: persistent) } catch {
+                return finish(.failure(error))
             }
-            if persistent { try save(p) }
-            boards.withLock { $0[p.name] = p }
-            return p
+            submit(p.persistent ? [.upsertPasteboard(Self.stored(p))] : []) { [self] stored in
+                if case .failure(let error) = stored { return finish(.failure(error)) }
+                boards.withLock { $0[p.name] = p }
+                finish(.success(p))
+            }
+        }
+    }
+
+    /// Inside a writer's turn: the name is still free when the pasteboard is installed.
+    private func newPasteboard(name: String?, owner: String, persistent: Bool) throws(APIError) -> Pasteboard {
+        try boards.withLock { boards throws(APIError) in
+            guard boards.values.count(where: { $0.owner == owner }) < maxPerSession else {
+                throw .conflict("too_many_pasteboards", "a session may own at most \(maxPerSession) pasteboards")
+            }
+            var chosen = name
+            while chosen == nil {
+                let candidate = Secrets.base64url(Secrets.randomBytes(9))
+                if boards[candidate] == nil, Self.isValidName(candidate) { chosen = candidate }
+            }
+            let n = chosen!
+            guard boards[n] == nil else { throw .conflict("name_taken", "a pasteboard named '\(n)' exists") }
+            return Pasteboard(name: n, owner: owner, persistent: persistent)
         }
     }
 
     /// A write prepared but not yet visible: stored (if persistent) together with a change,
-    /// and installed once that change commits. Only while `exclusively` runs.
+    /// and installed once that change commits. Only during a `serially` job.
     struct Staged: Sendable {
         var pasteboard: Pasteboard
         var change: Pasteboard.Change
         var writes: [StoreWrite] { pasteboard.persistent ? [.upsertPasteboard(PasteboardRegistry.stored(pasteboard))] : [] }
     }
 
-    /// Runs `body` as the only pasteboard writer: what it stages stays valid until it returns.
-    func exclusively<T>(_ body: () -> T) -> T {
-        writing.withLock { _ in body() }
+    /// Runs `job` as the only pasteboard writer: what it stages stays valid until it calls
+    /// its completion, which it must call exactly once (when its store write is done).
+    func serially(_ job: @escaping AsyncSerial.Job) {
+        writers.run(job)
     }
 
-    /// The pasteboard as `body` would leave it, without changing anything (inside `exclusively`).
+    /// `serially`, for a job whose outcome goes to `then`: its turn ends just after.
+    private func asWriter<T>(_ then: @escaping Then<T>, _ job: @escaping @Sendable (_ finish: @escaping Then<T>) -> Void) {
+        writers.run { done in
+            job { result in
+                then(result)
+                done()
+            }
+        }
+    }
+
+    /// Submits `writes` as one unit (nothing to submit succeeds at once); a refusal is a 503.
+    private func submit(_ writes: [StoreWrite], then: @escaping @Sendable (Result<Void, APIError>) -> Void) {
+        guard !writes.isEmpty else { return then(.success(())) }
+        store.submit(writes) { result in then(result.mapError { _ in .storageFailing }) }
+    }
+
+    /// The pasteboard as `body` would leave it, without changing anything (inside `serially`).
     func stage(_ name: String, _ body: (inout Pasteboard, PasteboardLimits) throws(PasteboardError) -> Void) throws(APIError) -> Staged {
         guard var p = boards.withLock({ $0[name] }) else { throw .notFound("pasteboard '\(name)'") }
         let before = p.types
@@ -112,7 +142,7 @@ final class PasteboardRegistry: Sendable {
         return Staged(pasteboard: p, change: Pasteboard.change(from: before, to: p.types))
     }
 
-    /// Makes a staged write visible and publishes it (inside `exclusively`, once it is stored).
+    /// Makes a staged write visible and publishes it (inside `serially`, once it is stored).
     func install(_ staged: Staged, publish: Publish) {
         let present = boards.withLock { boards -> Bool in
             guard boards[staged.pasteboard.name] != nil else { return false }
@@ -123,48 +153,61 @@ final class PasteboardRegistry: Sendable {
     }
 
     /// Changes a pasteboard's items with `body` (all or nothing), stores it if persistent
-    /// and publishes what changed. Returns the pasteboard as written.
-    @discardableResult
-    func write(_ name: String, publish: Publish, _ body: (inout Pasteboard, PasteboardLimits) throws(PasteboardError) -> Void) throws(APIError) -> Pasteboard {
-        try writing.withLock { _ throws(APIError) in
-            let staged = try stage(name, body)
-            if staged.pasteboard.persistent { try save(staged.pasteboard) }
-            install(staged, publish: publish)
-            return staged.pasteboard
+    /// and publishes what changed; `then` gets the pasteboard as written.
+    func write(_ name: String, publish: @escaping Publish,
+               _ body: @escaping @Sendable (inout Pasteboard, PasteboardLimits) throws(PasteboardError) -> Void,
+               then: @escaping Then<Pasteboard>) {
+        asWriter(then) { [self] finish in
+            let staged: Staged
+            do throws(APIError) { staged = try stage(name, body) } catch { return finish(.failure(error)) }
+            submit(staged.writes) { [self] stored in
+                if case .failure(let error) = stored { return finish(.failure(error)) }
+                install(staged, publish: publish)
+                finish(.success(staged.pasteboard))
+            }
         }
     }
 
     /// PATCH: only the owner may change it (anyone, once its owner's session has ended).
-    func setPersistent(_ name: String, _ persistent: Bool, by session: String) throws(APIError) -> Pasteboard {
-        try writing.withLock { _ throws(APIError) in
-            var p = try pasteboard(name)
-            try Self.checkOwner(p, session)
-            guard p.persistent != persistent else { return p }
-            p.persistent = persistent
-            do throws(StoreError) {
-                if persistent { try store.upsertPasteboard(Self.stored(p)) } else { try store.deletePasteboard(name) }
+    func setPersistent(_ name: String, _ persistent: Bool, by session: String, then: @escaping Then<Pasteboard>) {
+        asWriter(then) { [self] finish in
+            var p: Pasteboard
+            do throws(APIError) {
+                p = try pasteboard(name)
+                try Self.checkOwner(p, session)
             } catch {
-                throw .storageFailing
+                return finish(.failure(error))
             }
-            boards.withLock { $0[name] = p }
-            return p
+            guard p.persistent != persistent else { return finish(.success(p)) }
+            p.persistent = persistent
+            submit([persistent ? .upsertPasteboard(Self.stored(p)) : .deletePasteboard(name)]) { [self, p] stored in
+                if case .failure(let error) = stored { return finish(.failure(error)) }
+                boards.withLock { $0[name] = p }
+                finish(.success(p))
+            }
         }
     }
 
-    func remove(_ name: String, by session: String, publish: Publish) throws(APIError) {
-        try writing.withLock { _ throws(APIError) in
-            let p = try pasteboard(name)
-            try Self.checkOwner(p, session)
-            if p.persistent {
-                do throws(StoreError) { try store.deletePasteboard(name) } catch { throw .storageFailing }
+    func remove(_ name: String, by session: String, publish: @escaping Publish, then: @escaping Then<Void>) {
+        asWriter(then) { [self] finish in
+            let p: Pasteboard
+            do throws(APIError) {
+                p = try pasteboard(name)
+                try Self.checkOwner(p, session)
+            } catch {
+                return finish(.failure(error))
             }
-            boards.withLock { _ = $0.removeValue(forKey: name) }
-            publish(.removed(p))
+            submit(p.persistent ? [.deletePasteboard(name)] : []) { [self] stored in
+                if case .failure(let error) = stored { return finish(.failure(error)) }
+                boards.withLock { _ = $0.removeValue(forKey: name) }
+                publish(.removed(p))
+                finish(.success(()))
+            }
         }
     }
 
     /// What a session's end does to its pasteboards: its persistent ones stay, owned by nobody
-    /// from now on, and the others go. Staged inside `exclusively`, so that the orphans are
+    /// from now on, and the others go. Staged inside `serially`, so that the orphans are
     /// stored with the session's end as one unit and memory changes only once it is stored.
     struct SessionEnd: Sendable {
         var orphans: [Pasteboard]
@@ -186,7 +229,7 @@ final class PasteboardRegistry: Sendable {
         return end
     }
 
-    /// Makes a staged session end visible (inside `exclusively`, once it is stored).
+    /// Makes a staged session end visible (inside `serially`, once it is stored).
     func install(_ end: SessionEnd, publish: Publish) {
         boards.withLock { boards in
             for orphan in end.orphans where boards[orphan.name] != nil { boards[orphan.name] = orphan }
@@ -200,10 +243,6 @@ final class PasteboardRegistry: Sendable {
         if let owner = p.owner, owner != session {
             throw APIError(.forbidden, "not_owner", "only the session that created pasteboard '\(p.name)' may change or remove it")
         }
-    }
-
-    private func save(_ p: Pasteboard) throws(APIError) {
-        do throws(StoreError) { try store.upsertPasteboard(Self.stored(p)) } catch { throw .storageFailing }
     }
 
     static func stored(_ p: Pasteboard) -> StoredPasteboard {

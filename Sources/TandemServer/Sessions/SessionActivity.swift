@@ -15,10 +15,10 @@ extension ServerContext {
             logger.info("session \(s.id) expired")
             // Not an answer to anyone: a refused end is logged, and after a restart the
             // session, still stored, expires again.
-            do {
-                try storeSessionEnd(s.id, rollBack: false)
-            } catch {
-                logger.warning("could not store the end of expired session \(s.id): \(error)")
+            service.storeSessionEnd(s.id, rollBack: false) { [self] result in
+                if case .failure(let error) = result {
+                    logger.warning("could not store the end of expired session \(s.id): \(error)")
+                }
             }
         }
     }

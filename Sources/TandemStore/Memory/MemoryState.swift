@@ -78,6 +78,7 @@ struct MemoryState: Sendable {
         case .trimChanges(let document, let through): try trimChanges(document: document, through: through)
         case .upsertPasteboard(let pasteboard): upsertPasteboard(pasteboard)
         case .deletePasteboard(let name): deletePasteboard(name)
+        case .upsertSession(let session): try upsertSession(session)
         case .deleteSession(let id): deleteSession(id)
         case .setMeta(let key, let value): setMeta(key, value)
         }

@@ -32,11 +32,13 @@ extension SQLiteStore {
     // MARK: Sessions
 
     public func upsertSession(_ session: StoredSession) throws(StoreError) {
-        try write { db in
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO sessions (\(StoredSession.columns)) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [session.id, session.tokenHash.blob, session.name, session.color, session.created, session.lastSeen])
-        }
+        try write { db in try Self.upsertSession(session, in: db) }
+    }
+
+    static func upsertSession(_ session: StoredSession, in db: Database) throws {
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO sessions (\(StoredSession.columns)) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [session.id, session.tokenHash.blob, session.name, session.color, session.created, session.lastSeen])
     }
 
     public func deleteSession(_ id: String) throws(StoreError) {

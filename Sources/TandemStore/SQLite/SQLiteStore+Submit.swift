@@ -22,6 +22,7 @@ extension SQLiteStore {
         case .trimChanges(let document, let through): try trimChanges(document: document, through: through, in: db)
         case .upsertPasteboard(let pasteboard): try upsertPasteboard(pasteboard, in: db)
         case .deletePasteboard(let name): try deletePasteboard(name, in: db)
+        case .upsertSession(let session): try upsertSession(session, in: db)
         case .deleteSession(let id): try deleteSession(id, in: db)
         case .setMeta(let key, let value): try setMeta(key, value, in: db)
         }
