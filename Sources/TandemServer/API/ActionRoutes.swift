@@ -44,61 +44,6 @@ extension ServerContext {
         }
     }
 
-    var actionEndpoints: [Endpoint] {
-        var list: [Endpoint] = EditAction.allCases.map { action in
-            var responses: [Endpoint.Response]
-            switch action {
-            case .copy: responses = [Endpoint.json(200, "Copied", Schemas.ref("CopyResult"))]
-            case .select, .selectAll: responses = [Endpoint.json(200, "The selection", Schemas.ref("SelectResult"))]
-            default: responses = [Endpoint.json(200, "The change as applied", Schemas.ref("ActionResult"))]
-            }
-            responses += [
-                Endpoint.error(400, "Malformed JSON, field or type"),
-                Endpoint.error(401, "Bad token, or no session where the selection is the target"),
-                Endpoint.error(404, "No such document or pasteboard"),
-                Endpoint.error(415, "Body is not JSON"),
-            ]
-            switch action {
-            case .cut: responses.append(Endpoint.error(403, "Editing is disabled, or the document is secure (secure_document)"))
-            case .copy: responses.append(Endpoint.error(403, "The document is secure (secure_document)"))
-            case .paste, .delete: responses.append(Endpoint.error(403, "Editing is disabled"))
-            default: break
-            }
-            switch action {
-            case .cut, .copy, .delete: responses.append(Endpoint.error(409, "No selection, or an empty one"))
-            case .paste: responses.append(Endpoint.error(409, "No selection, or no text on the pasteboard (nothing_to_paste)"))
-            case .select: responses.append(Endpoint.error(409, "No selection to start from, or no text"))
-            case .selectAll: responses.append(Endpoint.error(409, "No text"))
-            }
-            responses.append(Endpoint.error(422, "Range out of the text, splitting a surrogate pair, empty where text is needed, or a non-UTF-8 representation"))
-            if action == .cut || action == .copy || action == .paste {
-                responses.append(Endpoint.error(413, "The text is beyond the pasteboard's limits"))
-            }
-            if action == .cut || action == .paste || action == .delete || action == .copy {
-                responses.append(Endpoint.error(503, "The store cannot save"))
-            }
-            return Endpoint(
-                method: .post, path: "/documents/{id}/\(action.rawValue)", operationID: action.rawValue,
-                summary: action.summary, tag: "Editing actions",
-                parameters: action == .cut || action == .paste || action == .delete ? [Endpoint.header("Idempotency-Key", "Makes a resend safe")] : [],
-                requestBody: action.fields.isEmpty ? JSONValue?.none : Endpoint.jsonBody(Schemas.object(
-                    action.fields.sorted().map { f in
-                        (f, f == "from" || f == "to" ? Schemas.nonNegative : Schemas.string)
-                    }, required: []), required: false),
-                responses: responses,
-                handler: { [self] req, res in perform(action, req, res) }
-            )
-        }
-        list.append(Endpoint(
-            method: .get, path: "/documents/{id}/actions", operationID: "canPerformActions",
-            summary: "canPerformAction for the calling session, as an edit menu shows it", tag: "Editing actions",
-            parameters: [Endpoint.query("pasteboard", Schemas.string, "The pasteboard paste would read (default general)")],
-            responses: [Endpoint.json(200, "What the menu offers", Schemas.ref("Actions")),
-                        Endpoint.error(401, "Bad token"), Endpoint.error(404, "No such document or pasteboard")],
-            handler: { [self] req, res in res.respond { () throws(APIError) in try canPerformActions(req) } }
-        ))
-        return list
-    }
 
     func decodeAction(_ action: EditAction, _ req: HTTPRequest) throws(APIError) -> ActionRequest {
         let body = try RequestBody.object(req)

@@ -1,0 +1,65 @@
+import TandemHTTP
+import TandemStore
+
+/// The endpoints of session routes: paths, OpenAPI descriptions and handlers.
+extension ServerContext {
+    var sessionEndpoints: [Endpoint] {
+        [
+            Endpoint(
+                method: .post, path: "/sessions", operationID: "createSession",
+                summary: "Start a session; the token is shown only in this answer", tag: "Sessions",
+                requestBody: Endpoint.jsonBody(Schemas.object([("name", ["type": "string", "maxLength": 100])], required: []), required: false),
+                responses: [
+                    Endpoint.json(201, "The new session and its bearer token", Schemas.ref("SessionCreated")),
+                    Endpoint.error(400, "Malformed JSON or field"),
+                    Endpoint.error(415, "Body is not JSON"),
+                    Endpoint.error(503, "The store cannot save the session"),
+                ],
+                handler: { [self] req, res in createSession(req, res) }
+            ),
+            Endpoint(
+                method: .get, path: "/sessions/me", operationID: "getSession",
+                summary: "The calling session", tag: "Sessions",
+                responses: [
+                    Endpoint.json(200, "The session", Schemas.ref("Session")),
+                    Endpoint.error(401, "No token, or a wrong or expired one"),
+                ],
+                handler: { [self] req, res in
+                    res.respond { () throws(APIError) in
+                        let s = try requireSession(of: req, for: "GET /sessions/me")
+                        return .json(sessionJSON(s, token: nil))
+                    }
+                }
+            ),
+            Endpoint(
+                method: .patch, path: "/sessions/me", operationID: "renameSession",
+                summary: "Rename the calling session; its token, undo history and pasteboards stay", tag: "Sessions",
+                requestBody: Endpoint.jsonBody(Schemas.object([("name", ["type": "string", "minLength": 1, "maxLength": 100])], required: ["name"])),
+                responses: [
+                    Endpoint.json(200, "The renamed session", Schemas.ref("Session")),
+                    Endpoint.error(400, "Malformed JSON, or a missing or bad name"),
+                    Endpoint.error(401, "No token, or a wrong or expired one"),
+                    Endpoint.error(415, "Body is not JSON"),
+                    Endpoint.error(503, "The store cannot save the name: the old one stays"),
+                ],
+                handler: { [self] req, res in renameSession(req, res) }
+            ),
+            Endpoint(
+                method: .delete, path: "/sessions/me", operationID: "endSession",
+                summary: "End the session: its undo contexts are cleared and its non-persistent pasteboards removed", tag: "Sessions",
+                responses: [
+                    Endpoint.Response(status: 204, description: "Ended"),
+                    Endpoint.error(401, "No token, or a wrong or expired one"),
+                    Endpoint.error(503, "The store cannot save the end: the session goes on"),
+                ],
+                handler: { [self] req, res in
+                    let s: Session
+                    do throws(APIError) { s = try requireSession(of: req, for: "DELETE /sessions/me") } catch {
+                        return res.send(error.response)
+                    }
+                    endSession(s.id) { result in res.send(result.map { HTTPResponse(status: .noContent) }) }
+                }
+            ),
+        ]
+    }
+}
