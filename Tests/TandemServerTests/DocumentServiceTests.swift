@@ -69,6 +69,27 @@ import TandemStore
         return box.withLock { $0 }!
     }
 
+    /// Starts a call whose store write `holding` picks and the store holds back; checks it is
+    /// not answered while held (`meanwhile` checks more), then lets the write through and
+    /// returns the answer.
+    static func answerOnceReleased<R: Sendable>(_ h: Harness, holding: @escaping @Sendable ([StoreWrite]) -> Bool,
+                                                _ start: (@escaping DocumentService.Completion<R>) -> Void,
+                                                meanwhile: () -> Void = {}) -> Result<R, APIError> {
+        h.hold(holding)
+        h.gated.close(gate: true)
+        let box = Mutex<Result<R, APIError>?>(nil)
+        start { result in box.withLock { $0 = result } }
+        let deadline = Date().addingTimeInterval(5)
+        while h.gated.heldCount < 1 && Date() < deadline { usleep(1000) }
+        #expect(h.gated.heldCount == 1)
+        usleep(20_000)
+        #expect(box.withLock { $0 } == nil, "answered before the store committed")
+        meanwhile()
+        h.gated.open()
+        while box.withLock({ $0 }) == nil && Date() < deadline { usleep(1000) }
+        return box.withLock { $0 } ?? .failure(APIError(.internalServerError, "timeout", "no answer"))
+    }
+
     static func isAppend(_ writes: [StoreWrite]) -> Bool {
         writes.contains { if case .append = $0 { true } else { false } }
     }
@@ -83,21 +104,10 @@ import TandemStore
         defer { h.close() }
         let doc = try h.create("d")
         let ada = h.session("Ada")
-        h.hold(Self.isAppend)
-        h.gated.close(gate: true)
-        let answered = Mutex<Result<EditResult, APIError>?>(nil)
         let edit = EditRequest(base: nil, options: EditOptions(), form: .insert("hello", at: 0))
-        h.service.edit(edit, in: doc, by: ada) { result in answered.withLock { $0 = result } }
-        let deadline = Date().addingTimeInterval(5)
-        while h.gated.heldCount < 1 && Date() < deadline { usleep(1000) }
-        #expect(h.gated.heldCount == 1)
-        usleep(20_000)
-        #expect(answered.withLock { $0 } == nil, "answered before the store committed")
-        #expect(h.service.info(doc, scope: .document).revision == 0, "readers saw an uncommitted change")
-
-        h.gated.open()
-        while answered.withLock({ $0 }) == nil && Date() < deadline { usleep(1000) }
-        let result = try #require(answered.withLock { $0 }).get()
+        let result = try Self.answerOnceReleased(h, holding: Self.isAppend, { h.service.edit(edit, in: doc, by: ada, completion: $0) }) {
+            #expect(h.service.info(doc, scope: .document).revision == 0, "readers saw an uncommitted change")
+        }.get()
         #expect(result.revision == 1)
         #expect(result.selection == Selection(caret: 5))
         #expect(h.text(doc) == "hello")
@@ -157,16 +167,8 @@ import TandemStore
         defer { h.close() }
         let doc = try h.create("d")
         let ada = h.session("Ada")
-        h.hold(Self.isMeta)
-        h.gated.close(gate: true)
-        let level = Mutex<Result<Int, APIError>?>(nil)
-        h.service.grouping(begin: true, in: doc, by: ada) { result in level.withLock { $0 = result } }
-        usleep(20_000)
-        #expect(level.withLock { $0 } == nil, "a group opened before it was stored")
-        h.gated.open()
-        let deadline = Date().addingTimeInterval(5)
-        while level.withLock({ $0 }) == nil && Date() < deadline { usleep(1000) }
-        #expect(try level.withLock { $0 }?.get() == 1)
+        let level = Self.answerOnceReleased(h, holding: Self.isMeta, { h.service.grouping(begin: true, in: doc, by: ada, completion: $0) })
+        #expect(try level.get() == 1)
         #expect(try h.gated.inner.meta(DocumentService.pendingKey("d")) != nil)
 
         h.gated.refuse(with: .full)

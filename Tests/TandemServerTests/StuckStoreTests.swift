@@ -41,16 +41,7 @@ import TandemStore
         let answers = Answers()
         Self.request("create", port: server.port, answers: answers) { try $0.send("POST", "/documents", json: #"{"id": "new"}"#) }
         Self.request("save", port: server.port, answers: answers) { try $0.send("POST", "/documents/stuck/save") }
-        Self.waitUntil { store.heldCount == 2 }
-        #expect(store.heldCount == 2)
-
-        try Self.expectPromptAnswers(client)
-        // Still stuck, and still unanswered: what answered meanwhile did not wait for them.
-        #expect(store.heldCount == 2 && answers.all.isEmpty)
-
-        store.open()
-        Self.waitUntil { answers.all.count == 2 }
-        #expect(answers.all == ["create": 201, "save": 201])
+        #expect(try Self.answersOnceReleased(store, held: 2, expecting: 2, answers: answers, client: client) == ["create": 201, "save": 201])
         #expect(try client.send("GET", "/documents/new").status == 200)
         #expect(try client.send("GET", "/documents/free/text").text == String(repeating: "x", count: 10))
     }
@@ -80,15 +71,7 @@ import TandemStore
             try $0.send("PUT", "/pasteboards/keep/items", body: Array("later".utf8), contentType: "text/plain")
         }
         Self.request("session", port: port, answers: answers) { try $0.send("POST", "/sessions", json: #"{"name": "late"}"#) }
-        Self.waitUntil { store.heldCount == 2 }
-        #expect(store.heldCount == 2)
-
-        try Self.expectPromptAnswers(client)
-        #expect(store.heldCount == 2 && answers.all.isEmpty)
-
-        store.open()
-        Self.waitUntil { answers.all.count == 3 }
-        #expect(answers.all == ["cut": 200, "write": 200, "session": 201])
+        #expect(try Self.answersOnceReleased(store, held: 2, expecting: 3, answers: answers, client: client) == ["cut": 200, "write": 200, "session": 201])
         #expect(try client.text("cut") == "def")
         #expect(try client.pasteboard("keep")["changeCount"]?.intValue == 2)
         #expect(try client.send("GET", "/pasteboards/keep/items/0").text == "later")
@@ -128,6 +111,20 @@ import TandemStore
     static func waitUntil(_ condition: () -> Bool) {
         let deadline = Date().addingTimeInterval(10)
         while !condition() && Date() < deadline { usleep(1000) }
+    }
+
+    /// Waits until `held` requests are stuck in the store, checks the loop answers others
+    /// at once while they (and any queued behind them) stay unanswered, then opens the store
+    /// and returns the answers once `expecting` have come.
+    static func answersOnceReleased(_ store: GatedStore, held: Int, expecting: Int, answers: Answers, client: TestClient) throws -> [String: Int] {
+        waitUntil { store.heldCount == held }
+        #expect(store.heldCount == held)
+        try expectPromptAnswers(client)
+        // Still stuck, and still unanswered: what answered meanwhile did not wait for them.
+        #expect(store.heldCount == held && answers.all.isEmpty)
+        store.open()
+        waitUntil { answers.all.count == expecting }
+        return answers.all
     }
 
     /// `/healthz` and edits of the document `free` (ten of them) answer at once, one by one.

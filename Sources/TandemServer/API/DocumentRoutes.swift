@@ -74,8 +74,7 @@ extension ServerContext {
     func deleteDocument(_ req: HTTPRequest, _ res: HTTPResponder) {
         let handle: DocumentHandle
         do throws(APIError) {
-            _ = try session(of: req)
-            handle = try document(req.parameters["id"] ?? "")
+            handle = try requestedDocument(req)
         } catch {
             return res.send(error.response)
         }
@@ -85,8 +84,7 @@ extension ServerContext {
     func patchDocument(_ req: HTTPRequest, _ res: HTTPResponder) {
         let handle: DocumentHandle, patch: DocumentPatch
         do throws(APIError) {
-            _ = try session(of: req)
-            handle = try document(req.parameters["id"] ?? "")
+            handle = try requestedDocument(req)
             let body = try RequestBody.object(req, allowEmpty: false)
             try body.allowOnly(["title", "editingDisabled", "secure", "levelsOfUndo"])
             let title = try body.string("title")

@@ -65,6 +65,13 @@ final class ServerContext: Sendable {
     func document(_ id: String) throws(APIError) -> DocumentHandle {
         try service.document(id)
     }
+
+    /// The document the request's path names, once its caller is verified (a bad token is
+    /// 401 before an unknown id is 404).
+    func requestedDocument(_ req: HTTPRequest) throws(APIError) -> DocumentHandle {
+        _ = try session(of: req)
+        return try document(req.parameters["id"] ?? "")
+    }
 }
 
 extension HTTPResponder {

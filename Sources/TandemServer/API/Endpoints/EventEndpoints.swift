@@ -49,8 +49,7 @@ extension ServerContext {
                 ],
                 handler: { [self] req, res in
                     res.respond { () throws(APIError) in
-                        _ = try session(of: req)
-                        let handle = try document(req.parameters["id"] ?? "")
+                        let handle = try requestedDocument(req)
                         return .json(service.presenceJSON(handle))
                     }
                 }

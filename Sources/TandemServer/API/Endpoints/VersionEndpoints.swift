@@ -22,8 +22,7 @@ extension ServerContext {
                 handler: { [self] req, res in
                     let handle: DocumentHandle
                     do throws(APIError) {
-                        _ = try session(of: req)
-                        handle = try document(req.parameters["id"] ?? "")
+                        handle = try requestedDocument(req)
                     } catch {
                         return res.send(error.response)
                     }
@@ -41,8 +40,7 @@ extension ServerContext {
                 ],
                 handler: { [self] req, res in
                     res.respond { () throws(APIError) in
-                        _ = try session(of: req)
-                        let handle = try document(req.parameters["id"] ?? "")
+                        let handle = try requestedDocument(req)
                         let list = try service.versions(of: handle)
                         var w = JSONWriter(capacity: 64 * list.count + 2)
                         w.beginArray()
@@ -63,8 +61,7 @@ extension ServerContext {
                 ],
                 handler: { [self] req, res in
                     res.respond { () throws(APIError) in
-                        _ = try session(of: req)
-                        let handle = try document(req.parameters["id"] ?? "")
+                        let handle = try requestedDocument(req)
                         let v = try storedVersion(handle, req.parameters["n"])
                         return HTTPResponse(status: .ok, contentType: "text/plain; charset=utf-8", body: Array(v.text.utf8))
                     }
