@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tandem_client import Client, new_session
-from tandem_server import ServerStartError, TandemServer
+from tandem_server import ADMIN_KEY, ServerStartError, TandemServer
 
 # A long typing pause on the shared server keeps "Typing" coalescing independent of how
 # busy the machine is; the pause itself is tested on a server of its own.
@@ -34,6 +34,14 @@ def servers():
 @pytest.fixture(scope="session")
 def server(servers) -> TandemServer:
     return servers(typing_pause=SHARED_TYPING_PAUSE, name="shared")
+
+
+@pytest.fixture(scope="session")
+def access_server(servers) -> TandemServer:
+    """A server with an operator key for the access tests (issue 28). `--durability off`:
+    who may do what does not depend on fsync, and the matrix makes thousands of changes."""
+    return servers(typing_pause=SHARED_TYPING_PAUSE, name="access",
+                   extra_args=("--admin-key", ADMIN_KEY, "--durability", "off"))
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,8 @@ import uuid
 
 import requests
 
+import access_model
+
 TIMEOUT = 15  # seconds; no request of the suite should ever take this long
 
 ERROR_CODES = {
@@ -19,6 +21,13 @@ ERROR_CODES = {
 
 _counter = itertools.count(1)
 
+# Each document's owner link (`ownerLink.token` of `POST /documents`) and the session that
+# created it, by document id, from every answer a Client saw. Deleting, locking, capping
+# every session's history and the like are the owner's alone (docs/API.md, "Access"): a
+# Client that is not the creator sends the owner link on exactly those requests, so tests
+# written before owners existed keep their meaning. `Client(..., as_owner=False)` never does.
+OWNER_LINKS: dict[str, tuple[str, str | None]] = {}
+
 
 def unique(prefix: str = "doc") -> str:
     return f"{prefix}-{next(_counter)}-{uuid.uuid4().hex[:8]}"
@@ -27,10 +36,12 @@ def unique(prefix: str = "doc") -> str:
 class Client:
     """One caller: anonymous, or a session when it holds a token. Not shared across threads."""
 
-    def __init__(self, base: str, token: str | None = None, session: dict | None = None):
+    def __init__(self, base: str, token: str | None = None, session: dict | None = None,
+                 as_owner: bool = True):
         self.base = base
         self.token = token
         self.session = session or {}
+        self.as_owner = as_owner
         self.http = requests.Session()
 
     @property
@@ -51,8 +62,41 @@ class Client:
         if json_body is not None:
             data = json.dumps(json_body).encode()
             h.setdefault("Content-Type", "application/json")
-        return self.http.request(method, self.base + path, data=data, headers=h, params=params,
-                                 timeout=timeout, allow_redirects=False)
+        if self.as_owner:
+            self._owner_link(method, path, params, json_body, h)
+        r = self.http.request(method, self.base + path, data=data, headers=h, params=params,
+                              timeout=timeout, allow_redirects=False)
+        self._remember_owner(method, path, r)
+        return r
+
+    def _owner_link(self, method, path, params, json_body, h) -> None:
+        """Adds the document's owner link to an owner-only request of a non-creator."""
+        if "Tandem-Link" in h or "Tandem-Admin-Key" in h:
+            return
+        bare, _, query = path.partition("?")
+        found = access_model.route_of(method, bare)
+        if found is None:
+            return
+        q = access_model.query_dict(query)
+        q.update(access_model.query_dict(params))
+        if found[0].classify(q, json_body, bool(self.token)) != access_model.OWNER:
+            return
+        link = OWNER_LINKS.get(found[1])
+        if link and (link[1] is None or link[1] != self.session.get("id")):
+            h["Tandem-Link"] = link[0]
+
+    def _remember_owner(self, method, path, r) -> None:
+        bare = path.partition("?")[0]
+        if method.upper() == "POST" and bare == "/documents" and r.status_code == 201:
+            try:
+                body = r.json()
+                OWNER_LINKS[body["id"]] = (body["ownerLink"]["token"], self.session.get("id"))
+            except (ValueError, KeyError, TypeError):
+                pass
+        elif method.upper() == "DELETE" and r.status_code == 204:
+            found = access_model.route_of(method, bare)
+            if found and found[0].operation_id == "deleteDocument":
+                OWNER_LINKS.pop(found[1], None)
 
     def get(self, path, **kw):
         return self.request("GET", path, **kw)
@@ -71,10 +115,13 @@ class Client:
 
     # --- documents -------------------------------------------------------------------
 
-    def create_doc(self, text: str = "", title: str | None = None, doc_id: str | None = None) -> dict:
+    def create_doc(self, text: str = "", title: str | None = None, doc_id: str | None = None,
+                   access: str | None = None) -> dict:
         body = {"id": doc_id or unique(), "text": text}
         if title is not None:
             body["title"] = title
+        if access is not None:
+            body["access"] = access
         r = self.post("/documents", body)
         assert r.status_code == 201, describe(r)
         return r.json()
@@ -129,12 +176,12 @@ def change_list(body) -> list[dict]:
     raise AssertionError(f"GET …/edits did not answer a list of changes: {body!r}")
 
 
-def new_session(base: str, name: str | None = None) -> Client:
+def new_session(base: str, name: str | None = None, as_owner: bool = True) -> Client:
     r = requests.post(base + "/sessions", data=json.dumps({"name": name} if name else {}),
                       headers={"Content-Type": "application/json"}, timeout=TIMEOUT)
     assert r.status_code == 201, describe(r)
     body = r.json()
-    return Client(base, token=body["token"], session=body)
+    return Client(base, token=body["token"], session=body, as_owner=as_owner)
 
 
 def describe(r: requests.Response) -> str:

@@ -15,6 +15,9 @@ import requests
 
 REPO = Path(__file__).resolve().parents[2]
 
+# The operator key (`--admin-key`) of the access tests' server; the shared server has none.
+ADMIN_KEY = "e2e-operator-key-7f3c9a"
+
 
 def binary_path() -> Path:
     """The server binary: `$TANDEM_BIN`, else this checkout's debug build."""
