@@ -54,6 +54,12 @@ struct Serve: ParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical (env: TANDEM_LOG_LEVEL, default: info).")
     var logLevel: String?
 
+    @Option(help: "Access mode of new documents that ask for none: open, editable, locked or private (env: TANDEM_DEFAULT_ACCESS, default: open).")
+    var defaultAccess: String?
+
+    @Option(help: "Operator key: sent as Tandem-Admin-Key, it may list, reassign and delete any document and end any session (env: TANDEM_ADMIN_KEY, default: none).")
+    var adminKey: String?
+
     mutating func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if let d = durability, !["full", "normal", "off"].contains(d) {
@@ -77,6 +83,12 @@ struct Serve: ParsableCommand {
         c.keepAliveInterval = try keepAliveInterval ?? Environment.double("TANDEM_KEEP_ALIVE_INTERVAL") ?? c.keepAliveInterval
         c.logKept = try logKept ?? Environment.int("TANDEM_LOG_KEPT")
         if let kept = c.logKept, kept < 1 { throw ValidationError("--log-kept must be 1 or more") }
+        c.defaultAccess = defaultAccess ?? Environment.string("TANDEM_DEFAULT_ACCESS") ?? c.defaultAccess
+        guard ["open", "editable", "locked", "private"].contains(c.defaultAccess) else {
+            throw ValidationError("the default access must be open, editable, locked or private, not \(c.defaultAccess)")
+        }
+        c.adminKey = adminKey ?? Environment.string("TANDEM_ADMIN_KEY")
+        if let key = c.adminKey, key.utf8.count < 16 { throw ValidationError("the operator key must be at least 16 bytes") }
         guard c.keepAliveInterval > 0 else { throw ValidationError("the keep-alive interval must be more than 0 seconds") }
         guard ["full", "normal", "off"].contains(c.durability) else {
             throw ValidationError("durability must be full, normal or off, not \(c.durability)")

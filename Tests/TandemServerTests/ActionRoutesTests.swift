@@ -156,9 +156,9 @@ import TandemCore
         defer { server.stopAndRemove() }
         let c = server.client
         let a = try c.session("A")
-        try c.document("pw", text: "hunter2 is secret")
+        let owner = try c.document("pw", text: "hunter2 is secret")
         #expect(try c.send("PUT", "/pasteboards/general/items", body: Array("before".utf8), contentType: "text/plain").status == 200)
-        #expect(try c.send("PATCH", "/documents/pw", json: #"{"secure":true}"#)["secure"] == true)
+        #expect(try c.asOwner(owner, "PATCH", "/documents/pw", json: #"{"secure":true}"#)["secure"] == true)
         try c.select("pw", 0, 7, token: a.token)
         for action in ["copy", "cut"] {
             let r = try c.send("POST", "/documents/pw/\(action)", token: a.token)
@@ -179,7 +179,7 @@ import TandemCore
         // Paste and delete still work, as in a secure text field.
         #expect(try c.send("POST", "/documents/pw/paste", token: a.token).status == 200)
         #expect(try c.text("pw") == "before is secret")
-        #expect(try c.send("PATCH", "/documents/pw", json: #"{"secure":false}"#).status == 200)
+        #expect(try c.asOwner(owner, "PATCH", "/documents/pw", json: #"{"secure":false}"#).status == 200)
         #expect(try c.send("POST", "/documents/pw/copy", json: #"{"from":0,"to":6}"#).status == 200)
     }
 
@@ -188,7 +188,7 @@ import TandemCore
         defer { server.stopAndRemove() }
         let c = server.client
         let a = try c.session("A")
-        try c.document("d", text: "some text")
+        let owner = try c.document("d", text: "some text")
         func actions(_ token: String?, _ query: String = "") throws -> [String: Bool] {
             let r = try c.send("GET", "/documents/d/actions\(query)", token: token)
             #expect(r.status == 200, "\(r.text)")
@@ -240,7 +240,7 @@ import TandemCore
         expected["redo"] = true
         #expect(try actions(a.token) == expected)
         // Editing disabled: copy and selecting stay, changes go.
-        #expect(try c.send("PATCH", "/documents/d", json: #"{"editingDisabled":true}"#).status == 200)
+        #expect(try c.asOwner(owner, "PATCH", "/documents/d", json: #"{"editingDisabled":true}"#).status == 200)
         var disabled = expected
         disabled["cut"] = false
         disabled["paste"] = false
@@ -249,9 +249,9 @@ import TandemCore
         #expect(try actions(a.token) == disabled)
         #expect(try c.send("POST", "/documents/d/cut", token: a.token).status == 403)
         #expect(try c.send("POST", "/documents/d/copy", token: a.token).status == 200)
-        #expect(try c.send("PATCH", "/documents/d", json: #"{"editingDisabled":false}"#).status == 200)
+        #expect(try c.asOwner(owner, "PATCH", "/documents/d", json: #"{"editingDisabled":false}"#).status == 200)
         // Secure.
-        #expect(try c.send("PATCH", "/documents/d", json: #"{"secure":true}"#).status == 200)
+        #expect(try c.asOwner(owner, "PATCH", "/documents/d", json: #"{"secure":true}"#).status == 200)
         var secure = expected
         secure["cut"] = false
         secure["copy"] = false

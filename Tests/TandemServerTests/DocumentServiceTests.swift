@@ -44,7 +44,7 @@ import TandemStore
         func session(_ name: String) -> Session { context.sessions.create(name: name, now: service.now()).0 }
 
         func create(_ id: String, text: String = "") throws -> DocumentHandle {
-            _ = try answer { service.create(NewDocument(id: id, title: id, text: text), completion: $0) }.get()
+            _ = try answer { service.create(NewDocument(id: id, title: id, text: text), by: .anonymous, completion: $0) }.get()
             return try service.document(id)
         }
 
@@ -183,10 +183,10 @@ import TandemStore
         let h = try Harness(inMemory: inMemory)
         defer { h.close() }
         let doc = try h.create("d", text: "abc")
-        #expect(Self.answer { h.service.create(NewDocument(id: "d", title: "again", text: ""), completion: $0) }.failure?.code == "id_taken")
+        #expect(Self.answer { h.service.create(NewDocument(id: "d", title: "again", text: ""), by: .anonymous, completion: $0) }.failure?.code == "id_taken")
 
         let patch = DocumentPatch(title: "Renamed", editingDisabled: true, secure: nil, levels: 5)
-        let info = try Self.answer { h.service.update(doc, with: patch, completion: $0) }.get()
+        let info = try Self.answer { h.service.update(doc, with: patch, by: .anonymous, completion: $0) }.get()
         #expect(info.title == "Renamed" && info.editingDisabled && info.levelsOfUndo == 5)
         #expect(try h.gated.inner.document("d")?.title == "Renamed")
         let refused = Self.answer { h.service.edit(EditRequest(base: nil, options: EditOptions(), form: .insert("x", at: 0)), in: doc, by: nil, completion: $0) }

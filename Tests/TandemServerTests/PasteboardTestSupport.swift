@@ -153,11 +153,19 @@ struct TestClient {
         return (id, token)
     }
 
-    func document(_ id: String, text: String) throws {
+    /// Creates a document; returns its owner link's token (what the owner-only routes need).
+    @discardableResult
+    func document(_ id: String, text: String) throws -> String {
         var w = JSONWriter()
         w.value(["id": .string(id), "text": .string(text)])
         let r = try send("POST", "/documents", json: String(decoding: w.bytes, as: UTF8.self))
-        guard r.status == 201 else { throw TestFailure("document: \(r.status) \(r.text)") }
+        guard r.status == 201, let link = r["ownerLink"]?["token"]?.stringValue else { throw TestFailure("document: \(r.status) \(r.text)") }
+        return link
+    }
+
+    /// A request as the document's owner, through its owner link.
+    func asOwner(_ link: String, _ method: String, _ path: String, json: String) throws -> Reply {
+        try send(method, path, json: json, headers: [("Tandem-Link", link)])
     }
 
     func text(_ id: String) throws -> String {

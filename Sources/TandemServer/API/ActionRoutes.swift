@@ -67,13 +67,13 @@ extension ServerContext {
         return ActionRequest(range: range, pasteboard: try body.string("pasteboard") ?? Pasteboard.generalName, type: type)
     }
 
-    func perform(_ action: EditAction, _ req: HTTPRequest, _ res: HTTPResponder) {
+    func perform(_ action: EditAction, _ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         let session: Session?
         let handle: DocumentHandle
         let body: ActionRequest
         do throws(APIError) {
-            session = try self.session(of: req)
-            handle = try document(req.parameters["id"] ?? "")
+            session = ctx.session
+            handle = try ctx.requestedDocument()
             body = try decodeAction(action, req)
             if action == .select || action == .selectAll, session == nil { throw .sessionRequired(action.rawValue) }
             // The pasteboard must exist before anything is done.
@@ -95,9 +95,9 @@ extension ServerContext {
         }
     }
 
-    func canPerformActions(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let session = try self.session(of: req)
-        let handle = try document(req.parameters["id"] ?? "")
+    func canPerformActions(_ req: HTTPRequest, _ ctx: RequestContext) throws(APIError) -> HTTPResponse {
+        let session = ctx.session
+        let handle = try ctx.requestedDocument()
         let p = try pasteboards.pasteboard(req.queryValue("pasteboard") ?? Pasteboard.generalName)
         let json = handle.state.withLock { st -> [UInt8] in
             let doc = st.document

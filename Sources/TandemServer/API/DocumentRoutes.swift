@@ -11,20 +11,19 @@ extension ServerContext {
         }
     }
 
-    func createDocument(_ req: HTTPRequest, _ res: HTTPResponder) {
+    func createDocument(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         let new: NewDocument
-        do throws(APIError) { new = try decodeNewDocument(req) } catch { return res.send(error.response) }
-        service.create(new) { result in
-            res.send(result) { info in
-                .json(DocumentJSON.document(info), status: .created, headers: ["Location": "/documents/\(info.id)", "ETag": "\"0\""])
+        do throws(APIError) { new = try decodeNewDocument(req, ctx) } catch { return res.send(error.response) }
+        service.create(new, by: ctx.caller) { result in
+            res.send(result) { created in
+                .json(DocumentJSON.created(created), status: .created, headers: ["Location": "/documents/\(created.info.id)", "ETag": "\"0\""])
             }
         }
     }
 
-    private func decodeNewDocument(_ req: HTTPRequest) throws(APIError) -> NewDocument {
-        _ = try session(of: req)
+    private func decodeNewDocument(_ req: HTTPRequest, _ ctx: RequestContext) throws(APIError) -> NewDocument {
         let body = try RequestBody.object(req)
-        try body.allowOnly(["title", "text", "id"])
+        try body.allowOnly(["title", "text", "id", "access"])
         let text = try body.string("text") ?? ""
         var title = try body.string("title") ?? "Untitled"
         if title.count > 500 { throw .invalidField("title", "must be at most 500 characters") }
@@ -38,11 +37,11 @@ extension ServerContext {
         } else {
             id = Secrets.base64url(Secrets.randomBytes(9))
         }
-        return NewDocument(id: id, title: title, text: text)
+        return NewDocument(id: id, title: title, text: text, access: try Self.accessMode(body), owner: ctx.session?.id)
     }
 
-    func listDocuments() -> [UInt8] {
-        let handles = service.allDocuments()
+    func listDocuments(_ ctx: RequestContext) -> [UInt8] {
+        let handles = service.documents(readableBy: ctx.caller)
         var w = JSONWriter(capacity: 64 * handles.count + 2)
         w.beginArray()
         for h in handles {
@@ -57,10 +56,10 @@ extension ServerContext {
         return w.bytes
     }
 
-    func getDocument(_ req: HTTPRequest, asText: Bool) throws(APIError) -> HTTPResponse {
-        let scope = try session(of: req).map { UndoScope.session($0.id) } ?? .document
-        let handle = try document(req.parameters["id"] ?? "")
-        let info = service.info(handle, scope: scope)
+    func getDocument(_ req: HTTPRequest, _ ctx: RequestContext, asText: Bool) throws(APIError) -> HTTPResponse {
+        let scope = ctx.session.map { UndoScope.session($0.id) } ?? .document
+        let handle = try ctx.requestedDocument()
+        let info = service.info(handle, scope: scope, caller: ctx.caller)
         let etag = "\"\(info.revision)\""
         if let inm = req.headers["If-None-Match"], EntityTag.matches(ifNoneMatch: inm, etag: etag) {
             return HTTPResponse(status: .notModified, headers: ["ETag": etag])
@@ -71,38 +70,39 @@ extension ServerContext {
         return .json(DocumentJSON.document(info), headers: ["ETag": etag])
     }
 
-    func deleteDocument(_ req: HTTPRequest, _ res: HTTPResponder) {
+    func deleteDocument(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         let handle: DocumentHandle
         do throws(APIError) {
-            handle = try requestedDocument(req)
+            handle = try ctx.requestedDocument()
         } catch {
             return res.send(error.response)
         }
         service.delete(handle) { res.send($0) { HTTPResponse(status: .noContent) } }
     }
 
-    func patchDocument(_ req: HTTPRequest, _ res: HTTPResponder) {
+    func patchDocument(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         let handle: DocumentHandle, patch: DocumentPatch
         do throws(APIError) {
-            handle = try requestedDocument(req)
+            handle = try ctx.requestedDocument()
             let body = try RequestBody.object(req, allowEmpty: false)
-            try body.allowOnly(["title", "editingDisabled", "secure", "levelsOfUndo"])
+            try body.allowOnly(["title", "editingDisabled", "secure", "levelsOfUndo", "access", "owner"])
             let title = try body.string("title")
             if let title, title.isEmpty || title.count > 500 { throw .invalidField("title", "must be 1 to 500 characters") }
             patch = DocumentPatch(title: title, editingDisabled: try body.bool("editingDisabled"),
-                                  secure: try body.bool("secure"), levels: try body.int("levelsOfUndo"))
+                                  secure: try body.bool("secure"), levels: try body.int("levelsOfUndo"),
+                                  access: try Self.accessMode(body), owner: try body.string("owner"))
             if let levels = patch.levels, levels < 0 { throw .invalidField("levelsOfUndo", "must be 0 (unlimited) or more") }
         } catch {
             return res.send(error.response)
         }
-        service.update(handle, with: patch) { res.send($0) { .json(DocumentJSON.document($0)) } }
+        service.update(handle, with: patch, by: ctx.caller) { res.send($0) { .json(DocumentJSON.document($0)) } }
     }
 
-    func replaceText(_ req: HTTPRequest, _ res: HTTPResponder) {
+    func replaceText(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         let session: Session?, handle: DocumentHandle
         do throws(APIError) {
-            session = try self.session(of: req)
-            handle = try document(req.parameters["id"] ?? "")
+            session = ctx.session
+            handle = try ctx.requestedDocument()
             // curl --data-binary labels the bytes x-www-form-urlencoded unless told otherwise.
             if let type = req.mediaType,
                !(type.hasPrefix("text/") || type == "application/octet-stream" || type == "application/x-www-form-urlencoded") {
@@ -116,5 +116,13 @@ extension ServerContext {
         }
         let replacement = TextReplacement(text: text, actionName: "Replace", ifMatch: req.headers["If-Match"])
         service.replaceText(replacement, in: handle, by: session) { res.send($0) { .json(DocumentJSON.edit($0)) } }
+    }
+
+    static func accessMode(_ body: RequestBody) throws(APIError) -> AccessMode? {
+        guard let raw = try body.string("access") else { return nil }
+        guard let mode = AccessMode(rawValue: raw) else {
+            throw .invalidField("access", "must be open, editable, locked or private")
+        }
+        return mode
     }
 }

@@ -58,11 +58,11 @@ extension ServerContext {
         return (from, to)
     }
 
-    func postEdit(_ req: HTTPRequest, _ res: HTTPResponder) {
+    func postEdit(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         let session: Session?, handle: DocumentHandle, edit: EditRequest
         do throws(APIError) {
-            session = try self.session(of: req)
-            handle = try service.document(req.parameters["id"] ?? "")
+            session = ctx.session
+            handle = try ctx.requestedDocument()
             edit = try Self.decodeEdit(req)
         } catch {
             return res.send(error.response)
@@ -70,10 +70,9 @@ extension ServerContext {
         service.edit(edit, in: handle, by: session) { res.send($0) { .json(DocumentJSON.edit($0)) } }
     }
 
-    func listEdits(_ req: HTTPRequest, _ res: HTTPResponder) {
+    func listEdits(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         do throws(APIError) {
-            _ = try session(of: req)
-            let handle = try service.document(req.parameters["id"] ?? "")
+            let handle = try ctx.requestedDocument()
             var since = 0
             if let s = req.queryValue("since") {
                 guard let v = Int(s), v >= 0 else { throw APIError.invalidField("since", "must be a revision (0 or more)") }

@@ -2,13 +2,13 @@ import TandemCore
 import TandemHTTP
 
 extension ServerContext {
-    func documentEvents(_ req: HTTPRequest, _ res: HTTPResponder) {
+    func documentEvents(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         let session: Session?
         let handle: DocumentHandle
         var lastEventID: Int?
         do throws(APIError) {
-            session = try self.session(of: req)
-            handle = try document(req.parameters["id"] ?? "")
+            session = ctx.session
+            handle = try ctx.requestedDocument()
             if let raw = req.headers["Last-Event-ID"] ?? req.queryValue("lastEventId") {
                 guard let v = Int(raw.trimmingSpacesAndTabs), v >= 0 else {
                     throw APIError.invalidField("Last-Event-ID", "must be a revision")
@@ -46,7 +46,7 @@ extension ServerContext {
                     w.endObject()
                     writer.write(ServerSentEvents.frame(id: st.committedRevision, event: "state", data: w.bytes))
                 }
-                handle.events.add(writer, session: session?.id, revision: st.committedRevision)
+                handle.events.add(writer, caller: ctx.caller, revision: st.committedRevision)
                 return st.committedRevision
             }
             // A session joining changes the presence everyone sees, the newcomer included: one
@@ -69,9 +69,9 @@ extension ServerContext {
         }
     }
 
-    func putSelection(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let session = try requireSession(of: req, for: "a selection")
-        let handle = try document(req.parameters["id"] ?? "")
+    func putSelection(_ req: HTTPRequest, _ ctx: RequestContext) throws(APIError) -> HTTPResponse {
+        let session = try ctx.requireSession(for: "a selection")
+        let handle = try ctx.requestedDocument()
         let body = try RequestBody.object(req, allowEmpty: false)
         try body.allowOnly(["anchor", "head", "base"])
         guard let anchor = try body.int("anchor"), let head = try body.int("head") else {

@@ -4,9 +4,9 @@ import TandemStore
 
 extension ServerContext {
     /// The document, the scope the request means, and its session.
-    func historyTarget(_ req: HTTPRequest) throws(APIError) -> (DocumentHandle, UndoScope, Session?) {
-        let session = try self.session(of: req)
-        let handle = try document(req.parameters["id"] ?? "")
+    func historyTarget(_ req: HTTPRequest, _ ctx: RequestContext) throws(APIError) -> (DocumentHandle, UndoScope, Session?) {
+        let session = ctx.session
+        let handle = try ctx.requestedDocument()
         switch req.queryValue("scope") {
         case nil:
             return (handle, session.map { .session($0.id) } ?? .document, session)
@@ -29,8 +29,8 @@ extension ServerContext {
     /// The undo (redo) a request asks for: its scope, its requester, and for an undo the
     /// `group` of a selective undo or `nested=true` for undoNestedGroup. Its time is set when
     /// it is performed.
-    func undoRequest(_ req: HTTPRequest, redo: Bool) throws(APIError) -> (DocumentHandle, Session?, UndoRequest) {
-        let (handle, scope, session) = try historyTarget(req)
+    func undoRequest(_ req: HTTPRequest, _ ctx: RequestContext, redo: Bool) throws(APIError) -> (DocumentHandle, Session?, UndoRequest) {
+        let (handle, scope, session) = try historyTarget(req, ctx)
         // The body, if any, is an empty object: a field it does not know is a typo, not a wish.
         try RequestBody.object(req).allowOnly([])
         var kind: UndoRequest.Kind = redo ? .redo : .undo
@@ -54,10 +54,10 @@ extension ServerContext {
         return (handle, session, UndoRequest(kind, scope: scope, requester: session?.id, group: group, time: 0))
     }
 
-    func undoOrRedo(_ req: HTTPRequest, _ res: HTTPResponder, redo: Bool) {
+    func undoOrRedo(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder, redo: Bool) {
         let handle: DocumentHandle, session: Session?, request: UndoRequest
         do throws(APIError) {
-            (handle, session, request) = try undoRequest(req, redo: redo)
+            (handle, session, request) = try undoRequest(req, ctx, redo: redo)
         } catch {
             return res.send(error.response)
         }
@@ -86,10 +86,10 @@ extension ServerContext {
         return w.bytes
     }
 
-    func patchHistory(_ req: HTTPRequest, _ res: HTTPResponder) {
+    func patchHistory(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         let handle: DocumentHandle, scope: UndoScope, patch: HistoryPatch
         do throws(APIError) {
-            (handle, scope, _) = try historyTarget(req)
+            (handle, scope, _) = try historyTarget(req, ctx)
             let body = try RequestBody.object(req, allowEmpty: false)
             try body.allowOnly(["actionName", "levelsOfUndo"])
             let name = try body.string("actionName")
@@ -102,11 +102,11 @@ extension ServerContext {
         service.updateHistory(patch, scope: scope, in: handle) { res.send($0) { .json(Self.historyJSON($0)) } }
     }
 
-    func grouping(_ req: HTTPRequest, _ res: HTTPResponder, begin: Bool) {
+    func grouping(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder, begin: Bool) {
         let session: Session, handle: DocumentHandle
         do throws(APIError) {
-            session = try requireSession(of: req, for: "undo grouping")
-            handle = try document(req.parameters["id"] ?? "")
+            session = try ctx.requireSession(for: "undo grouping")
+            handle = try ctx.requestedDocument()
         } catch {
             return res.send(error.response)
         }

@@ -3,10 +3,10 @@ import TandemStore
 import TandemHTTP
 
 extension ServerContext {
-    func createPasteboard(_ req: HTTPRequest, _ res: HTTPResponder) {
+    func createPasteboard(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         let s: Session, name: String?, persistent: Bool
         do throws(APIError) {
-            s = try requireSession(of: req, for: "creating a pasteboard")
+            s = try ctx.requireSession(for: "creating a pasteboard")
             let body = try RequestBody.object(req)
             try body.allowOnly(["name", "persistent"])
             name = try body.string("name")
@@ -22,10 +22,10 @@ extension ServerContext {
         }
     }
 
-    func patchPasteboard(_ req: HTTPRequest, _ res: HTTPResponder) {
+    func patchPasteboard(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         let s: Session, persistent: Bool
         do throws(APIError) {
-            s = try requireSession(of: req, for: "changing a pasteboard")
+            s = try ctx.requireSession(for: "changing a pasteboard")
             let body = try RequestBody.object(req, allowEmpty: false)
             try body.allowOnly(["persistent"])
             guard let given = try body.bool("persistent") else { throw .invalidField("persistent", "is required") }
@@ -38,10 +38,9 @@ extension ServerContext {
         }
     }
 
-    func writeItems(_ req: HTTPRequest, _ res: HTTPResponder, replace: Bool) {
+    func writeItems(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder, replace: Bool) {
         let items: [PasteboardItem]
         do throws(APIError) {
-            _ = try session(of: req)
             items = try decodeItems(req)
         } catch {
             return res.send(error.response)
@@ -85,8 +84,7 @@ extension ServerContext {
         return [PasteboardItem([PasteboardRepresentation(type: type, data: req.body)])]
     }
 
-    func getRepresentation(_ req: HTTPRequest) throws(APIError) -> HTTPResponse {
-        _ = try session(of: req)
+    func getRepresentation(_ req: HTTPRequest, _ ctx: RequestContext) throws(APIError) -> HTTPResponse {
         let p = try pasteboards.pasteboard(req.parameters["name"] ?? "")
         guard let index = Int(req.parameters["index"] ?? ""), index >= 0 else {
             throw .invalidField("index", "must be an item index (0 or more)")
@@ -110,15 +108,10 @@ extension ServerContext {
         ])
     }
 
-    func pasteboardEvents(_ req: HTTPRequest, _ res: HTTPResponder) {
-        let session: Session?
-        do throws(APIError) { session = try self.session(of: req) } catch {
-            res.send(error.response)
-            return
-        }
+    func pasteboardEvents(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         res.send(HTTPResponse(status: .ok, headers: ServerSentEvents.headers, body: .stream { [self] writer in
             // Subscribed before the preamble goes out: a client that has read it hears every later write.
-            pasteboards.events.add(writer, session: session?.id)
+            pasteboards.events.add(writer, caller: ctx.caller)
             writer.write(ServerSentEvents.preamble)
         }))
     }

@@ -11,14 +11,14 @@ extension ServerContext {
                     Endpoint.json(200, "Serving, and the store commits", Schemas.ref("Health")),
                     Endpoint.json(503, "Serving, but the store cannot commit: changes answer 503 storage_failing", Schemas.ref("Health")),
                 ],
-                handler: { [self] _, res in res.send(healthResponse()) }
+                handler: { [self] _, _, res in res.send(healthResponse()) }
             ),
             Endpoint(
                 method: .post, path: "/ping", operationID: "ping",
                 summary: "Reads the body and answers its size, touching nothing: the HTTP layer's ceiling for load tests", tag: "Service",
                 requestBody: ["required": false, "content": ["application/json": ["schema": .object([])]]],
                 responses: [Endpoint.json(200, "The body's size in bytes", Schemas.object([("received", Schemas.nonNegative)], required: ["received"]))],
-                handler: { req, res in
+                handler: { req, _, res in
                     var w = JSONWriter(capacity: 24)
                     w.beginObject()
                     w.key("received"); w.int(req.body.count)
@@ -30,7 +30,7 @@ extension ServerContext {
                 method: .get, path: "/metrics", operationID: "metrics",
                 summary: "Prometheus metrics", tag: "Service",
                 responses: [Endpoint.Response(status: 200, description: "Prometheus text format 0.0.4", schema: ["type": "string"], mediaType: "text/plain")],
-                handler: { [self] _, res in
+                handler: { [self] _, _, res in
                     res.send(HTTPResponse(status: .ok, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(metrics.render().utf8)))
                 }
             ),
@@ -38,7 +38,7 @@ extension ServerContext {
                 method: .get, path: "/openapi.json", operationID: "openapi",
                 summary: "This API as an OpenAPI 3.1 document", tag: "Service",
                 responses: [Endpoint.json(200, "The OpenAPI document", ["type": "object"])],
-                handler: { _, res in res.send(.json(openAPI())) }
+                handler: { _, _, res in res.send(.json(openAPI())) }
             ),
         ]
     }

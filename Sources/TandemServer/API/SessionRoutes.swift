@@ -4,7 +4,7 @@ import TandemStore
 extension ServerContext {
     /// A new session, answered once it is stored: refused, it is gone again (nobody has its
     /// token yet).
-    func createSession(_ req: HTTPRequest, _ res: HTTPResponder) {
+    func createSession(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         let name: String?
         do throws(APIError) { name = try sessionName(req, allowEmpty: true) } catch { return res.send(error.response) }
         let (session, token) = sessions.create(name: name, now: now())
@@ -22,10 +22,10 @@ extension ServerContext {
     /// A new name, stored before it is answered or shown: refused, the old name stays. Runs
     /// as a pasteboard writer, where a session's end runs, so that it never lands while an
     /// end is being stored (which could still be refused and the session reinstated).
-    func renameSession(_ req: HTTPRequest, _ res: HTTPResponder) {
+    func renameSession(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         let s: Session, name: String
         do throws(APIError) {
-            s = try requireSession(of: req, for: "PATCH /sessions/me")
+            s = try ctx.requireSession(for: "PATCH /sessions/me")
             guard let given = try sessionName(req, allowEmpty: false) else { throw .invalidField("name", "must be 1 to 100 characters") }
             name = given
         } catch {

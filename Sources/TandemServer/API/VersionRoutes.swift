@@ -8,11 +8,11 @@ extension ServerContext {
         return try service.version(n, of: handle)
     }
 
-    func revert(_ req: HTTPRequest, _ res: HTTPResponder) {
+    func revert(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         let session: Session?, handle: DocumentHandle, version: StoredVersion
         do throws(APIError) {
-            session = try self.session(of: req)
-            handle = try document(req.parameters["id"] ?? "")
+            session = ctx.session
+            handle = try ctx.requestedDocument()
             version = try storedVersion(handle, req.parameters["n"])
         } catch {
             return res.send(error.response)

@@ -27,5 +27,10 @@ public struct ServerConfiguration: Sendable {
     /// Seconds to finish in-flight requests on SIGTERM before closing.
     public var shutdownGrace: Double = 10
 
+    /// The access mode of new documents that ask for none: open, editable, locked, private.
+    public var defaultAccess = "open"
+    /// The operator key (`--admin-key`, `TANDEM_ADMIN_KEY`); nil for none.
+    public var adminKey: String?
+
     public init() {}
 }

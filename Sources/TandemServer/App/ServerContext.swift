@@ -37,9 +37,6 @@ final class ServerContext: Sendable {
     /// never silently anonymous.
     func session(of request: HTTPRequest) throws(APIError) -> Session? {
         guard let header = request.headers["Authorization"] else { return nil }
-        // The router verified this very header a moment ago, on this thread: a second hash
-        // and registry look-up per request would only cost time.
-        if let verified = VerifiedCaller.current, verified.authorization == header { return verified.session }
         // Byte-level on purpose: Foundation's trimming bridges through NSString, and this runs
         // on every authenticated request.
         let utf8 = header.utf8
@@ -57,20 +54,8 @@ final class ServerContext: Sendable {
         }
     }
 
-    func requireSession(of request: HTTPRequest, for what: String) throws(APIError) -> Session {
-        guard let s = try session(of: request) else { throw .sessionRequired(what) }
-        return s
-    }
-
     func document(_ id: String) throws(APIError) -> DocumentHandle {
         try service.document(id)
-    }
-
-    /// The document the request's path names, once its caller is verified (a bad token is
-    /// 401 before an unknown id is 404).
-    func requestedDocument(_ req: HTTPRequest) throws(APIError) -> DocumentHandle {
-        _ = try session(of: req)
-        return try document(req.parameters["id"] ?? "")
     }
 }
 
@@ -99,10 +84,4 @@ extension HTTPResponder {
         case .failure(let error): send(error.response)
         }
     }
-}
-
-/// The caller the router verified for the request being handled on this thread, so the
-/// handler's own `session(of:)` need not verify the token again.
-enum VerifiedCaller {
-    @TaskLocal static var current: (authorization: String, session: Session?)?
 }

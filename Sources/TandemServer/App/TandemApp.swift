@@ -136,6 +136,7 @@ extension ServerContext {
         endpoints += versionEndpoints
         endpoints += pasteboardEndpoints
         endpoints += actionEndpoints
+        endpoints += accessEndpoints
         let described = endpoints
         let openAPI = Mutex<[UInt8]?>(nil)
         endpoints += serviceEndpoints(openAPI: {
@@ -150,21 +151,22 @@ extension ServerContext {
         let middleware: [any RouteMiddleware] = [
             ContentEncodingMiddleware(),
             MetricsMiddleware(metrics: metrics),
-            AuthenticationMiddleware(verify: { [self] request throws(APIError) in try session(of: request) }),
+            AuthenticationMiddleware(session: { [self] request throws(APIError) in try session(of: request) },
+                                     link: { [service] token throws(APIError) in try service.verifyLink(token) },
+                                     operatorKey: configuration.adminKey.map(OperatorKey.init)),
+            AccessMiddleware(service: service),
             IdempotencyMiddleware(cache: idempotency, now: { [self] in now() }),
             HeavyWorkMiddleware(queue: service.heavyWork, textLength: { [self] request in textLength(of: request) }),
         ]
         var router = Router()
-        for e in endpoints {
-            let handler = e.handler
-            let chain = middleware.wrap({ request, context, responder in
-                // A task-local costs an allocation per request: anonymous ones go without.
-                if let authorization = request.headers["Authorization"] {
-                    VerifiedCaller.$current.withValue((authorization, context.caller)) { handler(request, responder) }
-                } else {
-                    handler(request, responder)
+        for var e in endpoints {
+            if e.path.hasPrefix("/documents/{id}") {
+                guard let rule = RouteAccess.rule(for: e.operationID) else {
+                    preconditionFailure("\(e.operationID) names a document but RouteAccess has no rule for it")
                 }
-            }, for: e)
+                e.access = rule
+            }
+            let chain = middleware.wrap(e.handler, for: e)
             router.add(e.method, e.routerPattern) { request, responder in chain(request, RequestContext(), responder) }
         }
         let files = StaticFiles(root: configuration.publicDirectory)

@@ -15,9 +15,14 @@ struct DocumentInfo: Sendable {
     var levelsOfUndo: Int
     var created: Double
     var modified: Double
+    var access: AccessMode
+    var owner: String?
+    /// The reader's role, and whether the access rules let it edit.
+    var role: Role?
+    var canEdit: Bool
 
-    /// Read under the document's lock.
-    init(id: String, state st: DocumentState, scope: UndoScope = .document) {
+    /// Read under the document's lock, for `caller`.
+    init(id: String, state st: DocumentState, scope: UndoScope = .document, caller: Caller = .anonymous) {
         self.id = id
         title = st.title
         revision = st.committedRevision
@@ -30,5 +35,9 @@ struct DocumentInfo: Sendable {
         levelsOfUndo = st.document.undoManager.levelsOfUndo
         created = st.created
         modified = st.modified
+        access = st.access.access
+        owner = st.access.owner
+        role = st.access.role(of: caller, in: id)
+        canEdit = AccessPolicy.decide(.edit, mode: access, role: role, hasSession: caller.session != nil) == .allowed
     }
 }

@@ -19,8 +19,56 @@ enum DocumentJSON {
         w.key("levelsOfUndo"); w.int(d.levelsOfUndo)
         w.key("created"); w.double(d.created)
         w.key("modified"); w.double(d.modified)
+        w.key("access"); w.string(d.access.rawValue)
+        w.key("owner"); w.optionalString(d.owner)
+        w.key("role"); w.optionalString(d.role?.name)
+        w.key("canEdit"); w.bool(d.canEdit)
         w.endObject()
         return w.bytes
+    }
+
+    /// What `POST /documents` answers: the document, and its owner link, shown this once.
+    static func created(_ c: CreatedDocument) -> [UInt8] {
+        var bytes = document(c.info)
+        var w = JSONWriter(capacity: 160)
+        shareLink(c.ownerLink, token: c.ownerToken, to: &w)
+        bytes.removeLast()
+        bytes += Array(",\"ownerLink\":".utf8) + w.bytes + [UInt8(ascii: "}")]
+        return bytes
+    }
+
+    /// A document's access rules as its owner sees them (never a link's token or hash).
+    static func access(_ rules: AccessRules, names: (String) -> String?) -> [UInt8] {
+        var w = JSONWriter(capacity: 96 + 96 * (rules.members.count + rules.links.count))
+        w.beginObject()
+        w.key("access"); w.string(rules.access.rawValue)
+        w.key("owner"); w.optionalString(rules.owner)
+        w.key("members"); w.beginArray()
+        for (session, role) in rules.members.sorted(by: { $0.key < $1.key }) {
+            w.beginObject()
+            w.key("session"); w.string(session)
+            w.key("name"); w.optionalString(names(session))
+            w.key("role"); w.string(role.name)
+            w.endObject()
+        }
+        w.endArray()
+        w.key("links"); w.beginArray()
+        for link in rules.links { shareLink(link, token: nil, to: &w) }
+        w.endArray()
+        w.endObject()
+        return w.bytes
+    }
+
+    /// A share link; its token only when it was just made (shown once).
+    static func shareLink(_ link: ShareLink, token: String?, to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("id"); w.string(link.id)
+        w.key("role"); w.string(link.role.name)
+        if let token { w.key("token"); w.string(token) }
+        w.key("created"); w.double(link.created)
+        w.key("expires"); if let e = link.expires { w.double(e) } else { w.null() }
+        w.key("revoked"); w.bool(link.revoked)
+        w.endObject()
     }
 
     /// An `EditResult`, as `POST …/edits` and the other whole-text edits answer it.

@@ -8,6 +8,17 @@ struct NewDocument: Sendable {
     var id: String
     var title: String
     var text: String
+    /// Nil for the server's default (`--default-access`).
+    var access: AccessMode?
+    /// The creating session; nil when created anonymously.
+    var owner: String?
+}
+
+/// A document just created, with its owner link (shown this once).
+struct CreatedDocument: Sendable {
+    var info: DocumentInfo
+    var ownerLink: ShareLink
+    var ownerToken: String
 }
 
 /// What a `PATCH /documents/{id}` asks to change.
@@ -16,6 +27,9 @@ struct DocumentPatch: Sendable {
     var editingDisabled: Bool?
     var secure: Bool?
     var levels: Int?
+    var access: AccessMode?
+    /// A live session's id: the document's new owner.
+    var owner: String?
 }
 
 extension DocumentService {
@@ -24,14 +38,20 @@ extension DocumentService {
     static func idTaken(_ id: String) -> APIError { .conflict("id_taken", "a document with id '\(id)' exists") }
 
     /// Creates the document; it is published (found by requests) only once stored.
-    func create(_ new: NewDocument, completion: @escaping Completion<DocumentInfo>) {
+    func create(_ new: NewDocument, by caller: Caller, completion: @escaping Completion<CreatedDocument>) {
         if documents.withLock({ $0[new.id] != nil }) { return completion(.failure(Self.idTaken(new.id))) }
         let time = now()
         let document = Document(text: new.text, configuration: documentConfiguration(levelsOfUndo: 0))
-        let state = makeState(document: document, title: new.title, created: time, modified: time, metadata: DocumentMetadata())
+        let (ownerLink, ownerToken) = ShareLink.make(role: .owner, now: time, expiresIn: nil)
+        var initial = AccessRules(access: new.access ?? defaultAccess, owner: new.owner)
+        initial.links.append(ownerLink)
+        let rules = initial
+        let state = makeState(document: document, title: new.title, created: time, modified: time, metadata: DocumentMetadata(access: rules))
         let stored = StoredDocument(id: new.id, title: new.title, created: time, modified: time, metadata: DocumentMetadata(state).encoded)
         let snapshot = StoredSnapshot(documentID: new.id, revision: 0, payload: SnapshotCodec.encode(document.snapshot()))
-        let info = DocumentInfo(id: new.id, state: state)
+        var creator = caller
+        creator.link = Caller.PresentedLink(documentID: new.id, linkID: ownerLink.id, role: .owner)
+        let info = DocumentInfo(id: new.id, state: state, caller: creator)
         let handle = DocumentHandle(id: new.id, state: state, events: makeEventChannel())
         store.submit([.createDocument(stored, snapshot: snapshot)]) { [self] result in
             switch result {
@@ -47,8 +67,9 @@ extension DocumentService {
                 return true
             }
             if !inserted { return completion(.failure(Self.idTaken(new.id))) }
+            indexLinks(of: new.id, rules)
             metrics.increment("tandem_documents_created_total")
-            completion(.success(info))
+            completion(.success(CreatedDocument(info: info, ownerLink: ownerLink, ownerToken: ownerToken)))
         }
     }
 
@@ -62,6 +83,7 @@ extension DocumentService {
                 return completion(.failure(.storageFailing))
             }
             forget(handle)
+            forgetLinks(of: id)
             completion(.success(()))
         }
     }
@@ -79,13 +101,17 @@ extension DocumentService {
     }
 
     /// The document as the caller sees it.
-    func info(_ handle: DocumentHandle, scope: UndoScope) -> DocumentInfo {
-        handle.state.withLock { DocumentInfo(id: handle.id, state: $0, scope: scope) }
+    func info(_ handle: DocumentHandle, scope: UndoScope, caller: Caller = .anonymous) -> DocumentInfo {
+        handle.state.withLock { DocumentInfo(id: handle.id, state: $0, scope: scope, caller: caller) }
     }
 
-    /// Every open document, by id.
-    func allDocuments() -> [DocumentHandle] {
-        documents.withLock { $0.values.sorted { $0.id < $1.id } }
+    /// Every document the caller may read, by id (every one for the operator).
+    func documents(readableBy caller: Caller) -> [DocumentHandle] {
+        documents.withLock { $0.values.sorted { $0.id < $1.id } }.filter { handle in
+            let rules = handle.state.withLock { $0.access }
+            let role = rules.role(of: caller, in: handle.id)
+            return AccessPolicy.decide(.read, mode: rules.access, role: role, hasSession: caller.session != nil) == .allowed
+        }
     }
 
     /// Title, editingDisabled, secure and levelsOfUndo. Stored with the document's lock
@@ -94,7 +120,7 @@ extension DocumentService {
     /// history, so it is journaled with the metadata as one unit: applied first (the journal
     /// event is the store's record of it), and if the unit is refused the document goes back
     /// to what the store holds. The rest changes only once stored.
-    func update(_ handle: DocumentHandle, with patch: DocumentPatch, completion: @escaping Completion<DocumentInfo>) {
+    func update(_ handle: DocumentHandle, with patch: DocumentPatch, by caller: Caller, completion: @escaping Completion<DocumentInfo>) {
         handle.checkpoints.run { [self] done in
             let finish: Completion<DocumentInfo> = { result in
                 done()
@@ -105,19 +131,22 @@ extension DocumentService {
             let (stored, journaled, ticket) = submitted
             whenStored(ticket, of: handle, journaled: journaled, doing: "update") { [self] result in
                 if case .failure(let error) = result { return finish(.failure(error)) }
-                let updated = handle.state.withLock { st -> (DocumentInfo, Bool, Bool)? in
+                let updated = handle.state.withLock { st -> (DocumentInfo, Bool, Bool, AccessRules)? in
                     if st.deleted { return nil }
                     let before = st.condition
                     let titleBefore = st.title
                     st.title = stored.title
                     if let editingDisabled = patch.editingDisabled { st.editingDisabled = editingDisabled }
                     if let secure = patch.secure { st.secure = secure }
+                    if let access = patch.access { st.access.access = access }
+                    if let owner = patch.owner { st.access.owner = owner }
                     st.modified = stored.modified
-                    return (DocumentInfo(id: handle.id, state: st), before != st.condition, titleBefore != st.title)
+                    return (DocumentInfo(id: handle.id, state: st, caller: caller), before != st.condition, titleBefore != st.title, st.access)
                 }
-                guard let (info, stateChanged, titleChanged) = updated else {
+                guard let (info, stateChanged, titleChanged, rules) = updated else {
                     return finish(.failure(.notFound("document '\(handle.id)'")))
                 }
+                if patch.access != nil || patch.owner != nil { accessChanged(handle, to: rules) }
                 if stateChanged { broadcastState(handle) }
                 if titleChanged { broadcastTitle(handle) }
                 finish(.success(info))
@@ -134,6 +163,11 @@ extension DocumentService {
             if let title = patch.title { next.title = title }
             if let editingDisabled = patch.editingDisabled { next.editingDisabled = editingDisabled }
             if let secure = patch.secure { next.secure = secure }
+            if let access = patch.access { next.access.access = access }
+            if let owner = patch.owner {
+                guard sessions.session(id: owner) != nil else { throw .unknownSession(owner) }
+                next.access.owner = owner
+            }
             let stored = StoredDocument(id: handle.id, title: next.title, created: next.created, modified: now(),
                                         metadata: DocumentMetadata(next, levelsOfUndo: patch.levels).encoded)
             var writes: [StoreWrite] = [.updateDocument(stored)]

@@ -35,6 +35,10 @@ final class DocumentService: Sendable {
     let metrics: Metrics
     let logger: Logger
     let commits = CommitPublisher()
+    /// Every document's share links by id, for `verifyLink` (kept in step with their rules).
+    let links = Mutex<[String: IndexedLink]>([:])
+    /// New documents' access mode (`--default-access`).
+    var defaultAccess: AccessMode { AccessMode(rawValue: configuration.defaultAccess) ?? .open }
     /// Open event streams over all documents (a metrics gauge).
     let subscribers = Atomic<Int>(0)
     /// Where work too heavy for an event loop runs (a large stale edit's transform, a large

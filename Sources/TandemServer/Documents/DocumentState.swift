@@ -17,6 +17,8 @@ struct DocumentState {
     var editingDisabled = false
     /// A secure document is never copied to a pasteboard (like a secure text field).
     var secure = false
+    /// Its owner, mode, members and share links.
+    var access = AccessRules(access: .open, owner: nil)
     /// Set when the store failed; edits answer 503 until the store works again.
     var savingError = false
     /// The newest revision the store has committed: readers of the log and the event stream

@@ -16,12 +16,15 @@ public final class EventChannel: Sendable {
     public final class Subscriber: Sendable {
         public let writer: HTTPStreamWriter
         public let session: String?
+        /// The credentials the stream was opened with: it ends when they no longer read.
+        let caller: Caller
         /// The newest change revision this subscriber has (its catch-up included), so a
         /// change published after it joined is never sent twice.
         let revision: Atomic<Int>
-        init(writer: HTTPStreamWriter, session: String?, revision: Int) {
+        init(writer: HTTPStreamWriter, caller: Caller, revision: Int) {
             self.writer = writer
-            self.session = session
+            self.session = caller.session?.id
+            self.caller = caller
             self.revision = Atomic(revision)
         }
     }
@@ -73,9 +76,9 @@ public final class EventChannel: Sendable {
     /// Adds a subscriber that already has every change up to `revision`; it is removed when
     /// its stream closes. Streams without revisions leave the default.
     @discardableResult
-    public func add(_ writer: HTTPStreamWriter, session: String?, revision: Int = Int.max) -> Int {
+    func add(_ writer: HTTPStreamWriter, caller: Caller, revision: Int = Int.max) -> Int {
         let id = nextID.withLock { n in n += 1; return n }
-        subscribers.withLock { $0[id] = Subscriber(writer: writer, session: session, revision: revision) }
+        subscribers.withLock { $0[id] = Subscriber(writer: writer, caller: caller, revision: revision) }
         onCountChange(1)
         writer.onClose { [weak self] in self?.remove(id) }
         return id
@@ -203,6 +206,17 @@ public final class EventChannel: Sendable {
             result[i].coalescable = []
         }
         return result
+    }
+
+    /// Ends the streams `ends` picks (their credentials no longer read the document).
+    func close(where ends: (Subscriber) -> Bool) {
+        let gone = subscribers.withLock { s -> [Subscriber] in
+            let picked = s.filter { ends($0.value) }
+            for id in picked.keys { s.removeValue(forKey: id) }
+            return Array(picked.values)
+        }
+        for s in gone { s.writer.finish() }
+        if !gone.isEmpty { onCountChange(-gone.count) }
     }
 
     /// Ends every stream (shutdown).

@@ -49,6 +49,15 @@ public enum JSONValue: Sendable, Equatable {
         return i
     }
 
+    /// Any number, as a Double (times, durations).
+    public var numberValue: Double? {
+        switch self {
+        case .number(let d): d
+        case .integer(let i): Double(i)
+        default: nil
+        }
+    }
+
     public var boolValue: Bool? {
         if case .bool(let b) = self { return b }
         return nil

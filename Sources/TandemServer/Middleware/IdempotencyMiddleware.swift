@@ -13,7 +13,7 @@ struct IdempotencyMiddleware: RouteMiddleware {
         guard replayable else { return next }
         return { [cache, now] request, context, responder in
             guard let key = request.headers["Idempotency-Key"] else { return next(request, context, responder) }
-            guard let scoped = Self.scope(request, key: key, session: context.caller) else {
+            guard let scoped = Self.scope(request, key: key, session: context.session) else {
                 return responder.send(APIError.badRequest("Idempotency-Key must be 1 to \(IdempotencyCache.maxKeyLength) bytes",
                                                           code: "invalid_idempotency_key").response)
             }

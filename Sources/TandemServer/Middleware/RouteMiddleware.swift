@@ -1,10 +1,29 @@
 import TandemHTTP
 
 /// What the middleware in front of a route learned about a request, handed down the chain
-/// (Hummingbird's request context, instead of globals).
+/// to the route's handler (Hummingbird's request context, instead of globals).
 struct RequestContext: Sendable {
-    /// The session the bearer token names, verified; nil for an anonymous request.
-    var caller: Session?
+    /// The credentials the request presented, verified (`AuthenticationMiddleware`).
+    var caller = Caller.anonymous
+    /// The document the path names, once `AccessMiddleware` found the caller may do what the
+    /// route does there; nil on routes that name no document.
+    var document: DocumentHandle?
+    /// The caller's role in `document`.
+    var role: Role?
+
+    /// The session the bearer token names; nil for an anonymous request.
+    var session: Session? { caller.session }
+
+    func requireSession(for what: String) throws(APIError) -> Session {
+        guard let s = session else { throw .sessionRequired(what) }
+        return s
+    }
+
+    /// The document the route acts on (checked by `AccessMiddleware`).
+    func requestedDocument() throws(APIError) -> DocumentHandle {
+        guard let document else { throw .notFound("document") }
+        return document
+    }
 }
 
 /// A route's handler as the middleware chain calls it.

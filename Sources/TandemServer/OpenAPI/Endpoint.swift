@@ -14,13 +14,30 @@ struct Endpoint: Sendable {
     var requestBody: JSONValue? = nil
     /// Status code → (description, content schema or nil, media type).
     var responses: [Response]
-    var handler: HTTPHandler
+    /// What the caller must be allowed in the document the path names (`AccessMiddleware`).
+    var access: AccessRule = .none
+    var handler: RouteHandler
 
     struct Response: Sendable {
         var status: Int
         var description: String
         var schema: JSONValue?
         var mediaType: String = "application/json"
+    }
+
+    init(method: HTTPMethod, path: String, operationID: String, summary: String, tag: String,
+         parameters: [JSONValue] = [], requestBody: JSONValue? = nil, responses: [Response],
+         access: AccessRule = .none, handler: @escaping RouteHandler) {
+        self.method = method
+        self.path = path
+        self.operationID = operationID
+        self.summary = summary
+        self.tag = tag
+        self.parameters = parameters
+        self.requestBody = requestBody
+        self.responses = responses
+        self.access = access
+        self.handler = handler
     }
 
     /// The router's pattern: `{id}` becomes `:id`.

@@ -20,7 +20,13 @@ enum OpenAPIDocument {
             "paths": .object(paths.map { ($0.0, .object($0.1)) }),
             "components": [
                 "schemas": .object(Schemas.components),
-                "securitySchemes": ["bearer": ["type": "http", "scheme": "bearer"]],
+                "securitySchemes": [
+                    "bearer": ["type": "http", "scheme": "bearer", "description": "A session's token (POST /sessions)"],
+                    "link": ["type": "apiKey", "in": "header", "name": "Tandem-Link",
+                             "description": "A share link's token: its role in its document (also ?link= in a URL)"],
+                    "operator": ["type": "apiKey", "in": "header", "name": "Tandem-Admin-Key",
+                                 "description": "The operator key (--admin-key): an owner's rights on every document"],
+                ],
             ],
         ]
     }
@@ -50,7 +56,7 @@ enum OpenAPIDocument {
             responses.append((String(r.status), .object(resp)))
         }
         members.append(("responses", .object(responses)))
-        members.append(("security", .array([.object([]), ["bearer": []]])))
+        members.append(("security", .array([.object([]), ["bearer": []], ["link": []], ["operator": []], ["bearer": [], "link": []]])))
         return .object(members)
     }
 
@@ -67,7 +73,11 @@ enum OpenAPIDocument {
         func add(_ status: Int, _ description: String) {
             if !all.contains(where: { $0.status == status }) { all.append(Endpoint.error(status, description)) }
         }
-        add(401, "A wrong or expired token")
+        add(401, "A wrong or expired token, link or operator key")
+        if e.path.hasPrefix("/documents/{id}") {
+            add(403, "Not allowed by the document's access rules")
+            add(404, "No such document, or one the caller may not see")
+        }
         if replayable {
             add(400, "Malformed Idempotency-Key")
             add(422, "Idempotency-Key reused with a different request (idempotency_key_reused)")

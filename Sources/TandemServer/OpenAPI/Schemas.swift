@@ -56,7 +56,22 @@ enum Schemas {
             ("state", ["type": "string", "enum": ["normal", "editingDisabled", "savingError"]]),
             ("editingDisabled", boolean), ("secure", boolean), ("levelsOfUndo", nonNegative),
             ("created", number), ("modified", number),
-        ], required: ["id", "title", "revision", "length", "text", "changeCount", "hasUnsavedChanges", "state", "created", "modified"])),
+            ("access", ref("AccessMode")), ("owner", nullableString),
+            ("role", ["type": ["string", "null"], "enum": ["owner", "editor", "viewer", .null]]), ("canEdit", boolean),
+            ("ownerLink", ref("ShareLink")),
+        ], required: ["id", "title", "revision", "length", "text", "changeCount", "hasUnsavedChanges", "state", "created", "modified",
+                      "access", "owner", "role", "canEdit"])),
+        ("AccessMode", ["type": "string", "enum": ["open", "editable", "locked", "private"]]),
+        ("ShareLink", object([
+            ("id", string), ("role", ["type": "string", "enum": ["owner", "editor", "viewer"]]), ("token", string),
+            ("created", number), ("expires", ["type": ["number", "null"]]), ("revoked", boolean),
+        ], required: ["id", "role", "created", "expires", "revoked"])),
+        ("Access", object([
+            ("access", ref("AccessMode")), ("owner", nullableString),
+            ("members", array(object([("session", string), ("name", nullableString),
+                                      ("role", ["type": "string", "enum": ["editor", "viewer"]])], required: ["session", "name", "role"]))),
+            ("links", array(ref("ShareLink"))),
+        ], required: ["access", "owner", "members", "links"])),
         ("EditResult", object([
             ("revision", nonNegative), ("ops", ref("Operation")), ("selection", ["oneOf": [ref("Selection"), ["type": "null"]]]),
         ], required: ["revision", "ops", "selection"])),

@@ -83,6 +83,7 @@ extension DocumentService {
         st.journal = buffer
         st.editingDisabled = metadata.editingDisabled
         st.secure = metadata.secure
+        st.access = metadata.access
         // As created (or as stored with nothing to save), the text is its own saved state;
         // a loaded document's last version replaces this (`savedText`).
         st.savedRope = document.changeCount == 0 ? document.rope : nil
@@ -109,6 +110,7 @@ extension DocumentService {
             let handle = DocumentHandle(id: l.document.id, state: st, events: makeEventChannel())
             handle.state.withLock { $0.lastSnapshotRevision = l.snapshot?.revision ?? 0 }
             documents.withLock { $0[l.document.id] = handle }
+            indexLinks(of: l.document.id, metadata.access)
         }
         logger.info("restored \(loaded.count) documents")
     }

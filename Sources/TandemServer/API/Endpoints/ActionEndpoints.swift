@@ -46,7 +46,7 @@ extension ServerContext {
                         (f, f == "from" || f == "to" ? Schemas.nonNegative : Schemas.string)
                     }, required: []), required: false),
                 responses: responses,
-                handler: { [self] req, res in perform(action, req, res) }
+                handler: { [self] req, ctx, res in perform(action, req, ctx, res) }
             )
         }
         list.append(Endpoint(
@@ -55,7 +55,7 @@ extension ServerContext {
             parameters: [Endpoint.query("pasteboard", Schemas.string, "The pasteboard paste would read (default general)")],
             responses: [Endpoint.json(200, "What the menu offers", Schemas.ref("Actions")),
                         Endpoint.error(401, "Bad token"), Endpoint.error(404, "No such document or pasteboard")],
-            handler: { [self] req, res in res.respond { () throws(APIError) in try canPerformActions(req) } }
+            handler: { [self] req, ctx, res in res.respond { () throws(APIError) in try canPerformActions(req, ctx) } }
         ))
         return list
     }

@@ -13,6 +13,7 @@ extension ServerContext {
                 requestBody: Endpoint.jsonBody(Schemas.object([
                     ("title", ["type": "string", "maxLength": 500]), ("text", Schemas.string),
                     ("id", ["type": "string", "pattern": "^[A-Za-z0-9._-]{1,128}$"]),
+                    ("access", Schemas.ref("AccessMode")),
                 ], required: []), required: false),
                 responses: [
                     Endpoint.json(201, "Created", Schemas.ref("Document")),
@@ -23,13 +24,13 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
-                handler: { [self] req, res in createDocument(req, res) }
+                handler: { [self] req, ctx, res in createDocument(req, ctx, res) }
             ),
             Endpoint(
                 method: .get, path: "/documents", operationID: "listDocuments",
                 summary: "All documents", tag: "Documents",
                 responses: [Endpoint.json(200, "Documents by id", Schemas.array(Schemas.ref("DocumentSummary")))],
-                handler: { [self] _, res in res.send(.json(listDocuments())) }
+                handler: { [self] _, ctx, res in res.send(.json(listDocuments(ctx))) }
             ),
             Endpoint(
                 method: .get, path: "/documents/{id}", operationID: "getDocument",
@@ -41,7 +42,7 @@ extension ServerContext {
                     Endpoint.error(401, "Bad token"),
                     Endpoint.error(404, "No such document"),
                 ],
-                handler: { [self] req, res in res.respond { () throws(APIError) in try getDocument(req, asText: false) } }
+                handler: { [self] req, ctx, res in res.respond { () throws(APIError) in try getDocument(req, ctx, asText: false) } }
             ),
             Endpoint(
                 method: .delete, path: "/documents/{id}", operationID: "deleteDocument",
@@ -52,14 +53,15 @@ extension ServerContext {
                     Endpoint.error(404, "No such document"),
                     Endpoint.error(503, "The store cannot delete"),
                 ],
-                handler: { [self] req, res in deleteDocument(req, res) }
+                handler: { [self] req, ctx, res in deleteDocument(req, ctx, res) }
             ),
             Endpoint(
                 method: .patch, path: "/documents/{id}", operationID: "updateDocument",
-                summary: "Title, editingDisabled, secure, levelsOfUndo", tag: "Documents",
+                summary: "Title (editors); editingDisabled, secure, levelsOfUndo, access, owner (the owner)", tag: "Documents",
                 requestBody: Endpoint.jsonBody(Schemas.object([
                     ("title", ["type": "string", "maxLength": 500]), ("editingDisabled", Schemas.boolean),
                     ("secure", Schemas.boolean), ("levelsOfUndo", Schemas.nonNegative),
+                    ("access", Schemas.ref("AccessMode")), ("owner", Schemas.string),
                 ], required: [])),
                 responses: [
                     Endpoint.json(200, "The document", Schemas.ref("Document")),
@@ -69,7 +71,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
-                handler: { [self] req, res in patchDocument(req, res) }
+                handler: { [self] req, ctx, res in patchDocument(req, ctx, res) }
             ),
             Endpoint(
                 method: .get, path: "/documents/{id}/text", operationID: "getDocumentText",
@@ -81,7 +83,7 @@ extension ServerContext {
                     Endpoint.error(401, "Bad token"),
                     Endpoint.error(404, "No such document"),
                 ],
-                handler: { [self] req, res in res.respond { () throws(APIError) in try getDocument(req, asText: true) } }
+                handler: { [self] req, ctx, res in res.respond { () throws(APIError) in try getDocument(req, ctx, asText: true) } }
             ),
             Endpoint(
                 method: .put, path: "/documents/{id}/text", operationID: "replaceDocumentText",
@@ -100,7 +102,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not text/plain"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
-                handler: { [self] req, res in replaceText(req, res) }
+                handler: { [self] req, ctx, res in replaceText(req, ctx, res) }
             ),
         ]
     }

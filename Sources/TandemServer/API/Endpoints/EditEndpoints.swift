@@ -30,7 +30,7 @@ extension ServerContext {
                     Endpoint.error(422, "The operation does not fit the document"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
-                handler: { [self] req, res in postEdit(req, res) }
+                handler: { [self] req, ctx, res in postEdit(req, ctx, res) }
             ),
             Endpoint(
                 method: .get, path: "/documents/{id}/edits", operationID: "listEdits",
@@ -47,7 +47,7 @@ extension ServerContext {
                     Endpoint.error(410, "since is older than the kept history"),
                     Endpoint.error(422, "since is after the current revision"),
                 ],
-                handler: { [self] req, res in listEdits(req, res) }
+                handler: { [self] req, ctx, res in listEdits(req, ctx, res) }
             ),
         ]
     }

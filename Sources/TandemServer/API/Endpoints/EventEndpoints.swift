@@ -17,7 +17,7 @@ extension ServerContext {
                     Endpoint.error(401, "Bad token"),
                     Endpoint.error(404, "No such document"),
                 ],
-                handler: { [self] req, res in documentEvents(req, res) }
+                handler: { [self] req, ctx, res in documentEvents(req, ctx, res) }
             ),
             Endpoint(
                 method: .put, path: "/documents/{id}/selection", operationID: "setSelection",
@@ -34,7 +34,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(422, "Out of range, inside a surrogate pair, or base in the future"),
                 ],
-                handler: { [self] req, res in res.respond { () throws(APIError) in try putSelection(req) } }
+                handler: { [self] req, ctx, res in res.respond { () throws(APIError) in try putSelection(req, ctx) } }
             ),
             Endpoint(
                 method: .get, path: "/documents/{id}/presence", operationID: "presence",
@@ -47,9 +47,9 @@ extension ServerContext {
                     Endpoint.error(401, "Bad token"),
                     Endpoint.error(404, "No such document"),
                 ],
-                handler: { [self] req, res in
+                handler: { [self] req, ctx, res in
                     res.respond { () throws(APIError) in
-                        let handle = try requestedDocument(req)
+                        let handle = try ctx.requestedDocument()
                         return .json(service.presenceJSON(handle))
                     }
                 }

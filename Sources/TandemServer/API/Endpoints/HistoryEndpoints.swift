@@ -28,7 +28,7 @@ extension ServerContext {
                             Endpoint.error(409, "Nothing to undo (nothing_to_undo), or undo groups nested more than one level deep are open (group_open)")]
                     + changeErrors.map { $0.status == 403 ? Endpoint.error(403, "Editing is disabled, or group= names another session's group (not_your_group)")
                                         : $0.status == 404 ? Endpoint.error(404, "No such document, or no stack holds group= (group_not_found)") : $0 },
-                handler: { [self] req, res in undoOrRedo(req, res, redo: false) }
+                handler: { [self] req, ctx, res in undoOrRedo(req, ctx, res, redo: false) }
             ),
             Endpoint(
                 method: .post, path: "/documents/{id}/redo", operationID: "redo",
@@ -37,7 +37,7 @@ extension ServerContext {
                 requestBody: Endpoint.jsonBody(Schemas.object([], required: []), required: false),
                 responses: [Endpoint.json(200, "The redo as applied", Schemas.ref("UndoResult")),
                             Endpoint.error(409, "Nothing to redo")] + changeErrors,
-                handler: { [self] req, res in undoOrRedo(req, res, redo: true) }
+                handler: { [self] req, ctx, res in undoOrRedo(req, ctx, res, redo: true) }
             ),
             Endpoint(
                 method: .get, path: "/documents/{id}/history", operationID: "getHistory",
@@ -45,9 +45,9 @@ extension ServerContext {
                 parameters: [scope],
                 responses: [Endpoint.json(200, "The history", Schemas.ref("History")),
                             Endpoint.error(400, "Bad scope"), Endpoint.error(401, "Bad token"), Endpoint.error(404, "No such document")],
-                handler: { [self] req, res in
+                handler: { [self] req, ctx, res in
                     res.respond { () throws(APIError) in
-                        let (handle, scope, _) = try historyTarget(req)
+                        let (handle, scope, _) = try historyTarget(req, ctx)
                         return .json(Self.historyJSON(service.history(scope: scope, in: handle)))
                     }
                 }
@@ -61,7 +61,7 @@ extension ServerContext {
                             Endpoint.error(400, "Malformed JSON, field or scope"), Endpoint.error(401, "Bad token"),
                             Endpoint.error(404, "No such document"), Endpoint.error(409, "Nothing to name"), Endpoint.error(415, "Body is not JSON"),
                             Endpoint.error(503, "The store cannot save")],
-                handler: { [self] req, res in patchHistory(req, res) }
+                handler: { [self] req, ctx, res in patchHistory(req, ctx, res) }
             ),
             Endpoint(
                 method: .delete, path: "/documents/{id}/history", operationID: "clearHistory",
@@ -70,9 +70,9 @@ extension ServerContext {
                 responses: [Endpoint.json(200, "The history", Schemas.ref("History")),
                             Endpoint.error(400, "Bad scope"), Endpoint.error(401, "Bad token"), Endpoint.error(404, "No such document"),
                             Endpoint.error(503, "The store cannot save")],
-                handler: { [self] req, res in
+                handler: { [self] req, ctx, res in
                     do throws(APIError) {
-                        let (handle, scope, _) = try historyTarget(req)
+                        let (handle, scope, _) = try historyTarget(req, ctx)
                         service.clearHistory(scope: scope, in: handle) { res.send($0) { .json(Self.historyJSON($0)) } }
                     } catch {
                         res.send(error.response)
@@ -85,7 +85,7 @@ extension ServerContext {
                 responses: [Endpoint.json(200, "The grouping level now", Schemas.ref("GroupingLevel")),
                             Endpoint.error(401, "A session is needed"), Endpoint.error(404, "No such document"),
                             Endpoint.error(503, "The store cannot save")],
-                handler: { [self] req, res in grouping(req, res, begin: true) }
+                handler: { [self] req, ctx, res in grouping(req, ctx, res, begin: true) }
             ),
             Endpoint(
                 method: .delete, path: "/documents/{id}/history/groups", operationID: "endUndoGrouping",
@@ -93,7 +93,7 @@ extension ServerContext {
                 responses: [Endpoint.json(200, "The grouping level now", Schemas.ref("GroupingLevel")),
                             Endpoint.error(401, "A session is needed"), Endpoint.error(404, "No such document"),
                             Endpoint.error(409, "No group is open"), Endpoint.error(503, "The store cannot save")],
-                handler: { [self] req, res in grouping(req, res, begin: false) }
+                handler: { [self] req, ctx, res in grouping(req, ctx, res, begin: false) }
             ),
         ]
     }

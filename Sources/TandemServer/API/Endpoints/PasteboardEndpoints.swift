@@ -29,9 +29,8 @@ extension ServerContext {
                 summary: "Every pasteboard, by name", tag: "Pasteboards",
                 responses: [Endpoint.json(200, "Pasteboards", Schemas.array(Schemas.ref("PasteboardSummary"))),
                             Endpoint.error(401, "Bad token")],
-                handler: { [self] req, res in
+                handler: { [self] req, ctx, res in
                     res.respond { () throws(APIError) in
-                        _ = try session(of: req)
                         var w = JSONWriter(capacity: 256)
                         w.beginArray()
                         for p in pasteboards.list() { PasteboardJSON.summary(p, to: &w) }
@@ -55,7 +54,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
-                handler: { [self] req, res in createPasteboard(req, res) }
+                handler: { [self] req, ctx, res in createPasteboard(req, ctx, res) }
             ),
             Endpoint(
                 method: .get, path: "/pasteboards/events", operationID: "pasteboardEvents",
@@ -64,16 +63,15 @@ extension ServerContext {
                     Endpoint.Response(status: 200, description: "An event stream of PasteboardEvent data, gzipped write by write when Accept-Encoding allows gzip", schema: Schemas.string, mediaType: "text/event-stream"),
                     Endpoint.error(401, "Bad token"),
                 ],
-                handler: { [self] req, res in pasteboardEvents(req, res) }
+                handler: { [self] req, ctx, res in pasteboardEvents(req, ctx, res) }
             ),
             Endpoint(
                 method: .get, path: "/pasteboards/{name}", operationID: "getPasteboard",
                 summary: "A pasteboard with its items", tag: "Pasteboards",
                 responses: [Endpoint.json(200, "The pasteboard", Schemas.ref("Pasteboard")),
                             Endpoint.error(401, "Bad token"), Endpoint.error(404, "No such pasteboard")],
-                handler: { [self] req, res in
+                handler: { [self] req, ctx, res in
                     res.respond { () throws(APIError) in
-                        _ = try session(of: req)
                         return .json(PasteboardJSON.pasteboard(try pasteboards.pasteboard(req.parameters["name"] ?? "")))
                     }
                 }
@@ -91,7 +89,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
-                handler: { [self] req, res in patchPasteboard(req, res) }
+                handler: { [self] req, ctx, res in patchPasteboard(req, ctx, res) }
             ),
             Endpoint(
                 method: .delete, path: "/pasteboards/{name}", operationID: "deletePasteboard",
@@ -103,9 +101,9 @@ extension ServerContext {
                     Endpoint.error(404, "No such pasteboard"),
                     Endpoint.error(503, "The store cannot delete"),
                 ],
-                handler: { [self] req, res in
+                handler: { [self] req, ctx, res in
                     let s: Session
-                    do throws(APIError) { s = try requireSession(of: req, for: "removing a pasteboard") } catch {
+                    do throws(APIError) { s = try ctx.requireSession(for: "removing a pasteboard") } catch {
                         return res.send(error.response)
                     }
                     pasteboards.remove(req.parameters["name"] ?? "", by: s.id, publish: service.publishPasteboard) { result in
@@ -118,14 +116,14 @@ extension ServerContext {
                 summary: "setItems: replace every item (JSON items, or a raw body as one item of its Content-Type)", tag: "Pasteboards",
                 parameters: [typeQuery], requestBody: itemsBody,
                 responses: [Endpoint.json(200, "The pasteboard", Schemas.ref("PasteboardSummary"))] + writeErrors,
-                handler: { [self] req, res in writeItems(req, res, replace: true) }
+                handler: { [self] req, ctx, res in writeItems(req, ctx, res, replace: true) }
             ),
             Endpoint(
                 method: .post, path: "/pasteboards/{name}/items", operationID: "addPasteboardItems",
                 summary: "addItems: append items (JSON items, or a raw body as one item of its Content-Type)", tag: "Pasteboards",
                 parameters: [typeQuery], requestBody: itemsBody,
                 responses: [Endpoint.json(200, "The pasteboard", Schemas.ref("PasteboardSummary"))] + writeErrors,
-                handler: { [self] req, res in writeItems(req, res, replace: false) }
+                handler: { [self] req, ctx, res in writeItems(req, ctx, res, replace: false) }
             ),
             Endpoint(
                 method: .get, path: "/pasteboards/{name}/items/{index}", operationID: "getPasteboardRepresentation",
@@ -137,7 +135,7 @@ extension ServerContext {
                     Endpoint.error(401, "Bad token"),
                     Endpoint.error(404, "No such pasteboard, item or type"),
                 ],
-                handler: { [self] req, res in res.respond { () throws(APIError) in try getRepresentation(req) } }
+                handler: { [self] req, ctx, res in res.respond { () throws(APIError) in try getRepresentation(req, ctx) } }
             ),
         ]
     }

@@ -15,7 +15,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save the session"),
                 ],
-                handler: { [self] req, res in createSession(req, res) }
+                handler: { [self] req, ctx, res in createSession(req, ctx, res) }
             ),
             Endpoint(
                 method: .get, path: "/sessions/me", operationID: "getSession",
@@ -24,9 +24,9 @@ extension ServerContext {
                     Endpoint.json(200, "The session", Schemas.ref("Session")),
                     Endpoint.error(401, "No token, or a wrong or expired one"),
                 ],
-                handler: { [self] req, res in
+                handler: { [self] req, ctx, res in
                     res.respond { () throws(APIError) in
-                        let s = try requireSession(of: req, for: "GET /sessions/me")
+                        let s = try ctx.requireSession(for: "GET /sessions/me")
                         return .json(sessionJSON(s, token: nil))
                     }
                 }
@@ -42,7 +42,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save the name: the old one stays"),
                 ],
-                handler: { [self] req, res in renameSession(req, res) }
+                handler: { [self] req, ctx, res in renameSession(req, ctx, res) }
             ),
             Endpoint(
                 method: .delete, path: "/sessions/me", operationID: "endSession",
@@ -52,9 +52,9 @@ extension ServerContext {
                     Endpoint.error(401, "No token, or a wrong or expired one"),
                     Endpoint.error(503, "The store cannot save the end: the session goes on"),
                 ],
-                handler: { [self] req, res in
+                handler: { [self] req, ctx, res in
                     let s: Session
-                    do throws(APIError) { s = try requireSession(of: req, for: "DELETE /sessions/me") } catch {
+                    do throws(APIError) { s = try ctx.requireSession(for: "DELETE /sessions/me") } catch {
                         return res.send(error.response)
                     }
                     endSession(s.id) { result in res.send(result.map { HTTPResponse(status: .noContent) }) }

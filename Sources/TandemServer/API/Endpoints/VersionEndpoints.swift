@@ -19,10 +19,10 @@ extension ServerContext {
                     Endpoint.error(404, "No such document"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
-                handler: { [self] req, res in
+                handler: { [self] req, ctx, res in
                     let handle: DocumentHandle
                     do throws(APIError) {
-                        handle = try requestedDocument(req)
+                        handle = try ctx.requestedDocument()
                     } catch {
                         return res.send(error.response)
                     }
@@ -38,9 +38,9 @@ extension ServerContext {
                     Endpoint.error(404, "No such document"),
                     Endpoint.error(503, "The store cannot be read"),
                 ],
-                handler: { [self] req, res in
+                handler: { [self] req, ctx, res in
                     res.respond { () throws(APIError) in
-                        let handle = try requestedDocument(req)
+                        let handle = try ctx.requestedDocument()
                         let list = try service.versions(of: handle)
                         var w = JSONWriter(capacity: 64 * list.count + 2)
                         w.beginArray()
@@ -59,9 +59,9 @@ extension ServerContext {
                     Endpoint.error(401, "Bad token"),
                     Endpoint.error(404, "No such document or version"),
                 ],
-                handler: { [self] req, res in
+                handler: { [self] req, ctx, res in
                     res.respond { () throws(APIError) in
-                        let handle = try requestedDocument(req)
+                        let handle = try ctx.requestedDocument()
                         let v = try storedVersion(handle, req.parameters["n"])
                         return HTTPResponse(status: .ok, contentType: "text/plain; charset=utf-8", body: Array(v.text.utf8))
                     }
@@ -79,7 +79,7 @@ extension ServerContext {
                     Endpoint.error(404, "No such document or version"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
-                handler: { [self] req, res in revert(req, res) }
+                handler: { [self] req, ctx, res in revert(req, ctx, res) }
             ),
         ]
     }

@@ -1,0 +1,49 @@
+import TandemCore
+
+/// A document's owner, mode, members and share links, stored with its metadata
+/// (`DocumentMetadata`) and changed only by its owner (or the operator).
+struct AccessRules: Sendable, Equatable {
+    var access: AccessMode
+    /// The session that created the document (or was given it); nil for one made anonymously.
+    var owner: String?
+    /// Roles granted to sessions: `editor` or `viewer`.
+    var members: [String: Role] = [:]
+    var links: [ShareLink] = []
+
+    static let maxLinks = 100
+
+    init(access: AccessMode, owner: String?) {
+        self.access = access
+        self.owner = owner
+    }
+
+    /// The caller's role here: the highest its session, its link and the operator key give.
+    func role(of caller: Caller, in documentID: String) -> Role? {
+        if caller.isOperator { return .owner }
+        var role: Role?
+        if let session = caller.session?.id {
+            if session == owner { return .owner }
+            role = members[session]
+        }
+        if let link = caller.link, link.documentID == documentID {
+            role = max(role ?? link.role, link.role)
+        }
+        return role
+    }
+}
+
+/// Who is asking, as the credentials it presented were verified (docs/API.md, "Access").
+struct Caller: Sendable {
+    /// A share link presented with the request, valid when it was checked.
+    struct PresentedLink: Sendable {
+        var documentID: String
+        var linkID: String
+        var role: Role
+    }
+
+    var session: Session?
+    var link: PresentedLink?
+    var isOperator = false
+
+    static let anonymous = Caller()
+}

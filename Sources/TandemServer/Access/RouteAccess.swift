@@ -1,0 +1,53 @@
+import TandemHTTP
+
+/// What each document route needs (docs/API.md, "Access", says the same in one table). Every
+/// route whose path names a document must be here: `makeRouter` refuses to start otherwise,
+/// so a new route cannot slip through unchecked.
+enum RouteAccess {
+    static func rule(for operationID: String) -> AccessRule? {
+        switch operationID {
+        case "getDocument", "getDocumentText", "listEdits", "documentEvents", "presence", "setSelection",
+             "getHistory", "listVersions", "getVersionText", "canPerformActions", "copy", "select", "selectAll":
+            return .document(.read)
+        case "edit", "replaceDocumentText", "beginUndoGrouping", "endUndoGrouping", "save", "revertToVersion",
+             "cut", "paste", "delete":
+            return .document(.edit)
+        case "deleteDocument", "getAccess", "setMember", "removeMember", "createLink", "revokeLink":
+            return .document(.owner)
+        case "undo", "redo":
+            return .decided { request, hasSession in documentScope(request, hasSession) ? .othersWork : .edit }
+        case "clearHistory":
+            return .decided { request, hasSession in documentScope(request, hasSession) ? .owner : .ownHistory }
+        case "updateHistory":
+            return .decided { request, hasSession in
+                guard documentScope(request, hasSession) else { return .ownHistory }
+                return bodyKeys(request).contains("levelsOfUndo") ? .owner : .othersWork
+            }
+        case "updateDocument":
+            return .decided { request, _ in
+                bodyKeys(request).isDisjoint(with: ownersFields) ? .edit : .owner
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// The fields of `PATCH /documents/{id}` only the owner may change.
+    static let ownersFields: Set<String> = ["access", "owner", "secure", "editingDisabled", "levelsOfUndo"]
+
+    /// Whether the request acts on the document's undo manager as a whole (`scope=document`,
+    /// the default without a session).
+    static func documentScope(_ request: HTTPRequest, _ hasSession: Bool) -> Bool {
+        switch request.queryValue("scope") {
+        case "document"?: true
+        case nil: !hasSession
+        default: false
+        }
+    }
+
+    /// The members of a JSON object body (none when it is not one: the route then says why).
+    static func bodyKeys(_ request: HTTPRequest) -> Set<String> {
+        guard !request.body.isEmpty, let keys = (try? JSONParser.parse(request.body))?.objectKeys else { return [] }
+        return Set(keys)
+    }
+}

@@ -1,0 +1,126 @@
+import Synchronization
+import TandemCore
+import TandemHTTP
+import TandemStore
+
+/// A change to a document's members or links (its mode and owner change with `DocumentPatch`).
+enum AccessChange: Sendable {
+    case grant(session: String, role: Role)
+    case revokeMember(session: String)
+    case addLink(ShareLink)
+    case revokeLink(id: String)
+}
+
+/// Where a share link belongs: its document and the link as stored there.
+struct IndexedLink: Sendable {
+    var documentID: String
+    var link: ShareLink
+}
+
+extension DocumentService {
+    /// The link a token names, if it is valid now; `401 invalid_link` otherwise, whatever
+    /// the reason (unknown, revoked, expired, malformed), so a token tells nothing.
+    func verifyLink(_ token: String) throws(APIError) -> Caller.PresentedLink {
+        guard let (id, hash) = ShareLink.parse(token), let entry = links.withLock({ $0[id] }),
+              Secrets.constantTimeEqual(entry.link.tokenHash, hash), entry.link.isValid(at: now())
+        else { throw .invalidLink }
+        return Caller.PresentedLink(documentID: entry.documentID, linkID: id, role: entry.link.role)
+    }
+
+    /// Indexes the links of a document's rules (start-up, and after every change of them).
+    func indexLinks(of id: String, _ rules: AccessRules) {
+        links.withLock { index in
+            for (key, entry) in index where entry.documentID == id && !rules.links.contains(where: { $0.id == key }) {
+                index.removeValue(forKey: key)
+            }
+            for link in rules.links { index[link.id] = IndexedLink(documentID: id, link: link) }
+        }
+    }
+
+    func forgetLinks(of id: String) {
+        links.withLock { index in index = index.filter { $0.value.documentID != id } }
+    }
+
+    /// The document's access rules as its owner sees them.
+    func accessRules(of handle: DocumentHandle) -> AccessRules {
+        handle.state.withLock { $0.access }
+    }
+
+    /// Grants or revokes a member's role, adds or revokes a share link: stored first (with the
+    /// document's lock released, in the document's `checkpoints` order), then applied; the
+    /// event streams of callers who may no longer read it end.
+    func changeAccess(_ change: AccessChange, of handle: DocumentHandle, completion: @escaping Completion<AccessRules>) {
+        handle.checkpoints.run { [self] done in
+            let finish: Completion<AccessRules> = { result in
+                done()
+                completion(result)
+            }
+            let submitted: Swift.Result<(AccessRules, StoreTicket), APIError> = handle.state.withLock { st in
+                if st.deleted { return .failure(.notFound("document '\(handle.id)'")) }
+                var next = st
+                do throws(APIError) { try Self.apply(change, to: &next.access, sessions: sessions) } catch { return .failure(error) }
+                let stored = StoredDocument(id: handle.id, title: st.title, created: st.created, modified: st.modified,
+                                            metadata: DocumentMetadata(next).encoded)
+                let ticket = StoreTicket()
+                store.submit([.updateDocument(stored)]) { ticket.finish($0) }
+                return .success((next.access, ticket))
+            }
+            let (rules, ticket): (AccessRules, StoreTicket)
+            switch submitted {
+            case .failure(let error): return finish(.failure(error))
+            case .success(let s): (rules, ticket) = s
+            }
+            whenStored(ticket, of: handle, journaled: false, doing: "change access to") { [self] result in
+                if case .failure(let error) = result { return finish(.failure(error)) }
+                accessChanged(handle, to: rules)
+                finish(.success(rules))
+            }
+        }
+    }
+
+    /// Memory takes stored rules: the link index follows, and streams that may no longer read end.
+    func accessChanged(_ handle: DocumentHandle, to rules: AccessRules) {
+        handle.state.withLock { st in if !st.deleted { st.access = rules } }
+        indexLinks(of: handle.id, rules)
+        let now = now()
+        handle.events.close { subscriber in
+            var caller = subscriber.caller
+            if let presented = caller.link {
+                // A stream opened with a link ends with the link.
+                guard let link = rules.links.first(where: { $0.id == presented.linkID }), link.isValid(at: now) else { return true }
+                caller.link?.role = link.role
+            }
+            let role = rules.role(of: caller, in: handle.id)
+            return AccessPolicy.decide(.read, mode: rules.access, role: role, hasSession: caller.session != nil) != .allowed
+        }
+    }
+
+    private static func apply(_ change: AccessChange, to rules: inout AccessRules, sessions: SessionRegistry) throws(APIError) {
+        switch change {
+        case .grant(let session, let role):
+            guard sessions.session(id: session) != nil else { throw .unknownSession(session) }
+            guard role != .owner else { throw .invalidField("role", "must be editor or viewer: give ownership with PATCH {\"owner\"}") }
+            rules.members[session] = role
+        case .revokeMember(let session):
+            guard rules.members.removeValue(forKey: session) != nil else {
+                throw APIError(.notFound, "member_not_found", "session '\(session)' has no role in this document")
+            }
+        case .addLink(let link):
+            guard rules.links.count < AccessRules.maxLinks else {
+                throw .conflict("too_many_links", "a document has at most \(AccessRules.maxLinks) share links")
+            }
+            rules.links.append(link)
+        case .revokeLink(let id):
+            guard let i = rules.links.firstIndex(where: { $0.id == id }) else {
+                throw APIError(.notFound, "link_not_found", "no share link '\(id)' in this document")
+            }
+            rules.links[i].revoked = true
+        }
+    }
+}
+
+extension APIError {
+    static func unknownSession(_ id: String) -> APIError {
+        .unprocessable("no live session '\(id)'", code: "unknown_session")
+    }
+}
