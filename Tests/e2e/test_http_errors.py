@@ -25,7 +25,7 @@ def test_wrong_method_is_405_with_allow(anon):
 
 def test_unknown_route_is_404_json(anon):
     d = anon.create_doc("x")
-    for path in (f"/documents/{d['id']}/nonsense", "/sessions/someone-else", f"/documents/{d['id']}/history/nope"):
+    for path in (f"/documents/{d['id']}/nonsense", "/sessions/me/someone-else", f"/documents/{d['id']}/history/nope"):
         assert_error(anon.get(path), 404)
 
 

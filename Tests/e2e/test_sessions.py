@@ -116,7 +116,8 @@ def test_a_wrong_token_is_401_on_every_route(base, anon, alice):
     doc = anon.create_doc("safe")
     pb = alice.post("/pasteboards", {"name": "pb-" + doc["id"]})
     assert pb.status_code == 201, pb.text
-    values = {"id": doc["id"], "name": "pb-" + doc["id"], "n": "1", "index": "0"}
+    values = {"id": doc["id"], "name": "pb-" + doc["id"], "n": "1", "index": "0", "session": alice.id,
+              "link": "no-such-link", "linkId": "no-such-link"}
     forged = Client(base, token=alice.id + "." + "A" * 43)
     checked = []
     with unchanged(anon, doc["id"]):
