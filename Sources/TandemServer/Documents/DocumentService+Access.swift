@@ -43,7 +43,7 @@ extension DocumentService {
 
     /// The document's access rules as its owner sees them.
     func accessRules(of handle: DocumentHandle) -> AccessRules {
-        handle.state.withLock { $0.access }
+        handle.access.withLock { $0 }
     }
 
     /// Grants or revokes a member's role, adds or revokes a share link: stored first (with the
@@ -94,6 +94,7 @@ extension DocumentService {
         let shutOut: [HTTPResponder] = handle.state.withLock { st in
             guard !st.deleted else { return [] }
             st.access = rules
+            handle.access.withLock { $0 = rules }
             let gone = st.pollers.filter { mayNotRead($0.caller) }
             st.pollers.removeAll { mayNotRead($0.caller) }
             return gone.map(\.responder)
