@@ -43,6 +43,16 @@ import TandemCore
         PasteboardItem(reps.map { PasteboardRepresentation(type: $0.0, string: $0.1) })
     }
 
+    /// Bytes that are not UTF-8 never go out labelled as something a client reads as text
+    /// (schemathesis found form data served as it was written).
+    @Test(arguments: ["public.utf8-plain-text", "public.json", "public.xml", "application/x-www-form-urlencoded",
+                      "text/javascript", "application/ld+json", "text/csv", "application/yaml", "application/x-yaml", "application/apply-patch+yaml"])
+    func bytesThatAreNotUTF8AreServedAsOctetStreamUnderEveryTextualType(_ given: String) throws {
+        let type = try #require(PasteboardType.identifier(for: given))
+        #expect(PasteboardType.servedMIMEType(for: type, data: [0xEB]) == "application/octet-stream")
+        #expect(PasteboardType.servedMIMEType(for: type, data: Array("ok".utf8)) != "application/octet-stream")
+    }
+
     @Test func writesBumpTheChangeCountAndKeepOrder() throws {
         var p = Pasteboard(name: "p", owner: "s", persistent: false)
         try p.setItems([item(("public.html", "<b>"), ("public.utf8-plain-text", "b"))], limits: limits)

@@ -90,12 +90,14 @@ public enum PasteboardType {
 
     /// The Content-Type a representation is served with: its MIME type, with a charset for
     /// text. A representation may hold any bytes (base64 in JSON takes them): bytes that are
-    /// not UTF-8 under a textual MIME type (text, JSON, XML) are served as
+    /// not UTF-8 under a textual MIME type (text, JSON, XML, YAML, form data, scripts) are served as
     /// `application/octet-stream`, never as text in an encoding they are not in.
     public static func servedMIMEType(for identifier: String, data: [UInt8]) -> String {
         let mime = mimeType(for: identifier)
         let textual = isText(identifier) || mime.hasPrefix("text/") || mime.hasSuffix("/json") || mime.hasSuffix("+json")
-            || mime.hasSuffix("/xml") || mime.hasSuffix("+xml")
+            || mime.hasSuffix("/xml") || mime.hasSuffix("+xml") || mime == "application/x-www-form-urlencoded"
+            || mime.hasSuffix("/javascript") || mime.hasSuffix("/ecmascript")
+            || mime.hasSuffix("/yaml") || mime.hasSuffix("/x-yaml") || mime.hasSuffix("+yaml")
         guard textual else { return mime }
         guard String(validating: data, as: UTF8.self) != nil else { return "application/octet-stream" }
         return isText(identifier) ? mime + "; charset=utf-8" : mime

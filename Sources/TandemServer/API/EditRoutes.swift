@@ -90,7 +90,7 @@ extension ServerContext {
                 // Core knows how far back its log goes; a base before that is 410.
                 do throws(DocumentError) { _ = try st.document.changes(since: min(since, st.document.revision)) } catch { throw .document(error) }
                 if since < st.committedRevision || wait == 0 { return service.changesJSON(st, since: since) }
-                st.pollers.append(DocumentState.Poller(since: since, deadline: service.now() + wait, responder: res))
+                st.pollers.append(DocumentState.Poller(since: since, deadline: service.now() + wait, responder: res, caller: ctx.caller))
                 return nil
             }
             if let answer { res.send(.json(answer)) }

@@ -23,11 +23,16 @@ final class DocumentHandle: Sendable {
     /// The document's revision as of its last change, read without the lock to judge how far
     /// behind a stale edit is.
     let revisionHint: Atomic<Int>
+    /// The document's access rules as they stand (`DocumentState.access` is what gets
+    /// stored), read by every request's access check without the document's lock, which a
+    /// busy document's edits contend for.
+    let access: Mutex<AccessRules>
 
     init(id: String, state: sending DocumentState, events: EventChannel) {
         self.id = id
         lengthHint = Atomic(state.document.length)
         revisionHint = Atomic(state.document.revision)
+        access = Mutex(state.access)
         self.state = DocumentLock(state)
         self.events = events
     }

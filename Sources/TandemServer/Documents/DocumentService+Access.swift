@@ -43,7 +43,7 @@ extension DocumentService {
 
     /// The document's access rules as its owner sees them.
     func accessRules(of handle: DocumentHandle) -> AccessRules {
-        handle.state.withLock { $0.access }
+        handle.access.withLock { $0 }
     }
 
     /// Grants or revokes a member's role, adds or revokes a share link: stored first (with the
@@ -80,19 +80,28 @@ extension DocumentService {
 
     /// Memory takes stored rules: the link index follows, and streams that may no longer read end.
     func accessChanged(_ handle: DocumentHandle, to rules: AccessRules) {
-        handle.state.withLock { st in if !st.deleted { st.access = rules } }
-        indexLinks(of: handle.id, rules)
         let now = now()
-        handle.events.close { subscriber in
-            var caller = subscriber.caller
+        let mayNotRead: (Caller) -> Bool = { caller in
+            var caller = caller
             if let presented = caller.link {
-                // A stream opened with a link ends with the link.
+                // What was opened with a link ends with the link.
                 guard let link = rules.links.first(where: { $0.id == presented.linkID }), link.isValid(at: now) else { return true }
                 caller.link?.role = link.role
             }
             let role = rules.role(of: caller, in: handle.id)
             return AccessPolicy.decide(.read, mode: rules.access, role: role, hasSession: caller.session != nil) != .allowed
         }
+        let shutOut: [HTTPResponder] = handle.state.withLock { st in
+            guard !st.deleted else { return [] }
+            st.access = rules
+            handle.access.withLock { $0 = rules }
+            let gone = st.pollers.filter { mayNotRead($0.caller) }
+            st.pollers.removeAll { mayNotRead($0.caller) }
+            return gone.map(\.responder)
+        }
+        indexLinks(of: handle.id, rules)
+        handle.events.close { mayNotRead($0.caller) }
+        for responder in shutOut { responder.send(APIError.notFound("document '\(handle.id)'").response) }
     }
 
     private static func apply(_ change: AccessChange, to rules: inout AccessRules, sessions: SessionRegistry) throws(APIError) {

@@ -108,7 +108,7 @@ extension DocumentService {
     /// Every document the caller may read, by id (every one for the operator).
     func documents(readableBy caller: Caller) -> [DocumentHandle] {
         documents.withLock { $0.values.sorted { $0.id < $1.id } }.filter { handle in
-            let rules = handle.state.withLock { $0.access }
+            let rules = handle.access.withLock { $0 }
             let role = rules.role(of: caller, in: handle.id)
             return AccessPolicy.decide(.read, mode: rules.access, role: role, hasSession: caller.session != nil) == .allowed
         }

@@ -61,6 +61,8 @@ struct DocumentState {
         var since: Int
         var deadline: Double
         var responder: HTTPResponder
+        /// Who waits: it is answered 404 if its access is taken away meanwhile.
+        var caller: Caller = .anonymous
     }
 
     /// The committed text: GET and saves never show a change that is not yet durable. Worked

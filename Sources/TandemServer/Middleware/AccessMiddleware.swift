@@ -14,7 +14,7 @@ struct AccessMiddleware: RouteMiddleware {
             guard let handle = service.documents.withLock({ $0[id] }) else {
                 return responder.send(APIError.notFound("document '\(id)'").response)
             }
-            let rules = handle.state.withLock { $0.access }
+            let rules = handle.access.withLock { $0 }
             let role = rules.role(of: context.caller, in: id)
             let permission: Permission
             switch rule {
