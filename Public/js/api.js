@@ -1,6 +1,8 @@
 // The REST client: one session per tab (its token lives in sessionStorage, so two windows
 // are two people; a duplicated tab copies it and shares the session, which collab-state.js
-// allows for), JSON in and out, errors as ApiError with the server's code.
+// allows for), JSON in and out, errors as ApiError with the server's code. A request about
+// a document also presents the share link this browser holds for it (links.js).
+import { LinkStore, documentOf } from './links.js';
 
 const SESSION_KEY = 'tandem.session';
 const NAME_KEY = 'tandem.name';
@@ -43,6 +45,7 @@ export class Api {
     try { this.session = JSON.parse(sessionStorage.getItem(SESSION_KEY) || 'null'); } catch { this.session = null; }
     this.sessionPromise = null;
     this.listeners = new Set();
+    this.links = new LinkStore();
   }
 
   onSessionChange(fn) { this.listeners.add(fn); }
@@ -92,21 +95,27 @@ export class Api {
     sessionStorage.removeItem(SESSION_KEY);
   }
 
-  authHeaders() {
-    return this.session ? { Authorization: `Bearer ${this.session.token}` } : {};
+  /** The session's token and, for a path about a document, the link held for it. */
+  authHeaders(path = '') {
+    const h = this.session ? { Authorization: `Bearer ${this.session.token}` } : {};
+    const link = this.links.token(documentOf(path));
+    if (link) h['Tandem-Link'] = link;
+    return h;
   }
 
   /**
    * Sends a request; `body` is JSON unless `text` is given. A 401 (expired session) starts
    * a new session and retries once, unless `renewSession: false` (the caller then gets the
    * 401 and decides: a request whose earlier answer was lost may already have landed).
+   * A share link the server refuses (401 invalid_link: revoked, expired) is forgotten and
+   * the request goes again without it.
    * Resolves to parsed JSON (or text with `as: 'text'`).
    */
   async request(method, path, { body, text, headers = {}, idempotencyKey, auth = true, as = 'json', signal, renewSession = true } = {}) {
     if (auth) await this.ensureSession();
     const used = this.session && this.session.id;
     const h = { ...headers };
-    if (auth) Object.assign(h, this.authHeaders());
+    if (auth) Object.assign(h, this.authHeaders(path));
     if (idempotencyKey) h['Idempotency-Key'] = idempotencyKey;
     let payload;
     if (text !== undefined) { payload = text; h['Content-Type'] = 'text/plain; charset=utf-8'; }
@@ -118,24 +127,19 @@ export class Api {
       if (e && e.name === 'AbortError') throw e;
       throw new ApiError(0, 'network', 'The server cannot be reached');
     }
+    if (res.ok) return answerOf(res, as);
+    const error = await errorOf(res);
+    if (error.code === 'invalid_link' && h['Tandem-Link']) {
+      // Refused, so nothing happened: the same request is safe without the link.
+      this.links.rejected(documentOf(path), h['Tandem-Link']);
+      return this.request(method, path, { body, text, headers, idempotencyKey, auth, as, signal, renewSession });
+    }
     if (res.status === 401 && auth && renewSession) {
       // Refused, so nothing happened: the same request is safe under the new session.
       await this.renewSession(used);
       return this.request(method, path, { body, text, headers, idempotencyKey, auth, as, signal, renewSession: false });
     }
-    if (!res.ok) {
-      let code = `http_${res.status}`;
-      let message = res.statusText;
-      try {
-        const j = await res.json();
-        if (j && j.error) { code = j.error.code || code; message = j.error.message || message; }
-      } catch { /* not JSON */ }
-      throw new ApiError(res.status, code, message);
-    }
-    if (res.status === 204) return null;
-    if (as === 'text') return res.text();
-    const type = res.headers.get('Content-Type') || '';
-    return type.includes('json') ? res.json() : res.text();
+    throw error;
   }
 
   get(path, opts) { return this.request('GET', path, opts); }
@@ -143,6 +147,24 @@ export class Api {
   put(path, body, opts = {}) { return this.request('PUT', path, { ...opts, body }); }
   patch(path, body, opts = {}) { return this.request('PATCH', path, { ...opts, body }); }
   del(path, opts) { return this.request('DELETE', path, opts); }
+}
+
+/** The server's error answer as an ApiError with its code. */
+export async function errorOf(res) {
+  let code = `http_${res.status}`;
+  let message = res.statusText;
+  try {
+    const j = await res.json();
+    if (j && j.error) { code = j.error.code || code; message = j.error.message || message; }
+  } catch { /* not JSON */ }
+  return new ApiError(res.status, code, message);
+}
+
+async function answerOf(res, as) {
+  if (res.status === 204) return null;
+  if (as === 'text') return res.text();
+  const type = res.headers.get('Content-Type') || '';
+  return type.includes('json') ? res.json() : res.text();
 }
 
 export const enc = encodeURIComponent;

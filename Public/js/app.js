@@ -1,6 +1,7 @@
 // Tandem's browser client: routes between the document list and one open document
-// (the address holds it: #/doc/<id>, so a link can be shared).
-import { Api } from './api.js';
+// (the address holds it: #/doc/<id>, so a link can be shared; #/doc/<id>?link=<token>
+// opens it with a share link, which this browser then keeps for the document).
+import { Api, enc } from './api.js';
 import { $, toast } from './ui.js';
 import { ListView } from './list.js';
 import { DocView } from './docview.js';
@@ -13,8 +14,16 @@ const doc = new DocView(api);
 function route() {
   const hash = location.hash || '#/';
   const query = new URLSearchParams(location.search);
-  const m = hash.match(/^#\/doc\/(.+)$/);
+  const m = hash.match(/^#\/doc\/([^?]+)(?:\?(.*))?$/);
   const id = m ? decodeURIComponent(m[1]) : query.get('doc');
+  const link = m ? new URLSearchParams(m[2] || '').get('link') : query.get('link');
+  if (id && link) {
+    if (!api.links.open(id, link)) {
+      toast('This browser holds the owner link of this document, so it opens as its owner. To see it as others do, open the link in a private window.', { ms: 8000 });
+    }
+    // The token leaves the address bar (and the history), where it could be copied on.
+    if (m) history.replaceState(history.state, '', `${location.pathname}${location.search}#/doc/${enc(id)}`);
+  }
   if (id) {
     list.hide();
     doc.show(id);

@@ -50,7 +50,8 @@ export class ClipboardUI {
     e.clipboardData.setData('text/plain', text);
     this.lastWritten = text;
     // A cut is the server's: the deletion and the pasteboard write are one undoable "Cut".
-    this.perform(name);
+    // Text that cannot be changed (the read-only view) is copied instead.
+    this.perform(name === 'cut' && this.view.editor.textarea.readOnly ? 'copy' : name);
   }
 
   /**
@@ -58,6 +59,7 @@ export class ClipboardUI {
    * elsewhere since (another app): that is the newer copy, and the browser pastes it.
    */
   onKeyboardPaste(e) {
+    if (this.view.editor.textarea.readOnly) { e.preventDefault(); return; }
     if (!this.supported || !e.clipboardData || this.sharedText === null) return;
     const device = e.clipboardData.getData('text/plain');
     const fromElsewhere = device !== '' && device !== this.sharedText && device !== this.lastWritten;

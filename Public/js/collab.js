@@ -35,15 +35,35 @@ export class Collab extends EventTarget {
     this.targets = []; // [{revision, resolve}] waiting for the stream to reach a revision
     this.actionTarget = 0;
     this.retryDelay = 500;
-    this.stream = new EventStream(`/documents/${enc(this.id)}/events`, {
-      headers: () => { this.streamSession = this.sessionId; return api.authHeaders(); },
+    const path = `/documents/${enc(this.id)}/events`;
+    this.stream = new EventStream(path, {
+      headers: () => { this.streamSession = this.sessionId; return api.authHeaders(path); },
       onEvent: (e) => this.onStreamEvent(e),
       onStatus: (s) => this.emit('connection', { status: s }),
       // Resume after the last change integrated, not the last id seen: a presence event
       // may carry a revision whose change is still on its way.
       resumeFrom: () => this.revision,
+      onRefused: (error, sent) => this.onStreamRefused(error, sent),
     });
-    this.stream.onUnauthorized = async () => { await api.renewSession(this.streamSession); };
+  }
+
+  /**
+   * The stream was refused: a share link no longer valid is forgotten and the stream goes
+   * again without it; an ended session is renewed; a document that is gone (or no longer
+   * ours to read: private documents answer 404) stops this client ('refused').
+   */
+  async onStreamRefused(error, sent) {
+    if (error.code === 'invalid_link' && sent['Tandem-Link']) {
+      this.api.links.rejected(this.id, sent['Tandem-Link']);
+      return 'again';
+    }
+    if (error.status === 401) { await this.api.renewSession(this.streamSession); return undefined; }
+    if (error.status === 404 || error.status === 403) {
+      this.stop();
+      this.emit('refused', { error });
+      return 'stop';
+    }
+    return undefined;
   }
 
   emit(type, detail) { this.dispatchEvent(new CustomEvent(type, { detail })); }

@@ -7,6 +7,8 @@ import { HistoryUI } from './history-ui.js';
 import { ClipboardUI } from './clipboard-ui.js';
 import { VersionsUI } from './versions-ui.js';
 import { PresenceUI } from './presence-ui.js';
+import { AccessUI } from './access-ui.js';
+import { ShareUI } from './share-ui.js';
 import { watchShake, shakeSetting } from './shake.js';
 import * as ot from './ot.js';
 
@@ -22,6 +24,8 @@ export class DocView {
     this.clipboard = new ClipboardUI(this);
     this.versions = new VersionsUI(this);
     this.presence = new PresenceUI(this);
+    this.access = new AccessUI(this);
+    this.share = new ShareUI(this);
 
     const ed = this.editor;
     ed.sink = (op, meta) => { if (this.collab) this.collab.applyLocal(op, meta); };
@@ -38,7 +42,7 @@ export class DocView {
     title.addEventListener('change', () => this.rename(title.value));
     title.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); ed.textarea.focus(); } });
 
-    watchShake(() => { if (this.collab && !this.section.hidden) this.history.offerShake(); });
+    watchShake(() => { if (this.collab && !this.section.hidden && this.access.canEdit) this.history.offerShake(); });
     window.addEventListener('beforeunload', (e) => {
       if (this.collab && this.collab.pendingCount) { e.preventDefault(); e.returnValue = ''; }
     });
@@ -63,7 +67,7 @@ export class DocView {
       try {
         doc = await this.api.get(`/documents/${enc(id)}`);
       } catch (e) {
-        if (e.status === 404) { $('#missing-view').hidden = false; document.title = 'Not found · Tandem'; return; }
+        if (e.status === 404) { this.access.showMissing(id); return; }
         toast(`Could not open the document: ${e.message}`, { kind: 'error' });
         return;
       }
@@ -73,11 +77,13 @@ export class DocView {
     this.section.hidden = false;
     $('#doc-heading').hidden = false;
     $('#appbar-status').hidden = false;
+    $('#share-button').hidden = false;
     this.showTitle(doc.title);
     this.editor.setText(doc.text);
-    this.editor.textarea.readOnly = false;
     this.changeCount = doc.changeCount || 0;
-    this.setDocState(doc.state || 'normal');
+    this.docState = doc.state || 'normal';
+    this.access.set(doc);
+    this.setDocState(this.docState);
 
     const collab = new Collab(this.api, doc, this.editor);
     this.collab = collab;
@@ -93,6 +99,9 @@ export class DocView {
     collab.addEventListener('pasteboard', (e) => this.clipboard.onEvent(e.detail));
     collab.addEventListener('reset', (e) => this.onReset(e.detail));
     collab.addEventListener('failed', (e) => this.onFailed(e.detail));
+    // The stream was refused (404: gone, or made private or our access removed): reload,
+    // which shows the document as we may see it now, or that it is no longer there.
+    collab.addEventListener('refused', () => this.reopen(collab, { keepPending: false }));
     collab.start();
     if (carry) this.carryOver(carry, doc.text);
     if (caret) {
@@ -127,7 +136,7 @@ export class DocView {
    * change): fetch the document again, retrying while the server is away, and carry what
    * is typed and unacknowledged over to it. The editor stays up and editable meanwhile.
    */
-  async reopen(old, { keepPending = true } = {}) {
+  async reopen(old, { keepPending = true, sayLost = true } = {}) {
     const id = this.id;
     old.stop();
     this.updateStatus();
@@ -147,7 +156,7 @@ export class DocView {
     if (this.collab !== old) return;
     const pending = old.takePending();
     const carry = keepPending ? pending : null;
-    if (pending && !carry) toast('Reloaded the document; your last changes could not be sent.', { kind: 'error', ms: 6000 });
+    if (pending && !carry && sayLost) toast('Reloaded the document; your last changes could not be sent.', { kind: 'error', ms: 6000 });
     await this.show(id, { doc, carry });
   }
 
@@ -157,7 +166,9 @@ export class DocView {
     this.doc = null;
     this.pendingSelects = [];
     if (keepVisible) return;
+    this.access.close();
     this.section.hidden = true;
+    $('#share-button').hidden = true;
     $('#missing-view').hidden = true;
     $('#doc-heading').hidden = true;
     $('#appbar-status').hidden = true;
@@ -250,7 +261,10 @@ export class DocView {
     this.history.refresh();
     try {
       const doc = await this.api.get(this.base);
-      if (this.collab === collab) this.showTitle(doc.title);
+      if (this.collab !== collab) return;
+      this.showTitle(doc.title);
+      // No event says the owner changed who may edit: reload if it changed meanwhile.
+      if ((doc.canEdit !== false) !== this.access.canEdit) this.reopen(collab);
     } catch { /* the next rename's event brings it */ }
   }
 
@@ -268,8 +282,8 @@ export class DocView {
 
   setDocState(state) {
     const banner = $('#banner');
-    const ta = this.editor.textarea;
-    ta.readOnly = state === 'editingDisabled';
+    this.docState = state;
+    this.access.apply();
     if (state === 'editingDisabled') {
       banner.textContent = 'Editing is turned off for this document. You can read it and copy from it.';
       banner.hidden = false;
@@ -304,8 +318,14 @@ export class DocView {
     const again = this.lastCarryFailed && Date.now() - this.lastCarryFailed < 10000;
     const keepPending = error.status !== 403 && !again;
     this.lastCarryFailed = keepPending ? Date.now() : 0;
-    toast(`The server refused a change (${error.message}). Reloading the document.`, { kind: 'error', ms: 6000 });
-    this.reopen(this.collab, { keepPending });
+    const readOnly = error.code === 'read_only' || (error.status === 403 && this.docState !== 'editingDisabled');
+    if (readOnly) {
+      // The owner took editing away (no event tells it before an edit is refused).
+      toast('You can no longer edit this document: it is view only for you now. What you just typed was not saved.', { kind: 'error', ms: 7000 });
+    } else {
+      toast(`The server refused a change (${error.message}). Reloading the document.`, { kind: 'error', ms: 6000 });
+    }
+    this.reopen(this.collab, { keepPending, sayLost: !readOnly });
   }
 
   /**

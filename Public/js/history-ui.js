@@ -81,8 +81,10 @@ export class HistoryUI {
     this.state = h;
     const undo = $('#undo-button');
     const redo = $('#redo-button');
-    undo.disabled = !h.canUndo;
-    redo.disabled = !h.canRedo;
+    // A reader sees the history but changes nothing (the read-only view).
+    const canEdit = this.view.access.canEdit;
+    undo.disabled = !h.canUndo || !canEdit;
+    redo.disabled = !h.canRedo || !canEdit;
     const undoTitle = this.title('undo', h);
     const redoTitle = this.title('redo', h);
     $('#undo-label').textContent = undoTitle;
@@ -99,7 +101,7 @@ export class HistoryUI {
       const who = entry.session === me ? 'You' : (people.get(entry.session) || (entry.session ? 'Someone' : 'Anonymous'));
       const name = entry.actionName || 'Change';
       // An older group of ours can be undone alone, leaving what came after it.
-      const only = i > 0 && this.scope === 'session' && Number.isInteger(entry.id)
+      const only = i > 0 && canEdit && this.scope === 'session' && Number.isInteger(entry.id)
         ? el('button', { type: 'button', class: 'button small quiet history-undo', text: 'Undo this',
           'aria-label': `Undo ${name} only`, onclick: () => this.perform('undo', { group: entry.id }) })
         : null;
@@ -123,6 +125,7 @@ export class HistoryUI {
    */
   async perform(kind, { group = null } = {}) {
     const view = this.view;
+    if (!view.access.canEdit) return;
     await view.action(async () => {
       if (group === null) {
         // The buttons' state may predate our last keystrokes: check afresh.

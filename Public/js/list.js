@@ -1,10 +1,12 @@
-// The document list: open, create, rename.
+// The document list: open, create (keeping the new document's owner link), rename.
 import { $, el, ago, plural, toast } from './ui.js';
 import { enc } from './api.js';
+import { OwnerLinkUI } from './owner-link-ui.js';
 
 export class ListView {
   constructor(api) {
     this.api = api;
+    this.ownerLink = new OwnerLinkUI();
     this.section = $('#list-view');
     $('#create-form').addEventListener('submit', (e) => { e.preventDefault(); this.create(); });
   }
@@ -71,7 +73,11 @@ export class ListView {
     try {
       const doc = await this.api.post('/documents', { title });
       input.value = '';
+      // Shown this once: this browser keeps it, so every tab here stays the owner.
+      const owner = doc.ownerLink && doc.ownerLink.token;
+      if (owner) this.api.links.remember(doc.id, owner, 'owner');
       location.hash = `#/doc/${enc(doc.id)}`;
+      if (owner) this.ownerLink.show(doc);
     } catch (e) {
       toast(`Could not create the document: ${e.message}`, { kind: 'error' });
     }

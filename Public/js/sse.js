@@ -1,7 +1,10 @@
 // Server-Sent Events over fetch, because EventSource cannot send the Authorization header
 // and the server ties presence and pasteboard events to the session. Follows the WHATWG
 // parsing rules (id/event/data/retry fields, comments, CRLF), sends Last-Event-ID when it
-// reconnects, and reconnects on its own with backoff.
+// reconnects, and reconnects on its own with backoff. An answer that is not the stream
+// goes to onRefused, which may end it for good (the document is gone, or no longer ours to
+// read) or have it reconnect at once (a refused share link, now forgotten).
+import { errorOf } from './api.js';
 
 export class EventStream {
   /**
@@ -11,7 +14,8 @@ export class EventStream {
    * @param onStatus ('connecting' | 'open' | 'closed') when the connection changes
    * @param resumeFrom () => the id to resume after; defaults to the last id seen
    */
-  constructor(url, { headers, onEvent, onStatus, lastEventId = null, resumeFrom = null }) {
+  constructor(url, { headers, onEvent, onStatus, lastEventId = null, resumeFrom = null, onRefused = null }) {
+    this.onRefused = onRefused; // (ApiError, headers sent) => 'stop' | 'again' | undefined (back off)
     this.resumeFrom = resumeFrom;
     this.url = url;
     this.headers = headers;
@@ -64,9 +68,10 @@ export class EventStream {
     const headers = { Accept: 'text/event-stream', ...this.headers() };
     const resume = this.resumeFrom ? this.resumeFrom() : this.lastEventId;
     if (resume !== null && resume !== undefined) headers['Last-Event-ID'] = String(resume);
+    let verdict;
     try {
       const res = await fetch(this.url, { headers, signal: controller.signal, cache: 'no-store' });
-      if (res.status === 401 && this.onUnauthorized) { await this.onUnauthorized(); throw new Error('unauthorized'); }
+      if (!res.ok && this.onRefused) verdict = await this.onRefused(await errorOf(res), headers);
       if (!res.ok || !res.body) throw new Error(`status ${res.status}`);
       this.failures = 0;
       this.setStatus('open');
@@ -76,6 +81,8 @@ export class EventStream {
     }
     if (this.controller === controller) this.controller = null;
     if (this.stopped || controller.signal.aborted) return;
+    if (verdict === 'stop') { this.stop(); return; }
+    if (verdict === 'again') { this.connect(); return; }
     this.setStatus('connecting');
     this.failures += 1;
     const delay = Math.min(this.retry * 2 ** Math.min(this.failures - 1, 4), 15000);

@@ -44,7 +44,7 @@ export class VersionsUI {
   async save() {
     const view = this.view;
     const c = view.collab;
-    if (!c) return;
+    if (!c || !view.access.canEdit) return;
     // Save what we see: wait for our edits to land first.
     await c.whenSynchronized();
     if (c.stopped) { toast('The document is reloading: save again in a moment.'); return; }
@@ -78,6 +78,7 @@ export class VersionsUI {
 
   async revert(v) {
     const view = this.view;
+    if (!view.access.canEdit) return;
     await view.action(async () => {
       const res = await view.post(`/versions/${v.number}/revert`);
       toast(`Reverted to version ${v.number}. Undo brings your text back.`);

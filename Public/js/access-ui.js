@@ -1,0 +1,82 @@
+// What the caller may do in the open document (its `role` and `canEdit`): a caller who may
+// only read gets the read-only view (the text not editable, the edit and undo controls
+// off, a "View only" badge; others' changes still stream in). And what the page says when
+// a document cannot be shown, or stops being ours to read while it is open.
+import { $, toast } from './ui.js';
+
+export const MODES = {
+  open: { name: 'Open', about: 'Anyone can read and edit it.' },
+  editable: { name: 'Editable', about: 'Anyone can read it; anyone using Tandem can edit it (callers without a session only read).' },
+  locked: { name: 'Locked', about: 'Anyone can read it; only its owner and editors can edit it.' },
+  private: { name: 'Private', about: 'Only its owner and the people it is shared with can open it; to anyone else it does not exist.' },
+};
+
+export const ROLES = { owner: 'the owner', editor: 'an editor', viewer: 'a viewer' };
+
+export class AccessUI {
+  constructor(view) {
+    this.view = view;
+    this.canEdit = true;
+    this.role = null;
+    this.mode = 'open';
+    this.seen = new Set(); // documents shown in this page: one gone since is "no longer available"
+    this.linkRefused = new Set(); // documents whose link the server refused (revoked, expired)
+    view.api.links.onRejected((id) => this.onLinkRefused(id));
+  }
+
+  set(doc) {
+    this.canEdit = doc.canEdit !== false;
+    this.role = doc.role || null;
+    this.mode = doc.access || 'open';
+    this.seen.add(doc.id);
+    this.linkRefused.delete(doc.id);
+    this.apply();
+  }
+
+  /** The text is editable when the caller may edit and editing is not turned off. */
+  apply() {
+    const v = this.view;
+    const viewOnly = !this.canEdit;
+    v.editor.textarea.readOnly = viewOnly || v.docState === 'editingDisabled';
+    v.editor.textarea.setAttribute('aria-readonly', String(v.editor.textarea.readOnly));
+    const badge = $('#access-badge');
+    badge.hidden = !viewOnly || !v.doc;
+    badge.title = `You are ${this.role ? ROLES[this.role] || 'a reader' : 'a reader'} here: you see every change as it is made, but cannot change the text.`;
+    $('#doc-title').readOnly = viewOnly;
+    $('#save-button').disabled = viewOnly;
+    $('#version-revert').hidden = viewOnly;
+    for (const r of document.querySelectorAll('input[name="scope"]')) r.disabled = viewOnly;
+    if (v.history.state) v.history.render(v.history.state);
+    const clip = v.clipboard;
+    if (clip.supported && clip.actions) clip.render();
+    else if (!clip.supported) clip.renderFallback();
+  }
+
+  close() {
+    $('#access-badge').hidden = true;
+    this.canEdit = true;
+    this.role = null;
+  }
+
+  /** This browser's link for `id` was refused: the document opens again without it. */
+  onLinkRefused(id) {
+    this.linkRefused.add(id);
+    const v = this.view;
+    if (v.id !== id || !v.collab) return;
+    toast('The share link you opened this document with no longer works: it was revoked or has expired.', { kind: 'error', ms: 6000 });
+    v.reopen(v.collab);
+  }
+
+  /** The document cannot be shown (404: unknown, deleted, or private and not ours). */
+  showMissing(id) {
+    const [heading, text] = this.linkRefused.has(id)
+      ? ['Your link no longer works', 'The share link you opened this document with was revoked or has expired. Ask its owner for a new one.']
+      : this.seen.has(id)
+        ? ['This document is no longer available', 'It was deleted or made private, or your access to it was removed.']
+        : ['Document not found', 'It may have been deleted, or the link is mistyped.'];
+    $('#missing-heading').textContent = heading;
+    $('#missing-text').textContent = text;
+    $('#missing-view').hidden = false;
+    document.title = `${heading} · Tandem`;
+  }
+}

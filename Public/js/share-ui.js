@@ -1,0 +1,235 @@
+// The Share dialog: who may open and edit the document (its access mode), the people
+// given a role in it, and share links by role (made with an optional expiry, shown once,
+// revocable). Only the owner changes any of it (GET …/access answers others 403); everyone
+// else sees the mode and their own role.
+import { $, el, ago } from './ui.js';
+import { enc } from './api.js';
+import { linkURL, linkIdOf } from './links.js';
+import { copyButton } from './copy-text.js';
+import { MODES, ROLES } from './access-ui.js';
+
+const ROLE_NAMES = { owner: 'Owner', editor: 'Editor', viewer: 'Viewer' };
+const days = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+
+/** "in 5 minutes", "in 2 hours", "tomorrow", "in 30 days": `time` in seconds since 1970. */
+function until(time) {
+  const d = Math.round((time - Date.now() / 1000) / 86400);
+  return d >= 1 ? days.format(d, 'day') : ago(time);
+}
+
+export class ShareUI {
+  constructor(view) {
+    this.view = view;
+    this.rules = null; // GET …/access, when we own the document
+    this.dialog = $('#share-dialog');
+    $('#share-button').addEventListener('click', () => this.open());
+    $('#share-close').addEventListener('click', () => this.dialog.close());
+    for (const r of document.querySelectorAll('input[name="share-access"]')) {
+      r.addEventListener('change', () => { if (r.checked) this.setMode(r.value); });
+    }
+    $('#share-member-form').addEventListener('submit', (e) => { e.preventDefault(); this.grant(); });
+    $('#share-link-form').addEventListener('submit', (e) => { e.preventDefault(); this.createLink(); });
+    copyButton($('#share-new-link-copy'), $('#share-new-link-url'), $('#share-new-link-status'));
+  }
+
+  get api() { return this.view.api; }
+  get base() { return this.view.base; }
+
+  async open() {
+    const view = this.view;
+    if (!view.doc) return;
+    $('#share-heading').textContent = `Share “${view.doc.title || 'Untitled'}”`;
+    $('#share-new-link').hidden = true;
+    this.say('');
+    this.dialog.returnValue = '';
+    await this.refresh();
+    if (!this.dialog.open) this.dialog.showModal();
+    const focus = this.rules
+      ? document.querySelector('input[name="share-access"]:checked')
+      : $('#share-close');
+    if (focus) focus.focus();
+  }
+
+  /** Reads the access rules; only the owner may (others: 403, or 404 for a private one). */
+  async refresh() {
+    const view = this.view;
+    this.rules = null;
+    try {
+      this.rules = await this.api.get(`${this.base}/access`);
+    } catch (e) {
+      if (e.status !== 403 && e.status !== 404) this.say(`Could not load who has access: ${e.message}`, 'error');
+      try {
+        const doc = await this.api.get(this.base);
+        if (view.doc) view.doc.access = doc.access;
+        view.access.mode = doc.access || view.access.mode;
+        view.access.role = doc.role || null;
+      } catch { /* show what we know */ }
+    }
+    this.render();
+  }
+
+  render() {
+    const owner = !!this.rules;
+    const view = this.view;
+    const mode = owner ? this.rules.access : view.access.mode;
+    if (owner) view.access.mode = mode;
+    for (const r of document.querySelectorAll('input[name="share-access"]')) {
+      r.checked = r.value === mode;
+      r.disabled = !owner;
+    }
+    const role = view.access.role;
+    $('#share-about').textContent = owner
+      ? 'You own this document: you decide who can open and edit it.'
+      : `Only the document’s owner can change who may open or edit it. ${this.aboutYou(role)}`;
+    $('#share-members').hidden = !owner;
+    $('#share-links').hidden = !owner;
+    if (owner) {
+      this.renderMembers();
+      this.renderLinks();
+    }
+  }
+
+  aboutYou(role) {
+    const can = this.view.access.canEdit ? 'can edit it' : 'can read it but not edit it';
+    return role ? `You are ${ROLES[role] || role} and ${can}.` : `You ${can}.`;
+  }
+
+  /** A short message in the dialog (read out: role=status). */
+  say(text, kind = 'info') {
+    const s = $('#share-status');
+    s.textContent = text;
+    s.dataset.kind = kind;
+  }
+
+  async setMode(access) {
+    const before = this.rules && this.rules.access;
+    if (!this.rules || access === before) return;
+    try {
+      const doc = await this.api.patch(this.base, { access });
+      this.rules.access = doc.access || access;
+      if (this.view.doc) this.view.doc.access = this.rules.access;
+      this.view.access.mode = this.rules.access;
+      this.say(`Now ${MODES[this.rules.access].name.toLowerCase()}: ${MODES[this.rules.access].about}`);
+    } catch (e) {
+      this.say(`Could not change who has access: ${e.message}`, 'error');
+    }
+    this.render();
+  }
+
+  // ---- people ----
+
+  renderMembers() {
+    const ul = $('#share-member-list');
+    ul.textContent = '';
+    const members = this.rules.members || [];
+    for (const m of members) {
+      const name = m.name || m.session;
+      const role = el('select', { class: 'select small', 'aria-label': `Role of ${name}` },
+        el('option', { value: 'editor', text: 'Editor' }), el('option', { value: 'viewer', text: 'Viewer' }));
+      role.value = m.role;
+      role.addEventListener('change', () => this.grant(m.session, role.value));
+      ul.append(el('li', { class: 'share-item' },
+        el('span', { class: 'share-item-name', text: name, title: m.session }),
+        role,
+        el('button', { type: 'button', class: 'button small quiet', text: 'Remove', 'aria-label': `Remove ${name}`,
+          onclick: () => this.revokeMember(m.session, name) })));
+    }
+    $('#share-members-empty').hidden = members.length > 0;
+    // Suggestions for the session field: the people here now, other than us.
+    const me = this.api.session && this.api.session.id;
+    const list = $('#share-people');
+    list.textContent = '';
+    for (const p of this.view.presence.people || []) {
+      if (p.id !== me) list.append(el('option', { value: p.id, label: p.name, text: p.name }));
+    }
+  }
+
+  async grant(session = null, role = null) {
+    const field = $('#share-member-session');
+    const who = session || field.value.trim();
+    if (!who) return;
+    const r = role || $('#share-member-role').value;
+    try {
+      this.rules = await this.api.put(`${this.base}/members/${enc(who)}`, { role: r });
+      if (!session) field.value = '';
+      this.say(`${this.nameOf(who)} is now ${ROLES[r]}.`);
+    } catch (e) {
+      this.say(e.code === 'unknown_session' ? `No one is using Tandem with the session “${who}”.` : `Could not give the role: ${e.message}`, 'error');
+      await this.refresh();
+      return;
+    }
+    this.render();
+  }
+
+  async revokeMember(session, name) {
+    try {
+      await this.api.del(`${this.base}/members/${enc(session)}`);
+      this.say(`${name} no longer has a role here.`);
+    } catch (e) {
+      this.say(`Could not remove ${name}: ${e.message}`, 'error');
+    }
+    await this.refresh();
+  }
+
+  nameOf(session) {
+    const m = (this.rules.members || []).find((x) => x.session === session);
+    return (m && m.name) || this.view.presence.names().get(session) || session;
+  }
+
+  // ---- links ----
+
+  renderLinks() {
+    const ul = $('#share-link-list');
+    ul.textContent = '';
+    const links = (this.rules.links || []).slice().sort((a, b) => b.created - a.created);
+    const mine = linkIdOf(this.api.links.token(this.view.id));
+    const now = Date.now() / 1000;
+    for (const l of links) {
+      const expired = l.expires !== null && l.expires !== undefined && l.expires <= now;
+      const status = l.revoked ? 'revoked' : expired ? 'expired' : 'active';
+      const label = `${ROLE_NAMES[l.role] || l.role} link`;
+      const when = l.revoked ? 'Revoked' : expired ? 'Expired' : l.expires ? `Expires ${until(l.expires)}` : 'Never expires';
+      const meta = [`created ${ago(l.created)}`, when.toLowerCase(), l.id === mine ? 'this browser’s' : null].filter(Boolean).join(' · ');
+      ul.append(el('li', { class: 'share-item', 'data-link': l.id, 'data-status': status },
+        el('span', { class: 'share-item-name' },
+          el('span', { class: 'share-link-role', text: label }),
+          el('span', { class: 'share-item-meta', text: meta })),
+        status === 'active'
+          ? el('button', { type: 'button', class: 'button small quiet', text: 'Revoke',
+            'aria-label': `Revoke the ${label.toLowerCase()} created ${ago(l.created)}`, onclick: () => this.revokeLink(l) })
+          : null));
+    }
+    $('#share-links-empty').hidden = links.length > 0;
+  }
+
+  async createLink() {
+    const role = $('#share-link-role').value;
+    const expiresIn = Number($('#share-link-expiry').value);
+    const body = { role };
+    if (expiresIn > 0) body.expiresIn = expiresIn;
+    let link;
+    try {
+      link = await this.api.post(`${this.base}/links`, body);
+    } catch (e) {
+      this.say(`Could not create the link: ${e.message}`, 'error');
+      return;
+    }
+    $('#share-new-link-label').textContent = `New ${role} link: copy it now, it is shown only this once.`;
+    $('#share-new-link-url').value = linkURL(this.view.id, link.token);
+    $('#share-new-link-status').textContent = '';
+    $('#share-new-link').hidden = false;
+    this.say('');
+    await this.refresh();
+    $('#share-new-link-copy').focus();
+  }
+
+  async revokeLink(l) {
+    try {
+      await this.api.del(`${this.base}/links/${enc(l.id)}`);
+      this.say(`The ${l.role} link no longer works; anyone who opened it with it has lost that access.`);
+    } catch (e) {
+      this.say(`Could not revoke the link: ${e.message}`, 'error');
+    }
+    await this.refresh();
+  }
+}
