@@ -96,6 +96,7 @@ export class DocView {
     collab.addEventListener('history', (e) => this.history.onEvent(e.detail));
     collab.addEventListener('saved', (e) => this.onSaved(e.detail));
     collab.addEventListener('state', (e) => this.setDocState(e.detail && e.detail.state));
+    collab.addEventListener('access', () => this.recheckAccess(collab));
     collab.addEventListener('pasteboard', (e) => this.clipboard.onEvent(e.detail));
     collab.addEventListener('reset', (e) => this.onReset(e.detail));
     collab.addEventListener('failed', (e) => this.onFailed(e.detail));
@@ -263,9 +264,18 @@ export class DocView {
       const doc = await this.api.get(this.base);
       if (this.collab !== collab) return;
       this.showTitle(doc.title);
-      // No event says the owner changed who may edit: reload if it changed meanwhile.
+      // The owner may have changed who may edit while the stream was down.
       if ((doc.canEdit !== false) !== this.access.canEdit) this.reopen(collab);
     } catch { /* the next rename's event brings it */ }
+  }
+
+  /** The owner changed the rules (an `access` event): reopen if what this caller may do changed. */
+  async recheckAccess(collab) {
+    try {
+      const doc = await this.api.get(this.base);
+      if (this.collab !== collab) return;
+      if ((doc.canEdit !== false) !== this.access.canEdit) this.reopen(collab);
+    } catch { /* a stream that lost access ends, and its end says why */ }
   }
 
   async rename(title) {

@@ -150,6 +150,30 @@ def test_revoking_a_member_of_a_readable_document_keeps_its_stream(abase):
         assert "still here" in s.next_change(timeout=5).data
 
 
+def test_readers_hear_an_access_event_when_the_owner_changes_the_rules(abase):
+    ada, bob = session(abase, "Ada"), session(abase, "Bob")
+    d = create(ada, "open")
+    with SSEStream(abase, f"/documents/{d['id']}/events", headers={"Authorization": f"Bearer {bob.token}"}) as s:
+        assert s.status == 200
+        assert ada.patch(f"/documents/{d['id']}", {"access": "locked"}).status_code == 200
+        events = []
+        deadline = time.monotonic() + 5
+        while not any(e.type == "access" for e in events) and time.monotonic() < deadline:
+            events.append(s.next_event(timeout=deadline - time.monotonic()))
+        access = [e for e in events if e.type == "access"]
+        assert len(access) == 1 and access[0].json() == {"access": "locked", "owner": ada.id}
+        # What it tells the reader to ask for: its role now.
+        doc = bob.get(f"/documents/{d['id']}").json()
+        assert (doc["role"], doc["canEdit"]) == (None, False)
+        grant(ada, d["id"], bob, "editor")
+        e = s.next_event(timeout=5)
+        while e.type != "access":
+            e = s.next_event(timeout=5)
+        assert e.json() == {"access": "locked", "owner": ada.id}
+        doc = bob.get(f"/documents/{d['id']}").json()
+        assert (doc["role"], doc["canEdit"]) == ("editor", True)
+
+
 def test_revoking_a_link_ends_the_streams_opened_with_it(abase):
     ada = session(abase, "Ada")
     for access in ("private", "locked"):

@@ -102,6 +102,15 @@ extension DocumentService {
         indexLinks(of: handle.id, rules)
         handle.events.close { mayNotRead($0.caller) }
         for responder in shutOut { responder.send(APIError.notFound("document '\(handle.id)'").response) }
+        // Those still watching learn the rules changed (their role may have): they ask the
+        // document what they may do now.
+        var w = JSONWriter(capacity: 64)
+        w.beginObject()
+        w.key("access"); w.string(rules.access.rawValue)
+        w.key("owner"); w.optionalString(rules.owner)
+        w.endObject()
+        let revision = handle.state.withLock { $0.committedRevision }
+        handle.events.send(ServerSentEvents.frame(id: revision, event: "access", data: w.bytes))
     }
 
     private static func apply(_ change: AccessChange, to rules: inout AccessRules, sessions: SessionRegistry) throws(APIError) {
