@@ -53,6 +53,11 @@ final class PostgresReaders: Sendable {
         if !kept { connection.close() }
     }
 
+    /// The server processes of the idle connections (for tests that end them).
+    var idleBackendPIDs: [Int32] {
+        idle.withLock { $0.connections.map(\.backendPID) }
+    }
+
     func close() {
         let connections = idle.withLock { idle in
             idle.closed = true
