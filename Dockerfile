@@ -3,7 +3,7 @@
 # built-in frontend reads this file, so a build pulls no image but the two bases below.
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libssl-dev zlib1g-dev libsqlite3-dev \
+    && apt-get install -y --no-install-recommends libssl-dev zlib1g-dev libsqlite3-dev libpq-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -15,7 +15,7 @@ RUN swift build -c release --product tandem --static-swift-stdlib \
 
 FROM debian:bookworm-slim
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libssl3 zlib1g libsqlite3-0 ca-certificates tzdata \
+    && apt-get install -y --no-install-recommends libssl3 zlib1g libsqlite3-0 libpq5 ca-certificates tzdata \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --home-dir /data --shell /usr/sbin/nologin tandem \
     && mkdir -p /data && chown tandem:tandem /data

@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLinux"),
+        .systemLibrary(name: "CLibpq", providers: [.apt(["libpq-dev"])]),
 
         .target(
             name: "TandemHTTP",
@@ -35,7 +36,7 @@ let package = Package(
         .target(name: "TandemCore"),
         .target(
             name: "TandemStore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
+            dependencies: ["CLibpq", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
         .target(
             name: "TandemServer",

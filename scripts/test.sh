@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 need_apt=()
-for pkg in libssl-dev zlib1g-dev libsqlite3-dev openssl curl python3-venv chromium chromium-driver; do
+for pkg in libssl-dev zlib1g-dev libsqlite3-dev libpq-dev postgresql openssl curl python3-venv chromium chromium-driver; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -33,6 +33,13 @@ if grep -E "^($ROOT/)?(Sources|Tests)/[^ ]*: warning:" /tmp/tandem-build.log; th
 fi
 if grep -q "error:" /tmp/tandem-build.log; then echo "FAILED: build errors" >&2; exit 1; fi
 export TANDEM_BIN=$ROOT/.build/debug/tandem
+
+# A throwaway PostgreSQL for PostgresStore's contract tests (and the server on it), stopped
+# at exit: CI=true makes those tests fail rather than skip without it.
+source scripts/test-postgres.sh
+trap stop_test_postgres EXIT
+echo "== postgres: a throwaway cluster for the tests"
+start_test_postgres
 
 echo "== swift test"
 set +e

@@ -65,7 +65,7 @@ import Testing
     }
 
     /// Fire-and-forget appends from many threads: completions all arrive, each once.
-    @Test(arguments: [StoreKind.sqlite(.normal), .sqlite(.full), .memory])
+    @Test(arguments: [StoreKind.sqlite(.normal), .sqlite(.full), .memory] + StoreKind.postgresCases)
     func asynchronousAppendsAllComplete(_ kind: StoreKind) throws {
         let store = try kind.make(in: directory)
         defer { store.close() }

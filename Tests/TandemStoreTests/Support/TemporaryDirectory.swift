@@ -1,16 +1,28 @@
 import Foundation
-import TandemStore
+@testable import TandemStore
 
 /// A fresh directory under /tmp, removed when the test is done with it.
+/// It also names the PostgreSQL schema of a test's `PostgresStore`, dropped with it.
 final class TemporaryDirectory: Sendable {
     let path: String
+    /// `t_` and the directory's UUID: a PostgreSQL schema of this test's own.
+    let schemaName: String
+    private let removals = Locked<[@Sendable () -> Void]>([])
 
     init() {
-        path = NSTemporaryDirectory() + "tandem-store-" + UUID().uuidString
+        let id = UUID().uuidString
+        path = NSTemporaryDirectory() + "tandem-store-" + id
+        schemaName = "t_" + id.lowercased().replacingOccurrences(of: "-", with: "")
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
+    /// Runs `body` when the directory is removed (once the test is done with it).
+    func onRemove(_ body: @escaping @Sendable () -> Void) {
+        removals.withLock { $0.append(body) }
+    }
+
     deinit {
+        for removal in removals.withLock({ $0 }) { removal() }
         try? FileManager.default.removeItem(atPath: path)
     }
 }

@@ -1,0 +1,101 @@
+/// The PostgreSQL schema: the tables of `SQLiteStore`'s (documents, the change log as runs,
+/// snapshots, versions, sessions, pasteboards, meta), created and migrated on open.
+///
+/// Migrations are numbered; `tandem_schema_version` holds the numbers applied. Each runs in
+/// its own transaction with its number, under a session advisory lock taken for the schema's
+/// name, so that two processes opening one database at once migrate it once: the second
+/// waits for the lock, then finds the migrations applied.
+///
+/// Text keys are `COLLATE "C"`: compared and sorted by their UTF-8 bytes, as SQLite's BINARY
+/// collation does, whatever the database's locale.
+enum PostgresSchema {
+    /// `pg_advisory_lock(key, hashtext(schema))`: the first half of the key says "Tandem
+    /// migrations" ('TM').
+    static let lockClass = 0x544D
+
+    static let migrations: [(version: Int, sql: String)] = [
+        (1, """
+            CREATE TABLE documents (
+                id TEXT COLLATE "C" PRIMARY KEY,
+                title TEXT NOT NULL,
+                created DOUBLE PRECISION NOT NULL,
+                modified DOUBLE PRECISION NOT NULL,
+                metadata BYTEA,
+                revision BIGINT NOT NULL DEFAULT 0
+            );
+            CREATE TABLE change_runs (
+                document TEXT COLLATE "C" NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+                last BIGINT NOT NULL,
+                first BIGINT NOT NULL,
+                payload BYTEA NOT NULL,
+                PRIMARY KEY (document, last)
+            );
+            CREATE TABLE snapshots (
+                document TEXT COLLATE "C" PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+                revision BIGINT NOT NULL,
+                payload BYTEA
+            );
+            CREATE TABLE versions (
+                document TEXT COLLATE "C" NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+                number BIGINT NOT NULL,
+                revision BIGINT NOT NULL,
+                time DOUBLE PRECISION NOT NULL,
+                text TEXT NOT NULL,
+                name TEXT,
+                PRIMARY KEY (document, number)
+            );
+            CREATE TABLE sessions (
+                id TEXT COLLATE "C" PRIMARY KEY,
+                token_hash BYTEA,
+                name TEXT NOT NULL,
+                color TEXT NOT NULL,
+                created DOUBLE PRECISION NOT NULL,
+                last_seen DOUBLE PRECISION NOT NULL
+            );
+            CREATE TABLE pasteboards (
+                name TEXT COLLATE "C" PRIMARY KEY,
+                owner TEXT,
+                persistent BOOLEAN NOT NULL,
+                change_count BIGINT NOT NULL,
+                payload BYTEA
+            );
+            CREATE TABLE meta (
+                key TEXT COLLATE "C" PRIMARY KEY,
+                value BYTEA
+            );
+            """),
+    ]
+
+    static var latestVersion: Int { migrations.last!.version }
+
+    /// Creates the schema (if named) and applies the migrations not applied yet, under the
+    /// advisory lock. Returns the version the schema is at.
+    @discardableResult
+    static func migrate(_ connection: PGConnection) throws(StoreError) -> Int {
+        let schema = connection.schema ?? "public"
+        try connection.query("SELECT pg_advisory_lock(\(lockClass), hashtext($1))", [.text(schema)])
+        defer { _ = try? connection.query("SELECT pg_advisory_unlock(\(lockClass), hashtext($1))", [.text(schema)]) }
+        if let name = connection.schema {
+            try connection.execute("CREATE SCHEMA IF NOT EXISTS \(PGConnection.identifier(name))")
+        }
+        try connection.execute("CREATE TABLE IF NOT EXISTS tandem_schema_version (version INTEGER PRIMARY KEY)")
+        let applied = try connection.query("SELECT coalesce(max(version), 0)::bigint FROM tandem_schema_version")
+        var version = applied.int(0, 0)
+        guard version <= latestVersion else {
+            throw .io("the database's schema is at version \(version), newer than this Tandem's \(latestVersion)")
+        }
+        for migration in migrations where migration.version > version {
+            do {
+                try connection.execute("BEGIN")
+                try connection.execute(migration.sql)
+                try connection.query("INSERT INTO tandem_schema_version (version) VALUES ($1::bigint)", [.int(migration.version)])
+                try connection.execute("COMMIT")
+            } catch {
+                if connection.inTransaction { try? connection.execute("ROLLBACK") }
+                throw error
+            }
+            version = migration.version
+        }
+        return version
+    }
+}

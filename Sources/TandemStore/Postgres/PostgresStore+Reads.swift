@@ -1,0 +1,145 @@
+/// Reads, on the reader connections.
+extension PostgresStore {
+    /// One REPEATABLE READ transaction, so the picture is consistent: the documents with
+    /// their snapshots, then in one query every run that ends after its document's snapshot.
+    public func loadAll() throws(StoreError) -> StoreContents {
+        try read { c throws(StoreError) in
+            try c.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            let rows = try c.query("""
+                SELECT d.id, d.title, d.created, d.modified, d.metadata, d.revision, s.revision, s.payload
+                FROM documents d LEFT JOIN snapshots s ON s.document = d.id
+                ORDER BY d.id
+                """)
+            let runs = try c.query("""
+                SELECT r.document, r.first, r.last, r.payload
+                FROM change_runs r LEFT JOIN snapshots s ON s.document = r.document
+                WHERE r.last > coalesce(s.revision, 0)
+                ORDER BY r.document, r.last
+                """)
+            var tails: [String: [StoredChange]] = [:]
+            var after: [String: Int] = [:]
+            for row in 0..<rows.count where !rows.isNull(row, 6) { after[rows.text(row, 0)] = rows.int(row, 6) }
+            for row in 0..<runs.count {
+                let document = runs.text(row, 0)
+                let from = (after[document] ?? 0) + 1
+                try ChangeRun.decode(runs.bytes(row, 3), document: document, first: runs.int(row, 1), last: runs.int(row, 2),
+                                     wanted: from...Int.max, into: &tails[document, default: []])
+            }
+            var documents: [LoadedDocument] = []
+            documents.reserveCapacity(rows.count)
+            for row in 0..<rows.count {
+                let document = Self.document(rows, row)
+                let snapshot = rows.isNull(row, 6) ? nil
+                    : StoredSnapshot(documentID: document.id, revision: rows.int(row, 6), payload: rows.bytes(row, 7))
+                documents.append(LoadedDocument(document: document, revision: rows.int(row, 5), snapshot: snapshot,
+                                                tail: tails[document.id] ?? []))
+            }
+            var meta: [String: [UInt8]] = [:]
+            let metaRows = try c.query("SELECT key, value FROM meta")
+            for row in 0..<metaRows.count { meta[metaRows.text(row, 0)] = metaRows.bytes(row, 1) }
+            let contents = StoreContents(documents: documents, sessions: try Self.sessions(in: c),
+                                         pasteboards: try Self.pasteboards(in: c), meta: meta)
+            try c.execute("COMMIT")
+            return contents
+        }
+    }
+
+    public func document(_ id: String) throws(StoreError) -> StoredDocument? {
+        try read { c throws(StoreError) in
+            let rows = try c.query("SELECT id, title, created, modified, metadata FROM documents WHERE id = $1", [.text(id)])
+            return rows.count > 0 ? Self.document(rows, 0) : nil
+        }
+    }
+
+    public func lastRevision(document: String) throws(StoreError) -> Int {
+        try read { c throws(StoreError) in try Self.revision(of: document, in: c) }
+    }
+
+    public func changes(document: String, after: Int, through: Int?) throws(StoreError) -> [StoredChange] {
+        let through = through ?? Int.max
+        return try read { c throws(StoreError) in
+            _ = try Self.revision(of: document, in: c)
+            guard after < through else { return [] }
+            let rows = try c.query("""
+                SELECT first, last, payload FROM change_runs
+                WHERE document = $1 AND last > $2 AND first <= $3 ORDER BY last
+                """, [.text(document), .int(after), .int(through)])
+            var changes: [StoredChange] = []
+            for row in 0..<rows.count {
+                try ChangeRun.decode(rows.bytes(row, 2), document: document, first: rows.int(row, 0), last: rows.int(row, 1),
+                                     wanted: (after + 1)...through, into: &changes)
+            }
+            return changes
+        }
+    }
+
+    public func snapshot(document: String) throws(StoreError) -> StoredSnapshot? {
+        try read { c throws(StoreError) in
+            let rows = try c.query("SELECT revision, payload FROM snapshots WHERE document = $1", [.text(document)])
+            return rows.count > 0 ? StoredSnapshot(documentID: document, revision: rows.int(0, 0), payload: rows.bytes(0, 1)) : nil
+        }
+    }
+
+    public func versions(document: String) throws(StoreError) -> [StoredVersion] {
+        try read { c throws(StoreError) in
+            let rows = try c.query("""
+                SELECT document, number, revision, time, text, name FROM versions WHERE document = $1 ORDER BY number
+                """, [.text(document)])
+            return (0..<rows.count).map { Self.version(rows, $0) }
+        }
+    }
+
+    public func version(document: String, number: Int) throws(StoreError) -> StoredVersion? {
+        try read { c throws(StoreError) in
+            let rows = try c.query("""
+                SELECT document, number, revision, time, text, name FROM versions WHERE document = $1 AND number = $2
+                """, [.text(document), .int(number)])
+            return rows.count > 0 ? Self.version(rows, 0) : nil
+        }
+    }
+
+    public func sessions() throws(StoreError) -> [StoredSession] {
+        try read { c throws(StoreError) in try Self.sessions(in: c) }
+    }
+
+    public func pasteboards() throws(StoreError) -> [StoredPasteboard] {
+        try read { c throws(StoreError) in try Self.pasteboards(in: c) }
+    }
+
+    public func meta(_ key: String) throws(StoreError) -> [UInt8]? {
+        try read { c throws(StoreError) in
+            let rows = try c.query("SELECT value FROM meta WHERE key = $1", [.text(key)])
+            return rows.count > 0 ? rows.bytes(0, 0) : nil
+        }
+    }
+
+    // MARK: Rows
+
+    static func sessions(in c: PGConnection) throws(StoreError) -> [StoredSession] {
+        let rows = try c.query("SELECT id, token_hash, name, color, created, last_seen FROM sessions ORDER BY id")
+        return (0..<rows.count).map { row in
+            StoredSession(id: rows.text(row, 0), tokenHash: rows.bytes(row, 1), name: rows.text(row, 2),
+                          color: rows.text(row, 3), created: rows.double(row, 4), lastSeen: rows.double(row, 5))
+        }
+    }
+
+    static func pasteboards(in c: PGConnection) throws(StoreError) -> [StoredPasteboard] {
+        let rows = try c.query("SELECT name, owner, persistent, change_count, payload FROM pasteboards ORDER BY name")
+        return (0..<rows.count).map { row in
+            StoredPasteboard(name: rows.text(row, 0), owner: rows.optionalText(row, 1), persistent: rows.bool(row, 2),
+                             changeCount: rows.int(row, 3), payload: rows.bytes(row, 4))
+        }
+    }
+
+    /// A document from columns id, title, created, modified, metadata.
+    static func document(_ rows: PGResult, _ row: Int) -> StoredDocument {
+        StoredDocument(id: rows.text(row, 0), title: rows.text(row, 1), created: rows.double(row, 2),
+                       modified: rows.double(row, 3), metadata: rows.bytes(row, 4))
+    }
+
+    /// A version from columns document, number, revision, time, text, name.
+    static func version(_ rows: PGResult, _ row: Int) -> StoredVersion {
+        StoredVersion(documentID: rows.text(row, 0), number: rows.int(row, 1), revision: rows.int(row, 2),
+                      time: rows.double(row, 3), text: rows.text(row, 4), name: rows.optionalText(row, 5))
+    }
+}

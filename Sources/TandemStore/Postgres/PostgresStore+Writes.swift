@@ -1,0 +1,240 @@
+/// The writes, as statements on a connection inside the writer's transaction. Conflicts and
+/// missing records are found by reading first (or by the rows a statement changed) and
+/// reported with `SQLiteStore`'s messages, so that callers (and the contract tests) see the
+/// same errors from either store.
+extension PostgresStore {
+    // MARK: Submitting
+
+    public func append(_ changes: [StoredChange], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
+        writer.submit(.init(changeCount: changes.count, work: .writes([.append(changes)]), completion: completion))
+    }
+
+    public func appendAndWait(_ changes: [StoredChange]) throws(StoreError) {
+        try write(changeCount: changes.count) { c throws(StoreError) in try Self.insert(changes, in: c) }
+    }
+
+    public func submit(_ writes: [StoreWrite], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
+        let changeCount = writes.reduce(0) { $0 + $1.changeCount }
+        writer.submit(.init(changeCount: changeCount, work: .writes(writes), completion: completion))
+    }
+
+    public func onBatchCompleted(_ handler: @escaping @Sendable () -> Void) {
+        writer.onBatchCompleted(handler)
+    }
+
+    static func run(_ write: StoreWrite, in c: PGConnection) throws(StoreError) {
+        switch write {
+        case .append(let changes): try insert(changes, in: c)
+        case .createDocument(let document, let snapshot): try createDocument(document, snapshot: snapshot, in: c)
+        case .updateDocument(let document): try updateDocument(document, in: c)
+        case .deleteDocument(let id): _ = try deleteDocument(id, in: c)
+        case .addVersion(let version): try addVersion(version, in: c)
+        case .writeSnapshot(let snapshot): try writeSnapshot(snapshot, in: c)
+        case .trimChanges(let document, let through): try trimChanges(document: document, through: through, in: c)
+        case .upsertPasteboard(let pasteboard): try upsertPasteboard(pasteboard, in: c)
+        case .deletePasteboard(let name): try deletePasteboard(name, in: c)
+        case .upsertSession(let session): try upsertSession(session, in: c)
+        case .deleteSession(let id): try deleteSession(id, in: c)
+        case .setMeta(let key, let value): try setMeta(key, value, in: c)
+        }
+    }
+
+    // MARK: Change log
+
+    /// Moves each document's revision forward by compare-and-set, then stores its changes as
+    /// runs (`ChangeRun`). The primary key (document, last) backs this up against duplicates.
+    static func insert(_ changes: [StoredChange], in c: PGConnection) throws(StoreError) {
+        for (document, changes) in AppendRules.byDocument(changes) {
+            let revisions = try AppendRules.revisions(of: changes, document: document)
+            let first = revisions.lowerBound, last = revisions.upperBound
+            let (previous, overflow) = first.subtractingReportingOverflow(1)
+            let moved = overflow ? 0 : try c.query(
+                "UPDATE documents SET revision = $1 WHERE id = $2 AND revision = $3",
+                [.int(last), .text(document), .int(previous)]).affected
+            if moved == 0 {
+                throw StoreError.notNext(document, stored: try revision(of: document, in: c), first: first)
+            }
+            for run in ChangeRun.split(changes) {
+                try c.query("INSERT INTO change_runs (document, last, first, payload) VALUES ($1, $2, $3, $4)",
+                            [.text(document), .int(run.last!.revision), .int(run.first!.revision), .bytes(ChangeRun.encode(run))])
+            }
+        }
+    }
+
+    static func writeSnapshot(_ snapshot: StoredSnapshot, in c: PGConnection) throws(StoreError) {
+        let stored = try revision(of: snapshot.documentID, in: c)
+        guard (0...stored).contains(snapshot.revision) else {
+            throw StoreError.conflict("snapshot at \(snapshot.revision) but \(snapshot.documentID) is at revision \(stored)")
+        }
+        try c.query("""
+            INSERT INTO snapshots (document, revision, payload) VALUES ($1, $2, $3)
+            ON CONFLICT (document) DO UPDATE SET revision = excluded.revision, payload = excluded.payload
+            WHERE excluded.revision >= snapshots.revision
+            """, [.text(snapshot.documentID), .int(snapshot.revision), .bytes(snapshot.payload)])
+    }
+
+    /// Trimmed revisions are gone: runs that end by `through` are deleted, and the one that
+    /// straddles it is rewritten to hold only its later changes.
+    static func trimChanges(document: String, through: Int, in c: PGConnection) throws(StoreError) {
+        _ = try revision(of: document, in: c)
+        try c.query("DELETE FROM change_runs WHERE document = $1 AND last <= $2", [.text(document), .int(through)])
+        let row = try c.query("""
+            SELECT first, last, payload FROM change_runs
+            WHERE document = $1 AND last > $2 ORDER BY last LIMIT 1
+            """, [.text(document), .int(through)])
+        guard row.count > 0 else { return }
+        let first = row.int(0, 0), last = row.int(0, 1)
+        guard first <= through else { return }
+        var kept: [StoredChange] = []
+        try ChangeRun.decode(row.bytes(0, 2), document: document, first: first, last: last,
+                             wanted: (through + 1)...last, into: &kept)
+        try c.query("UPDATE change_runs SET first = $1, payload = $2 WHERE document = $3 AND last = $4",
+                    [.int(through + 1), .bytes(ChangeRun.encode(kept)), .text(document), .int(last)])
+    }
+
+    // MARK: Documents
+
+    static func createDocument(_ document: StoredDocument, snapshot: StoredSnapshot?, in c: PGConnection) throws(StoreError) {
+        if let snapshot, snapshot.documentID != document.id {
+            throw StoreError.conflict("snapshot of \(snapshot.documentID) given for \(document.id)")
+        }
+        try NotNull.check(document)
+        if try c.query("SELECT 1 FROM documents WHERE id = $1", [.text(document.id)]).count > 0 {
+            throw StoreError.conflict("document \(document.id) exists")
+        }
+        try c.query("""
+            INSERT INTO documents (id, title, created, modified, metadata, revision) VALUES ($1, $2, $3, $4, $5, $6)
+            """, [.text(document.id), .text(document.title), .double(document.created), .double(document.modified),
+                  .bytes(document.metadata), .int(snapshot?.revision ?? 0)])
+        if let snapshot {
+            try c.query("INSERT INTO snapshots (document, revision, payload) VALUES ($1, $2, $3)",
+                        [.text(snapshot.documentID), .int(snapshot.revision), .bytes(snapshot.payload)])
+        }
+    }
+
+    static func updateDocument(_ document: StoredDocument, in c: PGConnection) throws(StoreError) {
+        try NotNull.check(document)
+        let updated = try c.query(
+            "UPDATE documents SET title = $1, created = $2, modified = $3, metadata = $4 WHERE id = $5",
+            [.text(document.title), .double(document.created), .double(document.modified), .bytes(document.metadata), .text(document.id)])
+        if updated.affected == 0 { throw StoreError.noDocument(document.id) }
+    }
+
+    /// False if there was no such document.
+    static func deleteDocument(_ id: String, in c: PGConnection) throws(StoreError) -> Bool {
+        for table in ["change_runs", "snapshots", "versions"] {
+            try c.query("DELETE FROM \(table) WHERE document = $1", [.text(id)])
+        }
+        return try c.query("DELETE FROM documents WHERE id = $1", [.text(id)]).affected > 0
+    }
+
+    // MARK: Versions, sessions, pasteboards, meta
+
+    static func addVersion(_ version: StoredVersion, in c: PGConnection) throws(StoreError) {
+        try NotNull.check(version)
+        _ = try revision(of: version.documentID, in: c)
+        let inserted = try c.query("""
+            INSERT INTO versions (document, number, revision, time, text, name) VALUES ($1, $2, $3, $4, $5, $6)
+            ON CONFLICT (document, number) DO NOTHING
+            """, [.text(version.documentID), .int(version.number), .int(version.revision), .double(version.time),
+                  .text(version.text), version.name.map(PGValue.text) ?? .null])
+        if inserted.affected == 0 { throw StoreError.conflict("UNIQUE constraint failed: versions.document, versions.number") }
+    }
+
+    static func upsertSession(_ session: StoredSession, in c: PGConnection) throws(StoreError) {
+        try NotNull.check(session)
+        try c.query("""
+            INSERT INTO sessions (id, token_hash, name, color, created, last_seen) VALUES ($1, $2, $3, $4, $5, $6)
+            ON CONFLICT (id) DO UPDATE SET token_hash = excluded.token_hash, name = excluded.name,
+                color = excluded.color, created = excluded.created, last_seen = excluded.last_seen
+            """, [.text(session.id), .bytes(session.tokenHash), .text(session.name), .text(session.color),
+                  .double(session.created), .double(session.lastSeen)])
+    }
+
+    static func deleteSession(_ id: String, in c: PGConnection) throws(StoreError) {
+        try c.query("DELETE FROM sessions WHERE id = $1", [.text(id)])
+    }
+
+    static func upsertPasteboard(_ pasteboard: StoredPasteboard, in c: PGConnection) throws(StoreError) {
+        try c.query("""
+            INSERT INTO pasteboards (name, owner, persistent, change_count, payload) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, persistent = excluded.persistent,
+                change_count = excluded.change_count, payload = excluded.payload
+            """, [.text(pasteboard.name), pasteboard.owner.map(PGValue.text) ?? .null, .bool(pasteboard.persistent),
+                  .int(pasteboard.changeCount), .bytes(pasteboard.payload)])
+    }
+
+    static func deletePasteboard(_ name: String, in c: PGConnection) throws(StoreError) {
+        try c.query("DELETE FROM pasteboards WHERE name = $1", [.text(name)])
+    }
+
+    static func setMeta(_ key: String, _ value: [UInt8]?, in c: PGConnection) throws(StoreError) {
+        if let value {
+            try c.query("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                        [.text(key), .bytes(value)])
+        } else {
+            try c.query("DELETE FROM meta WHERE key = $1", [.text(key)])
+        }
+    }
+
+    // MARK: Blocking writes
+
+    public func createDocument(_ document: StoredDocument, snapshot: StoredSnapshot?) throws(StoreError) {
+        try write { c throws(StoreError) in try Self.createDocument(document, snapshot: snapshot, in: c) }
+    }
+
+    public func updateDocument(_ document: StoredDocument) throws(StoreError) {
+        try write { c throws(StoreError) in try Self.updateDocument(document, in: c) }
+    }
+
+    public func deleteDocument(_ id: String) throws(StoreError) {
+        try write { c throws(StoreError) in
+            if try !Self.deleteDocument(id, in: c) { throw StoreError.noDocument(id) }
+        }
+    }
+
+    public func writeSnapshot(_ snapshot: StoredSnapshot) throws(StoreError) {
+        try write { c throws(StoreError) in try Self.writeSnapshot(snapshot, in: c) }
+    }
+
+    public func trimChanges(document: String, through: Int) throws(StoreError) {
+        try write { c throws(StoreError) in try Self.trimChanges(document: document, through: through, in: c) }
+    }
+
+    public func addVersion(_ version: StoredVersion) throws(StoreError) {
+        try write { c throws(StoreError) in try Self.addVersion(version, in: c) }
+    }
+
+    public func upsertSession(_ session: StoredSession) throws(StoreError) {
+        try write { c throws(StoreError) in try Self.upsertSession(session, in: c) }
+    }
+
+    public func deleteSession(_ id: String) throws(StoreError) {
+        try write { c throws(StoreError) in try Self.deleteSession(id, in: c) }
+    }
+
+    /// An `UPDATE`, never an insert: a session ended meanwhile stays ended. A NaN time is
+    /// skipped (SQLite binds it as NULL, which no comparison matches).
+    public func updateSessionsLastSeen(_ lastSeen: [String: Double]) throws(StoreError) {
+        let entries = lastSeen.filter { !$0.value.isNaN }
+        guard !entries.isEmpty else { return }
+        try write { c throws(StoreError) in
+            for (id, time) in entries {
+                try c.query("UPDATE sessions SET last_seen = $1 WHERE id = $2 AND last_seen < $1",
+                            [.double(time), .text(id)])
+            }
+        }
+    }
+
+    public func upsertPasteboard(_ pasteboard: StoredPasteboard) throws(StoreError) {
+        try write { c throws(StoreError) in try Self.upsertPasteboard(pasteboard, in: c) }
+    }
+
+    public func deletePasteboard(_ name: String) throws(StoreError) {
+        try write { c throws(StoreError) in try Self.deletePasteboard(name, in: c) }
+    }
+
+    public func setMeta(_ key: String, _ value: [UInt8]?) throws(StoreError) {
+        try write { c throws(StoreError) in try Self.setMeta(key, value, in: c) }
+    }
+}

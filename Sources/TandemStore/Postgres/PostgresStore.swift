@@ -1,0 +1,74 @@
+/// `DocumentStore` in PostgreSQL, through libpq: the second implementation of the storage
+/// seam, with `SQLiteStore`'s contract (the contract tests run against both).
+///
+/// - Writes go through one `PostgresWriter` thread holding its own connection: it commits
+///   whatever is queued as one transaction (group commit), completes the jobs in order, then
+///   runs the batch handler. Units are all-or-nothing; a conflict undoes only its job.
+/// - Reads run on a small pool of other connections (`PostgresReaders`) and see every write
+///   whose call returned or whose completion ran (the writer's COMMIT has returned by then).
+/// - The schema is created and migrated on open (`PostgresSchema`), under an advisory lock.
+/// - Errors map to the same `StoreError`s as SQLite's, with the same messages for conflicts
+///   and missing records; a lost connection is `.io` and makes `health` failing until a
+///   write commits again (the writer reconnects before its next batch).
+///
+/// `schema`: a PostgreSQL schema of its own (created if absent) for the tables, so that
+/// several stores (tests, or Tandem instances) share one database; nil uses the connection's
+/// `search_path` (usually `public`).
+public final class PostgresStore: DocumentStore {
+    /// The libpq conninfo (`host=… dbname=…`) or URL (`postgres://user@host:port/db`).
+    public let url: String
+    public let schema: String?
+    let writer: PostgresWriter
+    let readers: PostgresReaders
+
+    public init(url: String, schema: String? = nil) throws(StoreError) {
+        self.url = url
+        self.schema = schema
+        let connection = try PGConnection(conninfo: url, schema: schema)
+        try PostgresSchema.migrate(connection)
+        writer = PostgresWriter(connection: connection)
+        readers = PostgresReaders(conninfo: url, schema: schema)
+    }
+
+    deinit {
+        close()
+    }
+
+    public var statistics: StoreStatistics { writer.statistics }
+
+    public var health: StoreHealth { writer.health }
+
+    public func close() {
+        guard !writer.isClosed else { return }
+        writer.close()
+        readers.close()
+    }
+
+    /// The schema version the database is at (`tandem_schema_version`).
+    public func schemaVersion() throws(StoreError) -> Int {
+        try read { c throws(StoreError) in try c.query("SELECT coalesce(max(version), 0)::bigint FROM tandem_schema_version").int(0, 0) }
+    }
+
+    // MARK: Helpers for the other files
+
+    func guardOpen() throws(StoreError) {
+        if writer.isClosed { throw .closed }
+    }
+
+    func read<T>(_ body: (PGConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+        try guardOpen()
+        return try readers.read(body)
+    }
+
+    func write(changeCount: Int = 0, _ work: @escaping PostgresWriter.Work) throws(StoreError) {
+        try guardOpen()
+        try writer.perform(changeCount: changeCount, work)
+    }
+
+    /// The stored revision of a document, or `.notFound`.
+    static func revision(of document: String, in c: PGConnection) throws(StoreError) -> Int {
+        let result = try c.query("SELECT revision FROM documents WHERE id = $1", [.text(document)])
+        guard result.count > 0 else { throw StoreError.noDocument(document) }
+        return result.int(0, 0)
+    }
+}
