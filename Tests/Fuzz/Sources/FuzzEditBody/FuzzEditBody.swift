@@ -13,13 +13,13 @@ func fuzzEditBody(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let decoded = outcome { () throws(APIError) in try ServerContext.decodeEdit(request) }
     require(decoded == tree, "decodeEdit says \(decoded), decodeEditTree says \(tree)", input: input)
     if let scanned = EditBodyScanner.scan(input) {
-        let edit = ServerContext.EditRequest(base: scanned.base, options: EditOptions(), form: scanned.form)
+        let edit = EditRequest(base: scanned.base, options: EditOptions(), form: scanned.form)
         require(describe(edit) == tree, "the scanner reads \(describe(edit)), the tree \(tree)", input: input)
     }
     return 0
 }
 
-func outcome(_ decode: () throws(APIError) -> ServerContext.EditRequest) -> String {
+func outcome(_ decode: () throws(APIError) -> EditRequest) -> String {
     do throws(APIError) {
         return describe(try decode())
     } catch {
@@ -28,7 +28,7 @@ func outcome(_ decode: () throws(APIError) -> ServerContext.EditRequest) -> Stri
 }
 
 /// An edit spelled out with its strings as UTF-8 bytes, so that two edits compare exactly.
-func describe(_ e: ServerContext.EditRequest) -> String {
+func describe(_ e: EditRequest) -> String {
     func text(_ s: String) -> String { "\(Array(s.utf8))" }
     let form: String
     switch e.form {
