@@ -54,6 +54,12 @@ struct Serve: ParsableCommand {
     @Option(help: "trace, debug, info, notice, warning, error or critical (env: TANDEM_LOG_LEVEL, default: info).")
     var logLevel: String?
 
+    @Option(name: .customLong("database"), help: "A PostgreSQL URL (postgres://user@host:port/db): documents, sessions and pasteboards live there instead of the SQLite file under --data (env: TANDEM_DATABASE_URL, default: none).")
+    var databaseURL: String?
+
+    @Option(help: "The PostgreSQL schema to use, created if absent (env: TANDEM_DATABASE_SCHEMA, default: the URL's).")
+    var databaseSchema: String?
+
     @Option(help: "Access mode of new documents that ask for none: open, editable, locked or private (env: TANDEM_DEFAULT_ACCESS, default: open).")
     var defaultAccess: String?
 
@@ -88,6 +94,12 @@ struct Serve: ParsableCommand {
             throw ValidationError("the default access must be open, editable, locked or private, not \(c.defaultAccess)")
         }
         c.adminKey = adminKey ?? Environment.string("TANDEM_ADMIN_KEY")
+        c.databaseURL = databaseURL ?? Environment.string("TANDEM_DATABASE_URL")
+        c.databaseSchema = databaseSchema ?? Environment.string("TANDEM_DATABASE_SCHEMA")
+        if let schema = c.databaseSchema, schema.isEmpty || schema.utf8.count > 63
+            || !schema.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || (48...57).contains($0) || (97...122).contains($0) }) {
+            throw ValidationError("the database schema must be 1 to 63 of a-z, 0-9 and _")
+        }
         if let key = c.adminKey, key.utf8.count < 16 { throw ValidationError("the operator key must be at least 16 bytes") }
         guard c.keepAliveInterval > 0 else { throw ValidationError("the keep-alive interval must be more than 0 seconds") }
         guard ["full", "normal", "off"].contains(c.durability) else {

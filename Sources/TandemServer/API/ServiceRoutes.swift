@@ -62,6 +62,7 @@ extension ServerContext {
             w.key("since"); w.double(since)
         }
         w.key("documents"); w.int(service.documents.withLock { $0.count })
+        w.key("database"); w.string(configuration.databaseURL == nil ? "sqlite" : "postgresql")
         w.endObject()
         guard case .ok = health else { return .json(w.bytes, status: .serviceUnavailable, headers: ["Retry-After": "5"]) }
         return .json(w.bytes)

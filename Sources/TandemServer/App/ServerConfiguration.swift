@@ -29,6 +29,11 @@ public struct ServerConfiguration: Sendable {
 
     /// The access mode of new documents that ask for none: open, editable, locked, private.
     public var defaultAccess = "open"
+    /// A PostgreSQL URL (`--database`): every durable thing lives there instead of the
+    /// SQLite file under `dataDirectory`. Nil for the embedded SQLite store.
+    public var databaseURL: String?
+    /// The PostgreSQL schema to use (created if absent); nil for the URL's default.
+    public var databaseSchema: String?
     /// The operator key (`--admin-key`, `TANDEM_ADMIN_KEY`); nil for none.
     public var adminKey: String?
 

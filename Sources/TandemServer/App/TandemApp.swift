@@ -23,7 +23,13 @@ public final class TandemApp: Sendable {
         guard let durability = Durability(rawValue: configuration.durability) else {
             throw APIError.badRequest("unknown durability \(configuration.durability)")
         }
-        let store = wrappingStore(try SQLiteStore(directory: configuration.dataDirectory, durability: durability))
+        let engine: any DocumentStore
+        if let url = configuration.databaseURL {
+            engine = try PostgresStore(url: url, schema: configuration.databaseSchema)
+        } else {
+            engine = try SQLiteStore(directory: configuration.dataDirectory, durability: durability)
+        }
+        let store = wrappingStore(engine)
         let metrics = Metrics()
         let contents = try store.loadAll()
         let sessions = SessionRegistry(restoring: contents.sessions.map {
