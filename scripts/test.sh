@@ -60,6 +60,11 @@ for suite in Tests/e2e Tests/browser; do
     "$TANDEM_VENV/bin/python" -m pytest -q -p no:cacheprovider -rs "$suite"
 done
 
+# The e2e suite again with every server on the PostgreSQL store (a schema each); the tests
+# that need the SQLite file (a full disk, start-up replay, WAL metrics) stay on SQLite.
+echo "== pytest Tests/e2e on PostgreSQL (--database)"
+TANDEM_E2E_DATABASE=postgres "$TANDEM_VENV/bin/python" -m pytest -q -p no:cacheprovider -rs Tests/e2e
+
 echo "== docker: build the image from the Dockerfile, run it, restart it on its volume"
 ./scripts/test-docker.sh
 

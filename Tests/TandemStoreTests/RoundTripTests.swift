@@ -4,6 +4,29 @@ import Testing
 @Suite struct RoundTripTests {
     let directory = TemporaryDirectory()
 
+    /// What clients write (titles, names, a version's text) may hold any character JSON
+    /// allows, U+0000 included, which a PostgreSQL TEXT column refuses.
+    @Test(arguments: StoreKind.allCases)
+    func clientTextWithEveryAwkwardCharacterReadsBackAsWritten(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
+        defer { store.close() }
+        let awkward = "quote \" backslash \\ nul \u{0} del \u{7F} ls \u{2028} emoji 😀 é\r\n\ttab"
+        var document = Fixture.document("awkward")
+        document.title = awkward
+        try store.createDocument(document)
+        #expect(try store.document("awkward")?.title == awkward)
+        try store.addVersion(StoredVersion(documentID: "awkward", number: 1, revision: 0, time: 5, text: awkward, name: awkward))
+        let version = try store.version(document: "awkward", number: 1)
+        #expect(version?.text == awkward && version?.name == awkward)
+        // Empty stays empty, and no name stays none.
+        try store.addVersion(StoredVersion(documentID: "awkward", number: 2, revision: 0, time: 6, text: "", name: ""))
+        try store.addVersion(StoredVersion(documentID: "awkward", number: 3, revision: 0, time: 7, text: "x", name: nil))
+        let later = try store.versions(document: "awkward")
+        #expect(later.map(\.text) == [awkward, "", "x"] && later.map(\.name) == [awkward, "", nil])
+        try store.upsertSession(StoredSession(id: "s_awkward", tokenHash: [1, 2], name: awkward, color: "#000000", created: 1, lastSeen: 2))
+        #expect(try store.sessions().first { $0.id == "s_awkward" }?.name == awkward)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func documentsAreCreatedUpdatedAndDeleted(_ kind: StoreKind) throws {
         let store = try kind.make(in: directory)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import uuid
 import shutil
 import signal
 import socket
@@ -37,12 +38,15 @@ class ServerStartError(RuntimeError):
     pass
 
 
+ON_POSTGRES = os.environ.get("TANDEM_E2E_DATABASE") == "postgres"
+
+
 class TandemServer:
     """One `tandem serve` process on a free loopback port with its own data folder."""
 
     def __init__(self, *, typing_pause: float | None = None, session_timeout: float | None = None,
                  extra_args: tuple[str, ...] = (), env: dict[str, str] | None = None,
-                 name: str = "tandem"):
+                 name: str = "tandem", on_postgres: bool = True):
         self.binary = binary_path()
         self.typing_pause = typing_pause
         self.session_timeout = session_timeout
@@ -54,6 +58,10 @@ class TandemServer:
         self.workdir = Path(tempfile.mkdtemp(prefix=f"tandem-e2e-{name}-"))
         self.data = self.workdir / "data"
         self.log_path = self.workdir / "server.log"
+        # With TANDEM_E2E_DATABASE=postgres every server keeps its data in a PostgreSQL
+        # schema of its own; a test that needs the SQLite file opts out (on_postgres=False).
+        self.on_postgres = on_postgres
+        self.schema = "e2e_" + uuid.uuid4().hex[:12]
 
     @property
     def base(self) -> str:
@@ -88,6 +96,8 @@ class TandemServer:
             if self.session_timeout is not None:
                 args += ["--session-timeout", _num(self.session_timeout)]
             args += list(self.extra_args)
+            if ON_POSTGRES and self.on_postgres and "--database" not in self.extra_args:
+                args += ["--database", os.environ["TANDEM_TEST_DATABASE_URL"], "--database-schema", self.schema]
             env = dict(os.environ, **self.extra_env)
             with open(self.log_path, "ab") as log:
                 try:

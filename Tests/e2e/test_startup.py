@@ -108,7 +108,7 @@ def _startup_after_kill_seconds(srv: TandemServer, doc_id: str, revision: int) -
 
 
 def _history(count: int) -> tuple[TandemServer, str]:
-    srv = TandemServer(name=f"startup-{count}", extra_args=("--durability", "off")).start()
+    srv = TandemServer(name=f"startup-{count}", extra_args=("--durability", "off"), on_postgres=False).start()
     doc_id = Client(srv.base).create_doc("")["id"]
     _pump(srv, doc_id, count)
     return srv, doc_id

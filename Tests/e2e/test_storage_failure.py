@@ -35,7 +35,8 @@ def _mount_tmpfs(path) -> str | None:
 
 @pytest.fixture
 def small_disk_server():
-    srv = TandemServer(name="diskfull")
+    # A full disk is a small tmpfs under the SQLite file: this server stays on SQLite.
+    srv = TandemServer(name="diskfull", on_postgres=False)
     srv.data.mkdir(parents=True)
     why = _mount_tmpfs(srv.data)
     if why:

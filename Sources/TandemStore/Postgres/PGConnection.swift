@@ -11,12 +11,18 @@ enum PGValue {
     case bool(Bool)
     case null
 
-    /// PostgreSQL's type OIDs (pg_type.h): int8, float8, text, bytea, bool.
+    /// Text a client wrote (a title, a name, a version's text) as BYTEA: a TEXT column refuses
+    /// U+0000, which JSON and Tandem allow.
+    static func utf8(_ s: String) -> PGValue { .bytes(Array(s.utf8)) }
+
+    /// PostgreSQL's type OIDs (pg_type.h): int8, float8, text, bytea, bool; NULL unspecified,
+    /// so the server takes the column's type.
     var oid: Oid {
         switch self {
+        case .null: 0
         case .int: 20
         case .double: 701
-        case .text, .null: 25
+        case .text: 25
         case .bytes: 17
         case .bool: 16
         }

@@ -17,7 +17,7 @@ enum PostgresSchema {
         (1, """
             CREATE TABLE documents (
                 id TEXT COLLATE "C" PRIMARY KEY,
-                title TEXT NOT NULL,
+                title BYTEA NOT NULL,
                 created DOUBLE PRECISION NOT NULL,
                 modified DOUBLE PRECISION NOT NULL,
                 metadata BYTEA,
@@ -40,14 +40,14 @@ enum PostgresSchema {
                 number BIGINT NOT NULL,
                 revision BIGINT NOT NULL,
                 time DOUBLE PRECISION NOT NULL,
-                text TEXT NOT NULL,
-                name TEXT,
+                text BYTEA NOT NULL,
+                name BYTEA,
                 PRIMARY KEY (document, number)
             );
             CREATE TABLE sessions (
                 id TEXT COLLATE "C" PRIMARY KEY,
                 token_hash BYTEA,
-                name TEXT NOT NULL,
+                name BYTEA NOT NULL,
                 color TEXT NOT NULL,
                 created DOUBLE PRECISION NOT NULL,
                 last_seen DOUBLE PRECISION NOT NULL

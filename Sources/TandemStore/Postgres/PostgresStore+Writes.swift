@@ -104,7 +104,7 @@ extension PostgresStore {
         }
         try c.query("""
             INSERT INTO documents (id, title, created, modified, metadata, revision) VALUES ($1, $2, $3, $4, $5, $6)
-            """, [.text(document.id), .text(document.title), .double(document.created), .double(document.modified),
+            """, [.text(document.id), .utf8(document.title), .double(document.created), .double(document.modified),
                   .bytes(document.metadata), .int(snapshot?.revision ?? 0)])
         if let snapshot {
             try c.query("INSERT INTO snapshots (document, revision, payload) VALUES ($1, $2, $3)",
@@ -116,7 +116,7 @@ extension PostgresStore {
         try NotNull.check(document)
         let updated = try c.query(
             "UPDATE documents SET title = $1, created = $2, modified = $3, metadata = $4 WHERE id = $5",
-            [.text(document.title), .double(document.created), .double(document.modified), .bytes(document.metadata), .text(document.id)])
+            [.utf8(document.title), .double(document.created), .double(document.modified), .bytes(document.metadata), .text(document.id)])
         if updated.affected == 0 { throw StoreError.noDocument(document.id) }
     }
 
@@ -137,7 +137,7 @@ extension PostgresStore {
             INSERT INTO versions (document, number, revision, time, text, name) VALUES ($1, $2, $3, $4, $5, $6)
             ON CONFLICT (document, number) DO NOTHING
             """, [.text(version.documentID), .int(version.number), .int(version.revision), .double(version.time),
-                  .text(version.text), version.name.map(PGValue.text) ?? .null])
+                  .utf8(version.text), version.name.map(PGValue.utf8) ?? .null])
         if inserted.affected == 0 { throw StoreError.conflict("UNIQUE constraint failed: versions.document, versions.number") }
     }
 
@@ -147,7 +147,7 @@ extension PostgresStore {
             INSERT INTO sessions (id, token_hash, name, color, created, last_seen) VALUES ($1, $2, $3, $4, $5, $6)
             ON CONFLICT (id) DO UPDATE SET token_hash = excluded.token_hash, name = excluded.name,
                 color = excluded.color, created = excluded.created, last_seen = excluded.last_seen
-            """, [.text(session.id), .bytes(session.tokenHash), .text(session.name), .text(session.color),
+            """, [.text(session.id), .bytes(session.tokenHash), .utf8(session.name), .text(session.color),
                   .double(session.created), .double(session.lastSeen)])
     }
 

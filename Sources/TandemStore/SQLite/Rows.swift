@@ -12,27 +12,53 @@ extension Array where Element == UInt8 {
     }
 }
 
+/// Text a client wrote (a title, a name, a version's text) goes in as a BLOB of its UTF-8 and
+/// is read back through `CAST(… AS BLOB)` (rows written as TEXT before read the same way):
+/// SQLite's C strings end at U+0000, which JSON and Tandem allow inside text.
+extension String {
+    /// An empty text stays TEXT: GRDB would bind an empty BLOB as NULL.
+    var utf8Blob: any DatabaseValueConvertible & Sendable { isEmpty ? self : Data(utf8) }
+
+    init(utf8Blob row: Row, _ column: Int) {
+        self.init(decoding: [UInt8](blob: row, column), as: UTF8.self)
+    }
+
+    init?(optionalUTF8Blob row: Row, _ column: Int) {
+        guard let data: Data = row[column] else {
+            // An empty text binds as NULL too (see above): only a NULL column of its own is nil.
+            if row.hasNull(atIndex: column) { return nil }
+            self = ""
+            return
+        }
+        self.init(decoding: data, as: UTF8.self)
+    }
+}
+
 extension StoredDocument {
     static let columns = "id, title, created, modified, metadata"
+    static let selected = "id, CAST(title AS BLOB), created, modified, metadata"
 
     init(row: Row) {
-        self.init(id: row[0], title: row[1], created: row[2], modified: row[3], metadata: [UInt8](blob: row, 4))
+        self.init(id: row[0], title: String(utf8Blob: row, 1), created: row[2], modified: row[3], metadata: [UInt8](blob: row, 4))
     }
 }
 
 extension StoredVersion {
     static let columns = "document, number, revision, time, text, name"
+    static let selected = "document, number, revision, time, CAST(text AS BLOB), CAST(name AS BLOB)"
 
     init(row: Row) {
-        self.init(documentID: row[0], number: row[1], revision: row[2], time: row[3], text: row[4], name: row[5])
+        self.init(documentID: row[0], number: row[1], revision: row[2], time: row[3], text: String(utf8Blob: row, 4),
+                  name: String(optionalUTF8Blob: row, 5))
     }
 }
 
 extension StoredSession {
     static let columns = "id, token_hash, name, color, created, last_seen"
+    static let selected = "id, token_hash, CAST(name AS BLOB), color, created, last_seen"
 
     init(row: Row) {
-        self.init(id: row[0], tokenHash: [UInt8](blob: row, 1), name: row[2], color: row[3], created: row[4], lastSeen: row[5])
+        self.init(id: row[0], tokenHash: [UInt8](blob: row, 1), name: String(utf8Blob: row, 2), color: row[3], created: row[4], lastSeen: row[5])
     }
 }
 

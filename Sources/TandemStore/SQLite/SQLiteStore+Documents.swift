@@ -14,7 +14,7 @@ extension SQLiteStore {
         }
         try db.execute(
             sql: "INSERT INTO documents (\(StoredDocument.columns), revision) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [document.id, document.title, document.created, document.modified,
+            arguments: [document.id, document.title.utf8Blob, document.created, document.modified,
                         document.metadata.blob, snapshot?.revision ?? 0])
         if let snapshot {
             try db.execute(
@@ -30,7 +30,7 @@ extension SQLiteStore {
     static func updateDocument(_ document: StoredDocument, in db: Database) throws {
         try db.execute(
             sql: "UPDATE documents SET title = ?, created = ?, modified = ?, metadata = ? WHERE id = ?",
-            arguments: [document.title, document.created, document.modified, document.metadata.blob, document.id])
+            arguments: [document.title.utf8Blob, document.created, document.modified, document.metadata.blob, document.id])
         if db.changesCount == 0 { throw StoreError.notFound("no document \(document.id)") }
     }
 
@@ -53,7 +53,7 @@ extension SQLiteStore {
 
     public func document(_ id: String) throws(StoreError) -> StoredDocument? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT \(StoredDocument.columns) FROM documents WHERE id = ?", arguments: [id])
+            try Row.fetchOne(db, sql: "SELECT \(StoredDocument.selected) FROM documents WHERE id = ?", arguments: [id])
                 .map(StoredDocument.init(row:))
         }
     }

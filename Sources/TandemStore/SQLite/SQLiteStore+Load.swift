@@ -7,7 +7,7 @@ extension SQLiteStore {
     public func loadAll() throws(StoreError) -> StoreContents {
         try read { db in
             let rows = try Row.fetchAll(db, sql: """
-                SELECT d.id, d.title, d.created, d.modified, d.metadata, d.revision, s.revision, s.payload
+                SELECT d.id, CAST(d.title AS BLOB), d.created, d.modified, d.metadata, d.revision, s.revision, s.payload
                 FROM documents d LEFT JOIN snapshots s ON s.document = d.id
                 ORDER BY d.id
                 """)

@@ -12,19 +12,19 @@ extension SQLiteStore {
         // A taken number violates the primary key: `.conflict`.
         try db.execute(
             sql: "INSERT INTO versions (\(StoredVersion.columns)) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [version.documentID, version.number, version.revision, version.time, version.text, version.name])
+            arguments: [version.documentID, version.number, version.revision, version.time, version.text.utf8Blob, version.name?.utf8Blob])
     }
 
     public func versions(document: String) throws(StoreError) -> [StoredVersion] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT \(StoredVersion.columns) FROM versions WHERE document = ? ORDER BY number",
+            try Row.fetchAll(db, sql: "SELECT \(StoredVersion.selected) FROM versions WHERE document = ? ORDER BY number",
                              arguments: [document]).map(StoredVersion.init(row:))
         }
     }
 
     public func version(document: String, number: Int) throws(StoreError) -> StoredVersion? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT \(StoredVersion.columns) FROM versions WHERE document = ? AND number = ?",
+            try Row.fetchOne(db, sql: "SELECT \(StoredVersion.selected) FROM versions WHERE document = ? AND number = ?",
                              arguments: [document, number]).map(StoredVersion.init(row:))
         }
     }
@@ -38,7 +38,7 @@ extension SQLiteStore {
     static func upsertSession(_ session: StoredSession, in db: Database) throws {
         try db.execute(
             sql: "INSERT OR REPLACE INTO sessions (\(StoredSession.columns)) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [session.id, session.tokenHash.blob, session.name, session.color, session.created, session.lastSeen])
+            arguments: [session.id, session.tokenHash.blob, session.name.utf8Blob, session.color, session.created, session.lastSeen])
     }
 
     public func deleteSession(_ id: String) throws(StoreError) {
@@ -54,7 +54,7 @@ extension SQLiteStore {
     }
 
     static func sessions(in db: Database) throws -> [StoredSession] {
-        try Row.fetchAll(db, sql: "SELECT \(StoredSession.columns) FROM sessions ORDER BY id").map(StoredSession.init(row:))
+        try Row.fetchAll(db, sql: "SELECT \(StoredSession.selected) FROM sessions ORDER BY id").map(StoredSession.init(row:))
     }
 
     // MARK: Pasteboards
