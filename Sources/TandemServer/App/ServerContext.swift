@@ -53,10 +53,6 @@ final class ServerContext: Sendable {
             throw .unauthorized
         }
     }
-
-    func document(_ id: String) throws(APIError) -> DocumentHandle {
-        try service.document(id)
-    }
 }
 
 extension HTTPResponder {

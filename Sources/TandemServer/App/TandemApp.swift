@@ -126,12 +126,6 @@ extension ServerContext {
         "save", "getVersionText", "revertToVersion", "undo", "redo", "cut", "copy", "paste", "delete",
     ]
 
-    /// The `lengthHint` of the document the request names, 0 when it names none.
-    func textLength(of request: HTTPRequest) -> Int {
-        guard let id = request.parameters["id"], let handle = service.documents.withLock({ $0[id] }) else { return 0 }
-        return handle.lengthHint.load(ordering: .relaxed)
-    }
-
     func makeRouter() -> Router {
         var endpoints: [Endpoint] = []
         endpoints += sessionEndpoints
@@ -162,7 +156,7 @@ extension ServerContext {
                                      operatorKey: configuration.adminKey.map(OperatorKey.init)),
             AccessMiddleware(service: service),
             IdempotencyMiddleware(cache: idempotency, now: { [self] in now() }),
-            HeavyWorkMiddleware(queue: service.heavyWork, textLength: { [self] request in textLength(of: request) }),
+            HeavyWorkMiddleware(queue: service.heavyWork),
         ]
         var router = Router()
         for var e in endpoints {

@@ -7,14 +7,14 @@ import TandemHTTP
 /// would wait for it otherwise.
 struct HeavyWorkMiddleware: RouteMiddleware {
     let queue: DispatchQueue
-    /// The text length of the document a request names, read without its lock.
-    let textLength: @Sendable (HTTPRequest) -> Int
 
     func wrap(_ next: @escaping RouteHandler, for route: Endpoint) -> RouteHandler {
         let wholeText = ServerContext.wholeTextOperations.contains(route.operationID)
-        return { [queue, textLength] request, context, responder in
+        return { [queue] request, context, responder in
+            // The document `AccessMiddleware` found; its length read without its lock.
+            let textLength = context.document?.lengthHint.load(ordering: .relaxed) ?? 0
             if request.body.count >= ServerContext.heavyBodyBytes
-                || (wholeText && textLength(request) >= ServerContext.heavyTextLength) {
+                || (wholeText && textLength >= ServerContext.heavyTextLength) {
                 queue.async { next(request, context, responder) }
             } else {
                 next(request, context, responder)
