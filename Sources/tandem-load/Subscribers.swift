@@ -6,6 +6,10 @@ import CZlib
 final class Subscriber {
     let index: Int
     let fd: Int32
+    let port: UInt16
+    /// The document's delivery table, and this subscriber's place in it.
+    let table: Deliveries
+    let slot: Int
     var headRead = false
     var chunked = false
     var open = true
@@ -19,9 +23,12 @@ final class Subscriber {
     var gzipHeaderRead = false
     let piece = ByteBuffer(capacity: 16 * 1024)
 
-    init(index: Int, fd: Int32) {
+    init(index: Int, fd: Int32, port: UInt16, table: Deliveries, slot: Int) {
         self.index = index
         self.fd = fd
+        self.port = port
+        self.table = table
+        self.slot = slot
     }
 }
 
@@ -36,7 +43,8 @@ final class Subscriber {
 /// with the same changes, at the time its own last byte arrived. Fifty inflaters would make
 /// the generator, which shares the machine with the server, the larger cost of the fan-out.
 final class Subscribers: ThreadBody {
-    let deliveries: Deliveries
+    /// One delivery table per document of the plan.
+    let tables: [Deliveries]
     private(set) var subscribers: [Subscriber] = []
     private let poller = Poller()
     private var byFD: [Int] = []
@@ -46,6 +54,9 @@ final class Subscribers: ThreadBody {
     private(set) var cpu = CPUWindow()
     private(set) var longestTurn = LongestTurn()
     private(set) var lost: [String: Int] = [:]
+    /// Streams that never started: refused connections, and answers other than a 200 event
+    /// stream, by status (or reason). Those subscribers are left out of the fan-out.
+    private(set) var refused: [String: Int] = [:]
     /// Every byte the streams carried (chunk framing included), for the bytes per change.
     private(set) var bytesRead = 0
 
@@ -59,25 +70,29 @@ final class Subscribers: ThreadBody {
     private(set) var piecesInflated = 0
     private(set) var piecesShared = 0
 
-    init(deliveries: Deliveries, gzip: Bool) {
-        self.deliveries = deliveries
+    init(tables: [Deliveries], gzip: Bool) {
+        self.tables = tables
         self.gzip = gzip
         guard shim_inflateInit2_raw(&inflater) == Z_OK else { fail("cannot set up zlib") }
     }
 
-    /// Opens every stream and reads each answer's head; false when they were not all
-    /// there by `deadline`.
-    func connect(port: UInt16, document: String, count: Int, deadline: UInt64) -> Bool {
+    /// Opens every stream of the plan and reads each answer's head; false when they were not
+    /// all answered by `deadline`. A stream refused (no connection, or not a 200 event
+    /// stream) is counted in `refused` and left out; the run goes on with the others.
+    func connect(plan: Plan, deadline: UInt64) -> Bool {
         let encoding = gzip ? "Accept-Encoding: gzip\r\n" : ""
-        let request = Array("GET /documents/\(document)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\(encoding)\r\n".utf8)
-        for i in 0..<count {
-            guard let fd = Connection.open(port: port) else { fail("cannot connect subscriber \(i): errno \(errno)") }
+        var slots = Array(repeating: 0, count: plan.documents.count)
+        for (i, p) in plan.subscribers.enumerated() {
+            let slot = slots[p.document]
+            slots[p.document] += 1
+            guard let fd = Connection.open(port: p.port) else { refused["connect_failed", default: 0] += 1; continue }
+            let request = Array("GET /documents/\(plan.documents[p.document].id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\(encoding)\r\n".utf8)
             let sent = request.withUnsafeBufferPointer { Connection.send(fd, $0.baseAddress!, $0.count) }
-            guard sent == request.count else { fail("cannot send the request of subscriber \(i)") }
-            let s = Subscriber(index: i, fd: fd)
+            guard sent == request.count else { Glibc.close(fd); refused["send_failed", default: 0] += 1; continue }
+            let s = Subscriber(index: i, fd: fd, port: p.port, table: tables[p.document], slot: slot)
             subscribers.append(s)
             if Int(fd) >= byFD.count { byFD.append(contentsOf: repeatElement(-1, count: Int(fd) + 64 - byFD.count)) }
-            byFD[Int(fd)] = i
+            byFD[Int(fd)] = subscribers.count - 1
             poller.add(fd)
         }
         while subscribers.contains(where: { !$0.headRead && $0.open }) {
@@ -85,7 +100,7 @@ final class Subscribers: ThreadBody {
             if now >= deadline { return false }
             poll(timeout: min(deadline - now, 10_000_000))
         }
-        return ready == count
+        return true
     }
 
     var ready: Int { subscribers.filter { $0.headRead && $0.open }.count }
@@ -121,11 +136,11 @@ final class Subscribers: ThreadBody {
         if !s.headRead {
             switch HTTPAnswer.head(s.raw.bytes, s.raw.count) {
             case .incomplete: return
-            case .malformed: fail("subscriber \(s.index): malformed answer head")
+            case .malformed: refuse(s, "malformed_answer_head"); return
             case .head(let head):
-                guard head.status == 200 else { fail("subscriber \(s.index): status \(head.status) for the event stream") }
-                guard head.gzip == gzip else { fail("subscriber \(s.index): the event stream's Content-Encoding is not what was asked") }
-                guard !gzip || head.chunked else { fail("subscriber \(s.index): a gzipped event stream must be chunked") }
+                guard head.status == 200 else { refuse(s, String(head.status)); return }
+                guard head.gzip == gzip else { refuse(s, "unasked_content_encoding"); return }
+                guard !gzip || head.chunked else { refuse(s, "gzip_not_chunked"); return }
                 s.headRead = true
                 s.chunked = head.chunked
                 s.gzip = head.gzip
@@ -163,7 +178,7 @@ final class Subscribers: ThreadBody {
         }
         if let known = pieces.lastIndex(where: { $0.bytes.count == n && $0.bytes.withUnsafeBufferPointer { memcmp($0.baseAddress!, p, n) == 0 } }) {
             piecesShared += 1
-            for r in pieces[known].revisions { deliveries.record(revision: r, subscriber: s.index, at: t) }
+            for r in pieces[known].revisions { s.table.record(revision: r, subscriber: s.slot, at: t) }
             return true
         }
         guard inflate(p, n) else { return false }
@@ -172,7 +187,7 @@ final class Subscribers: ThreadBody {
         // Every piece holds whole frames.
         guard used == plain.count else { return false }
         piecesInflated += 1
-        for r in revisions { deliveries.record(revision: r, subscriber: s.index, at: t) }
+        for r in revisions { s.table.record(revision: r, subscriber: s.slot, at: t) }
         if pieces.count == 8 { pieces.removeFirst() }
         pieces.append((Array(UnsafeBufferPointer(start: p, count: n)), revisions))
         return true
@@ -207,7 +222,8 @@ final class Subscribers: ThreadBody {
     /// frame cut by a chunk or a read waits in `events` for the rest of it: de-chunking every
     /// read into `events` first was a noticeable share of this thread (see docs/performance.md).
     private func take(_ p: UnsafePointer<UInt8>, _ n: Int, into s: Subscriber, at t: UInt64) {
-        let record = { (revision: Int) in self.deliveries.record(revision: revision, subscriber: s.index, at: t) }
+        let table = s.table, slot = s.slot
+        let record = { (revision: Int) in table.record(revision: revision, subscriber: slot, at: t) }
         if s.events.count == 0 {
             let used = scan(p, n, record)
             if used < n { s.events.append(p + used, n - used) }
@@ -275,6 +291,12 @@ final class Subscribers: ThreadBody {
             k += 1
         }
         return nil
+    }
+
+    /// A stream that did not start: counted apart from the streams lost later.
+    private func refuse(_ s: Subscriber, _ reason: String) {
+        refused[reason, default: 0] += 1
+        close(s, reason: nil)
     }
 
     private func close(_ s: Subscriber, reason: String?) {
