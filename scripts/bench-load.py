@@ -514,6 +514,13 @@ def find_postmaster(url: str) -> int | None:
             proc.kill()
 
 
+def postgres_transactions(url: str) -> tuple[int, int]:
+    """Commits and rollbacks of every database of the cluster so far (pg_stat_database: what
+    backends report, at the latest about a second after their transactions)."""
+    commits, rollbacks = psql(url, "SELECT sum(xact_commit), sum(xact_rollback) FROM pg_stat_database").split("|")
+    return int(commits), int(rollbacks)
+
+
 def busy_ticks(ticks: list[int]) -> int:
     """user, nice, system, irq and softirq: what the machine's CPUs did, whoever for."""
     return ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6]
@@ -676,6 +683,7 @@ def cluster_main(args, generator: str) -> int:
             if run is not None:
                 sleep_until(a_t - 0.15)
                 store0 = [store_counters(node.port) for node in run.nodes]
+                xacts0 = postgres_transactions(args.database) if run.store == "postgres" else (0, 0)
             sleep_until(a_t)
             cpu0 = {node.name: node.cpu() for node in nodes}
             pg0 = postgres_cpu(postmaster) if postmaster else float("nan")
@@ -692,7 +700,9 @@ def cluster_main(args, generator: str) -> int:
                 continue
             mine = {node.name for node in run.nodes}
             store1 = [store_counters(node.port) for node in run.nodes]
+            xacts1 = postgres_transactions(args.database) if run.store == "postgres" else (0, 0)
             run.windows.append({
+                "postgres_commits": xacts1[0] - xacts0[0], "postgres_rollbacks": xacts1[1] - xacts0[1],
                 "store": {k: sum(y[k] - x[k] for x, y in zip(store0, store1)) for k in STORE_COUNTERS},
                 "round": r, "seconds": b_t - a_t,
                 "nodes": sum(cpu1[k] - cpu0[k] for k in mine),
@@ -821,6 +831,10 @@ def cluster_main(args, generator: str) -> int:
             "subscribers_refused": out["subscribers_refused"],
             "subscribers_lost": out["subscribers_lost"],
             "idle_reconnects": out["idle_reconnects"],
+            # Transactions PostgreSQL counted (pg_stat_database, every database; its counters lag
+            # up to about a second, which the settle covers) per applied edit.
+            "postgres_commits_per_edit": sum(w["postgres_commits"] for w in ws) / applied if applied and run.store == "postgres" else float("nan"),
+            "postgres_rollbacks_per_edit": sum(w["postgres_rollbacks"] for w in ws) / applied if applied and run.store == "postgres" else float("nan"),
             "changes_per_transaction": st["tandem_store_revisions_appended_total"] / max(1, st["tandem_store_transactions_total"]),
             "mean_commit_ms": 1e3 * st["tandem_store_commit_seconds_total"] / max(1, st["tandem_store_transactions_total"]),
             "stream_bytes_per_change": out["stream_bytes"] / max(1, out["subscribers_connected"] * applied),
@@ -862,7 +876,7 @@ def cluster_main(args, generator: str) -> int:
           f"cost = CPU of the configuration's Tandem nodes + the whole PostgreSQL cluster (postmaster and all children) "
           f"per applied edit" + ("" if postmaster else "  ** postmaster not found on this machine: PostgreSQL CPU unknown **"))
     keys = list(c)
-    width = 14
+    width = 15
     print(f"{'':34}" + "".join(f"{c[k]['label']:>{width}}" for k in keys))
 
     def row(label: str, fmt, getter):
@@ -895,6 +909,8 @@ def cluster_main(args, generator: str) -> int:
     row("non-200 answers", num("{:,.0f}"), lambda f: sum(f["errors"].values()))
     row("changes per transaction", num("{:.1f}"), lambda f: f["changes_per_transaction"])
     row("mean commit (ms)", num("{:.3f}"), lambda f: f["mean_commit_ms"])
+    row("PG commits / rollbacks per edit", lambda v: v,
+        lambda f: f"{f['postgres_commits_per_edit']:.2f}/{f['postgres_rollbacks_per_edit']:.2f}" if f["store"] == "postgres" else None)
     row("machine steal / idle", lambda v: v, lambda f: f"{f['machine']['steal']:.0%}/{f['machine']['idle']:.0%}")
     idle_f = figures["idle"]
     print(f"idle windows: Tandem nodes {idle_f['tandem_nodes_cores']:.3f} cores, PostgreSQL {idle_f['postgres_cores']:.3f} cores, "
