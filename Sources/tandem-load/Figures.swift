@@ -51,7 +51,7 @@ enum Figures {
         // Each document's audience: the subscribers whose stream started (a refused one is
         // counted apart; one lost later still counts, and what it missed is a miss).
         var audience = Array(repeating: [Subscriber](), count: documents)
-        for s in subscribers.subscribers where s.headRead {
+        for s in subscribers.subscribers where s.started {
             audience[plan.subscribers[s.index].document].append(s)
         }
         var fanout: [Double] = []
@@ -132,6 +132,7 @@ enum Figures {
             ("revisions_seen_by_some", .int(seenBySome)),
             ("stream_bytes", .int(subscribers.bytesRead)),
             ("stream_gzip_pieces", .object([("inflated", .int(subscribers.piecesInflated)), ("shared", .int(subscribers.piecesShared))])),
+            ("subscribers_resumed", .int(subscribers.resumed)),
             ("subscribers_lost", .object(subscribers.lost.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })),
             ("generator", .object([
                 ("sessions_thread", .object(generatorSessions)),

@@ -5,11 +5,21 @@ import CZlib
 /// One `GET /documents/{id}/events` stream.
 final class Subscriber {
     let index: Int
-    let fd: Int32
+    var fd: Int32
     let port: UInt16
+    let path: String
     /// The document's delivery table, and this subscriber's place in it.
     let table: Deliveries
     let slot: Int
+    /// The first stream was answered 200: the subscriber is in its document's audience.
+    var started = false
+    /// The newest change revision read, for `Last-Event-ID` when the stream is resumed.
+    var lastRevision: Int
+    /// When a stream the server ended is to be opened again (0: none pending), and how often it was.
+    var resumeAt: UInt64 = 0
+    var resumes = 0
+    /// Its place in `Subscribers.subscribers` (a subscriber refused at once has none).
+    var position = -1
     var headRead = false
     var chunked = false
     var open = true
@@ -23,12 +33,24 @@ final class Subscriber {
     var gzipHeaderRead = false
     let piece = ByteBuffer(capacity: 16 * 1024)
 
-    init(index: Int, fd: Int32, port: UInt16, table: Deliveries, slot: Int) {
+    init(index: Int, fd: Int32, port: UInt16, path: String, table: Deliveries, slot: Int) {
         self.index = index
         self.fd = fd
         self.port = port
+        self.path = path
         self.table = table
         self.slot = slot
+        lastRevision = table.startRevision
+    }
+
+    /// Back to a stream not yet answered, on a new socket.
+    func reset(fd: Int32) {
+        self.fd = fd
+        (headRead, chunked, open, gzip, gzipHeaderRead) = (false, false, true, false, false)
+        decoder = ChunkedDecoder()
+        raw.removeAll()
+        events.removeAll()
+        piece.removeAll()
     }
 }
 
@@ -57,6 +79,13 @@ final class Subscribers: ThreadBody {
     /// Streams that never started: refused connections, and answers other than a 200 event
     /// stream, by status (or reason). Those subscribers are left out of the fan-out.
     private(set) var refused: [String: Int] = [:]
+    /// Streams the server ended (or cut) mid-run and that were opened again, as EventSource
+    /// does: after the server's `retry: 1000`, with `Last-Event-ID`, so the changes in between
+    /// arrive late instead of never. At most `maxResumes` times per subscriber.
+    private(set) var resumed = 0
+    static let retryDelay: UInt64 = 1_000_000_000
+    static let maxResumes = 20
+    private var pendingResumes: [Subscriber] = []
     /// Every byte the streams carried (chunk framing included), for the bytes per change.
     private(set) var bytesRead = 0
 
@@ -80,16 +109,17 @@ final class Subscribers: ThreadBody {
     /// all answered by `deadline`. A stream refused (no connection, or not a 200 event
     /// stream) is counted in `refused` and left out; the run goes on with the others.
     func connect(plan: Plan, deadline: UInt64) -> Bool {
-        let encoding = gzip ? "Accept-Encoding: gzip\r\n" : ""
         var slots = Array(repeating: 0, count: plan.documents.count)
         for (i, p) in plan.subscribers.enumerated() {
             let slot = slots[p.document]
             slots[p.document] += 1
             guard let fd = Connection.open(port: p.port) else { refused["connect_failed", default: 0] += 1; continue }
-            let request = Array("GET /documents/\(plan.documents[p.document].id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\(encoding)\r\n".utf8)
+            let s = Subscriber(index: i, fd: fd, port: p.port, path: "/documents/\(plan.documents[p.document].id)/events",
+                               table: tables[p.document], slot: slot)
+            let request = self.request(s, resume: false)
             let sent = request.withUnsafeBufferPointer { Connection.send(fd, $0.baseAddress!, $0.count) }
             guard sent == request.count else { Glibc.close(fd); refused["send_failed", default: 0] += 1; continue }
-            let s = Subscriber(index: i, fd: fd, port: p.port, table: tables[p.document], slot: slot)
+            s.position = subscribers.count
             subscribers.append(s)
             if Int(fd) >= byFD.count { byFD.append(contentsOf: repeatElement(-1, count: Int(fd) + 64 - byFD.count)) }
             byFD[Int(fd)] = subscribers.count - 1
@@ -105,6 +135,12 @@ final class Subscribers: ThreadBody {
 
     var ready: Int { subscribers.filter { $0.headRead && $0.open }.count }
 
+    private func request(_ s: Subscriber, resume: Bool) -> [UInt8] {
+        let encoding = gzip ? "Accept-Encoding: gzip\r\n" : ""
+        let last = resume ? "Last-Event-ID: \(s.lastRevision)\r\n" : ""
+        return Array("GET \(s.path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\(encoding)\(last)\r\n".utf8)
+    }
+
     func run() {
         while true {
             let now = Clock.now()
@@ -114,9 +150,31 @@ final class Subscribers: ThreadBody {
             var wake = min(until, now + 10_000_000)
             if editPhase.start > now { wake = min(wake, editPhase.start) }
             if editPhase.end > now { wake = min(wake, editPhase.end) }
+            if !pendingResumes.isEmpty {
+                resumeDue(now: now)
+                for s in pendingResumes { wake = min(wake, max(now, s.resumeAt)) }
+            }
             poll(timeout: wake - now)
         }
         for s in subscribers where s.open { close(s, reason: nil) }
+    }
+
+    /// Opens again the streams whose retry delay is over.
+    private func resumeDue(now: UInt64) {
+        pendingResumes.removeAll { s in
+            guard s.resumeAt <= now else { return false }
+            s.resumeAt = 0
+            s.resumes += 1
+            guard let fd = Connection.open(port: s.port) else { lost["resume_connect_failed", default: 0] += 1; return true }
+            let request = self.request(s, resume: true)
+            let sent = request.withUnsafeBufferPointer { Connection.send(fd, $0.baseAddress!, $0.count) }
+            guard sent == request.count else { Glibc.close(fd); lost["resume_send_failed", default: 0] += 1; return true }
+            s.reset(fd: fd)
+            if Int(fd) >= byFD.count { byFD.append(contentsOf: repeatElement(-1, count: Int(fd) + 64 - byFD.count)) }
+            byFD[Int(fd)] = s.position
+            poller.add(fd)
+            return true
+        }
     }
 
     private func poll(timeout: UInt64) {
@@ -142,6 +200,8 @@ final class Subscribers: ThreadBody {
                 guard head.gzip == gzip else { refuse(s, "unasked_content_encoding"); return }
                 guard !gzip || head.chunked else { refuse(s, "gzip_not_chunked"); return }
                 s.headRead = true
+                if s.started { resumed += 1 }
+                s.started = true
                 s.chunked = head.chunked
                 s.gzip = head.gzip
                 s.raw.consume(head.length)
@@ -179,6 +239,7 @@ final class Subscribers: ThreadBody {
         if let known = pieces.lastIndex(where: { $0.bytes.count == n && $0.bytes.withUnsafeBufferPointer { memcmp($0.baseAddress!, p, n) == 0 } }) {
             piecesShared += 1
             for r in pieces[known].revisions { s.table.record(revision: r, subscriber: s.slot, at: t) }
+            if let r = pieces[known].revisions.last, r > s.lastRevision { s.lastRevision = r }
             return true
         }
         guard inflate(p, n) else { return false }
@@ -188,6 +249,7 @@ final class Subscribers: ThreadBody {
         guard used == plain.count else { return false }
         piecesInflated += 1
         for r in revisions { s.table.record(revision: r, subscriber: s.slot, at: t) }
+        if let r = revisions.last, r > s.lastRevision { s.lastRevision = r }
         if pieces.count == 8 { pieces.removeFirst() }
         pieces.append((Array(UnsafeBufferPointer(start: p, count: n)), revisions))
         return true
@@ -223,7 +285,10 @@ final class Subscribers: ThreadBody {
     /// read into `events` first was a noticeable share of this thread (see docs/performance.md).
     private func take(_ p: UnsafePointer<UInt8>, _ n: Int, into s: Subscriber, at t: UInt64) {
         let table = s.table, slot = s.slot
-        let record = { (revision: Int) in table.record(revision: revision, subscriber: slot, at: t) }
+        let record = { (revision: Int) in
+            table.record(revision: revision, subscriber: slot, at: t)
+            if revision > s.lastRevision { s.lastRevision = revision }
+        }
         if s.events.count == 0 {
             let used = scan(p, n, record)
             if used < n { s.events.append(p + used, n - used) }
@@ -293,12 +358,19 @@ final class Subscribers: ThreadBody {
         return nil
     }
 
-    /// A stream that did not start: counted apart from the streams lost later.
+    /// A stream that did not start: counted apart from the streams lost later (a resumed
+    /// stream refused is one of those, and is not tried again).
     private func refuse(_ s: Subscriber, _ reason: String) {
-        refused[reason, default: 0] += 1
+        if s.started {
+            lost["resume_refused_\(reason)", default: 0] += 1
+        } else {
+            refused[reason, default: 0] += 1
+        }
         close(s, reason: nil)
     }
 
+    /// Ends a stream; one the server ended or cut (`reason`) is opened again after the retry
+    /// delay while the run lasts.
     private func close(_ s: Subscriber, reason: String?) {
         guard s.open else { return }
         s.open = false
@@ -306,5 +378,10 @@ final class Subscribers: ThreadBody {
         poller.remove(s.fd)
         byFD[Int(s.fd)] = -1
         Glibc.close(s.fd)
+        let at = Clock.now() + Self.retryDelay
+        if reason != nil, s.started, s.resumes < Self.maxResumes, at < until {
+            s.resumeAt = at
+            pendingResumes.append(s)
+        }
     }
 }
