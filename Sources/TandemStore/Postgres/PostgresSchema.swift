@@ -1,5 +1,6 @@
 /// The PostgreSQL schema: the tables of `SQLiteStore`'s (documents, the change log as runs,
-/// snapshots, versions, sessions, pasteboards, meta), created and migrated on open.
+/// snapshots, versions, sessions, pasteboards, meta) and the nodes' shared `idempotency_keys`
+/// (`PostgresIdempotencyKeys`), created and migrated on open.
 ///
 /// Migrations are numbered; `tandem_schema_version` holds the numbers applied. Each runs in
 /// its own transaction with its number, under a session advisory lock taken for the schema's
@@ -63,6 +64,22 @@ enum PostgresSchema {
                 key TEXT COLLATE "C" PRIMARY KEY,
                 value BYTEA
             );
+            """),
+        // 3, not 2: 2 is the cluster tables' (issue 30). Numbers may leave gaps: the runner
+        // applies, in order, every migration above the version a schema is at.
+        (3, """
+            CREATE TABLE idempotency_keys (
+                key TEXT COLLATE "C" PRIMARY KEY,
+                fingerprint BYTEA NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
+                node TEXT NOT NULL,
+                started DOUBLE PRECISION NOT NULL,
+                status INTEGER,
+                headers BYTEA,
+                body BYTEA,
+                answered DOUBLE PRECISION
+            );
+            CREATE INDEX idempotency_keys_age ON idempotency_keys ((coalesce(answered, started)));
             """),
     ]
 
