@@ -11,7 +11,11 @@ import TandemStore
 extension DocumentService {
     func sequence(_ cluster: Cluster, _ handle: DocumentHandle, fail: @escaping @Sendable (APIError) -> Void,
                   _ apply: @escaping @Sendable (inout DocumentState) -> AppliedChange) {
-        guard cluster.sequencer.add(.init(handle: handle, apply: apply, fail: fail)) else { return }
+        switch cluster.sequencer.add(.init(handle: handle, apply: apply, fail: fail)) {
+        case .queued: return
+        case .refused: return fail(.databaseBusy)
+        case .schedule: break
+        }
         let unit = SequencedUnit(cluster.sequencer)
         cluster.store.sequence({ [self] tx throws(StoreError) in
             try runUnit(cluster, unit, tx)
