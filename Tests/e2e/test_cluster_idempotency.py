@@ -5,6 +5,7 @@ nothing is applied twice."""
 from __future__ import annotations
 
 import os
+import threading
 import uuid
 
 import pytest
@@ -40,7 +41,7 @@ def _post(client, path, body, key):
 
 
 def test_a_resend_to_another_node_answers_the_first_answer(cluster):
-    one = cluster()
+    one, two = cluster(), cluster()
     alice = new_session(one.base, "Alice")
     d = alice.create_doc("abc")
     key = unique("key")
@@ -48,7 +49,6 @@ def test_a_resend_to_another_node_answers_the_first_answer(cluster):
     assert first.status_code == 200, describe(first)
 
     # The answer was lost; the load balancer sends the resend to the other node.
-    two = cluster()
     again = _post(_on(two, alice), f"/documents/{d['id']}/edits", {"insert": "X", "at": 1}, key)
     assert again.status_code == first.status_code, describe(again)
     assert again.content == first.content
@@ -69,12 +69,12 @@ def test_a_resend_to_another_node_answers_the_first_answer(cluster):
 
 
 def test_a_document_created_once_whichever_node_gets_the_resend(cluster):
-    one = cluster()
-    alice = new_session(one.base, "Alice")
+    one, two = cluster(), cluster()
+    alice = new_session(two.base, "Alice")
     key = unique("key")
     first = _post(alice, "/documents", {"text": "made once"}, key)
     assert first.status_code == 201, describe(first)
-    two = cluster()
+    one, two = two, one  # created on the second node, resent to the first
     again = _post(_on(two, alice), "/documents", {"text": "made once"}, key)
     assert (again.status_code, again.content) == (first.status_code, first.content)
     assert again.headers.get("Idempotent-Replayed") == "true"
@@ -86,12 +86,44 @@ def test_a_document_created_once_whichever_node_gets_the_resend(cluster):
 
 
 def test_a_refused_request_does_not_burn_the_key_on_any_node(cluster):
-    one = cluster()
+    one, two = cluster(), cluster()
     alice = new_session(one.base, "Alice")
     d = alice.create_doc("x")
-    two = cluster()
     key = unique("key")
     assert_error(_post(alice, f"/documents/{d['id']}/edits", {"insert": "y", "at": 9}, key), 422)
     r = _post(_on(two, alice), f"/documents/{d['id']}/edits", {"insert": "y", "at": 9}, key)
     assert_error(r, 422)
     assert "Idempotent-Replayed" not in r.headers
+    fixed = _post(_on(two, alice), f"/documents/{d['id']}/edits", {"insert": "y", "at": 1}, key)
+    assert fixed.status_code == 200, describe(fixed)
+    assert alice.text(d["id"]) == "xy"
+
+
+def test_the_same_request_to_both_nodes_at_once_applies_once(cluster):
+    """Resends racing on two nodes: one runs it, the others wait for its answer (on the other
+    node by polling the key's row) and all answer the same."""
+    one, two = cluster(), cluster()
+    alice = new_session(one.base, "Alice")
+    d = alice.create_doc("")
+    for round in range(5):
+        key = unique("key")
+        answers, errors = [], []
+
+        def send(node):
+            try:
+                r = _post(_on(node, alice), f"/documents/{d['id']}/edits", {"insert": f"<{round}>", "at": 0}, key)
+                answers.append((r.status_code, r.content))
+            except BaseException as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=send, args=(node,)) for node in (one, two, one, two)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=30)
+        assert not errors, errors[0]
+        assert len(answers) == 4 and all(a == answers[0] for a in answers), answers
+        assert answers[0][0] == 200, answers[0]
+    for node in (one, two):
+        doc = _on(node, alice).doc(d["id"])
+        assert (doc["text"], doc["revision"]) == ("<4><3><2><1><0>", 5), node.base

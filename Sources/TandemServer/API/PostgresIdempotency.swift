@@ -45,8 +45,8 @@ final class PostgresIdempotency: IdempotencyStore {
     }
 
     let keys: PostgresIdempotencyKeys
-    /// Names this process in the rows it claims: unique per process, so a row pending "on this
-    /// node" is always one this process knows about.
+    /// Names this process in the rows it claims (`PostgresStore.nodeID`): unique per process,
+    /// so a row pending "on this node" is always one this process knows about.
     let node: String
     private let clock: @Sendable () -> Double
     private let logger: Logger
@@ -56,7 +56,7 @@ final class PostgresIdempotency: IdempotencyStore {
     private let local = Mutex(Local())
     private let polls = DispatchQueue(label: "tandem.idempotency-polls")
 
-    init(keys: PostgresIdempotencyKeys, node: String = PostgresIdempotency.processNode(), logger: Logger,
+    init(keys: PostgresIdempotencyKeys, node: String, logger: Logger,
          pollInterval: Double = 0.02, pollTimeout: Double = 10, staleAfter: Double = 30,
          clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.keys = keys
@@ -66,12 +66,6 @@ final class PostgresIdempotency: IdempotencyStore {
         self.pollTimeout = pollTimeout
         self.staleAfter = staleAfter
         self.clock = clock
-    }
-
-    /// Host name, process id and a random part (process ids are reused across restarts).
-    static func processNode() -> String {
-        "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):"
-            + String(UInt32.random(in: 0...UInt32.max), radix: 16)
     }
 
     func perform(_ key: String, fingerprint: [UInt8], responder: HTTPResponder,

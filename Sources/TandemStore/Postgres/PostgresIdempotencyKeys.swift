@@ -103,7 +103,8 @@ public final class PostgresIdempotencyKeys: Sendable {
 
     private func submit(_ completion: @escaping @Sendable (Result<Void, StoreError>) -> Void,
                         _ work: @escaping PostgresWriter.Work) {
-        store.writer.submit(.init(changeCount: 0, work: .closure(work), completion: completion))
+        // Touches nothing the cluster feed names: other nodes read keys when asked, not on news.
+        store.writer.submit(.init(changeCount: 0, work: .closure(work, touched: []), completion: completion))
     }
 
     /// A record from the columns `columns` names, starting at `first`.

@@ -65,8 +65,21 @@ enum PostgresSchema {
                 value BYTEA
             );
             """),
-        // 3, not 2: 2 is the cluster tables' (issue 30). Numbers may leave gaps: the runner
-        // applies, in order, every migration above the version a schema is at.
+        // The cluster's feed (docs/scale-out.md): every unit a node commits bumps the clock row
+        // (taken last, held until COMMIT, so seq order is commit order) and names what it
+        // touched, so other nodes know what to catch up on.
+        (2, """
+            CREATE TABLE cluster_clock (id INTEGER PRIMARY KEY, seq BIGINT NOT NULL);
+            INSERT INTO cluster_clock (id, seq) VALUES (1, 0);
+            CREATE TABLE cluster_log (
+                seq BIGINT PRIMARY KEY,
+                node TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                key TEXT COLLATE "C" NOT NULL,
+                time DOUBLE PRECISION NOT NULL
+            );
+            """),
+        // The nodes' shared Idempotency-Key answers (`PostgresIdempotencyKeys`).
         (3, """
             CREATE TABLE idempotency_keys (
                 key TEXT COLLATE "C" PRIMARY KEY,
