@@ -22,13 +22,19 @@ if not DATABASE:
 
 @pytest.fixture
 def cluster(servers):
-    """Starts nodes on one schema of this test's own: `cluster()` is the next node."""
+    """Starts nodes on one schema of this test's own: `cluster()` is the next node. They are
+    stopped when the test ends: each holds several connections, and the test cluster's are
+    few (`max_connections`)."""
     schema = "e2e_" + uuid.uuid4().hex[:12]
+    started = []
 
     def node():
-        return servers(name=schema, extra_args=("--database", DATABASE, "--database-schema", schema))
+        started.append(servers(name=schema, extra_args=("--database", DATABASE, "--database-schema", schema)))
+        return started[-1]
 
-    return node
+    yield node
+    for n in started:
+        n.stop()
 
 
 def _on(node, client: Client) -> Client:
