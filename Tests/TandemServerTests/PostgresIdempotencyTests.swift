@@ -184,6 +184,19 @@ final class PostgresIdempotencyTests: Sendable {
         #expect(never.runs == 0)
     }
 
+    /// Without the database's word a keyed request is refused and not run: it might have been
+    /// applied elsewhere already.
+    @Test func anUnreachableDatabaseRefusesAndRunsNothing() throws {
+        let a = try node("A")
+        a.keys.store.close()
+        let box = Box(), never = Work()
+        a.perform("k", fingerprint: Self.request, responder: box.responder, work: never.run)
+        let answer = try #require(box.next(timeout: 5))
+        #expect(answer.status.code == 503)
+        #expect(answer.bodyBytes.map { String(decoding: $0, as: UTF8.self) }?.contains("database_unavailable") == true)
+        #expect(never.runs == 0)
+    }
+
     @Test func answerHeadersSurviveEncoding() {
         let headers: HTTPHeaders = ["Content-Type": "text/plain", "ETag": #""7""#, "X-Empty": "", "Link": "a\u{0}b"]
         #expect(StoredAnswer.decode(StoredAnswer.encode(headers)) == headers)

@@ -19,7 +19,7 @@ import TandemStore
 ///   than `staleAfter` (its node most likely died mid-request) or one still unanswered when
 ///   the wait ends is `409 idempotency_key_in_flight`: whether it took effect is unknown.
 /// - Without the database's word (it cannot be reached) a keyed request is `503
-///   storage_failing` and does nothing, rather than risk being applied twice.
+///   database_unavailable` and does nothing, rather than risk being applied twice.
 final class PostgresIdempotency: IdempotencyStore {
     /// A key this node is busy with: asking the database, waiting for another node's answer,
     /// or running the request.
@@ -110,7 +110,7 @@ final class PostgresIdempotency: IdempotencyStore {
         } catch {
             // Without the database's word, running the request might apply it a second time.
             logger.error("idempotency: claiming a key failed: \(error)")
-            return finish(key, first: APIError.storageFailing.response)
+            return finish(key, first: APIError.databaseUnavailable.response)
         }
         switch claim {
         case .claimed: run(key, started: started, work: work)
@@ -143,7 +143,7 @@ final class PostgresIdempotency: IdempotencyStore {
                 record = try keys.record(key, now: now)
             } catch {
                 logger.warning("idempotency: reading a key failed: \(error)")
-                if now >= deadline { return finish(key, first: APIError.storageFailing.response) }
+                if now >= deadline { return finish(key, first: APIError.databaseUnavailable.response) }
                 return poll(key, fingerprint: fingerprint, deadline: deadline, work: work)
             }
             guard let record else {
