@@ -321,3 +321,21 @@ def test_postgres_stopped_and_started_during_load_loses_nothing_and_doubles_noth
     r = on(two, owner).post(f"/documents/{doc}/edits", {"insert": "after", "at": 0})
     assert r.status_code == 200, describe(r)
     assert Client(one.base).text(doc).startswith("after")
+
+
+def test_a_selection_set_on_one_node_is_what_a_cut_on_the_other_takes(nodes):
+    one, two = nodes
+    ada = new_session(one.base, "Ada")
+    ada2 = on(two, ada)
+    doc = unique("sel")
+    assert ada.post("/documents", {"id": doc, "text": "Hello world"}).status_code == 201
+    r = ada.put(f"/documents/{doc}/selection", {"anchor": 6, "head": 11})
+    assert r.status_code == 200, describe(r)
+    r = ada2.post(f"/documents/{doc}/cut", {})
+    assert r.status_code == 200, describe(r)
+    assert ada.text(doc) == "Hello "
+    assert ada.get("/pasteboards/general").json()["items"] == [[{"type": "public.utf8-plain-text", "string": "world"}]]
+    assert ada.post(f"/documents/{doc}/selectAll", {}).status_code == 200
+    r = ada2.post(f"/documents/{doc}/delete", {})
+    assert r.status_code == 200, describe(r)
+    assert ada.text(doc) == ""
