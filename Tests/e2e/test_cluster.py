@@ -15,14 +15,10 @@ import pytest
 import requests
 
 from sse import SSEStream
+from postgres_env import DATABASE, needs_postgres
 from tandem_client import Client, assert_error, describe, new_session, unique
 
-DATABASE = os.environ.get("TANDEM_TEST_DATABASE_URL")
-
-if not DATABASE:
-    if os.environ.get("CI") == "true":
-        raise RuntimeError("TANDEM_TEST_DATABASE_URL is unset in CI: scripts/test.sh starts a PostgreSQL for the tests")
-    pytestmark = pytest.mark.skip(reason="TANDEM_TEST_DATABASE_URL is unset (scripts/test-postgres.sh starts one)")
+pytestmark = needs_postgres()
 
 
 @pytest.fixture
@@ -33,6 +29,15 @@ def nodes(servers):
     return servers(name=schema + "-1", extra_args=args), servers(name=schema + "-2", extra_args=args)
 
 
+def new_doc(node, prefix: str, text: str = "", name: str = "Ada", access: str | None = None) -> tuple[Client, str]:
+    """A session on `node` and a document it created there."""
+    ada = new_session(node.base, name)
+    doc = unique(prefix)
+    r = ada.post("/documents", {"id": doc, "text": text} | ({"access": access} if access else {}))
+    assert r.status_code == 201, describe(r)
+    return ada, doc
+
+
 def on(node, client: Client) -> Client:
     """The same caller talking to another node."""
     return Client(node.base, token=client.token, session=client.session)
@@ -40,9 +45,7 @@ def on(node, client: Client) -> Client:
 
 def test_an_edit_on_one_node_is_undone_on_the_other(nodes):
     one, two = nodes
-    ada = new_session(one.base, "Ada")
-    doc = unique("x")
-    assert ada.post("/documents", {"id": doc, "text": "Hello"}).status_code == 201
+    ada, doc = new_doc(one, "x", "Hello")
     ada.insert(doc, " world", 5)
     ada2 = on(two, ada)
     assert ada2.text(doc) == "Hello world"
@@ -58,10 +61,8 @@ def test_an_edit_on_one_node_is_undone_on_the_other(nodes):
 
 def test_a_group_opened_on_one_node_closes_on_the_other(nodes):
     one, two = nodes
-    ada = new_session(one.base, "Ada")
+    ada, doc = new_doc(one, "g")
     ada2 = on(two, ada)
-    doc = unique("g")
-    assert ada.post("/documents", {"id": doc, "text": ""}).status_code == 201
     assert ada.post(f"/documents/{doc}/history/groups").status_code == 200
     ada2.insert(doc, "one ", 0)
     ada.insert(doc, "two", 4)
@@ -77,9 +78,7 @@ def test_a_group_opened_on_one_node_closes_on_the_other(nodes):
 
 def test_a_subscriber_on_one_node_sees_every_change_made_on_the_other_once_in_order(nodes):
     one, two = nodes
-    ada = new_session(one.base, "Ada")
-    doc = unique("sse")
-    assert ada.post("/documents", {"id": doc, "text": ""}).status_code == 201
+    ada, doc = new_doc(one, "sse")
     with SSEStream(two.base, f"/documents/{doc}/events?since=0") as stream:
         for i in range(40):
             ada.insert(doc, str(i % 10), i)
@@ -93,9 +92,7 @@ def test_a_subscriber_on_one_node_sees_every_change_made_on_the_other_once_in_or
 
 def test_a_stream_resumes_on_the_other_node(nodes):
     one, two = nodes
-    ada = new_session(one.base, "Ada")
-    doc = unique("resume")
-    assert ada.post("/documents", {"id": doc, "text": ""}).status_code == 201
+    ada, doc = new_doc(one, "resume")
     with SSEStream(one.base, f"/documents/{doc}/events?since=0") as stream:
         for i in range(5):
             ada.insert(doc, "a", i)
@@ -109,9 +106,7 @@ def test_a_stream_resumes_on_the_other_node(nodes):
 
 def test_a_long_poll_on_one_node_wakes_for_a_change_on_the_other(nodes):
     one, two = nodes
-    ada = new_session(one.base, "Ada")
-    doc = unique("poll")
-    assert ada.post("/documents", {"id": doc, "text": ""}).status_code == 201
+    ada, doc = new_doc(one, "poll")
     answer: dict = {}
 
     def poll():
@@ -170,9 +165,7 @@ def _typist(node, doc: str, name: str, count: int, acked: list, errors: list, st
 
 def test_two_nodes_hammering_one_document_converge_and_each_undo_all_leaves_the_others_text(nodes):
     one, two = nodes
-    owner = new_session(one.base, "Owner")
-    doc = unique("hammer")
-    assert owner.post("/documents", {"id": doc, "text": "", "access": "open"}).status_code == 201
+    owner, doc = new_doc(one, "hammer", name="Owner", access="open")
     acked: list = []
     errors: list = []
     writers: dict[str, Client] = {}
@@ -212,9 +205,7 @@ def test_two_nodes_hammering_one_document_converge_and_each_undo_all_leaves_the_
 @pytest.mark.timeout(180)
 def test_kill_9_of_a_node_during_concurrent_edits_loses_nothing_acknowledged(nodes):
     one, two = nodes
-    owner = new_session(one.base, "Owner")
-    doc = unique("kill")
-    assert owner.post("/documents", {"id": doc, "text": "", "access": "open"}).status_code == 201
+    owner, doc = new_doc(one, "kill", name="Owner", access="open")
     for cycle in range(3):
         victim, survivor = (one, two) if cycle % 2 == 0 else (two, one)
         acked: list = []
@@ -270,9 +261,7 @@ def _pg_ctl(action: str) -> None:
 @pytest.mark.skipif(not os.environ.get("TANDEM_TEST_PG_DIR"), reason="needs the test PostgreSQL's folder (scripts/test-postgres.sh)")
 def test_postgres_stopped_and_started_during_load_loses_nothing_and_doubles_nothing(nodes):
     one, two = nodes
-    owner = new_session(one.base, "Owner")
-    doc = unique("pgdown")
-    assert owner.post("/documents", {"id": doc, "text": "", "access": "open"}).status_code == 201
+    owner, doc = new_doc(one, "pgdown", name="Owner", access="open")
     acked: list = []
     statuses: list = []
     stop = threading.Event()
@@ -321,3 +310,19 @@ def test_postgres_stopped_and_started_during_load_loses_nothing_and_doubles_noth
     r = on(two, owner).post(f"/documents/{doc}/edits", {"insert": "after", "at": 0})
     assert r.status_code == 200, describe(r)
     assert Client(one.base).text(doc).startswith("after")
+
+
+def test_a_selection_set_on_one_node_is_what_a_cut_on_the_other_takes(nodes):
+    one, two = nodes
+    ada, doc = new_doc(one, "sel", "Hello world")
+    ada2 = on(two, ada)
+    r = ada.put(f"/documents/{doc}/selection", {"anchor": 6, "head": 11})
+    assert r.status_code == 200, describe(r)
+    r = ada2.post(f"/documents/{doc}/cut", {})
+    assert r.status_code == 200, describe(r)
+    assert ada.text(doc) == "Hello "
+    assert ada.get("/pasteboards/general").json()["items"] == [[{"type": "public.utf8-plain-text", "string": "world"}]]
+    assert ada.post(f"/documents/{doc}/selectAll", {}).status_code == 200
+    r = ada2.post(f"/documents/{doc}/delete", {})
+    assert r.status_code == 200, describe(r)
+    assert ada.text(doc) == ""
