@@ -27,6 +27,7 @@ final class ServerContext: Sendable {
         self.metrics = metrics
         self.logger = logger
         let pasteboards = PasteboardRegistry(store: store, limits: PasteboardRegistry.limits(configuration.pasteboardLimits, maxBodyBytes: configuration.maxBodyBytes),
+                                             events: EventChannel(coalescing: configuration.eventCoalescingMilliseconds / 1000),
                                              shared: store is PostgresStore)
         self.pasteboards = pasteboards
         let service = DocumentService(configuration: configuration, store: store, sessions: sessions, pasteboards: pasteboards, metrics: metrics, logger: logger)
