@@ -5,15 +5,38 @@ from __future__ import annotations
 import pytest
 
 from tandem_client import Client, new_session
-from tandem_server import ADMIN_KEY, ServerStartError, TandemServer
+from tandem_server import ADMIN_KEY, NODES, ServerStartError, TandemServer
 
 # A long typing pause on the shared server keeps "Typing" coalescing independent of how
 # busy the machine is; the pause itself is tested on a server of its own.
 SHARED_TYPING_PAUSE = 30
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "one_node(reason): under TANDEM_E2E_NODES=2 the test's servers (the shared one and "
+        "those it starts through `servers`) run as one node on PostgreSQL, without nginx; the "
+        "reason says why the test needs one process (e.g. it tests Tandem's own HTTP parsing)")
+
+
+def one_node_reason(item) -> str | None:
+    """The reason of the test's `one_node` marker (its own, its class's or its module's)."""
+    marker = item.get_closest_marker("one_node")
+    if marker is None:
+        return None
+    reason = marker.args[0] if marker.args else marker.kwargs.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.one_node needs a reason, e.g. one_node(\"tests Tandem's own HTTP parser\")")
+    return reason
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        one_node_reason(item)  # a marker without a reason fails the run at once
+
+
 @pytest.fixture(scope="session")
-def servers():
+def _start_server():
     """Starts extra servers with other settings; all are stopped when the run ends."""
     started: list[TandemServer] = []
 
@@ -31,20 +54,46 @@ def servers():
         s.cleanup()
 
 
-@pytest.fixture(scope="session")
-def server(servers) -> TandemServer:
-    return servers(typing_pause=SHARED_TYPING_PAUSE, name="shared")
+@pytest.fixture
+def servers(request, _start_server):
+    """`servers(**settings)` starts a server with other settings (`TandemServer`'s arguments);
+    in a test marked `one_node`, as one node (`one_node=True`) unless the test says otherwise."""
+    if NODES == 1 or one_node_reason(request.node) is None:
+        return _start_server
+
+    def start(**settings) -> TandemServer:
+        settings.setdefault("one_node", True)
+        return _start_server(**settings)
+    return start
 
 
 @pytest.fixture(scope="session")
-def access_server(servers) -> TandemServer:
+def shared_server(_start_server) -> TandemServer:
+    return _start_server(typing_pause=SHARED_TYPING_PAUSE, name="shared")
+
+
+@pytest.fixture(scope="session")
+def shared_one_node_server(_start_server) -> TandemServer:
+    """The shared server's twin as one node, for tests marked `one_node` (two-node runs only)."""
+    return _start_server(typing_pause=SHARED_TYPING_PAUSE, name="shared-one-node", one_node=True)
+
+
+@pytest.fixture
+def server(request) -> TandemServer:
+    if NODES == 2 and one_node_reason(request.node) is not None:
+        return request.getfixturevalue("shared_one_node_server")
+    return request.getfixturevalue("shared_server")
+
+
+@pytest.fixture(scope="session")
+def access_server(_start_server) -> TandemServer:
     """A server with an operator key for the access tests (issue 28). `--durability off`:
     who may do what does not depend on fsync, and the matrix makes thousands of changes."""
-    return servers(typing_pause=SHARED_TYPING_PAUSE, name="access",
-                   extra_args=("--admin-key", ADMIN_KEY, "--durability", "off"))
+    return _start_server(typing_pause=SHARED_TYPING_PAUSE, name="access",
+                         extra_args=("--admin-key", ADMIN_KEY, "--durability", "off"))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def base(server) -> str:
     return server.base
 
