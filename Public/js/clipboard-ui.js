@@ -8,6 +8,9 @@ import { $, el, plural, toast } from './ui.js';
 import { enc } from './api.js';
 import { typeNames } from './pasteboard-types.js';
 
+// What a superseded request answers: a newer one of its kind (or a removal) made it stale.
+const STALE = Symbol('stale');
+
 export class ClipboardUI {
   constructor(view) {
     this.view = view;
@@ -17,15 +20,12 @@ export class ClipboardUI {
     this.selTimer = null;
     this.actTimer = null;
     this.selectionDirty = false;
+    this.inFlight = {}; // 'list' | 'pasteboard' | 'actions' → the AbortController of the newest
     $('#cut-button').addEventListener('click', () => this.perform('cut'));
     $('#copy-button').addEventListener('click', () => this.perform('copy'));
     $('#paste-button').addEventListener('click', () => this.perform('paste'));
     $('#select-all-button').addEventListener('click', () => this.selectAll());
-    $('#pasteboard-select').addEventListener('change', (e) => {
-      this.pasteboard = e.target.value;
-      this.refreshPasteboard();
-      this.scheduleActions();
-    });
+    $('#pasteboard-select').addEventListener('change', (e) => this.choose(e.target.value));
     $('#new-pasteboard-button').addEventListener('click', () => this.createPasteboard());
     this.sharedText = null; // the chosen pasteboard's text, if it has some
     this.lastWritten = null; // what this tab last put on the device's clipboard
@@ -144,16 +144,17 @@ export class ClipboardUI {
 
   async refreshActions() {
     if (!this.supported || !this.view.collab) return;
+    const name = this.pasteboard;
+    let actions;
     try {
-      const q = this.pasteboard === 'general' ? '' : `?pasteboard=${enc(this.pasteboard)}`;
-      this.actions = await this.api.get(`${this.view.base}/actions${q}`);
+      const q = name === 'general' ? '' : `?pasteboard=${enc(name)}`;
+      actions = await this.latest('actions', `${this.view.base}/actions${q}`);
     } catch (e) {
-      if (e.status !== 404 || !this.view.collab) return;
-      // A named pasteboard may just have gone; only general missing means no clipboard.
-      if (this.pasteboard === 'general') this.setSupported(false);
-      else this.fallBackToGeneral();
+      if (e.status === 404 && this.view.collab) this.missing(name);
       return;
     }
+    if (actions === STALE) return;
+    this.actions = actions;
     this.render();
   }
 
@@ -242,6 +243,42 @@ export class ClipboardUI {
     ta.focus();
   }
 
+  // ---- out-of-order answers ----
+
+  /**
+   * GETs `path` as the newest request of `kind`, aborting the one before: answers can come
+   * back out of order, and an older one must not overwrite a newer. STALE once superseded.
+   */
+  async latest(kind, path) {
+    this.cancel(kind);
+    const controller = new AbortController();
+    this.inFlight[kind] = controller;
+    try {
+      const answer = await this.api.get(path, { signal: controller.signal });
+      return controller.signal.aborted ? STALE : answer;
+    } catch (e) {
+      if (controller.signal.aborted) return STALE;
+      throw e;
+    } finally {
+      if (this.inFlight[kind] === controller) delete this.inFlight[kind];
+    }
+  }
+
+  /** Drops `kind`'s request in flight (aborted before its answer, Chromium logs no 404). */
+  cancel(kind) {
+    const controller = this.inFlight[kind];
+    if (controller) controller.abort();
+  }
+
+  /**
+   * `name` answered 404. Only general missing means the server has no clipboard; a named
+   * one was just removed (its event may still be on the way), unless we already moved on.
+   */
+  missing(name) {
+    if (name === 'general') this.setSupported(false);
+    else if (name === this.pasteboard) this.fallBackToGeneral();
+  }
+
   // ---- pasteboards ----
 
   onEvent(data) {
@@ -249,6 +286,7 @@ export class ClipboardUI {
     const name = data && (data.name || data.pasteboard);
     if (data && data.kind === 'removed') {
       if (name === this.pasteboard) { this.fallBackToGeneral(); return; }
+      this.forget(name);
       this.refreshList();
     } else {
       if (!name || name === this.pasteboard) this.refreshPasteboard();
@@ -257,45 +295,63 @@ export class ClipboardUI {
     this.scheduleActions();
   }
 
-  /** The chosen pasteboard is gone: show general instead, as a removed UIPasteboard would. */
-  fallBackToGeneral() {
-    this.pasteboard = 'general';
-    $('#pasteboard-select').value = 'general';
-    this.refreshList();
+  /** Shows pasteboard `name`: its items and the actions it allows. */
+  choose(name) {
+    this.pasteboard = name;
+    $('#pasteboard-select').value = name;
+    // The previous pasteboard's actions are no longer wanted, whenever they would come.
+    this.cancel('actions');
     this.refreshPasteboard();
     this.scheduleActions();
+  }
+
+  /** The chosen pasteboard is gone: show general instead, as a removed UIPasteboard would. */
+  fallBackToGeneral() {
+    this.forget(this.pasteboard);
+    // choose() aborts what is still asked about the removed one: it could only answer 404.
+    this.choose('general');
+    this.refreshList();
+  }
+
+  /** A removed pasteboard leaves the menu at once, before the new list comes. */
+  forget(name) {
+    if (!name || name === 'general') return;
+    this.known.delete(name);
+    for (const option of [...$('#pasteboard-select').options]) if (option.value === name) option.remove();
   }
 
   async refreshList() {
     let list;
     try {
-      list = await this.api.get('/pasteboards');
-      if (!Array.isArray(list)) list = list.pasteboards || [];
+      list = await this.latest('list', '/pasteboards');
     } catch (e) {
       if (e.status === 404) this.setSupported(false);
       return;
     }
+    if (list === STALE) return;
+    if (!Array.isArray(list)) list = list.pasteboards || [];
     const select = $('#pasteboard-select');
     select.textContent = '';
     this.known = new Set(list.map((p) => p.name));
     if (!this.known.has('general')) list.unshift({ name: 'general' });
-    if (!this.known.has(this.pasteboard)) this.pasteboard = 'general';
     for (const p of list) select.append(el('option', { value: p.name, text: p.name }));
+    // The newest list lacks the chosen one: removed, and its event not here yet.
+    if (this.pasteboard !== 'general' && !this.known.has(this.pasteboard)) this.choose('general');
     select.value = this.pasteboard;
   }
 
   known = new Set(['general']);
 
   async refreshPasteboard() {
+    const name = this.pasteboard;
     let pb;
     try {
-      pb = await this.api.get(`/pasteboards/${enc(this.pasteboard)}`);
+      pb = await this.latest('pasteboard', `/pasteboards/${enc(name)}`);
     } catch (e) {
-      if (e.status !== 404) return;
-      if (this.pasteboard === 'general') this.setSupported(false);
-      else this.fallBackToGeneral();
+      if (e.status === 404) this.missing(name);
       return;
     }
+    if (pb === STALE) return;
     const general = pb.name === 'general';
     $('#pasteboard-name').textContent = general ? 'Shared clipboard' : `Pasteboard “${pb.name}”`;
     $('#pasteboard-name').dataset.name = pb.name;
@@ -333,9 +389,11 @@ export class ClipboardUI {
       try {
         const pb = await this.api.post('/pasteboards', body);
         this.pasteboard = pb.name;
+        clearTimeout(this.actTimer); // its actions are asked for below, right away
+        // Shown once its list, actions and items are all in: nothing about it still pending.
         await this.refreshList();
+        await this.refreshActions();
         await this.refreshPasteboard();
-        this.scheduleActions();
       } catch (e) {
         toast(`Could not create the pasteboard: ${e.message}`, { kind: 'error' });
       }

@@ -202,7 +202,9 @@ public final class Document {
     /// Drops the log up to `revision`. Undo groups with a change at or before it can no
     /// longer be mapped, so they are dropped from their stacks (oldest first, as when
     /// levelsOfUndo is exceeded); every later group stays undoable.
-    public func trimLog(through revision: Int) {
+    /// `journaled: false` trims this copy alone: a node of a cluster trims its memory on its
+    /// own schedule, and its journal must hold only what every node replays.
+    public func trimLog(through revision: Int, journaled: Bool = true) {
         let revision = min(revision, log.revision)
         guard revision >= log.firstAvailableRevision else { return }
         undoManager.dropGroups(through: revision)
@@ -215,7 +217,7 @@ public final class Document {
             // A context dropped belonged to an ended session: nobody asks for its count.
             changeCounts.contexts = changeCounts.contexts.filter { undoManager.contextIndex[$0.key] != nil }
         }
-        log.journal?(.trimLog(through: revision))
+        if journaled { log.journal?(.trimLog(through: revision)) }
     }
 
     /// Bytes allocated by the change log and the undo history.

@@ -24,7 +24,8 @@ final class ServerContext: Sendable {
         self.sessions = sessions
         self.metrics = metrics
         self.logger = logger
-        let pasteboards = PasteboardRegistry(store: store, limits: PasteboardRegistry.limits(configuration.pasteboardLimits, maxBodyBytes: configuration.maxBodyBytes))
+        let pasteboards = PasteboardRegistry(store: store, limits: PasteboardRegistry.limits(configuration.pasteboardLimits, maxBodyBytes: configuration.maxBodyBytes),
+                                             shared: store is PostgresStore)
         self.pasteboards = pasteboards
         let service = DocumentService(configuration: configuration, store: store, sessions: sessions, pasteboards: pasteboards, metrics: metrics, logger: logger)
         self.service = service

@@ -31,6 +31,9 @@ public final class TandemApp: Sendable {
         }
         let store = wrappingStore(engine)
         let metrics = Metrics()
+        // In a cluster, the feed's head before loading: whatever commits during the load is
+        // applied again by the first sync, which is harmless.
+        let feedHead = try (engine as? PostgresStore)?.clusterHead()
         let contents = try store.loadAll()
         let sessions = SessionRegistry(restoring: contents.sessions.map {
             Session(id: $0.id, name: $0.name, color: $0.color, created: $0.created, lastSeen: $0.lastSeen, tokenHash: $0.tokenHash)
@@ -39,6 +42,9 @@ public final class TandemApp: Sendable {
         self.context = context
         try context.service.restoreDocuments(contents.documents)
         context.startPasteboards(contents.pasteboards)
+        if let cluster = context.service.cluster, let feedHead {
+            cluster.gate.withLock { $0.applied = feedHead }
+        }
 
         var http = HTTPServer.Configuration(
             host: configuration.host, port: configuration.port,
@@ -74,6 +80,15 @@ public final class TandemApp: Sendable {
 
     public func start() throws {
         try server.start()
+        if let cluster = context.service.cluster {
+            let service = context.service
+            let logger = context.logger
+            cluster.listener.withLock {
+                $0 = ClusterListener(store: cluster.store) {
+                    do { try service.syncCluster() } catch { logger.warning("cluster sync failed: \(error)") }
+                }
+            }
+        }
         let thread = Thread { [self] in runHousekeeping() }
         thread.name = "tandem-housekeeping"
         thread.start()
@@ -83,6 +98,7 @@ public final class TandemApp: Sendable {
     /// then closes the store once every queued change is committed.
     public func shutdown(gracePeriod: Double) {
         stopping.store(true, ordering: .relaxed)
+        context.service.cluster?.listener.withLock { $0?.stop() }
         for handle in context.service.documents.withLock({ Array($0.values) }) { handle.events.closeAll() }
         context.pasteboards.events.closeAll()
         server.shutdown(gracePeriod: .milliseconds(Int(gracePeriod * 1000)))
@@ -94,6 +110,7 @@ public final class TandemApp: Sendable {
     private func runHousekeeping() {
         var lastKeepAlive = context.now()
         var lastSessionSweep = context.now()
+        var lastFeedPrune = 0.0
         while !stopping.load(ordering: .relaxed) {
             Thread.sleep(forTimeInterval: 0.1)
             let now = context.now()
@@ -109,6 +126,10 @@ public final class TandemApp: Sendable {
                 context.service.trimLogsToConfiguredLength()
                 context.service.autosave(now: now)
                 context.service.takeSnapshots()
+                if let cluster = context.service.cluster, now - lastFeedPrune >= 60 {
+                    lastFeedPrune = now
+                    try? cluster.store.pruneClusterLog(olderThan: Cluster.feedKept)
+                }
             }
         }
     }
@@ -151,6 +172,7 @@ extension ServerContext {
         let middleware: [any RouteMiddleware] = [
             ContentEncodingMiddleware(),
             MetricsMiddleware(metrics: metrics),
+            ClusterSyncMiddleware(service: service),
             AuthenticationMiddleware(session: { [self] request throws(APIError) in try session(of: request) },
                                      link: { [service] token throws(APIError) in try service.verifyLink(token) },
                                      operatorKey: configuration.adminKey.map(OperatorKey.init)),

@@ -23,49 +23,80 @@ extension DocumentService {
     /// store sees revisions in order; the lock is never held while waiting for the store,
     /// whose writer takes it to publish), and answered, broadcast and long-polls woken only
     /// once it is committed. Nothing the client hears about is ever missing after a crash.
+    ///
+    /// In a cluster the same steps run later, on the store's writer, inside the transaction
+    /// that holds the document's head row (`ClusterSequencer`).
     func commitChange<Result: Sendable>(
         _ handle: DocumentHandle,
-        companion: () -> ChangeCompanion? = { nil },
+        companion: @escaping @Sendable () -> ChangeCompanion? = { nil },
         completion: @escaping Completion<Result>,
-        _ body: (inout DocumentState) throws(APIError) -> ChangeOutcome<Result>
+        _ body: @escaping @Sendable (inout DocumentState) throws(APIError) -> ChangeOutcome<Result>
     ) {
-        let outcome: Swift.Result<ChangeOutcome<Result>, APIError> = handle.state.withLock { st in
-            if st.deleted { return .failure(.notFound("document '\(handle.id)'")) }
-            if st.savingError { return .failure(.storageFailing) }
-            if st.editingDisabled {
-                return .failure(APIError(.forbidden, "editing_disabled", "editing is disabled for this document"))
+        if let cluster {
+            sequence(cluster, handle, fail: { completion(.failure($0)) }) { [self] st in
+                applyChange(&st, handle, companion: companion, completion: completion, body)
             }
-            // Readers see the document's count before the first change in flight. (The
-            // contexts' counts are not copied: the copy made the next change copy the whole
-            // table, once per commit.)
-            let countBefore = st.document.changeCounts.document
-            let outcome: ChangeOutcome<Result>
-            do throws(APIError) { outcome = try body(&st) } catch { return .failure(error) }
-            if case .changed(let change, let result, let notification) = outcome {
-                handle.lengthHint.store(st.document.length, ordering: .relaxed)
-                handle.revisionHint.store(st.document.revision, ordering: .relaxed)
-                st.modified = change.time
-                st.changeInFlight(countBefore: countBefore)
-                let stored = StoredChange(documentID: handle.id, revision: change.revision, payload: ChangeCodec.encode(st.journal?.drain() ?? []))
-                let extra = companion()
-                // One unit with the companion's writes: both are stored or neither.
-                store.submit([.append([stored])] + (extra?.writes ?? [])) { [self] stored in
-                    switch stored {
-                    case .success:
-                        extra?.onCommit()
-                        commits.add(.init(handle: handle, change: change, notification: notification) { completion(.success(result)) })
-                    case .failure(let error):
-                        storeFailed(handle, error: error)
-                        completion(.failure(.storageFailing))
-                    }
-                }
-            }
-            return .success(outcome)
+            return
         }
+        let applied: AppliedChange = handle.state.withLock { st in
+            let applied = applyChange(&st, handle, companion: companion, completion: completion, body)
+            if case .store(let unit) = applied { store.submit(unit.writes, completion: unit.stored) }
+            return applied
+        }
+        if case .answer(let answer) = applied { answer() }
+    }
+
+    /// What applying a change under the lock came to: an answer at once (refused, or nothing
+    /// changed), or a unit to store whose outcome `stored` takes.
+    enum AppliedChange: Sendable {
+        case answer(@Sendable () -> Void)
+        case store(PreparedUnit)
+    }
+
+    struct PreparedUnit: Sendable {
+        var writes: [StoreWrite]
+        var stored: @Sendable (Swift.Result<Void, StoreError>) -> Void
+    }
+
+    /// Steps 1–3 under the caller's hold of the lock: checks, `body`, the journal drained.
+    func applyChange<Result: Sendable>(
+        _ st: inout DocumentState, _ handle: DocumentHandle,
+        companion: () -> ChangeCompanion?, completion: @escaping Completion<Result>,
+        _ body: (inout DocumentState) throws(APIError) -> ChangeOutcome<Result>
+    ) -> AppliedChange {
+        if st.deleted { return .answer { completion(.failure(.notFound("document '\(handle.id)'"))) } }
+        if st.savingError { return .answer { completion(.failure(.storageFailing)) } }
+        if st.editingDisabled {
+            return .answer { completion(.failure(APIError(.forbidden, "editing_disabled", "editing is disabled for this document"))) }
+        }
+        // Readers see the document's count before the first change in flight. (The
+        // contexts' counts are not copied: the copy made the next change copy the whole
+        // table, once per commit.)
+        let countBefore = st.document.changeCounts.document
+        let outcome: ChangeOutcome<Result>
+        do throws(APIError) { outcome = try body(&st) } catch { return .answer { completion(.failure(error)) } }
         switch outcome {
-        case .failure(let error): completion(.failure(error))
-        case .success(.unchanged(let result)): completion(.success(result))
-        case .success(.changed): break
+        case .unchanged(let result):
+            return .answer { completion(.success(result)) }
+        case .changed(let change, let result, let notification):
+            handle.lengthHint.store(st.document.length, ordering: .relaxed)
+            handle.revisionHint.store(st.document.revision, ordering: .relaxed)
+            st.modified = change.time
+            st.lastChangeLocal = true
+            st.changeInFlight(countBefore: countBefore)
+            let stored = StoredChange(documentID: handle.id, revision: change.revision, payload: ChangeCodec.encode(st.journal?.drain() ?? []))
+            let extra = companion()
+            // One unit with the companion's writes: both are stored or neither.
+            return .store(PreparedUnit(writes: [.append([stored])] + (extra?.writes ?? [])) { [self] stored in
+                switch stored {
+                case .success:
+                    extra?.onCommit()
+                    commits.add(.init(handle: handle, change: change, notification: notification) { completion(.success(result)) })
+                case .failure(let error):
+                    storeFailed(handle, error: error)
+                    completion(.failure(.storageFailing))
+                }
+            })
         }
     }
 
@@ -108,17 +139,23 @@ extension DocumentService {
         var frames = JSONWriter(capacity: entries.count * 256)
         let history = ServerSentEvents.appendChangeEvents(entries.map { .init(change: $0.change, notification: $0.notification) }, to: &frames)
         let revisions = entries.first!.change.revision...entries.last!.change.revision
-        let newest = revisions.upperBound
-        let woken: [(HTTPResponder, [UInt8])] = handle.state.withLock { st in
-            st.committedRevision = max(st.committedRevision, newest)
-            st.changeCommitted(newest)
-            handle.events.send(frames.bytes, revisions: revisions, coalescable: history)
-            let revision = st.committedRevision
-            let due = st.pollers.filter { $0.since < revision }
-            guard !due.isEmpty else { return [] }
-            st.pollers.removeAll { $0.since < revision }
-            return due.map { ($0.responder, changesJSON(st, since: $0.since)) }
-        }
+        let woken = handle.state.withLock { st in sendCommitted(&st, handle, frames.bytes, revisions: revisions, history: history) }
         for (responder, body) in woken { responder.send(.json(body)) }
+    }
+
+    /// Under the document's lock: committed changes' frames go out and readers move up to
+    /// them, under the same lock under which a new subscriber replays what it missed, so none
+    /// is lost or doubled. Returns the long-polls woken, to answer after releasing the lock.
+    func sendCommitted(_ st: inout DocumentState, _ handle: DocumentHandle, _ frames: [UInt8], revisions: ClosedRange<Int>,
+                       history: [EventChannel.Coalescable]) -> [(HTTPResponder, [UInt8])] {
+        let newest = revisions.upperBound
+        st.committedRevision = max(st.committedRevision, newest)
+        st.changeCommitted(newest)
+        handle.events.send(frames, revisions: revisions, coalescable: history)
+        let revision = st.committedRevision
+        let due = st.pollers.filter { $0.since < revision }
+        guard !due.isEmpty else { return [] }
+        st.pollers.removeAll { $0.since < revision }
+        return due.map { ($0.responder, changesJSON(st, since: $0.since)) }
     }
 }

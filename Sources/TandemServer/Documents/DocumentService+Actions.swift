@@ -66,7 +66,7 @@ extension DocumentService {
             }, completion: { result in
                 completion(result)
                 done()
-            }) { st throws(APIError) in
+            }) { [self] st throws(APIError) in
                 if st.secure { throw Self.secureDocument }
                 let range = try target(st, action, session: session, needsText: true)
                 let op = try Self.deletion(range, st)
@@ -84,7 +84,7 @@ extension DocumentService {
 
     /// `delete:`: the range (or the selection) removed, as its own undo group.
     func delete(_ action: ActionRequest, in handle: DocumentHandle, by session: Session?, completion: @escaping Completion<ActionResult>) {
-        commitChange(handle, completion: completion) { st throws(APIError) in
+        commitChange(handle, completion: completion) { [self] st throws(APIError) in
             let range = try target(st, action, session: session, needsText: true)
             return try applyAction(&st, op: Self.deletion(range, st), actionName: "Delete", session: session, pasteboard: nil)
         }
@@ -93,7 +93,7 @@ extension DocumentService {
     /// `paste:`: the pasteboard's first item (as `type`, else plain text) in place of the
     /// range or selection, as its own undo group.
     func paste(_ action: ActionRequest, in handle: DocumentHandle, by session: Session?, completion: @escaping Completion<ActionResult>) {
-        commitChange(handle, completion: completion) { st throws(APIError) in
+        commitChange(handle, completion: completion) { [self] st throws(APIError) in
             let range = try target(st, action, session: session, needsText: false)
             let p = try pasteboards.pasteboard(action.pasteboard)
             guard let item = p.items.first else {

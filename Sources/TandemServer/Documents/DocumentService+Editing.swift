@@ -25,7 +25,7 @@ extension DocumentService {
                 return
             }
         }
-        commitChange(handle, completion: completion) { st throws(APIError) in
+        commitChange(handle, completion: completion) { [self] st throws(APIError) in
             let length: Int
             if let base = edit.base {
                 length = try lengthAt(base, in: st.document)
@@ -54,14 +54,14 @@ extension DocumentService {
         } catch {
             return completion(.failure(error))
         }
-        commitChange(handle, completion: completion) { st throws(APIError) in
+        commitChange(handle, completion: completion) { [self] st throws(APIError) in
             try apply(&st, op: op, base: revision, session: session, options: edit.options)
         }
     }
 
     /// `PUT …/text` and a revert to a version: the whole text replaced, as one undo group.
     func replaceText(_ replacement: TextReplacement, in handle: DocumentHandle, by session: Session?, completion: @escaping Completion<EditResult>) {
-        commitChange(handle, completion: completion) { st throws(APIError) in
+        commitChange(handle, completion: completion) { [self] st throws(APIError) in
             let etag = "\"\(st.document.revision)\""
             if let im = replacement.ifMatch, !EntityTag.matches(ifMatch: im, etag: etag) {
                 throw APIError(.preconditionFailed, "precondition_failed", "the document is at \(etag), not \(im)")

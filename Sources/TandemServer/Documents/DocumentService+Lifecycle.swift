@@ -88,7 +88,7 @@ extension DocumentService {
         }
     }
 
-    private func forget(_ handle: DocumentHandle) {
+    func forget(_ handle: DocumentHandle) {
         let id = handle.id
         let pollers: [DocumentState.Poller] = handle.state.withLock { st in
             st.deleted = true

@@ -19,7 +19,7 @@ extension DocumentService {
     /// `.undoNestedGroup`), as the caller's change.
     func perform(_ request: UndoRequest, in handle: DocumentHandle, by session: Session?, completion: @escaping Completion<UndoResult>) {
         let scope = request.scope
-        commitChange(handle, completion: completion) { st throws(APIError) in
+        commitChange(handle, completion: completion) { [self] st throws(APIError) in
             let um = st.document.undoManager
             let openBefore = um.groupingLevel(scope)
             let change: Change

@@ -13,8 +13,29 @@ extension DocumentService {
         _ handle: DocumentHandle,
         completion: @escaping Completion<Result>,
         published: @escaping @Sendable (Result) -> Void = { _ in },
-        _ body: (inout DocumentState) throws(APIError) -> Result
+        _ body: @escaping @Sendable (inout DocumentState) throws(APIError) -> Result
     ) {
+        if let cluster {
+            sequence(cluster, handle, fail: { completion(.failure($0)) }) { [self] st in
+                if st.deleted { return .answer { completion(.failure(.notFound("document '\(handle.id)'"))) } }
+                if st.savingError { return .answer { completion(.failure(.storageFailing)) } }
+                let result: Result
+                do throws(APIError) { result = try body(&st) } catch { return .answer { completion(.failure(error)) } }
+                let writes = pendingJournalWrite(st, id: handle.id).map { [$0] } ?? []
+                return .store(PreparedUnit(writes: writes) { [self] stored in
+                    switch stored {
+                    case .success:
+                        published(result)
+                        completion(.success(result))
+                    case .failure(let error):
+                        logger.error("could not store undo state of \(handle.id): \(error)")
+                        storeFailed(handle, error: error)
+                        completion(.failure(.storageFailing))
+                    }
+                })
+            }
+            return
+        }
         let submitted: Swift.Result<(Result, StoreTicket?), APIError> = handle.state.withLock { st in
             if st.deleted { return .failure(.notFound("document '\(handle.id)'")) }
             if st.savingError { return .failure(.storageFailing) }

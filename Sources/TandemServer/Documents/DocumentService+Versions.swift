@@ -82,7 +82,7 @@ extension DocumentService {
     func autosave(now: Double) {
         for handle in documents.withLock({ Array($0.values) }) {
             let due = handle.state.withLock { st -> Bool in
-                guard st.hasUnsavedChanges, !st.savingError, st.committedRevision == st.document.revision else { return false }
+                guard st.hasUnsavedChanges, !st.savingError, st.lastChangeLocal, st.committedRevision == st.document.revision else { return false }
                 let quietFor = now - st.modified
                 let sinceSave = now - (st.lastSaved ?? st.created)
                 return quietFor >= 2 || sinceSave >= 30

@@ -44,11 +44,14 @@ final class DocumentService: Sendable {
     /// Where work too heavy for an event loop runs (a large stale edit's transform, a large
     /// body): one at a time, so it never takes both cores from the loops.
     let heavyWork = DispatchQueue(label: "tandem.heavy-work", qos: .utility)
+    /// Set when the store is PostgreSQL: other nodes may share it (docs/scale-out.md).
+    let cluster: Cluster?
 
     init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry,
          pasteboards: PasteboardRegistry, metrics: Metrics, logger: Logger) {
         self.configuration = configuration
         self.store = store
+        cluster = (store as? PostgresStore).map(Cluster.init(store:))
         self.sessions = sessions
         self.pasteboards = pasteboards
         self.metrics = metrics

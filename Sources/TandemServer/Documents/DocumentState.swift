@@ -31,6 +31,8 @@ struct DocumentState {
     var lastSaved: Double?
     var lastSnapshotRevision: Int
     var lastSnapshotTime: Double = 0
+    /// In a cluster: this node made the newest change, so it is the one that autosaves it.
+    var lastChangeLocal = true
     /// Journal events not yet carried by a stored change.
     var journal: JournalBuffer?
     /// The changes applied but still waiting for their commit, oldest first.

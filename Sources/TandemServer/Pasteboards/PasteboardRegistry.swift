@@ -21,14 +21,19 @@ final class PasteboardRegistry: Sendable {
     private let store: any DocumentStore
     private let boards = Mutex<[String: Pasteboard]>([Pasteboard.generalName: .general()])
     private let writers = AsyncSerial()
+    /// In a cluster every pasteboard is stored, persistent or not: another node must find it.
+    /// (Persistence still decides what a session's end does.)
+    let shared: Bool
 
     typealias Publish = @Sendable (PasteboardEvent) -> Void
     /// Where a write's outcome goes: on the store's thread once stored (or refused), or at
     /// once when nothing needed storing. The next writer starts only after it returns.
     typealias Then<T> = @Sendable (Result<T, APIError>) -> Void
 
-    init(store: any DocumentStore, limits: PasteboardLimits, maxPerSession: Int = 100, events: EventChannel = EventChannel()) {
+    init(store: any DocumentStore, limits: PasteboardLimits, maxPerSession: Int = 100, events: EventChannel = EventChannel(),
+         shared: Bool = false) {
         self.store = store
+        self.shared = shared
         self.limits = limits
         self.maxPerSession = maxPerSession
         self.events = events
@@ -50,7 +55,7 @@ final class PasteboardRegistry: Sendable {
                 do {
                     let items = try PasteboardCodec.decode(s.payload)
                     boards[s.name] = Pasteboard(name: s.name, owner: s.name == Pasteboard.generalName ? nil : s.owner,
-                                                persistent: true, changeCount: s.changeCount, items: items)
+                                                persistent: s.persistent || !shared, changeCount: s.changeCount, items: items)
                 } catch {
                     logger.error("pasteboard '\(s.name)' is stored in an unreadable form; it is skipped")
                 }
@@ -79,7 +84,7 @@ final class PasteboardRegistry: Sendable {
             do throws(APIError) { p = try newPasteboard(name: name, owner: owner, persistent: persistent) } catch {
                 return finish(.failure(error))
             }
-            submit(p.persistent ? [.upsertPasteboard(Self.stored(p))] : []) { [self] stored in
+            submit(p.persistent || shared ? [.upsertPasteboard(Self.stored(p))] : []) { [self] stored in
                 if case .failure(let error) = stored { return finish(.failure(error)) }
                 boards.withLock { $0[p.name] = p }
                 finish(.success(p))
@@ -109,7 +114,8 @@ final class PasteboardRegistry: Sendable {
     struct Staged: Sendable {
         var pasteboard: Pasteboard
         var change: Pasteboard.Change
-        var writes: [StoreWrite] { pasteboard.persistent ? [.upsertPasteboard(PasteboardRegistry.stored(pasteboard))] : [] }
+        var shared = false
+        var writes: [StoreWrite] { pasteboard.persistent || shared ? [.upsertPasteboard(PasteboardRegistry.stored(pasteboard))] : [] }
     }
 
     /// Runs `job` as the only pasteboard writer: what it stages stays valid until it calls
@@ -139,7 +145,7 @@ final class PasteboardRegistry: Sendable {
         guard var p = boards.withLock({ $0[name] }) else { throw .notFound("pasteboard '\(name)'") }
         let before = p.types
         do throws(PasteboardError) { try body(&p, limits) } catch { throw .pasteboard(error) }
-        return Staged(pasteboard: p, change: Pasteboard.change(from: before, to: p.types))
+        return Staged(pasteboard: p, change: Pasteboard.change(from: before, to: p.types), shared: shared)
     }
 
     /// Makes a staged write visible and publishes it (inside `serially`, once it is stored).
@@ -180,7 +186,7 @@ final class PasteboardRegistry: Sendable {
             }
             guard p.persistent != persistent else { return finish(.success(p)) }
             p.persistent = persistent
-            submit([persistent ? .upsertPasteboard(Self.stored(p)) : .deletePasteboard(name)]) { [self, p] stored in
+            submit([persistent || shared ? .upsertPasteboard(Self.stored(p)) : .deletePasteboard(name)]) { [self, p] stored in
                 if case .failure(let error) = stored { return finish(.failure(error)) }
                 boards.withLock { $0[name] = p }
                 finish(.success(p))
@@ -197,7 +203,7 @@ final class PasteboardRegistry: Sendable {
             } catch {
                 return finish(.failure(error))
             }
-            submit(p.persistent ? [.deletePasteboard(name)] : []) { [self] stored in
+            submit(p.persistent || shared ? [.deletePasteboard(name)] : []) { [self] stored in
                 if case .failure(let error) = stored { return finish(.failure(error)) }
                 boards.withLock { _ = $0.removeValue(forKey: name) }
                 publish(.removed(p))
@@ -212,11 +218,14 @@ final class PasteboardRegistry: Sendable {
     struct SessionEnd: Sendable {
         var orphans: [Pasteboard]
         var removed: [Pasteboard]
-        var writes: [StoreWrite] { orphans.map { .upsertPasteboard(PasteboardRegistry.stored($0)) } }
+        var shared = false
+        var writes: [StoreWrite] {
+            orphans.map { .upsertPasteboard(PasteboardRegistry.stored($0)) } + (shared ? removed.map { .deletePasteboard($0.name) } : [])
+        }
     }
 
     func stageSessionEnd(_ session: String) -> SessionEnd {
-        var end = SessionEnd(orphans: [], removed: [])
+        var end = SessionEnd(orphans: [], removed: [], shared: shared)
         for p in boards.withLock({ $0.values.sorted { $0.name < $1.name } }) where p.owner == session {
             if p.persistent {
                 var orphan = p
@@ -236,6 +245,28 @@ final class PasteboardRegistry: Sendable {
             for p in end.removed { boards.removeValue(forKey: p.name) }
         }
         for p in end.removed { publish(.removed(p)) }
+    }
+
+    /// A pasteboard as another node stored it (nil: removed there), installed here; the event
+    /// to publish, nil when nothing changed.
+    func refresh(_ name: String, from stored: StoredPasteboard?, logger: Logger) -> PasteboardEvent? {
+        guard let stored else {
+            return boards.withLock { $0.removeValue(forKey: name) }.map { PasteboardEvent.removed($0) }
+        }
+        let items: [PasteboardItem]
+        do { items = try PasteboardCodec.decode(stored.payload) } catch {
+            logger.error("pasteboard '\(name)' from another node is in an unreadable form; it is skipped")
+            return nil
+        }
+        let p = Pasteboard(name: name, owner: name == Pasteboard.generalName ? nil : stored.owner,
+                           persistent: stored.persistent, changeCount: stored.changeCount, items: items)
+        let before = boards.withLock { boards -> Pasteboard? in
+            defer { boards[name] = p }
+            return boards[name]
+        }
+        if let before, before.changeCount == p.changeCount, before.items == p.items, before.owner == p.owner,
+           before.persistent == p.persistent { return nil }
+        return .changed(p, Pasteboard.change(from: before?.types ?? [], to: p.types))
     }
 
     private static func checkOwner(_ p: Pasteboard, _ session: String) throws(APIError) {

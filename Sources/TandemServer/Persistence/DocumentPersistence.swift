@@ -64,9 +64,10 @@ extension DocumentService {
     /// Cuts a log that grew past twice `logKept` back to `logKept`; never past what is
     /// committed: the committed text is worked out from the changes in flight
     /// (DocumentState.committedRope).
-    static func trimToKeptTail(_ st: inout DocumentState) {
+    /// In a cluster (`journaled` false) each node trims its memory alone, unjournaled.
+    static func trimToKeptTail(_ st: inout DocumentState, journaled: Bool) {
         guard st.document.revision - st.document.firstAvailableRevision > 2 * logKept else { return }
-        st.document.trimLog(through: min(st.document.revision - logKept, st.committedRevision))
+        st.document.trimLog(through: min(st.document.revision - logKept, st.committedRevision), journaled: journaled)
     }
 
     /// A new document's state, its journal wired to a fresh buffer. A rebuilt document's
@@ -101,18 +102,24 @@ extension DocumentService {
 
     /// Start-up: each document is its newest snapshot plus the stored changes after it.
     func restoreDocuments(_ loaded: [LoadedDocument]) throws {
-        for l in loaded {
-            let metadata = DocumentMetadata(decoding: l.document.metadata)
-            let (document, pending) = try rebuild(l, metadata: metadata)
-            var st = makeState(document: document, title: l.document.title, created: l.document.created,
-                               modified: l.document.modified, metadata: metadata, pending: pending)
-            if let (saved, revision) = savedText(of: l.document.id) { (st.savedRope, st.savedRevision) = (saved, revision) }
-            let handle = DocumentHandle(id: l.document.id, state: st, events: makeEventChannel())
-            handle.state.withLock { $0.lastSnapshotRevision = l.snapshot?.revision ?? 0 }
-            documents.withLock { $0[l.document.id] = handle }
-            indexLinks(of: l.document.id, metadata.access)
-        }
+        for l in loaded { try restoreDocument(l) }
         logger.info("restored \(loaded.count) documents")
+    }
+
+    /// One stored document opened (at start-up, or in a cluster when another node created it).
+    @discardableResult
+    func restoreDocument(_ l: LoadedDocument) throws -> DocumentHandle {
+        let metadata = DocumentMetadata(decoding: l.document.metadata)
+        let (document, pending) = try rebuild(l, metadata: metadata)
+        var st = makeState(document: document, title: l.document.title, created: l.document.created,
+                           modified: l.document.modified, metadata: metadata, pending: pending)
+        if let (saved, revision) = savedText(of: l.document.id) { (st.savedRope, st.savedRevision) = (saved, revision) }
+        st.lastChangeLocal = cluster == nil
+        let handle = DocumentHandle(id: l.document.id, state: st, events: makeEventChannel())
+        handle.state.withLock { $0.lastSnapshotRevision = l.snapshot?.revision ?? 0 }
+        documents.withLock { $0[l.document.id] = handle }
+        indexLinks(of: l.document.id, metadata.access)
+        return handle
     }
 
     /// The document as stored, and the undo-manager events it replayed from the stored
@@ -242,6 +249,10 @@ extension DocumentService {
     /// The store's health, tried afresh while it is failing: nothing else may write for a
     /// while, and a recovered disk should show as soon as someone asks.
     func storeHealthNow() -> StoreHealth {
+        if cluster != nil {
+            // In a cluster, whether the database answers now.
+            do { try syncCluster() } catch { return .failing(error, since: now()) }
+        }
         guard case .failing = store.health else { return .ok }
         try? probeStore()
         return store.health
@@ -279,6 +290,9 @@ extension DocumentService {
     /// and loses nothing. (Not while running: a change appended meanwhile would carry them
     /// a second time.)
     func takeSnapshots(all: Bool = false) {
+        // In a cluster the pending events stay stored: other nodes hold them too, and take
+        // them from the journal, never from a snapshot.
+        let all = all && cluster == nil
         for handle in documents.withLock({ Array($0.values) }) {
             enum Taken { case submitted(StoreTicket, Int), toEncode(DocumentSnapshot) }
             let taken: Taken? = handle.state.withLock { st in
@@ -301,7 +315,7 @@ extension DocumentService {
                 // shutdown snapshot never carries a long history into the next start-up
                 // (see docs/performance.md). (`pending` was read before: the trim's own
                 // journal event goes with the next change, as the trim after a snapshot's does.)
-                Self.trimToKeptTail(&st)
+                Self.trimToKeptTail(&st, journaled: cluster == nil)
                 let snap = st.document.snapshot()
                 // Encoded outside the lock, as it takes milliseconds: edits go on meanwhile.
                 // The store keeps the newest snapshot whatever order they land in, and a
@@ -338,7 +352,7 @@ extension DocumentService {
                 st.lastSnapshotRevision = max(st.lastSnapshotRevision, revision)
                 st.lastSnapshotTime = now()
                 // Changes that came while it was encoded and stored.
-                Self.trimToKeptTail(&st)
+                Self.trimToKeptTail(&st, journaled: cluster == nil)
             }
         }
     }

@@ -12,7 +12,7 @@ extension DocumentService {
                 guard !st.deleted, !st.savingError, st.inFlight.isEmpty, st.committedRevision == document.revision,
                       document.revision - (document.firstAvailableRevision - 1) > kept
                 else { return }
-                document.trimLog(through: document.revision - kept)
+                document.trimLog(through: document.revision - kept, journaled: cluster == nil)
             }
         }
     }

@@ -11,6 +11,18 @@ extension ServerContext {
         var streaming = pasteboards.events.sessions
         for handle in service.documents.withLock({ Array($0.values) }) { streaming.formUnion(handle.events.sessions) }
         sessions.touch(streaming, now: now)
+        if let cluster = service.cluster {
+            // Activity on other nodes reaches the store only: ask it before ending a session.
+            let timeout = configuration.sessionTimeout
+            for s in sessions.all where now - s.lastSeen > timeout {
+                if let stored = try? cluster.store.session(s.id) {
+                    sessions.touch([s.id], now: stored.lastSeen)
+                } else {
+                    // Unreadable or gone: leave it to the next sweep (or to the feed).
+                    sessions.touch([s.id], now: now - timeout)
+                }
+            }
+        }
         for s in sessions.expire(now: now, timeout: configuration.sessionTimeout) {
             logger.info("session \(s.id) expired")
             // Not an answer to anyone: a refused end is logged, and after a restart the

@@ -62,6 +62,17 @@ public final class SessionRegistry: Sendable {
 
     public func session(id: String) -> Session? { sessions.withLock { $0[id] } }
 
+    /// A session as another node stored it (created or renamed there): its activity here is
+    /// kept if newer.
+    public func refresh(_ session: Session) {
+        sessions.withLock { s in
+            var fresh = session
+            if let known = s[session.id] { fresh.lastSeen = max(known.lastSeen, session.lastSeen) }
+            s[session.id] = fresh
+        }
+        stored.withLock { t in t[session.id] = max(t[session.id] ?? 0, session.lastSeen) }
+    }
+
     /// Gives a live session a new name; nil when it has ended meanwhile.
     public func rename(id: String, to name: String) -> Session? {
         sessions.withLock { s in

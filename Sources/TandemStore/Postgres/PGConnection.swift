@@ -145,6 +145,9 @@ final class PGConnection: @unchecked Sendable {
         return PQstatus(conn) != CONNECTION_OK
     }
 
+    /// The libpq handle, for waiting on its socket (`ClusterListener`).
+    var rawConnection: OpaquePointer? { conn }
+
     /// The server process serving this connection (for tests that terminate it).
     var backendPID: Int32 {
         conn.map { PQbackendPID($0) } ?? 0

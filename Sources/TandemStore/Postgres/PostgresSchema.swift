@@ -64,6 +64,20 @@ enum PostgresSchema {
                 value BYTEA
             );
             """),
+        // The cluster's feed (docs/scale-out.md): every unit a node commits bumps the clock row
+        // (taken last, held until COMMIT, so seq order is commit order) and names what it
+        // touched, so other nodes know what to catch up on.
+        (2, """
+            CREATE TABLE cluster_clock (id INTEGER PRIMARY KEY, seq BIGINT NOT NULL);
+            INSERT INTO cluster_clock (id, seq) VALUES (1, 0);
+            CREATE TABLE cluster_log (
+                seq BIGINT PRIMARY KEY,
+                node TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                key TEXT COLLATE "C" NOT NULL,
+                time DOUBLE PRECISION NOT NULL
+            );
+            """),
     ]
 
     static var latestVersion: Int { migrations.last!.version }

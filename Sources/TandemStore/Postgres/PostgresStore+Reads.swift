@@ -56,21 +56,24 @@ extension PostgresStore {
     }
 
     public func changes(document: String, after: Int, through: Int?) throws(StoreError) -> [StoredChange] {
-        let through = through ?? Int.max
-        return try read { c throws(StoreError) in
+        try read { c throws(StoreError) in
             _ = try Self.revision(of: document, in: c)
-            guard after < through else { return [] }
-            let rows = try c.query("""
-                SELECT first, last, payload FROM change_runs
-                WHERE document = $1 AND last > $2 AND first <= $3 ORDER BY last
-                """, [.text(document), .int(after), .int(through)])
-            var changes: [StoredChange] = []
-            for row in 0..<rows.count {
-                try ChangeRun.decode(rows.bytes(row, 2), document: document, first: rows.int(row, 0), last: rows.int(row, 1),
-                                     wanted: (after + 1)...through, into: &changes)
-            }
-            return changes
+            return try Self.changes(document: document, after: after, through: through ?? Int.max, in: c)
         }
+    }
+
+    static func changes(document: String, after: Int, through: Int, in c: PGConnection) throws(StoreError) -> [StoredChange] {
+        guard after < through else { return [] }
+        let rows = try c.query("""
+            SELECT first, last, payload FROM change_runs
+            WHERE document = $1 AND last > $2 AND first <= $3 ORDER BY last
+            """, [.text(document), .int(after), .int(through)])
+        var changes: [StoredChange] = []
+        for row in 0..<rows.count {
+            try ChangeRun.decode(rows.bytes(row, 2), document: document, first: rows.int(row, 0), last: rows.int(row, 1),
+                                 wanted: (after + 1)...through, into: &changes)
+        }
+        return changes
     }
 
     public func snapshot(document: String) throws(StoreError) -> StoredSnapshot? {
@@ -107,24 +110,26 @@ extension PostgresStore {
     }
 
     public func meta(_ key: String) throws(StoreError) -> [UInt8]? {
-        try read { c throws(StoreError) in
-            let rows = try c.query("SELECT value FROM meta WHERE key = $1", [.text(key)])
-            return rows.count > 0 ? rows.bytes(0, 0) : nil
-        }
+        try read { c throws(StoreError) in try Self.meta(key, in: c) }
+    }
+
+    static func meta(_ key: String, in c: PGConnection) throws(StoreError) -> [UInt8]? {
+        let rows = try c.query("SELECT value FROM meta WHERE key = $1", [.text(key)])
+        return rows.count > 0 ? rows.bytes(0, 0) : nil
     }
 
     // MARK: Rows
 
-    static func sessions(in c: PGConnection) throws(StoreError) -> [StoredSession] {
-        let rows = try c.query("SELECT id, token_hash, name, color, created, last_seen FROM sessions ORDER BY id")
+    static func sessions(in c: PGConnection, where filter: String = "", _ parameters: [PGValue] = []) throws(StoreError) -> [StoredSession] {
+        let rows = try c.query("SELECT id, token_hash, name, color, created, last_seen FROM sessions \(filter) ORDER BY id", parameters)
         return (0..<rows.count).map { row in
             StoredSession(id: rows.text(row, 0), tokenHash: rows.bytes(row, 1), name: rows.text(row, 2),
                           color: rows.text(row, 3), created: rows.double(row, 4), lastSeen: rows.double(row, 5))
         }
     }
 
-    static func pasteboards(in c: PGConnection) throws(StoreError) -> [StoredPasteboard] {
-        let rows = try c.query("SELECT name, owner, persistent, change_count, payload FROM pasteboards ORDER BY name")
+    static func pasteboards(in c: PGConnection, where filter: String = "", _ parameters: [PGValue] = []) throws(StoreError) -> [StoredPasteboard] {
+        let rows = try c.query("SELECT name, owner, persistent, change_count, payload FROM pasteboards \(filter) ORDER BY name", parameters)
         return (0..<rows.count).map { row in
             StoredPasteboard(name: rows.text(row, 0), owner: rows.optionalText(row, 1), persistent: rows.bool(row, 2),
                              changeCount: rows.int(row, 3), payload: rows.bytes(row, 4))

@@ -10,7 +10,7 @@ extension PostgresStore {
     }
 
     public func appendAndWait(_ changes: [StoredChange]) throws(StoreError) {
-        try write(changeCount: changes.count) { c throws(StoreError) in try Self.insert(changes, in: c) }
+        try write(changeCount: changes.count, touching: [.append(changes)]) { c throws(StoreError) in try Self.insert(changes, in: c) }
     }
 
     public func submit(_ writes: [StoreWrite], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
@@ -180,15 +180,15 @@ extension PostgresStore {
     // MARK: Blocking writes
 
     public func createDocument(_ document: StoredDocument, snapshot: StoredSnapshot?) throws(StoreError) {
-        try write { c throws(StoreError) in try Self.createDocument(document, snapshot: snapshot, in: c) }
+        try write(touching: [.createDocument(document, snapshot: nil)]) { c throws(StoreError) in try Self.createDocument(document, snapshot: snapshot, in: c) }
     }
 
     public func updateDocument(_ document: StoredDocument) throws(StoreError) {
-        try write { c throws(StoreError) in try Self.updateDocument(document, in: c) }
+        try write(touching: [.updateDocument(document)]) { c throws(StoreError) in try Self.updateDocument(document, in: c) }
     }
 
     public func deleteDocument(_ id: String) throws(StoreError) {
-        try write { c throws(StoreError) in
+        try write(touching: [.deleteDocument(id)]) { c throws(StoreError) in
             if try !Self.deleteDocument(id, in: c) { throw StoreError.noDocument(id) }
         }
     }
@@ -202,15 +202,15 @@ extension PostgresStore {
     }
 
     public func addVersion(_ version: StoredVersion) throws(StoreError) {
-        try write { c throws(StoreError) in try Self.addVersion(version, in: c) }
+        try write(touching: [.addVersion(version)]) { c throws(StoreError) in try Self.addVersion(version, in: c) }
     }
 
     public func upsertSession(_ session: StoredSession) throws(StoreError) {
-        try write { c throws(StoreError) in try Self.upsertSession(session, in: c) }
+        try write(touching: [.upsertSession(session)]) { c throws(StoreError) in try Self.upsertSession(session, in: c) }
     }
 
     public func deleteSession(_ id: String) throws(StoreError) {
-        try write { c throws(StoreError) in try Self.deleteSession(id, in: c) }
+        try write(touching: [.deleteSession(id)]) { c throws(StoreError) in try Self.deleteSession(id, in: c) }
     }
 
     /// An `UPDATE`, never an insert: a session ended meanwhile stays ended. A NaN time is
@@ -227,14 +227,14 @@ extension PostgresStore {
     }
 
     public func upsertPasteboard(_ pasteboard: StoredPasteboard) throws(StoreError) {
-        try write { c throws(StoreError) in try Self.upsertPasteboard(pasteboard, in: c) }
+        try write(touching: [.upsertPasteboard(pasteboard)]) { c throws(StoreError) in try Self.upsertPasteboard(pasteboard, in: c) }
     }
 
     public func deletePasteboard(_ name: String) throws(StoreError) {
-        try write { c throws(StoreError) in try Self.deletePasteboard(name, in: c) }
+        try write(touching: [.deletePasteboard(name)]) { c throws(StoreError) in try Self.deletePasteboard(name, in: c) }
     }
 
     public func setMeta(_ key: String, _ value: [UInt8]?) throws(StoreError) {
-        try write { c throws(StoreError) in try Self.setMeta(key, value, in: c) }
+        try write(touching: [.setMeta(key, nil)]) { c throws(StoreError) in try Self.setMeta(key, value, in: c) }
     }
 }

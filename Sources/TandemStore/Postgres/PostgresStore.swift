@@ -1,3 +1,4 @@
+import Foundation
 /// `DocumentStore` in PostgreSQL, through libpq: the second implementation of the storage
 /// seam, with `SQLiteStore`'s contract (the contract tests run against both).
 ///
@@ -18,15 +19,24 @@ public final class PostgresStore: DocumentStore {
     /// The libpq conninfo (`host=… dbname=…`) or URL (`postgres://user@host:port/db`).
     public let url: String
     public let schema: String?
+    /// This process's name in the cluster feed: its own entries are not news to it.
+    public let nodeID: String
+    /// The NOTIFY channel every commit of this schema rings.
+    public let channel: String
     let writer: PostgresWriter
     let readers: PostgresReaders
 
     public init(url: String, schema: String? = nil) throws(StoreError) {
         self.url = url
         self.schema = schema
+        // A database that does not answer must fail a connection attempt in seconds, not
+        // minutes (libpq waits forever by default); a value the environment sets wins.
+        setenv("PGCONNECT_TIMEOUT", "3", 0)
         let connection = try PGConnection(conninfo: url, schema: schema)
         try PostgresSchema.migrate(connection)
-        writer = PostgresWriter(connection: connection)
+        nodeID = Self.makeNodeID()
+        channel = Self.channel(schema: schema)
+        writer = PostgresWriter(connection: connection, node: nodeID, channel: channel)
         readers = PostgresReaders(conninfo: url, schema: schema)
     }
 
@@ -49,6 +59,11 @@ public final class PostgresStore: DocumentStore {
         try read { c throws(StoreError) in try c.query("SELECT coalesce(max(version), 0)::bigint FROM tandem_schema_version").int(0, 0) }
     }
 
+    static func makeNodeID() -> String {
+        let host = ProcessInfo.processInfo.hostName.prefix(32)
+        return "\(host):\(getpid()):" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    }
+
     // MARK: Helpers for the other files
 
     func guardOpen() throws(StoreError) {
@@ -60,9 +75,10 @@ public final class PostgresStore: DocumentStore {
         return try readers.read(body)
     }
 
-    func write(changeCount: Int = 0, _ work: @escaping PostgresWriter.Work) throws(StoreError) {
+    /// `touching`: what `work` writes, named in the cluster feed.
+    func write(changeCount: Int = 0, touching touched: [StoreWrite] = [], _ work: @escaping PostgresWriter.Work) throws(StoreError) {
         try guardOpen()
-        try writer.perform(changeCount: changeCount, work)
+        try writer.perform(changeCount: changeCount, touching: touched, work)
     }
 
     /// The stored revision of a document, or `.notFound`.

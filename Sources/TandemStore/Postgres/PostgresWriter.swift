@@ -23,7 +23,10 @@ final class PostgresWriter: Sendable {
         enum Work: Sendable {
             /// Kept as data so that the appends of consecutive jobs can be merged.
             case writes([StoreWrite])
-            case closure(PostgresWriter.Work)
+            /// `touched`: what it writes, for the cluster feed (only the kinds the feed names matter).
+            case closure(PostgresWriter.Work, touched: [StoreWrite])
+            /// A unit of its own transaction under row locks (`PostgresStore.sequence`).
+            case sequenced(PostgresStore.SequencedBody)
         }
 
         var changeCount: Int
@@ -50,8 +53,14 @@ final class PostgresWriter: Sendable {
     /// For tests: where the writer reconnects to instead of the store's conninfo.
     let reconnectTarget = Locked<String?>(nil)
 
-    init(connection: PGConnection) {
+    /// This node's name in the cluster feed, and the channel its commits notify on.
+    let node: String
+    let channel: String
+
+    init(connection: PGConnection, node: String, channel: String) {
         self.connection = connection
+        self.node = node
+        self.channel = channel
         backendPID.withLock { $0 = connection.backendPID }
         let thread = Thread { [self] in run() }
         thread.name = "TandemStore postgres writer"
@@ -78,12 +87,12 @@ final class PostgresWriter: Sendable {
     }
 
     /// Queues `work` and blocks until it committed or failed.
-    func perform(changeCount: Int = 0, _ work: @escaping Work) throws(StoreError) {
+    func perform(changeCount: Int = 0, touching touched: [StoreWrite] = [], _ work: @escaping Work) throws(StoreError) {
         if let writer = thread.withLock({ $0 }), pthread_equal(writer, pthread_self()) != 0 {
             throw .io("a blocking store call from an append completion would deadlock the writer")
         }
         let ticket = StoreTicket()
-        submit(Job(changeCount: changeCount, work: .closure(work)) { ticket.finish($0) })
+        submit(Job(changeCount: changeCount, work: .closure(work, touched: touched)) { ticket.finish($0) })
         try ticket.wait().get()
     }
 
@@ -104,9 +113,19 @@ final class PostgresWriter: Sendable {
             let (batch, closing) = queue.withLock { $0.takeAll() }
             if !batch.isEmpty {
                 lastBatch = batch.count
-                let results = commit(batch)
-                healthState.withLock { $0.note(results) }
-                for (job, result) in zip(batch, results) { job.completion(result) }
+                // A sequenced unit is a transaction of its own, in its place in the order.
+                var start = 0
+                while start < batch.count {
+                    var end = start + 1
+                    if !batch[start].isSequenced {
+                        while end < batch.count && !batch[end].isSequenced { end += 1 }
+                    }
+                    let part = Array(batch[start..<end])
+                    let results = part[0].isSequenced ? [commitSequenced(part[0])] : commit(part)
+                    healthState.withLock { $0.note(results) }
+                    for (job, result) in zip(part, results) { job.completion(result) }
+                    start = end
+                }
                 batchCompleted.withLock { $0 }?.run()
             }
             if closing { break }
@@ -150,6 +169,32 @@ final class PostgresWriter: Sendable {
         return results
     }
 
+    /// A sequenced unit in a transaction of its own; on any failure nothing of it is stored.
+    private func commitSequenced(_ job: Job) -> Result<Void, StoreError> {
+        guard case .sequenced(let body) = job.work else { return .failure(.io("not a sequenced job")) }
+        let started = DispatchTime.now().uptimeNanoseconds
+        do {
+            try begin()
+            let appended = try PostgresStore.runSequenced(body, node: node, channel: channel, in: connection)
+            try connection.execute("COMMIT")
+            let took = DispatchTime.now().uptimeNanoseconds - started
+            counters.withLock {
+                $0.transactions += 1
+                $0.operations += 1
+                $0.commitNanoseconds += took
+                $0.appendedChanges += appended
+            }
+            return .success(())
+        } catch {
+            if connection.inTransaction { try? connection.execute("ROLLBACK") }
+            counters.withLock {
+                $0.failedTransactions += 1
+                $0.operations += 1
+            }
+            return .failure(error)
+        }
+    }
+
     /// BEGIN on a working connection: reconnects first if it broke, and once more if BEGIN
     /// finds it broken (nothing of the batch was sent yet, so that is safe).
     private func begin() throws(StoreError) {
@@ -182,6 +227,7 @@ final class PostgresWriter: Sendable {
                 try job.work.run(in: connection)
             }
             if !appends.isEmpty { try PostgresStore.insert(appends, in: connection) }
+            try PostgresStore.logCluster(ClusterEntry.touched(by: batch.flatMap(\.writes)), node: node, channel: channel, in: connection)
         } catch where error.isConflict {
             try connection.execute("ROLLBACK")
             return nil
@@ -205,8 +251,27 @@ final class PostgresWriter: Sendable {
                 results.append(.failure(error))
             }
         }
+        let stored = zip(batch, results).filter { if case .success = $0.1 { true } else { false } }.flatMap(\.0.writes)
+        try PostgresStore.logCluster(ClusterEntry.touched(by: stored), node: node, channel: channel, in: connection)
         try connection.execute("COMMIT")
         return results
+    }
+}
+
+extension PostgresWriter.Job {
+    var isSequenced: Bool {
+        if case .sequenced = work { return true }
+        return false
+    }
+
+    /// The writes it stores, as data (what the cluster feed names); none for closures, whose
+    /// callers name theirs (`PostgresStore.write(touching:)`).
+    var writes: [StoreWrite] {
+        switch work {
+        case .writes(let writes): writes
+        case .closure(_, let touched): touched
+        case .sequenced: []
+        }
     }
 }
 
@@ -214,7 +279,8 @@ extension PostgresWriter.Job.Work {
     func run(in connection: PGConnection) throws(StoreError) {
         switch self {
         case .writes(let writes): for write in writes { try PostgresStore.run(write, in: connection) }
-        case .closure(let work): try work(connection)
+        case .closure(let work, _): try work(connection)
+        case .sequenced: throw .io("a sequenced unit runs in a transaction of its own")
         }
     }
 }

@@ -1,0 +1,84 @@
+import Foundation
+import Synchronization
+import TandemStore
+
+/// What a node of a cluster keeps to stay in step with the others on one PostgreSQL
+/// (docs/scale-out.md): how far it has read the cluster feed, the changes waiting for their
+/// sequenced unit, and whether the database answered lately.
+///
+/// Threads: `sync` runs on event loops (a request's first step) and on the listener's thread,
+/// one at a time (`gate`); sequenced units run on the store's writer thread.
+final class Cluster: Sendable {
+    let store: PostgresStore
+    let sequencer = ClusterSequencer()
+    /// Held while the feed is read and applied: one sync at a time, so entries are applied
+    /// in order and `applied` only moves forward.
+    let gate = Mutex<SyncState>(SyncState())
+    /// The doorbell; set once the node has loaded.
+    let listener = Mutex<ClusterListener?>(nil)
+
+    struct SyncState {
+        /// The newest feed entry this node has applied.
+        var applied = 0
+        /// When the last sync that completed started (monotonic ns): a request that arrived
+        /// before it needs no sync of its own.
+        var lastStarted: UInt64 = 0
+        /// Until when (monotonic ns) the database counts as down after a failed sync: requests
+        /// meanwhile are refused at once rather than each waiting for a connection attempt.
+        var downUntil: UInt64 = 0
+    }
+
+    init(store: PostgresStore) {
+        self.store = store
+    }
+
+    /// Entries read per query while catching up.
+    static let pageSize = 2_000
+    /// How long the feed keeps entries: a node away longer reloads everything.
+    static let feedKept = 600.0
+    /// After a failed sync, how long requests are refused without trying again.
+    static let downNanoseconds: UInt64 = 500_000_000
+
+    static func monotonicNow() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+}
+
+/// The changes (and undo-state changes) waiting for the next sequenced unit, in arrival order.
+/// At most one unit is queued on the writer at a time: it takes everything waiting when it
+/// runs, so changes that arrive while one commits ride in the next.
+final class ClusterSequencer: Sendable {
+    struct Step: Sendable {
+        var handle: DocumentHandle
+        /// Applies the change under the document's lock (after the catch-up).
+        var apply: @Sendable (inout DocumentState) -> DocumentService.AppliedChange
+        /// Answers the request when the unit failed before the change was applied.
+        var fail: @Sendable (APIError) -> Void
+    }
+
+    private let queue = Mutex<(steps: [Step], scheduled: Bool)>(([], false))
+
+    /// Steps that may wait at once: behind a database that slows down, changes are refused
+    /// (`503 database_busy`, with `Retry-After`) rather than queued without bound.
+    static let maxWaiting = 5_000
+
+    enum Added { case queued, schedule, refused }
+
+    /// Queues a step; `.schedule` when the caller must submit a unit to take it.
+    func add(_ step: Step) -> Added {
+        queue.withLock { q in
+            guard q.steps.count < Self.maxWaiting else { return .refused }
+            q.steps.append(step)
+            if q.scheduled { return .queued }
+            q.scheduled = true
+            return .schedule
+        }
+    }
+
+    /// Everything waiting; the next `add` schedules a new unit.
+    func take() -> [Step] {
+        queue.withLock { q in
+            q.scheduled = false
+            defer { q.steps.removeAll(keepingCapacity: true) }
+            return q.steps
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import Dispatch
+import TandemCore
+import TandemHTTP
+import TandemStore
+
+/// How a node learns what the others did: the cluster feed names each entity a unit touched;
+/// the node reads the entries after the last it applied and refreshes those entities from the
+/// tables. Run before every request (so a request sees everything committed before it
+/// arrived, on whichever node) and whenever the doorbell rings (so streams and long-polls hear
+/// of other nodes' changes at once).
+extension DocumentService {
+    /// Applies the feed up to now. `arrived` (monotonic ns): a sync that started after it
+    /// already covers the caller. Throws when the database cannot be read.
+    func syncCluster(arrived: UInt64? = nil) throws(StoreError) {
+        guard let cluster else { return }
+        try cluster.gate.withLock { gate throws(StoreError) in
+            let started = Cluster.monotonicNow()
+            if let arrived, gate.lastStarted > arrived { return }
+            if let arrived, gate.downUntil > arrived {
+                throw .io("the database did not answer a moment ago")
+            }
+            do {
+                while true {
+                    let (entries, oldest) = try cluster.store.clusterEntries(after: gate.applied, limit: Cluster.pageSize)
+                    if let oldest, oldest > gate.applied + 1 {
+                        // Entries this node never saw were pruned: everything is read again.
+                        try reloadEverything(cluster)
+                    } else {
+                        try apply(entries.filter { $0.node != cluster.store.nodeID })
+                    }
+                    if let last = entries.last { gate.applied = last.seq }
+                    if entries.count < Cluster.pageSize { break }
+                }
+                gate.lastStarted = started
+                gate.downUntil = 0
+            } catch let error as StoreError {
+                gate.downUntil = Cluster.monotonicNow() + Cluster.downNanoseconds
+                throw error
+            } catch {
+                throw .io("\(error)")
+            }
+        }
+    }
+
+    /// The entries of one page, each entity refreshed once.
+    private func apply(_ entries: [ClusterEntry]) throws(StoreError) {
+        guard !entries.isEmpty else { return }
+        var seen = Set<String>()
+        var selections: [String] = []
+        var documentKinds: [String: Set<ClusterEntry.Kind>] = [:]
+        var documentOrder: [String] = []
+        for entry in entries {
+            switch entry.kind {
+            case .session:
+                if seen.insert("s" + entry.key).inserted { try refreshSession(entry.key) }
+            case .pasteboard:
+                if seen.insert("p" + entry.key).inserted { try refreshPasteboard(entry.key) }
+            case .selection:
+                if seen.insert("x" + entry.key).inserted { selections.append(entry.key) }
+            default:
+                if documentKinds[entry.key] == nil { documentOrder.append(entry.key) }
+                documentKinds[entry.key, default: []].insert(entry.kind)
+            }
+        }
+        for id in documentOrder { try refreshDocument(id, kinds: documentKinds[id]!) }
+        // After the documents' catch-up, so a selection's revision is there to map from.
+        for key in selections { try refreshSelection(key) }
+    }
+
+    private func refreshDocument(_ id: String, kinds: Set<ClusterEntry.Kind>) throws(StoreError) {
+        guard let cluster else { return }
+        let handle = documents.withLock { $0[id] }
+        guard let handle else {
+            // Created elsewhere (or created and deleted since): load it if it is there.
+            if let loaded = try cluster.store.loadDocument(id) {
+                do {
+                    let handle = try restoreDocument(loaded)
+                    // Created here meanwhile under the same id (it would have conflicted): keep ours.
+                    _ = handle
+                } catch {
+                    logger.error("document \(id) from another node cannot be loaded: \(error)")
+                }
+            }
+            return
+        }
+        if kinds.contains(.deleted) || kinds.contains(.created) {
+            guard let stored = try cluster.store.loadDocument(id) else {
+                forgetDeleted(handle)
+                return
+            }
+            // Deleted and created again under the same id: the new one replaces it.
+            if abs(stored.document.created - handle.state.withLock({ $0.created })) > 0.000_5 {
+                forgetDeleted(handle)
+                do { _ = try restoreDocument(stored) } catch {
+                    logger.error("document \(id) from another node cannot be loaded: \(error)")
+                }
+                return
+            }
+        }
+        if kinds.contains(.changes) || kinds.contains(.journal) {
+            let head = try cluster.store.documentHead(id, journalPrefix: ClusterEntry.journalPrefix)
+            guard let head else { return forgetDeleted(handle) }
+            do {
+                try catchUp(handle, revision: head.revision, journal: head.journal, reloadAllowed: false) { after throws(StoreError) in
+                    try store.changes(document: id, after: after)
+                }
+            } catch .notFound {
+                return forgetDeleted(handle)
+            }
+        }
+        if kinds.contains(.updated) { try refreshMetadata(handle) }
+        if kinds.contains(.version) { refreshSaved(handle) }
+    }
+
+    /// Title, flags and access rules as another node stored them.
+    private func refreshMetadata(_ handle: DocumentHandle) throws(StoreError) {
+        guard let stored = try store.document(handle.id) else { return forgetDeleted(handle) }
+        let metadata = DocumentMetadata(decoding: stored.metadata)
+        let changed = handle.state.withLock { st -> (state: Bool, title: Bool, access: AccessRules?) in
+            let before = st.condition
+            let titleBefore = st.title
+            let accessBefore = st.access
+            st.title = stored.title
+            st.editingDisabled = metadata.editingDisabled
+            st.secure = metadata.secure
+            st.access = metadata.access
+            st.modified = max(st.modified, stored.modified)
+            return (before != st.condition, titleBefore != st.title, accessBefore != st.access ? st.access : nil)
+        }
+        if let rules = changed.access {
+            indexLinks(of: handle.id, rules)
+            accessChanged(handle, to: rules)
+        }
+        if changed.state { broadcastState(handle) }
+        if changed.title { broadcastTitle(handle) }
+    }
+
+    /// A version saved on another node: the saved text, and the `saved` event.
+    private func refreshSaved(_ handle: DocumentHandle) {
+        guard let newest = try? store.versions(document: handle.id).last,
+              let version = try? store.version(document: handle.id, number: newest.number) else { return }
+        handle.newestVersion.withLock { $0 = max($0 ?? 0, version.number) }
+        handle.state.withLock { st in
+            guard !st.deleted, version.revision >= st.savedRevision else { return }
+            (st.savedRope, st.savedRevision) = (Rope(version.text), version.revision)
+            st.lastSaved = version.time
+            st.lastSavedRevision = max(st.lastSavedRevision, version.revision)
+            handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved", data: DocumentJSON.version(version)))
+        }
+    }
+
+    private func refreshSession(_ id: String) throws(StoreError) {
+        guard let cluster else { return }
+        if let stored = try cluster.store.session(id) {
+            sessions.refresh(Session(id: stored.id, name: stored.name, color: stored.color, created: stored.created,
+                                     lastSeen: stored.lastSeen, tokenHash: stored.tokenHash))
+        } else {
+            sessions.remove(id: id)
+        }
+    }
+
+    private func refreshPasteboard(_ name: String) throws(StoreError) {
+        guard let cluster else { return }
+        let stored = try cluster.store.pasteboard(name)
+        if let event = pasteboards.refresh(name, from: stored, logger: logger) { publishPasteboard(event) }
+    }
+
+    /// The feed was pruned past this node: every document, session and pasteboard read again.
+    private func reloadEverything(_ cluster: Cluster) throws(StoreError) {
+        logger.warning("the cluster feed moved past this node; reloading everything")
+        let contents = try store.loadAll()
+        let stored = Set(contents.documents.map(\.document.id))
+        for handle in documents.withLock({ Array($0.values) }) where !stored.contains(handle.id) { forgetDeleted(handle) }
+        for loaded in contents.documents {
+            if let handle = documents.withLock({ $0[loaded.document.id] }) {
+                try catchUp(handle, revision: loaded.revision, journal: contents.meta[Self.pendingKey(loaded.document.id)],
+                            reloadAllowed: false) { after throws(StoreError) in
+                    try store.changes(document: loaded.document.id, after: after)
+                }
+                try refreshMetadata(handle)
+            } else {
+                do { _ = try restoreDocument(loaded) } catch { logger.error("document \(loaded.document.id) cannot be loaded: \(error)") }
+            }
+        }
+        let storedSessions = Set(contents.sessions.map(\.id))
+        for s in sessions.all where !storedSessions.contains(s.id) { sessions.remove(id: s.id) }
+        for s in contents.sessions { try refreshSession(s.id) }
+        for p in contents.pasteboards { try refreshPasteboard(p.name) }
+    }
+
+    /// A document deleted by another node: gone here too, its long-polls 404 and streams end.
+    func forgetDeleted(_ handle: DocumentHandle) {
+        guard documents.withLock({ $0[handle.id] === handle }) else { return }
+        forget(handle)
+        forgetLinks(of: handle.id)
+    }
+}

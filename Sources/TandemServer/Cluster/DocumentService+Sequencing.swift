@@ -1,0 +1,109 @@
+import Synchronization
+import TandemCore
+import TandemStore
+
+/// The change path of a node in a cluster (docs/scale-out.md): a change waits in the
+/// `ClusterSequencer`; the next sequenced unit, on the store's writer, locks the heads of its
+/// documents, catches each one up from the log (what other nodes committed), applies the
+/// waiting changes under the document's lock exactly as a single node does, and stores them
+/// in the same transaction. One order per document across nodes, no retries: a node that
+/// wants the lock waits for the other's short transaction.
+extension DocumentService {
+    func sequence(_ cluster: Cluster, _ handle: DocumentHandle, fail: @escaping @Sendable (APIError) -> Void,
+                  _ apply: @escaping @Sendable (inout DocumentState) -> AppliedChange) {
+        switch cluster.sequencer.add(.init(handle: handle, apply: apply, fail: fail)) {
+        case .queued: return
+        case .refused: return fail(.databaseBusy)
+        case .schedule: break
+        }
+        let unit = SequencedUnit(cluster.sequencer)
+        cluster.store.sequence({ [self] tx throws(StoreError) in
+            try runUnit(cluster, unit, tx)
+        }, completion: { result in
+            unit.finish(result)
+        })
+    }
+
+    /// Inside the unit's transaction, on the writer: the steps waiting now, by document.
+    private func runUnit(_ cluster: Cluster, _ unit: SequencedUnit, _ tx: SequencedTransaction) throws(StoreError) -> [StoreWrite] {
+        let steps = cluster.sequencer.take()
+        unit.took(steps)
+        guard !steps.isEmpty else { return [] }
+        var order: [String] = []
+        var byDocument: [String: [Int]] = [:]
+        for (i, step) in steps.enumerated() {
+            if byDocument[step.handle.id] == nil { order.append(step.handle.id) }
+            byDocument[step.handle.id, default: []].append(i)
+        }
+        let heads = try tx.lockHeads(order, journalPrefix: ClusterEntry.journalPrefix)
+        var writes: [StoreWrite] = []
+        for id in order {
+            let indexes = byDocument[id]!
+            let handle = steps[indexes[0]].handle
+            if let head = heads[id] {
+                try catchUp(handle, revision: head.revision, journal: head.journal, reloadAllowed: true) { after throws(StoreError) in
+                    try tx.changes(document: id, after: after)
+                }
+            } else {
+                // Deleted by another node: the steps find it deleted and answer 404.
+                forgetDeleted(handle)
+            }
+            var answers: [@Sendable () -> Void] = []
+            handle.state.withLock { st in
+                for i in indexes {
+                    switch steps[i].apply(&st) {
+                    case .answer(let answer): answers.append(answer)
+                    case .store(let prepared):
+                        writes += prepared.writes
+                        unit.add(prepared.stored)
+                    }
+                    unit.applied(i)
+                }
+            }
+            for answer in answers { answer() }
+        }
+        return writes
+    }
+}
+
+/// One sequenced unit's steps and what became of them, shared by its body and its completion
+/// (both on the writer's thread, one after the other).
+final class SequencedUnit: Sendable {
+    private struct State {
+        var ran = false
+        var steps: [ClusterSequencer.Step] = []
+        var applied: [Bool] = []
+        var stored: [@Sendable (Result<Void, StoreError>) -> Void] = []
+    }
+
+    private let state = Mutex(State())
+    private let sequencer: ClusterSequencer
+
+    init(_ sequencer: ClusterSequencer) {
+        self.sequencer = sequencer
+    }
+
+    func took(_ steps: [ClusterSequencer.Step]) {
+        state.withLock {
+            $0.ran = true
+            $0.steps = steps
+            $0.applied = Array(repeating: false, count: steps.count)
+        }
+    }
+
+    func applied(_ index: Int) { state.withLock { $0.applied[index] = true } }
+
+    func add(_ stored: @escaping @Sendable (Result<Void, StoreError>) -> Void) { state.withLock { $0.stored.append(stored) } }
+
+    /// The unit committed or failed: every applied change hears the outcome (a failure puts
+    /// its document back as stored); steps never applied are refused with 503.
+    func finish(_ result: Result<Void, StoreError>) {
+        let s = state.withLock { $0 }
+        for stored in s.stored { stored(result) }
+        guard case .failure = result else { return }
+        // The unit failed before its body ran (no connection): the steps still wait.
+        let waiting = s.ran ? [] : sequencer.take()
+        for step in waiting { step.fail(.storageFailing) }
+        for (step, applied) in zip(s.steps, s.applied) where !applied { step.fail(.storageFailing) }
+    }
+}

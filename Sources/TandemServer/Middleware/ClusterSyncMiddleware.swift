@@ -1,0 +1,41 @@
+import Dispatch
+import TandemHTTP
+
+/// In a cluster, the first step of every request: the node applies what other nodes committed
+/// before the request arrived (`DocumentService.syncCluster`), so that a request sees the same
+/// documents, sessions and pasteboards whichever node it reaches. A request that arrives while
+/// another's sync is under way is covered by the next one; one that finds the database
+/// unreachable is answered `503 database_unavailable` and changes nothing.
+struct ClusterSyncMiddleware: RouteMiddleware {
+    let service: DocumentService
+
+    /// Operations that answer without the documents (liveness, the HTTP ceiling, metrics, the
+    /// API's description): they work while the database is away.
+    static let exempt: Set<String> = ["health", "ping", "metrics", "openapi"]
+
+    func wrap(_ next: @escaping RouteHandler, for route: Endpoint) -> RouteHandler {
+        guard service.cluster != nil, !Self.exempt.contains(route.operationID) else { return next }
+        return { [service] request, context, responder in
+            do {
+                try service.syncCluster(arrived: DispatchTime.now().uptimeNanoseconds)
+            } catch {
+                return responder.send(APIError.databaseUnavailable.response)
+            }
+            next(request, context, responder)
+        }
+    }
+}
+
+extension APIError {
+    static let databaseUnavailable = APIError(
+        .serviceUnavailable, "database_unavailable",
+        "the database cannot be reached right now; nothing was changed, try again shortly",
+        headers: ["Retry-After": "1"]
+    )
+
+    static let databaseBusy = APIError(
+        .serviceUnavailable, "database_busy",
+        "too many changes are waiting for the database; nothing was changed, try again shortly",
+        headers: ["Retry-After": "1"]
+    )
+}

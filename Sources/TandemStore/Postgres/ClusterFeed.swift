@@ -1,0 +1,198 @@
+import Foundation
+
+/// What one committed unit touched, as the cluster's feed names it: another node that reads
+/// it knows what to catch up on (docs/scale-out.md). The feed says only *what* changed; the
+/// tables say how.
+public struct ClusterEntry: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        /// A document's change log grew.
+        case changes = "c"
+        /// A document's pending undo-manager events (`meta` "journal:<id>") changed.
+        case journal = "j"
+        /// A document was created.
+        case created = "n"
+        /// A document's title, times or metadata (access rules among them) changed.
+        case updated = "m"
+        /// A document was deleted.
+        case deleted = "d"
+        /// A version of a document was saved.
+        case version = "v"
+        case session = "s"
+        case pasteboard = "p"
+        /// A session's selection in a document (`meta` "selection:<document>/<session>"); the
+        /// key is "<document>/<session>".
+        case selection = "x"
+    }
+
+    public var seq: Int
+    /// The node that committed it (`PostgresStore.nodeID`).
+    public var node: String
+    public var kind: Kind
+    /// A document id, session id or pasteboard name.
+    public var key: String
+
+    public init(seq: Int, node: String, kind: Kind, key: String) {
+        self.seq = seq
+        self.node = node
+        self.kind = kind
+        self.key = key
+    }
+
+    /// What a unit of writes touches, once each, in order.
+    static func touched(by writes: [StoreWrite]) -> [(Kind, String)] {
+        var seen = Set<String>()
+        var out: [(Kind, String)] = []
+        func add(_ kind: Kind, _ key: String) {
+            if seen.insert(kind.rawValue + key).inserted { out.append((kind, key)) }
+        }
+        for write in writes {
+            switch write {
+            case .append(let changes): for c in changes { add(.changes, c.documentID) }
+            case .createDocument(let d, _): add(.created, d.id)
+            case .updateDocument(let d): add(.updated, d.id)
+            case .deleteDocument(let id): add(.deleted, id)
+            case .addVersion(let v): add(.version, v.documentID)
+            case .upsertSession(let s): add(.session, s.id)
+            case .deleteSession(let id): add(.session, id)
+            case .upsertPasteboard(let p): add(.pasteboard, p.name)
+            case .deletePasteboard(let name): add(.pasteboard, name)
+            case .setMeta(let key, _) where key.hasPrefix(journalPrefix): add(.journal, String(key.dropFirst(journalPrefix.count)))
+            case .setMeta(let key, _) where key.hasPrefix(selectionPrefix): add(.selection, String(key.dropFirst(selectionPrefix.count)))
+            case .setMeta, .writeSnapshot, .trimChanges: break
+            }
+        }
+        return out
+    }
+
+    /// The meta key prefix of a document's pending journal (the server's `pendingKey`).
+    public static let journalPrefix = "journal:"
+    /// The meta key prefix of a shared selection.
+    public static let selectionPrefix = "selection:"
+}
+
+extension PostgresStore {
+    // MARK: Writing the feed
+
+    /// Appends the feed entries of a unit, inside its transaction and as its last statement:
+    /// the clock row's lock is held until COMMIT, so no unit with a smaller seq commits after
+    /// one with a larger (readers never skip an entry), and the notification goes out with
+    /// the commit. Nothing is written for a unit that touched nothing.
+    static func logCluster(_ touched: [(ClusterEntry.Kind, String)], node: String, channel: String,
+                           in c: PGConnection) throws(StoreError) {
+        guard !touched.isEmpty else { return }
+        try c.query("""
+            WITH clock AS (UPDATE cluster_clock SET seq = seq + $1 WHERE id = 1 RETURNING seq)
+            INSERT INTO cluster_log (seq, node, kind, key, time)
+            SELECT clock.seq - $1 + t.n, $2, t.kind, t.key, $3
+            FROM clock, unnest($4::text[], $5::text[]) WITH ORDINALITY AS t(kind, key, n)
+            RETURNING pg_notify($6, '')
+            """, [.int(touched.count), .text(node), .double(Date().timeIntervalSince1970),
+                  .text(arrayLiteral(touched.map(\.0.rawValue))), .text(arrayLiteral(touched.map(\.1))), .text(channel)])
+    }
+
+    /// A PostgreSQL array literal of strings, each quoted and escaped.
+    static func arrayLiteral(_ items: [String]) -> String {
+        var out = "{"
+        for (i, item) in items.enumerated() {
+            if i > 0 { out += "," }
+            out += "\""
+            for ch in item.unicodeScalars {
+                if ch == "\"" || ch == "\\" { out += "\\" }
+                out.unicodeScalars.append(ch)
+            }
+            out += "\""
+        }
+        return out + "}"
+    }
+
+    // MARK: Reading the feed
+
+    /// The newest committed seq (0 before any).
+    public func clusterHead() throws(StoreError) -> Int {
+        try read { c throws(StoreError) in try c.query("SELECT seq FROM cluster_clock WHERE id = 1").int(0, 0) }
+    }
+
+    /// Entries with seq > `after`, oldest first, at most `limit`; and the oldest seq still
+    /// kept, so a reader can tell whether it missed entries that were pruned.
+    public func clusterEntries(after: Int, limit: Int) throws(StoreError) -> (entries: [ClusterEntry], oldestKept: Int?) {
+        try read { c throws(StoreError) in
+            let rows = try c.query("""
+                SELECT seq, node, kind, key, (SELECT min(seq) FROM cluster_log) FROM cluster_log
+                WHERE seq > $1 ORDER BY seq LIMIT $2
+                """, [.int(after), .int(limit)])
+            var entries: [ClusterEntry] = []
+            entries.reserveCapacity(rows.count)
+            var oldest: Int?
+            for row in 0..<rows.count {
+                if oldest == nil, !rows.isNull(row, 4) { oldest = rows.int(row, 4) }
+                guard let kind = ClusterEntry.Kind(rawValue: rows.text(row, 2)) else { continue }
+                entries.append(ClusterEntry(seq: rows.int(row, 0), node: rows.text(row, 1), kind: kind, key: rows.text(row, 3)))
+            }
+            return (entries, oldest)
+        }
+    }
+
+    /// Drops feed entries older than `seconds`: a node that was away longer reloads everything.
+    public func pruneClusterLog(olderThan seconds: Double) throws(StoreError) {
+        _ = try read { c throws(StoreError) in
+            try c.query("DELETE FROM cluster_log WHERE time < $1 AND seq < (SELECT seq FROM cluster_clock WHERE id = 1)",
+                        [.double(Date().timeIntervalSince1970 - seconds)])
+        }
+    }
+
+    /// One session as stored, nil if absent.
+    public func session(_ id: String) throws(StoreError) -> StoredSession? {
+        try read { c throws(StoreError) in
+            try Self.sessions(in: c, where: "WHERE id = $1", [.text(id)]).first
+        }
+    }
+
+    /// One pasteboard as stored, nil if absent.
+    public func pasteboard(_ name: String) throws(StoreError) -> StoredPasteboard? {
+        try read { c throws(StoreError) in
+            try Self.pasteboards(in: c, where: "WHERE name = $1", [.text(name)]).first
+        }
+    }
+
+    /// A document with its snapshot and the changes after it, as `loadAll` gives it; nil if absent.
+    public func loadDocument(_ id: String) throws(StoreError) -> LoadedDocument? {
+        try read { c throws(StoreError) in
+            try c.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            let rows = try c.query("SELECT id, title, created, modified, metadata, revision FROM documents WHERE id = $1", [.text(id)])
+            guard rows.count > 0 else {
+                try c.execute("COMMIT")
+                return nil
+            }
+            let document = Self.document(rows, 0)
+            let s = try c.query("SELECT revision, payload FROM snapshots WHERE document = $1", [.text(id)])
+            let snapshot = s.count > 0 ? StoredSnapshot(documentID: id, revision: s.int(0, 0), payload: s.bytes(0, 1)) : nil
+            let tail = try Self.changes(document: id, after: snapshot?.revision ?? 0, through: Int.max, in: c)
+            try c.execute("COMMIT")
+            return LoadedDocument(document: document, revision: rows.int(0, 5), snapshot: snapshot, tail: tail)
+        }
+    }
+
+    /// A document's stored revision and pending journal (`meta` under `journalPrefix + id`),
+    /// nil if absent.
+    public func documentHead(_ id: String, journalPrefix: String) throws(StoreError) -> SequencedTransaction.Head? {
+        try read { c throws(StoreError) in
+            let rows = try c.query("""
+                SELECT d.revision, m.value FROM documents d LEFT JOIN meta m ON m.key = $2 || d.id WHERE d.id = $1
+                """, [.text(id), .text(journalPrefix)])
+            guard rows.count > 0 else { return nil }
+            return SequencedTransaction.Head(revision: rows.int(0, 0), journal: rows.isNull(0, 1) ? nil : rows.bytes(0, 1))
+        }
+    }
+
+    /// The channel a store's units notify on: one per schema, so stores sharing a database
+    /// in other schemas do not wake each other.
+    static func channel(schema: String?) -> String {
+        let name = "tandem:" + (schema ?? "public")
+        // NOTIFY channel names are identifiers: at most 63 bytes.
+        guard name.utf8.count > 63 else { return name }
+        // FNV-1a: the same on every node (Swift's hashValue is seeded per process).
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return "tandem:" + String(hash, radix: 16)
+    }
+}

@@ -1,0 +1,65 @@
+/// The transaction a sequenced unit runs in (`PostgresStore.sequence`): it holds the row locks
+/// on the heads of its documents, taken in id order, so no other node commits a change to them
+/// until it ends, and one total order of changes per document holds across nodes without
+/// retries. Reads through it see everything committed before the locks were granted.
+///
+/// Valid only during the body it is handed to, on the writer's thread.
+public final class SequencedTransaction {
+    let connection: PGConnection
+
+    init(connection: PGConnection) {
+        self.connection = connection
+    }
+
+    /// A locked document's stored revision and pending journal (`meta` under
+    /// `journalPrefix + id`).
+    public struct Head: Sendable {
+        public var revision: Int
+        public var journal: [UInt8]?
+    }
+
+    /// Locks the head rows of `documents` in id order (`SELECT … FOR UPDATE`: two nodes never
+    /// deadlock) until the unit ends; absent documents are missing from the answer.
+    public func lockHeads(_ documents: [String], journalPrefix: String) throws(StoreError) -> [String: Head] {
+        let rows = try connection.query("""
+            SELECT d.id, d.revision, m.value FROM documents d LEFT JOIN meta m ON m.key = $2 || d.id
+            WHERE d.id = ANY($1::text[]) ORDER BY d.id FOR UPDATE OF d
+            """, [.text(PostgresStore.arrayLiteral(documents.sorted())), .text(journalPrefix)])
+        var heads: [String: Head] = [:]
+        for row in 0..<rows.count {
+            heads[rows.text(row, 0)] = Head(revision: rows.int(row, 1), journal: rows.isNull(row, 2) ? nil : rows.bytes(row, 2))
+        }
+        return heads
+    }
+
+    /// Stored changes of `document` after `after`, oldest first (trimmed ones are gone).
+    public func changes(document: String, after: Int) throws(StoreError) -> [StoredChange] {
+        try PostgresStore.changes(document: document, after: after, through: Int.max, in: connection)
+    }
+
+    public func meta(_ key: String) throws(StoreError) -> [UInt8]? {
+        try PostgresStore.meta(key, in: connection)
+    }
+}
+
+extension PostgresStore {
+    /// Body of a sequenced unit: catches up and applies under the locks, and returns the writes
+    /// to store in the same transaction.
+    public typealias SequencedBody = @Sendable (SequencedTransaction) throws(StoreError) -> [StoreWrite]
+
+    /// Runs `body` on the writer, in a transaction of its own in which it locks the heads of
+    /// the documents it changes (`SequencedTransaction.lockHeads`), then stores what it
+    /// returns and commits. `completion` runs after the commit, or with the failure (nothing
+    /// of the unit stored), on the writer's thread like `submit`'s.
+    public func sequence(_ body: @escaping SequencedBody, completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
+        writer.submit(.init(changeCount: 0, work: .sequenced(body), completion: completion))
+    }
+
+    /// The sequenced unit's statements, on the writer's connection inside its transaction.
+    static func runSequenced(_ body: SequencedBody, node: String, channel: String, in c: PGConnection) throws(StoreError) -> Int {
+        let writes = try body(SequencedTransaction(connection: c))
+        for write in writes { try run(write, in: c) }
+        try logCluster(ClusterEntry.touched(by: writes), node: node, channel: channel, in: c)
+        return writes.reduce(0) { $0 + $1.changeCount }
+    }
+}
