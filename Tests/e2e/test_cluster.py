@@ -26,7 +26,7 @@ def nodes(servers):
     """Two nodes on one fresh schema."""
     schema = "cluster_" + uuid.uuid4().hex[:12]
     args = ("--database", DATABASE, "--database-schema", schema)
-    return servers(name=schema + "-1", extra_args=args), servers(name=schema + "-2", extra_args=args)
+    return servers(name=schema + "-1", extra_args=args, one_node=True), servers(name=schema + "-2", extra_args=args, one_node=True)  # each one node: the test addresses and kills each itself
 
 
 def new_doc(node, prefix: str, text: str = "", name: str = "Ada", access: str | None = None) -> tuple[Client, str]:
