@@ -4,7 +4,7 @@ With `TANDEM_E2E_NODES=2` (and `TANDEM_E2E_DATABASE=postgres`) a `TandemServer` 
 `tandem serve` processes on one PostgreSQL schema and puts this nginx in front of them
 (`tandem_server.py`). The configuration is the very file `compose.yaml` mounts, with three
 kinds of lines swapped: the two `server tandemN:8080` lines point at the nodes' loopback
-ports, `listen 8080;` becomes a free loopback port (the IPv6 `listen` goes), and the temp
+ports, `listen 8080;` becomes a free loopback port, and the temp
 paths move into the server's work folder. nginx (Debian's `nginx-light`) runs in the
 foreground as the current user, one process (`master_process off`), its pid file, error log
 and access log (which names the node of each request) in that folder too.
@@ -58,7 +58,6 @@ def render(template: str, upstreams: list[int], port: int, prefix: Path) -> str:
     for name, upstream in zip(NODE_NAMES, upstreams):
         out = swap(rf"^(\s*server\s+){name}:8080\b", rf"\g<1>127.0.0.1:{upstream}", out)
     out = swap(r"^(\s*)listen\s+8080;", rf"\g<1>listen 127.0.0.1:{port};", out)
-    out = swap(r"^(\s*)listen\s+\[::\]:8080;\n", "", out)
     temp = "".join(f"    {directive} {prefix / folder};\n" for directive, folder in (
         ("client_body_temp_path", "client_body"), ("proxy_temp_path", "proxy"),
         ("fastcgi_temp_path", "fastcgi"), ("uwsgi_temp_path", "uwsgi"), ("scgi_temp_path", "scgi")))
@@ -76,6 +75,7 @@ class Nginx:
         self.error_log = prefix / "error.log"
         self.port = 0
         self.process: subprocess.Popen | None = None
+        self._quitting = False
 
     @property
     def base(self) -> str:
@@ -124,10 +124,32 @@ class Nginx:
             time.sleep(0.05)
         return False, f"timed out ({last})"
 
+    def quit(self) -> None:
+        """SIGQUIT: stop accepting connections, finish the requests in flight, then exit
+        (`stop` waits for it)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGQUIT)
+            self._quitting = True
+
+    def kill(self) -> None:
+        p = self.process
+        if p is None:
+            return
+        if p.poll() is None:
+            p.send_signal(signal.SIGKILL)
+        p.wait(timeout=15)
+        self.process = None
+        self._quitting = False
+
     def stop(self) -> None:
         p = self.process
         if p is None:
             return
+        if self._quitting:  # the requests in flight end with the nodes' answers
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
         if p.poll() is None:
             p.send_signal(signal.SIGTERM)  # without a master process: close everything, exit
             try:
@@ -136,6 +158,7 @@ class Nginx:
                 p.kill()
                 p.wait(timeout=5)
         self.process = None
+        self._quitting = False
 
     def log_tail(self, lines: int = 20) -> str:
         parts = []

@@ -37,12 +37,15 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def _start_server():
-    """Starts extra servers with other settings; all are stopped when the run ends."""
+    """Starts extra servers with other settings; all are stopped when the run ends (those in
+    `owner`, a list, also when their owner says so)."""
     started: list[TandemServer] = []
 
-    def start(**settings) -> TandemServer:
+    def start(owner: list[TandemServer] | None = None, **settings) -> TandemServer:
         server = TandemServer(**settings)
         started.append(server)
+        if owner is not None:
+            owner.append(server)
         try:
             return server.start()
         except ServerStartError as e:
@@ -54,37 +57,6 @@ def _start_server():
         s.cleanup()
 
 
-@pytest.fixture
-def servers(request, _start_server):
-    """`servers(**settings)` starts a server with other settings (`TandemServer`'s arguments);
-    in a test marked `one_node`, as one node (`one_node=True`) unless the test says otherwise."""
-    if NODES == 1 or one_node_reason(request.node) is None:
-        return _start_server
-
-    def start(**settings) -> TandemServer:
-        settings.setdefault("one_node", True)
-        return _start_server(**settings)
-    return start
-
-
-@pytest.fixture(scope="session")
-def shared_server(_start_server) -> TandemServer:
-    return _start_server(typing_pause=SHARED_TYPING_PAUSE, name="shared")
-
-
-@pytest.fixture(scope="session")
-def shared_one_node_server(_start_server) -> TandemServer:
-    """The shared server's twin as one node, for tests marked `one_node` (two-node runs only)."""
-    return _start_server(typing_pause=SHARED_TYPING_PAUSE, name="shared-one-node", one_node=True)
-
-
-@pytest.fixture
-def server(request) -> TandemServer:
-    if NODES == 2 and one_node_reason(request.node) is not None:
-        return request.getfixturevalue("shared_one_node_server")
-    return request.getfixturevalue("shared_server")
-
-
 @pytest.fixture(scope="session")
 def access_server(_start_server) -> TandemServer:
     """A server with an operator key for the access tests (issue 28). `--durability off`:
@@ -93,9 +65,59 @@ def access_server(_start_server) -> TandemServer:
                          extra_args=("--admin-key", ADMIN_KEY, "--durability", "off"))
 
 
-@pytest.fixture
-def base(server) -> str:
-    return server.base
+if NODES == 1:
+    @pytest.fixture(scope="session")
+    def servers(_start_server):
+        """`servers(**settings)` starts a server with other settings (`TandemServer`'s
+        arguments); all are stopped when the run ends."""
+        return _start_server
+
+    @pytest.fixture(scope="session")
+    def server(servers) -> TandemServer:
+        return servers(typing_pause=SHARED_TYPING_PAUSE, name="shared")
+
+    @pytest.fixture(scope="session")
+    def base(server) -> str:
+        return server.base
+
+else:
+    # Two nodes: `server`, `base` and `servers` are per test, so that a test marked
+    # `one_node` gets a one-node server. A server a test starts through `servers` is stopped
+    # when the test ends: two nodes hold twice the database connections, and a run's worth
+    # of them would exceed the test PostgreSQL's max_connections.
+    @pytest.fixture
+    def servers(request, _start_server):
+        """`servers(**settings)` starts a server with other settings (`TandemServer`'s
+        arguments), as one node (`one_node=True`) in a test marked `one_node`."""
+        mine: list[TandemServer] = []
+        one_node = one_node_reason(request.node) is not None
+
+        def start(**settings) -> TandemServer:
+            if one_node:
+                settings.setdefault("one_node", True)
+            return _start_server(owner=mine, **settings)
+        yield start
+        for s in mine:
+            s.cleanup()
+
+    @pytest.fixture(scope="session")
+    def shared_server(_start_server) -> TandemServer:
+        return _start_server(typing_pause=SHARED_TYPING_PAUSE, name="shared")
+
+    @pytest.fixture(scope="session")
+    def shared_one_node_server(_start_server) -> TandemServer:
+        """The shared server's twin as one node, for tests marked `one_node`."""
+        return _start_server(typing_pause=SHARED_TYPING_PAUSE, name="shared-one-node", one_node=True)
+
+    @pytest.fixture
+    def server(request) -> TandemServer:
+        if one_node_reason(request.node) is not None:
+            return request.getfixturevalue("shared_one_node_server")
+        return request.getfixturevalue("shared_server")
+
+    @pytest.fixture
+    def base(server) -> str:
+        return server.base
 
 
 @pytest.fixture

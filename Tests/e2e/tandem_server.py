@@ -187,15 +187,16 @@ class TandemServer:
         return self.start()
 
     def kill(self) -> None:
-        """`kill -9`: the process gets no chance to flush or close anything. Two nodes are
-        killed together, and nginx stopped (it keeps nothing)."""
+        """`kill -9`: the process gets no chance to flush or close anything. Two nodes: nginx
+        first, so that a client sees its connection break as with one process (not a 502 from
+        a proxy outliving its nodes), then both nodes at once."""
         if self.nodes:
+            self.nginx.kill()
             for node in self.nodes:
                 if node.process is not None and node.process.poll() is None:
                     node.process.send_signal(signal.SIGKILL)
             for node in self.nodes:
                 node.kill()
-            self.nginx.stop()
             self.process = None
             return
         p = self.process
@@ -217,6 +218,13 @@ class TandemServer:
 
     def stop(self) -> None:
         if self.nodes:
+            # As one process stops: nginx stops accepting first (SIGQUIT: what it has in
+            # flight goes on), then both nodes finish their work and end their streams
+            # (SIGTERM), and nginx exits once it has passed the last answer on.
+            self.nginx.quit()
+            for node in self.nodes:
+                if node.process is not None and node.process.poll() is None:
+                    node.process.send_signal(signal.SIGTERM)
             for node in self.nodes:
                 node.stop()
             self.nginx.stop()
