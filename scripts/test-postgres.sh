@@ -22,7 +22,7 @@ start_test_postgres() {
         || { cat "$TANDEM_PG_DIR/initdb.log" >&2; return 1; }
     # Exported so that a test can stop and start this cluster (PostgreSQL down during load).
     export TANDEM_TEST_PG_DIR="$TANDEM_PG_DIR"
-    export TANDEM_TEST_PG_OPTIONS="-p $port -k $TANDEM_PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+    export TANDEM_TEST_PG_OPTIONS="-p $port -k $TANDEM_PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=800"
     "${as[@]}" "$bin/pg_ctl" -D "$TANDEM_PG_DIR/data" -l "$TANDEM_PG_DIR/server.log" -w -t 60 \
         -o "$TANDEM_TEST_PG_OPTIONS" start >/dev/null \
         || { tail -n 20 "$TANDEM_PG_DIR/server.log" >&2; return 1; }

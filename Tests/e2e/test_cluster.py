@@ -23,10 +23,14 @@ pytestmark = needs_postgres()
 
 @pytest.fixture
 def nodes(servers):
-    """Two nodes on one fresh schema."""
+    """Two nodes on one fresh schema, stopped after the test (each holds a few database
+    connections, and the test cluster's are counted)."""
     schema = "cluster_" + uuid.uuid4().hex[:12]
     args = ("--database", DATABASE, "--database-schema", schema)
-    return servers(name=schema + "-1", extra_args=args, one_node=True), servers(name=schema + "-2", extra_args=args, one_node=True)  # each one node: the test addresses and kills each itself
+    pair = servers(name=schema + "-1", extra_args=args, one_node=True), servers(name=schema + "-2", extra_args=args, one_node=True)  # each one node: the test addresses and kills each itself
+    yield pair
+    for node in pair:
+        node.stop()
 
 
 def new_doc(node, prefix: str, text: str = "", name: str = "Ada", access: str | None = None) -> tuple[Client, str]:
