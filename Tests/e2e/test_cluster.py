@@ -27,7 +27,7 @@ def nodes(servers):
     connections, and the test cluster's are counted)."""
     schema = "cluster_" + uuid.uuid4().hex[:12]
     args = ("--database", DATABASE, "--database-schema", schema)
-    pair = servers(name=schema + "-1", extra_args=args), servers(name=schema + "-2", extra_args=args)
+    pair = servers(name=schema + "-1", extra_args=args, one_node=True), servers(name=schema + "-2", extra_args=args, one_node=True)  # each one node: the test addresses and kills each itself
     yield pair
     for node in pair:
         node.stop()

@@ -24,7 +24,7 @@ def cluster(servers):
     started = []
 
     def node():
-        started.append(servers(name=schema, extra_args=("--database", DATABASE, "--database-schema", schema)))
+        started.append(servers(name=schema, extra_args=("--database", DATABASE, "--database-schema", schema), one_node=True))  # each one node: the test addresses each itself
         return started[-1]
 
     yield node
