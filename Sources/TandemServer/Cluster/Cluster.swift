@@ -52,6 +52,8 @@ final class ClusterSequencer: Sendable {
         var apply: @Sendable (inout DocumentState) -> DocumentService.AppliedChange
         /// Answers the request when the unit failed before the change was applied.
         var fail: @Sendable (APIError) -> Void
+        /// A save: the unit reads the newest version number under the lock first.
+        var numbersVersion = false
     }
 
     private let queue = Mutex<(steps: [Step], scheduled: Bool)>(([], false))

@@ -223,6 +223,12 @@ final class PGConnection: @unchecked Sendable {
 }
 
 extension StoreError {
+    /// A deadlock or serialization failure: the transaction was rolled back and may run again.
+    var isDeadlock: Bool {
+        guard case .io(let message) = self else { return false }
+        return message.hasSuffix("(40P01)") || message.hasSuffix("(40001)")
+    }
+
     /// Maps a PostgreSQL error (its SQLSTATE, see the manual's appendix A) to a `StoreError`:
     /// integrity and data errors are conflicts (only that write fails), a full disk is `.full`,
     /// a read-only server `.readOnly`, damaged data `.corrupt`, a lost connection and anything
@@ -237,6 +243,7 @@ extension StoreError {
         case "25006": self = .readOnly
         case "XX001", "XX002": self = .corrupt(message)
         case _ where state.hasPrefix("23") || state.hasPrefix("22"): self = .conflict(message)
+        case "40P01", "40001": self = .io("PostgreSQL: \(message) (\(state))")
         case _ where state.hasPrefix("08") || state.hasPrefix("57P"):
             self = .io("the PostgreSQL connection was lost: \(message)")
         default: self = .io("PostgreSQL: \(message) (\(state))")

@@ -73,20 +73,47 @@ final class PostgresWriter: ThreadedWriter {
     /// Runs the batch as one transaction and returns each job's result.
     private func commit(_ batch: [Job]) -> [Result<Void, StoreError>] {
         let started = DispatchTime.now().uptimeNanoseconds
-        let results: [Result<Void, StoreError>]
-        do {
-            try begin()
-            if let together = try commitTogether(batch) {
-                results = together
-            } else {
+        var results: [Result<Void, StoreError>] = []
+        // A deadlock with another node's transaction is broken by PostgreSQL rolling one of
+        // them back; nothing of this batch was stored then, so it runs again.
+        for attempt in 1...3 {
+            do {
                 try begin()
-                results = try commitEachInSavepoint(batch)
+                try lockHeads(of: batch)
+                if let together = try commitTogether(batch) {
+                    results = together
+                } else {
+                    try begin()
+                    try lockHeads(of: batch)
+                    results = try commitEachInSavepoint(batch)
+                }
+                break
+            } catch {
+                if connection.inTransaction { try? connection.execute("ROLLBACK") }
+                if error.isDeadlock && attempt < 3 { continue }
+                return thread.failed(batch, error)
             }
-        } catch {
-            if connection.inTransaction { try? connection.execute("ROLLBACK") }
-            return thread.failed(batch, error)
         }
         return thread.committed(batch, results, nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
+    }
+
+    /// Locks the head rows of the documents the batch writes, in id order, before anything
+    /// else: the order sequenced units take them in, so a batch and another node's unit wait
+    /// for each other instead of deadlocking.
+    private func lockHeads(of batch: [Job]) throws(StoreError) {
+        var ids = Set<String>()
+        for job in batch {
+            for (kind, key) in ClusterEntry.touched(by: job.writes) {
+                switch kind {
+                case .changes, .journal, .updated, .deleted, .version: ids.insert(key)
+                case .selection: if let slash = key.firstIndex(of: "/") { ids.insert(String(key[..<slash])) }
+                case .created, .session, .pasteboard: break
+                }
+            }
+        }
+        guard !ids.isEmpty else { return }
+        try connection.query("SELECT id FROM documents WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE",
+                             [.text(PostgresStore.arrayLiteral(ids.sorted()))])
     }
 
     /// A sequenced unit in a transaction of its own; on any failure nothing of it is stored.
