@@ -4,8 +4,8 @@ import TandemHTTP
 
 /// The live subscribers of one stream (a document's events, or the pasteboards').
 ///
-/// Frames are queued in the order they are sent and written out at once when the subscribers'
-/// earlier writes are done, else within `spacing` of the last flush (see `enqueue`), all that
+/// Frames are queued in the order they are sent and written out at once after a quiet moment,
+/// else within a gap of the last flush (1 ms, up to `spacing` under load; see `enqueue`), all that
 /// is due to one subscriber as one chunk: at thousands of changes a second this turns one
 /// socket write per change per subscriber into one per batch, and keeps every event in order
 /// (a presence event never overtakes the change before it). For gzipped streams the batch is
@@ -64,6 +64,8 @@ public final class EventChannel: Sendable {
         var scheduled = false
         /// When the last flush started (monotonic ns).
         var lastFlush: UInt64 = 0
+        /// Events the last flush carried.
+        var lastBatch = 0
     }
     private let nextID = Mutex(0)
     private let flusher = DispatchQueue(label: "tandem.events")
@@ -118,27 +120,31 @@ public final class EventChannel: Sendable {
         enqueue(Queued(frame: frame, revisions: nil, include: include))
     }
 
-    /// How long frames may wait while earlier writes are still on their way, in nanoseconds
-    /// (see `enqueue`).
+    /// The longest two flushes are apart while events keep coming, in nanoseconds.
     let spacing: UInt64
 
-    /// Frames go out at once when every subscriber's stream has written all it was given (a
-    /// keystroke watched by others is written as soon as it is committed). While some stream
-    /// still holds bytes its loop has not written (the loops are busy), they wait until
-    /// `spacing` after the last flush began, and whatever else comes meanwhile goes out with
-    /// them, one socket write per subscriber for all of it, as Nagle's algorithm or NIO's
-    /// flush coalescing would: batches grow only when the machine is busy.
+    /// How far apart two flushes are while events keep coming: 1 ms after a batch of a few
+    /// events, growing with the batch (125 µs an event) up to `spacing`. Each flush is a
+    /// socket write per subscriber, so the writes stay few when events come thick; the wait is
+    /// counted from the last flush, so an event after a quiet moment goes out at once.
+    func gap(afterBatchOf events: Int) -> UInt64 {
+        min(spacing, max(min(spacing, 1_000_000), UInt64(events) * 125_000))
+    }
+
+    /// Queues a frame: written at once if the last flush is older than the gap, else with
+    /// whatever else comes until then, one write per subscriber for all of it (as Nagle's
+    /// algorithm holds a small segment only while one is unacknowledged). The subscriber's
+    /// stream merges besides what its loop has not written yet (`StreamState`).
     private func enqueue(_ q: Queued) {
         let now = DispatchTime.now().uptimeNanoseconds
         let wait = queued.withLock { state -> UInt64? in
             state.frames.append(q)
             if state.scheduled { return nil }
             state.scheduled = true
-            let due = state.lastFlush + spacing
+            let due = state.lastFlush + gap(afterBatchOf: state.lastBatch)
             return due > now ? due - now : 0
         }
-        guard var wait else { return }
-        if wait > 0, allWritten { wait = 0 }
+        guard let wait else { return }
         if wait == 0 {
             flusher.async { [self] in flush() }
         } else {
@@ -146,15 +152,12 @@ public final class EventChannel: Sendable {
         }
     }
 
-    /// No subscriber's stream holds bytes its loop has not yet written.
-    private var allWritten: Bool {
-        subscribers.withLock { Array($0.values) }.allSatisfy { $0.writer.bufferedByteCount == 0 }
-    }
-
     private func flush() {
         let started = DispatchTime.now().uptimeNanoseconds
         var frames = queued.withLock { state -> [Queued] in
             defer {
+                // Counted in events, not entries: a group commit's changes come as one entry.
+                state.lastBatch = state.frames.reduce(0) { $0 + ($1.revisions?.count ?? 1) }
                 state.frames.removeAll()
                 state.scheduled = false
                 state.lastFlush = started
