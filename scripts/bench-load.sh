@@ -6,11 +6,50 @@
 # --durability full and once with --durability off, then prints a table with the goals and
 # the full/off ratios (group commit should keep full within 2x of off).
 #
+# Issue 30, several nodes on one PostgreSQL: with --nodes and/or --database it runs
+# scripts/bench-load.py's cluster comparison instead, once: (a) one node on SQLite, (b) one
+# node on PostgreSQL, (c) N nodes (default 2) on PostgreSQL sharing one schema, writer and
+# subscriber i on node i mod N, under the same load on one hot document, and (b) against (c)
+# with the writers and subscribers spread over 200 documents; the configurations take turns
+# in rounds. It prints the CPU cost per applied edit (the configuration's Tandem nodes plus
+# the whole PostgreSQL cluster, from /proc), the p99 edit latency and fan-out, and the ratios
+# against their goals. Without --database it starts a throwaway PostgreSQL
+# (scripts/test-postgres.sh: fsync off; --pg-fsync restarts it with fsync on).
+#
 # Usage: scripts/bench-load.sh [-d SECONDS] [-c CEILING_SECONDS]
+#        scripts/bench-load.sh --nodes N [--database URL] [-d SECONDS] [--rounds R]
+#                              [--documents D] [--pg-fsync] [--json PATH]
+#        (cluster mode: -d is each configuration's edit time, 20 s by default)
 # All traffic goes to 127.0.0.1; every run is bounded by its duration and `timeout`.
 set -euo pipefail
 DUR=20; CEIL=10
-while getopts "d:c:" o; do case $o in d) DUR=$OPTARG;; c) CEIL=$OPTARG;; *) exit 2;; esac; done
+NODES=""; DATABASE=""; JSON=""; ROUNDS=4; DOCS=200; PG_FSYNC=""
+usage() { sed -n '/^# Usage:/,/^# All traffic/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+while [ $# -gt 0 ]; do
+  case $1 in
+    -d) DUR=$2; shift 2;;
+    -d?*) DUR=${1#-d}; shift;;
+    -c) CEIL=$2; shift 2;;
+    -c?*) CEIL=${1#-c}; shift;;
+    --nodes) NODES=$2; shift 2;;
+    --nodes=*) NODES=${1#*=}; shift;;
+    --database) DATABASE=$2; shift 2;;
+    --database=*) DATABASE=${1#*=}; shift;;
+    --rounds) ROUNDS=$2; shift 2;;
+    --rounds=*) ROUNDS=${1#*=}; shift;;
+    --documents) DOCS=$2; shift 2;;
+    --documents=*) DOCS=${1#*=}; shift;;
+    --json) JSON=$2; shift 2;;
+    --json=*) JSON=${1#*=}; shift;;
+    --pg-fsync) PG_FSYNC=1; shift;;
+    *) usage;;
+  esac
+done
+CLUSTER=""
+if [ -n "$NODES" ] || [ -n "$DATABASE" ]; then CLUSTER=1; NODES=${NODES:-2}; fi
+if [ -z "$CLUSTER" ] && { [ -n "$JSON" ] || [ -n "$PG_FSYNC" ]; }; then
+  echo "--json and --pg-fsync belong to the cluster mode (--nodes / --database)" >&2; exit 2
+fi
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$(mktemp -d /tmp/tandem-bench-load.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
@@ -19,6 +58,32 @@ trap 'rm -rf "$OUT"' EXIT
 (cd "$ROOT" && swift build -c release --product tandem-load 2>&1 | tail -1)
 BIN=$ROOT/.build/release/tandem
 GEN=$ROOT/.build/release/tandem-load
+
+if [ -n "$CLUSTER" ]; then
+  if [ -z "$DATABASE" ]; then
+    # shellcheck source=scripts/test-postgres.sh
+    source "$ROOT/scripts/test-postgres.sh"
+    trap 'stop_test_postgres; rm -rf "$OUT"' EXIT
+    start_test_postgres
+    DATABASE=$TANDEM_TEST_DATABASE_URL
+    if [ -n "$PG_FSYNC" ]; then
+      # The test cluster has fsync=off on its command line; the same options with fsync on.
+      pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+      as=(); [ "$(id -u)" -eq 0 ] && as=(runuser -u postgres --)
+      port=${DATABASE##*:}; port=${port%%/*}
+      "${as[@]}" "$pgbin/pg_ctl" -D "$TANDEM_PG_DIR/data" -l "$TANDEM_PG_DIR/server.log" -w -t 60 -m fast restart \
+        -o "-p $port -k $TANDEM_PG_DIR -c listen_addresses=127.0.0.1 -c fsync=on -c max_connections=200" >/dev/null
+    fi
+  elif [ -n "$PG_FSYNC" ]; then
+    echo "--pg-fsync only applies to the throwaway PostgreSQL (without --database)" >&2; exit 2
+  fi
+  args=(--binary "$BIN" --generator "$GEN" --nodes "$NODES" --database "$DATABASE" --seconds "$DUR"
+        --rounds "$ROUNDS" --documents "$DOCS")
+  [ -n "$JSON" ] && args+=(--json "$JSON")
+  # Five configurations, each DUR seconds of edits plus ROUNDS settles, idle windows, set-up.
+  timeout $((5 * (DUR + 2 * ROUNDS) + 2 * ROUNDS + 300)) python3 "$ROOT/scripts/bench-load.py" "${args[@]}"
+  exit
+fi
 
 for mode in full off; do
   timeout $((DUR + CEIL + 180)) python3 "$ROOT/scripts/bench-load.py" --binary "$BIN" --generator "$GEN" --durability "$mode" \

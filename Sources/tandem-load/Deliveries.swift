@@ -21,14 +21,15 @@ final class Deliveries {
     private(set) var unexpected = 0
     static let maxRevisions = 1 << 26
 
-    init(startRevision: Int, subscribers: Int) {
+    /// `capacity`: revisions to make room for at first (the tables double as needed).
+    init(startRevision: Int, subscribers: Int, capacity initial: Int = 1 << 16) {
         self.startRevision = startRevision
         self.subscribers = subscribers
         words = max(1, (subscribers + 63) / 64)
         seen = .allocate(capacity: 0)
         count = .allocate(capacity: 0)
         latest = .allocate(capacity: 0)
-        grow(to: 1 << 16)
+        grow(to: max(64, initial))
     }
 
     deinit {
@@ -53,6 +54,13 @@ final class Deliveries {
     func deliveries(of revision: Int) -> Int {
         let index = revision - startRevision
         return index > 0 && index < capacity ? Int(count[index]) : 0
+    }
+
+    /// Whether subscriber `subscriber` read `revision`.
+    func delivered(_ revision: Int, to subscriber: Int) -> Bool {
+        let index = revision - startRevision
+        guard index > 0 && index < capacity else { return false }
+        return seen[index * words + subscriber >> 6] & (UInt64(1) << UInt64(subscriber & 63)) != 0
     }
 
     func latestArrival(of revision: Int) -> UInt64 {

@@ -17,29 +17,39 @@ struct PhaseRecord {
 /// The typing sessions, all on one thread over epoll, following the timetable phase by
 /// phase on the same keep-alive connections.
 final class EditSessions: ThreadBody {
-    let port: UInt16
     let timetable: Timetable
     let sessions: [EditSession]
     let poller = Poller()
     private var byFD: [Int] = []
     private(set) var records: [PhaseRecord]
-    /// Every acknowledged edit: its revision and when its answer had been read.
+    /// Every acknowledged edit: its document, its revision, the session it answered and
+    /// when its answer had been read.
+    private(set) var ackDocuments: [Int32] = []
     private(set) var ackRevisions: [Int] = []
+    private(set) var ackSessions: [Int32] = []
     private(set) var ackTimes: [UInt64] = []
-    /// The newest acknowledged revision and the length the session computed for it: the
-    /// orchestrator checks it against the document, which checks the answer parsing.
-    private(set) var newest = (revision: -1, length: -1)
+    /// The newest acknowledged revision of each document and the length the session computed
+    /// for it: the orchestrator checks it against the document, which checks the answer parsing.
+    private(set) var newest: [(revision: Int, length: Int)]
+    /// Connections the server closed while they waited for their next phase (its idle
+    /// timeout), reopened at once: not errors, as no request was lost.
+    private(set) var idleReconnects = 0
     private(set) var longestTurn = LongestTurn()
     /// Answers still awaited this long after the last phase are given up on.
     static let grace: UInt64 = 5_000_000_000
     static let maxReconnects = 10
 
     init(arguments: Arguments, timetable: Timetable) {
-        port = arguments.port
         self.timetable = timetable
-        sessions = arguments.tokens.enumerated().map { EditSession(index: $0.offset, token: $0.element, arguments: arguments) }
+        let plan = arguments.plan
+        sessions = plan.sessions.enumerated().map {
+            EditSession(index: $0.offset, plan: $0.element, documents: plan.documents, seed: arguments.seed)
+        }
         records = timetable.phases.map { PhaseRecord(phase: $0) }
+        newest = Array(repeating: (-1, -1), count: plan.documents.count)
+        ackDocuments.reserveCapacity(1 << 18)
         ackRevisions.reserveCapacity(1 << 18)
+        ackSessions.reserveCapacity(1 << 18)
         ackTimes.reserveCapacity(1 << 18)
     }
 
@@ -96,7 +106,10 @@ final class EditSessions: ThreadBody {
 
     private func send(_ s: EditSession, phase: Int) {
         let kind = timetable.phases[phase].kind
-        let at = Int(s.random(below: UInt64(s.length) + 1))
+        // Pings name no document and leave the turn where it is.
+        let slot = s.next
+        if kind != .ping { s.next = slot + 1 == s.documents.count ? 0 : slot + 1 }
+        let at = Int(s.random(below: UInt64(s.lengths[slot]) + 1))
         // The body of the ping and of the no-op edit has the size of an edit's, so every
         // phase parses the same bytes.
         s.body.removeAll(keepingCapacity: true)
@@ -105,18 +118,19 @@ final class EditSessions: ThreadBody {
         s.body.append(contentsOf: Self.atKey)
         Self.appendDecimal(at, to: &s.body)
         s.body.append(contentsOf: Self.baseKey)
-        Self.appendDecimal(s.revision, to: &s.body)
+        Self.appendDecimal(s.revisions[slot], to: &s.body)
         s.body.append(UInt8(ascii: "}"))
         if kind != .edit { s.body.append(UInt8(ascii: " ")) }
 
         let out = s.output
         out.removeAll()
-        out.append(s.prefixes[kind.index])
+        out.append(kind == .ping ? s.pingPrefix : s.editPrefixes[slot])
         out.append(Self.contentLengthName)
         out.appendDecimal(s.body.count)
         out.append(Bytes.crlfcrlf)
         out.append(s.body)
         s.inFlight = phase
+        s.inFlightSlot = slot
         s.sentAt = Clock.now()
         flush(s)
     }
@@ -175,17 +189,20 @@ final class EditSessions: ThreadBody {
             count("unparsed_edit_answer", phase: phase)
             return
         }
-        s.revision = answer.revision
-        s.length = answer.length
+        let slot = s.inFlightSlot, document = s.documents[slot]
+        s.revisions[slot] = answer.revision
+        s.lengths[slot] = answer.length
+        ackDocuments.append(Int32(document))
         ackRevisions.append(answer.revision)
+        ackSessions.append(Int32(s.index))
         ackTimes.append(t)
-        if answer.revision > newest.revision { newest = answer }
+        if answer.revision > newest[document].revision { newest[document] = answer }
     }
 
     // MARK: connections
 
     private func connect(_ s: EditSession) {
-        guard let fd = Connection.open(port: port) else {
+        guard let fd = Connection.open(port: s.port) else {
             s.alive = false
             count("connect_failed", phase: min(s.phase, records.count - 1))
             return
@@ -199,7 +216,14 @@ final class EditSessions: ThreadBody {
     /// The connection broke: the request in flight is an error; the session reconnects
     /// (a bounded number of times) and carries on from its last answer.
     private func lost(_ s: EditSession, _ reason: String) {
-        count(reason, phase: s.inFlight >= 0 ? s.inFlight : min(s.phase, records.count - 1))
+        // Between phases (several configurations take turns on one machine) a session may
+        // wait longer than the server's idle timeout: its close loses nothing.
+        let idle = s.inFlight < 0 && reason == "connection_closed" && s.input.count == 0 && s.output.count == 0
+        if idle {
+            idleReconnects += 1
+        } else {
+            count(reason, phase: s.inFlight >= 0 ? s.inFlight : min(s.phase, records.count - 1))
+        }
         s.inFlight = -1
         s.input.removeAll()
         s.output.removeAll()
@@ -210,7 +234,7 @@ final class EditSessions: ThreadBody {
             close(s.fd)
             s.fd = -1
         }
-        s.reconnects += 1
+        if !idle { s.reconnects += 1 }
         if s.reconnects > Self.maxReconnects { s.alive = false; return }
         connect(s)
     }
@@ -230,16 +254,5 @@ final class EditSessions: ThreadBody {
     static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
         if value >= 10 { appendDecimal(value / 10, to: &out) }
         out.append(UInt8(48 + value % 10))
-    }
-}
-
-extension PhaseKind {
-    /// The position in `allCases`, for per-kind tables.
-    var index: Int {
-        switch self {
-        case .edit: 0
-        case .ping: 1
-        case .noop: 2
-        }
     }
 }

@@ -5,7 +5,21 @@ import CZlib
 /// One `GET /documents/{id}/events` stream.
 final class Subscriber {
     let index: Int
-    let fd: Int32
+    var fd: Int32
+    let port: UInt16
+    let path: String
+    /// The document's delivery table, and this subscriber's place in it.
+    let table: Deliveries
+    let slot: Int
+    /// The first stream was answered 200: the subscriber is in its document's audience.
+    var started = false
+    /// The newest change revision read, for `Last-Event-ID` when the stream is resumed.
+    var lastRevision: Int
+    /// When a stream the server ended is to be opened again (0: none pending), and how often it was.
+    var resumeAt: UInt64 = 0
+    var resumes = 0
+    /// Its place in `Subscribers.subscribers` (a subscriber refused at once has none).
+    var position = -1
     var headRead = false
     var chunked = false
     var open = true
@@ -19,9 +33,24 @@ final class Subscriber {
     var gzipHeaderRead = false
     let piece = ByteBuffer(capacity: 16 * 1024)
 
-    init(index: Int, fd: Int32) {
+    init(index: Int, fd: Int32, port: UInt16, path: String, table: Deliveries, slot: Int) {
         self.index = index
         self.fd = fd
+        self.port = port
+        self.path = path
+        self.table = table
+        self.slot = slot
+        lastRevision = table.startRevision
+    }
+
+    /// Back to a stream not yet answered, on a new socket.
+    func reset(fd: Int32) {
+        self.fd = fd
+        (headRead, chunked, open, gzip, gzipHeaderRead) = (false, false, true, false, false)
+        decoder = ChunkedDecoder()
+        raw.removeAll()
+        events.removeAll()
+        piece.removeAll()
     }
 }
 
@@ -36,7 +65,8 @@ final class Subscriber {
 /// with the same changes, at the time its own last byte arrived. Fifty inflaters would make
 /// the generator, which shares the machine with the server, the larger cost of the fan-out.
 final class Subscribers: ThreadBody {
-    let deliveries: Deliveries
+    /// One delivery table per document of the plan.
+    let tables: [Deliveries]
     private(set) var subscribers: [Subscriber] = []
     private let poller = Poller()
     private var byFD: [Int] = []
@@ -46,6 +76,16 @@ final class Subscribers: ThreadBody {
     private(set) var cpu = CPUWindow()
     private(set) var longestTurn = LongestTurn()
     private(set) var lost: [String: Int] = [:]
+    /// Streams that never started: refused connections, and answers other than a 200 event
+    /// stream, by status (or reason). Those subscribers are left out of the fan-out.
+    private(set) var refused: [String: Int] = [:]
+    /// Streams the server ended (or cut) mid-run and that were opened again, as EventSource
+    /// does: after the server's `retry: 1000`, with `Last-Event-ID`, so the changes in between
+    /// arrive late instead of never. At most `maxResumes` times per subscriber.
+    private(set) var resumed = 0
+    static let retryDelay: UInt64 = 1_000_000_000
+    static let maxResumes = 20
+    private var pendingResumes: [Subscriber] = []
     /// Every byte the streams carried (chunk framing included), for the bytes per change.
     private(set) var bytesRead = 0
 
@@ -59,25 +99,30 @@ final class Subscribers: ThreadBody {
     private(set) var piecesInflated = 0
     private(set) var piecesShared = 0
 
-    init(deliveries: Deliveries, gzip: Bool) {
-        self.deliveries = deliveries
+    init(tables: [Deliveries], gzip: Bool) {
+        self.tables = tables
         self.gzip = gzip
         guard shim_inflateInit2_raw(&inflater) == Z_OK else { fail("cannot set up zlib") }
     }
 
-    /// Opens every stream and reads each answer's head; false when they were not all
-    /// there by `deadline`.
-    func connect(port: UInt16, document: String, count: Int, deadline: UInt64) -> Bool {
-        let encoding = gzip ? "Accept-Encoding: gzip\r\n" : ""
-        let request = Array("GET /documents/\(document)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\(encoding)\r\n".utf8)
-        for i in 0..<count {
-            guard let fd = Connection.open(port: port) else { fail("cannot connect subscriber \(i): errno \(errno)") }
+    /// Opens every stream of the plan and reads each answer's head; false when they were not
+    /// all answered by `deadline`. A stream refused (no connection, or not a 200 event
+    /// stream) is counted in `refused` and left out; the run goes on with the others.
+    func connect(plan: Plan, deadline: UInt64) -> Bool {
+        var slots = Array(repeating: 0, count: plan.documents.count)
+        for (i, p) in plan.subscribers.enumerated() {
+            let slot = slots[p.document]
+            slots[p.document] += 1
+            guard let fd = Connection.open(port: p.port) else { refused["connect_failed", default: 0] += 1; continue }
+            let s = Subscriber(index: i, fd: fd, port: p.port, path: "/documents/\(plan.documents[p.document].id)/events",
+                               table: tables[p.document], slot: slot)
+            let request = self.request(s, resume: false)
             let sent = request.withUnsafeBufferPointer { Connection.send(fd, $0.baseAddress!, $0.count) }
-            guard sent == request.count else { fail("cannot send the request of subscriber \(i)") }
-            let s = Subscriber(index: i, fd: fd)
+            guard sent == request.count else { Glibc.close(fd); refused["send_failed", default: 0] += 1; continue }
+            s.position = subscribers.count
             subscribers.append(s)
             if Int(fd) >= byFD.count { byFD.append(contentsOf: repeatElement(-1, count: Int(fd) + 64 - byFD.count)) }
-            byFD[Int(fd)] = i
+            byFD[Int(fd)] = subscribers.count - 1
             poller.add(fd)
         }
         while subscribers.contains(where: { !$0.headRead && $0.open }) {
@@ -85,10 +130,16 @@ final class Subscribers: ThreadBody {
             if now >= deadline { return false }
             poll(timeout: min(deadline - now, 10_000_000))
         }
-        return ready == count
+        return true
     }
 
     var ready: Int { subscribers.filter { $0.headRead && $0.open }.count }
+
+    private func request(_ s: Subscriber, resume: Bool) -> [UInt8] {
+        let encoding = gzip ? "Accept-Encoding: gzip\r\n" : ""
+        let last = resume ? "Last-Event-ID: \(s.lastRevision)\r\n" : ""
+        return Array("GET \(s.path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\(encoding)\(last)\r\n".utf8)
+    }
 
     func run() {
         while true {
@@ -99,9 +150,31 @@ final class Subscribers: ThreadBody {
             var wake = min(until, now + 10_000_000)
             if editPhase.start > now { wake = min(wake, editPhase.start) }
             if editPhase.end > now { wake = min(wake, editPhase.end) }
+            if !pendingResumes.isEmpty {
+                resumeDue(now: now)
+                for s in pendingResumes { wake = min(wake, max(now, s.resumeAt)) }
+            }
             poll(timeout: wake - now)
         }
         for s in subscribers where s.open { close(s, reason: nil) }
+    }
+
+    /// Opens again the streams whose retry delay is over.
+    private func resumeDue(now: UInt64) {
+        pendingResumes.removeAll { s in
+            guard s.resumeAt <= now else { return false }
+            s.resumeAt = 0
+            s.resumes += 1
+            guard let fd = Connection.open(port: s.port) else { lost["resume_connect_failed", default: 0] += 1; return true }
+            let request = self.request(s, resume: true)
+            let sent = request.withUnsafeBufferPointer { Connection.send(fd, $0.baseAddress!, $0.count) }
+            guard sent == request.count else { Glibc.close(fd); lost["resume_send_failed", default: 0] += 1; return true }
+            s.reset(fd: fd)
+            if Int(fd) >= byFD.count { byFD.append(contentsOf: repeatElement(-1, count: Int(fd) + 64 - byFD.count)) }
+            byFD[Int(fd)] = s.position
+            poller.add(fd)
+            return true
+        }
     }
 
     private func poll(timeout: UInt64) {
@@ -121,12 +194,14 @@ final class Subscribers: ThreadBody {
         if !s.headRead {
             switch HTTPAnswer.head(s.raw.bytes, s.raw.count) {
             case .incomplete: return
-            case .malformed: fail("subscriber \(s.index): malformed answer head")
+            case .malformed: refuse(s, "malformed_answer_head"); return
             case .head(let head):
-                guard head.status == 200 else { fail("subscriber \(s.index): status \(head.status) for the event stream") }
-                guard head.gzip == gzip else { fail("subscriber \(s.index): the event stream's Content-Encoding is not what was asked") }
-                guard !gzip || head.chunked else { fail("subscriber \(s.index): a gzipped event stream must be chunked") }
+                guard head.status == 200 else { refuse(s, String(head.status)); return }
+                guard head.gzip == gzip else { refuse(s, "unasked_content_encoding"); return }
+                guard !gzip || head.chunked else { refuse(s, "gzip_not_chunked"); return }
                 s.headRead = true
+                if s.started { resumed += 1 }
+                s.started = true
                 s.chunked = head.chunked
                 s.gzip = head.gzip
                 s.raw.consume(head.length)
@@ -163,7 +238,8 @@ final class Subscribers: ThreadBody {
         }
         if let known = pieces.lastIndex(where: { $0.bytes.count == n && $0.bytes.withUnsafeBufferPointer { memcmp($0.baseAddress!, p, n) == 0 } }) {
             piecesShared += 1
-            for r in pieces[known].revisions { deliveries.record(revision: r, subscriber: s.index, at: t) }
+            for r in pieces[known].revisions { s.table.record(revision: r, subscriber: s.slot, at: t) }
+            if let r = pieces[known].revisions.last, r > s.lastRevision { s.lastRevision = r }
             return true
         }
         guard inflate(p, n) else { return false }
@@ -172,7 +248,8 @@ final class Subscribers: ThreadBody {
         // Every piece holds whole frames.
         guard used == plain.count else { return false }
         piecesInflated += 1
-        for r in revisions { deliveries.record(revision: r, subscriber: s.index, at: t) }
+        for r in revisions { s.table.record(revision: r, subscriber: s.slot, at: t) }
+        if let r = revisions.last, r > s.lastRevision { s.lastRevision = r }
         if pieces.count == 8 { pieces.removeFirst() }
         pieces.append((Array(UnsafeBufferPointer(start: p, count: n)), revisions))
         return true
@@ -207,7 +284,11 @@ final class Subscribers: ThreadBody {
     /// frame cut by a chunk or a read waits in `events` for the rest of it: de-chunking every
     /// read into `events` first was a noticeable share of this thread (see docs/performance.md).
     private func take(_ p: UnsafePointer<UInt8>, _ n: Int, into s: Subscriber, at t: UInt64) {
-        let record = { (revision: Int) in self.deliveries.record(revision: revision, subscriber: s.index, at: t) }
+        let table = s.table, slot = s.slot
+        let record = { (revision: Int) in
+            table.record(revision: revision, subscriber: slot, at: t)
+            if revision > s.lastRevision { s.lastRevision = revision }
+        }
         if s.events.count == 0 {
             let used = scan(p, n, record)
             if used < n { s.events.append(p + used, n - used) }
@@ -277,6 +358,19 @@ final class Subscribers: ThreadBody {
         return nil
     }
 
+    /// A stream that did not start: counted apart from the streams lost later (a resumed
+    /// stream refused is one of those, and is not tried again).
+    private func refuse(_ s: Subscriber, _ reason: String) {
+        if s.started {
+            lost["resume_refused_\(reason)", default: 0] += 1
+        } else {
+            refused[reason, default: 0] += 1
+        }
+        close(s, reason: nil)
+    }
+
+    /// Ends a stream; one the server ended or cut (`reason`) is opened again after the retry
+    /// delay while the run lasts.
     private func close(_ s: Subscriber, reason: String?) {
         guard s.open else { return }
         s.open = false
@@ -284,5 +378,10 @@ final class Subscribers: ThreadBody {
         poller.remove(s.fd)
         byFD[Int(s.fd)] = -1
         Glibc.close(s.fd)
+        let at = Clock.now() + Self.retryDelay
+        if reason != nil, s.started, s.resumes < Self.maxResumes, at < until {
+            s.resumeAt = at
+            pendingResumes.append(s)
+        }
     }
 }

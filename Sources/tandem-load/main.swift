@@ -8,12 +8,19 @@ import Glibc
 let arguments = Arguments.parse(CommandLine.arguments)
 signal(SIGPIPE, SIG_IGN)
 
-let deliveries = Deliveries(startRevision: arguments.startRevision, subscribers: arguments.subscribers)
-let subscribers = Subscribers(deliveries: deliveries, gzip: arguments.gzipEvents)
-// Every subscriber is listening before the first edit, or there is no run.
-guard subscribers.connect(port: arguments.port, document: arguments.document, count: arguments.subscribers,
-                          deadline: Clock.now() + 30_000_000_000) else {
-    fail("only \(subscribers.ready) of \(arguments.subscribers) subscribers connected in 30 s")
+let plan = arguments.plan
+// One delivery table per document, sized for its subscribers (many documents share the
+// revisions a single one would have).
+let tables = plan.documents.indices.map { d in
+    Deliveries(startRevision: plan.documents[d].startRevision,
+               subscribers: plan.subscribers.filter { $0.document == d }.count,
+               capacity: max(1024, (1 << 16) / plan.documents.count))
+}
+let subscribers = Subscribers(tables: tables, gzip: arguments.gzipEvents)
+// Every subscriber is listening (or was refused, which the figures report) before the first
+// edit, or there is no run.
+guard subscribers.connect(plan: plan, deadline: Clock.now() + 30_000_000_000) else {
+    fail("only \(subscribers.ready) of \(plan.subscribers.count) subscribers connected in 30 s")
 }
 StandardStreams.writeLine("ready")
 
@@ -27,6 +34,5 @@ let workers = [Worker(sessions), Worker(subscribers)]
 for worker in workers { worker.start() }
 for worker in workers { worker.join() }
 
-let report = Figures.report(sessions: sessions, subscribers: subscribers, deliveries: deliveries,
-                            startRevision: arguments.startRevision)
+let report = Figures.report(sessions: sessions, subscribers: subscribers, plan: plan)
 StandardStreams.writeLine(report.text)
