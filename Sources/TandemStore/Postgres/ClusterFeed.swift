@@ -85,7 +85,7 @@ extension PostgresStore {
             INSERT INTO cluster_log (seq, node, kind, key, time)
             SELECT clock.seq - $1 + t.n, $2, t.kind, t.key, $3
             FROM clock, unnest($4::text[], $5::text[]) WITH ORDINALITY AS t(kind, key, n)
-            RETURNING pg_notify($6, '')
+            RETURNING pg_notify($6, $2)
             """, [.int(touched.count), .text(node), .double(Date().timeIntervalSince1970),
                   .text(arrayLiteral(touched.map(\.0.rawValue))), .text(arrayLiteral(touched.map(\.1))), .text(channel)])
     }
