@@ -70,9 +70,8 @@ if [ -n "$CLUSTER" ]; then
       # The test cluster has fsync=off on its command line; the same options with fsync on.
       pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
       as=(); [ "$(id -u)" -eq 0 ] && as=(runuser -u postgres --)
-      port=${DATABASE##*:}; port=${port%%/*}
       "${as[@]}" "$pgbin/pg_ctl" -D "$TANDEM_PG_DIR/data" -l "$TANDEM_PG_DIR/server.log" -w -t 60 -m fast restart \
-        -o "-p $port -k $TANDEM_PG_DIR -c listen_addresses=127.0.0.1 -c fsync=on -c max_connections=200" >/dev/null
+        -o "${TANDEM_TEST_PG_OPTIONS/fsync=off/fsync=on}" >/dev/null
     fi
   elif [ -n "$PG_FSYNC" ]; then
     echo "--pg-fsync only applies to the throwaway PostgreSQL (without --database)" >&2; exit 2
@@ -90,10 +89,14 @@ for mode in full off; do
     --seconds "$DUR" --ceiling-seconds "$CEIL" --json "$OUT/$mode.json"
   echo
 done
+# Issue 31: one writer watched by 50, where nothing should wait for company.
+timeout $((DUR + CEIL + 180)) python3 "$ROOT/scripts/bench-load.py" --binary "$BIN" --generator "$GEN" --durability full \
+  --sessions 1 --seconds "$DUR" --ceiling-seconds "$CEIL" --json "$OUT/one.json"
+echo
 
-python3 - "$OUT/full.json" "$OUT/off.json" <<'PY'
+python3 - "$OUT/full.json" "$OUT/off.json" "$OUT/one.json" <<'PY'
 import json, sys
-full, off = (json.load(open(p)) for p in sys.argv[1:3])
+full, off, one = (json.load(open(p)) for p in sys.argv[1:4])
 rows = [
     ("edits/s applied", "edits_per_s", "{:.0f}", "higher"),
     ("edit latency p50 (ms)", "edit_p50_ms", "{:.2f}", "lower"),
@@ -121,6 +124,11 @@ for name, f in (("full", full), ("off", off)):
     print(f"goals ({name}): edits/ceiling {ratio:.2f} {'ok' if ratio >= 0.5 else 'MISSED'} (>= 0.5); "
           f"p99 edit {f['edit_p99_ms']:.1f} ms {'ok' if f['edit_p99_ms'] <= 10 else 'MISSED'} (<= 10); "
           f"p99 fan-out {f['fanout_p99_ms']:.1f} ms {'ok' if f['fanout_p99_ms'] <= 50 else 'MISSED'} (<= 50)")
+for label, f, goal in (("50 writers + 50 subscribers", full, 5), ("1 writer + 50 subscribers", one, 2)):
+    p99 = f["fanout_p99_ms"]
+    print(f"issue 31: fan-out p50/p99/max at {label} (full): {f['fanout_p50_ms']:.2f} / {p99:.2f} / "
+          f"{f.get('fanout_max_ms', float('nan')):.2f} ms ({'ok' if p99 <= goal else 'MISSED'}: p99 <= {goal} ms); "
+          f"{f['stream_bytes_per_change']:.0f} event-stream bytes per change")
 slow = off["edits_per_s"] / full["edits_per_s"]
 print(f"issue 6: off/full edits/s = {slow:.2f} ({'ok' if slow <= 2 else 'MISSED'}: full within 2x of off)")
 PY

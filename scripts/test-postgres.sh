@@ -20,8 +20,11 @@ start_test_postgres() {
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     "${as[@]}" "$bin/initdb" -D "$TANDEM_PG_DIR/data" -A trust -U postgres -E UTF8 --locale=C >"$TANDEM_PG_DIR/initdb.log" 2>&1 \
         || { cat "$TANDEM_PG_DIR/initdb.log" >&2; return 1; }
+    # Exported so that a test can stop and start this cluster (PostgreSQL down during load).
+    export TANDEM_TEST_PG_DIR="$TANDEM_PG_DIR"
+    export TANDEM_TEST_PG_OPTIONS="-p $port -k $TANDEM_PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=800"
     "${as[@]}" "$bin/pg_ctl" -D "$TANDEM_PG_DIR/data" -l "$TANDEM_PG_DIR/server.log" -w -t 60 \
-        -o "-p $port -k $TANDEM_PG_DIR -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null \
+        -o "$TANDEM_TEST_PG_OPTIONS" start >/dev/null \
         || { tail -n 20 "$TANDEM_PG_DIR/server.log" >&2; return 1; }
     "$bin/psql" -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -c "CREATE DATABASE tandem_test" >/dev/null
     export TANDEM_TEST_DATABASE_URL="postgresql://postgres@127.0.0.1:$port/tandem_test"

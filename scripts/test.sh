@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 need_apt=()
-for pkg in libssl-dev zlib1g-dev libsqlite3-dev libpq-dev postgresql openssl curl python3-venv chromium chromium-driver; do
+for pkg in libssl-dev zlib1g-dev libsqlite3-dev libpq-dev postgresql nginx-light openssl curl python3-venv chromium chromium-driver; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -64,6 +64,12 @@ done
 # that need the SQLite file (a full disk, start-up replay, WAL metrics) stay on SQLite.
 echo "== pytest Tests/e2e on PostgreSQL (--database)"
 TANDEM_E2E_DATABASE=postgres "$TANDEM_VENV/bin/python" -m pytest -q -p no:cacheprovider -rs Tests/e2e
+
+# And with every server on PostgreSQL as two nodes on one schema behind a local nginx rendered
+# from deploy/nginx.conf (the file compose.yaml mounts), each request to the next node in turn;
+# the tests of Tandem's own HTTP parsing on a raw socket run on one node (`one_node`).
+echo "== pytest Tests/e2e on two nodes behind nginx (TANDEM_E2E_NODES=2)"
+TANDEM_E2E_DATABASE=postgres TANDEM_E2E_NODES=2 "$TANDEM_VENV/bin/python" -m pytest -q -p no:cacheprovider -rs Tests/e2e
 
 echo "== docker: build the image from the Dockerfile, run it, restart it on its volume"
 ./scripts/test-docker.sh

@@ -1,5 +1,5 @@
 /// The jobs waiting for a store's writer thread, in submission order, and whether the store
-/// is closing: kept behind the writer's lock by `GroupCommitWriter` and `MemoryWriter` alike.
+/// is closing: kept behind its lock by `WriterThread`.
 struct WriterQueue<Job: Sendable>: Sendable {
     private var jobs: [Job] = []
     /// Set by `close()`: no job is queued after it.

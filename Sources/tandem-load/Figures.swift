@@ -120,6 +120,7 @@ enum Figures {
             ("delivered_to_all", .int(delivered)),
             ("fanout_p50_ms", .number(percentile(fanout, 50))),
             ("fanout_p99_ms", .number(percentile(fanout, 99))),
+            ("fanout_max_ms", .number(fanout.max() ?? 0)),
             ("fanout_missed_revisions", .int(missed.count)),
             ("fanout_missed_deliveries", .int(missedDeliveries)),
             ("fanout_missed_deliveries_by_port", .object(missedByPort.sorted { $0.key < $1.key }.map { (String($0.key), .int($0.value)) })),

@@ -51,6 +51,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Seconds between keep-alive comments on event streams (env: TANDEM_KEEP_ALIVE_INTERVAL, default: 15).")
     var keepAliveInterval: Double?
 
+    @Option(name: .customLong("event-coalescing-ms"), help: "Milliseconds an event may wait to go out with others while earlier writes to subscribers are pending; an event finds them idle goes out at once. Higher trades fan-out latency for CPU under load (env: TANDEM_EVENT_COALESCING_MS, default: 3).")
+    var eventCoalescing: Double?
+
     @Option(help: "trace, debug, info, notice, warning, error or critical (env: TANDEM_LOG_LEVEL, default: info).")
     var logLevel: String?
 
@@ -87,6 +90,7 @@ struct Serve: ParsableCommand {
         c.sessionTimeout = try sessionTimeout ?? Environment.double("TANDEM_SESSION_TIMEOUT") ?? c.sessionTimeout
         c.typingPause = try typingPause ?? Environment.double("TANDEM_TYPING_PAUSE") ?? c.typingPause
         c.keepAliveInterval = try keepAliveInterval ?? Environment.double("TANDEM_KEEP_ALIVE_INTERVAL") ?? c.keepAliveInterval
+        c.eventCoalescingMilliseconds = try eventCoalescing ?? Environment.double("TANDEM_EVENT_COALESCING_MS") ?? c.eventCoalescingMilliseconds
         c.logKept = try logKept ?? Environment.int("TANDEM_LOG_KEPT")
         if let kept = c.logKept, kept < 1 { throw ValidationError("--log-kept must be 1 or more") }
         c.defaultAccess = defaultAccess ?? Environment.string("TANDEM_DEFAULT_ACCESS") ?? c.defaultAccess
@@ -101,6 +105,9 @@ struct Serve: ParsableCommand {
             throw ValidationError("the database schema must be 1 to 63 of a-z, 0-9 and _")
         }
         if let key = c.adminKey, key.utf8.count < 16 { throw ValidationError("the operator key must be at least 16 bytes") }
+        guard (0...1000).contains(c.eventCoalescingMilliseconds) else {
+            throw ValidationError("the event coalescing must be 0 to 1000 milliseconds")
+        }
         guard c.keepAliveInterval > 0 else { throw ValidationError("the keep-alive interval must be more than 0 seconds") }
         guard ["full", "normal", "off"].contains(c.durability) else {
             throw ValidationError("durability must be full, normal or off, not \(c.durability)")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -257,6 +258,18 @@ class Window:
 
     def button(self, element_id):
         return self.driver.find_element(By.ID, element_id)
+
+    def click(self, css, attempts=5):
+        """Clicks what `css` finds now. A list the client re-renders when an event arrives
+        (the history list) may replace the element between finding and clicking: then it is
+        found again, as a person would click the button now on screen."""
+        for attempt in range(attempts):
+            try:
+                self.driver.find_element(By.CSS_SELECTOR, css).click()
+                return
+            except StaleElementReferenceException:
+                if attempt == attempts - 1:
+                    raise
 
     def allow_console(self, fragment):
         """A console error containing `fragment` is expected in this test (e.g. a 401)."""

@@ -220,7 +220,7 @@ def test_a_viewer_link_opens_a_live_read_only_view_until_revoked(server, windows
     open_share(a)
 
     # Revoked: c's stream ends, and c says the link no longer works.
-    a.driver.find_element(By.CSS_SELECTOR, "#share-link-list li[data-status=active] button[aria-label^='Revoke the viewer link']").click()
+    a.click("#share-link-list li[data-status=active] button[aria-label^='Revoke the viewer link']")
     a.wait(lambda: link_rows(a)[0] == ["Viewer link", "created just now · revoked", "revoked", False])
     assert js_text(a, "share-status") == "The viewer link no longer works; anyone who opened it with it has lost that access."
     c.wait(lambda: c.js("return !document.getElementById('missing-view').hidden"), 15, "c still shows the document")
@@ -272,7 +272,7 @@ def test_the_owner_gives_and_takes_roles(server, windows):
     a.driver.find_element(By.CSS_SELECTOR, "#share-member-form button[type=submit]").click()
     a.wait(lambda: js_text(a, "share-status") == "No one is using Tandem with the session “nobody”.")
     a.allow_console("422")
-    a.driver.find_element(By.CSS_SELECTOR, f"#share-member-list button[aria-label='Remove {b_name}']").click()
+    a.click(f"#share-member-list button[aria-label='Remove {b_name}']")
     a.wait(lambda: js_text(a, "share-status") == f"{b_name} no longer has a role here.")
     assert rows() == []
     assert js_text(a, "share-members-empty") == "No one has a role in this document yet."

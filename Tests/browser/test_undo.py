@@ -174,7 +174,7 @@ def test_undo_this_undoes_an_older_group_alone_and_redo_brings_it_back(server, w
     doc, a = two_typing_groups(server, windows)
     # Only the older group has "Undo this": the top one is what Undo does anyway.
     a.wait(lambda: undo_only_buttons(a) == [["Undo this", "Undo Typing only"]], 10, f"buttons {undo_only_buttons(a)}")
-    a.driver.find_element(By.CSS_SELECTOR, "#history-list button[aria-label='Undo Typing only']").click()
+    a.click("#history-list button[aria-label='Undo Typing only']")
     a.wait(lambda: a.text() == "X last", 10, f"selective undo: {a.text()!r}")
     a.wait(lambda: toast(a) == "Undid Typing", 10, f"toast {toast(a)!r}")
     assert server.text(doc["id"]) == "X last"

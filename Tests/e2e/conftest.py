@@ -5,21 +5,47 @@ from __future__ import annotations
 import pytest
 
 from tandem_client import Client, new_session
-from tandem_server import ADMIN_KEY, ServerStartError, TandemServer
+from tandem_server import ADMIN_KEY, NODES, ServerStartError, TandemServer
 
 # A long typing pause on the shared server keeps "Typing" coalescing independent of how
 # busy the machine is; the pause itself is tested on a server of its own.
 SHARED_TYPING_PAUSE = 30
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "one_node(reason): under TANDEM_E2E_NODES=2 the test's servers (the shared one and "
+        "those it starts through `servers`) run as one node on PostgreSQL, without nginx; the "
+        "reason says why the test needs one process (e.g. it tests Tandem's own HTTP parsing)")
+
+
+def one_node_reason(item) -> str | None:
+    """The reason of the test's `one_node` marker (its own, its class's or its module's)."""
+    marker = item.get_closest_marker("one_node")
+    if marker is None:
+        return None
+    reason = marker.args[0] if marker.args else marker.kwargs.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.one_node needs a reason, e.g. one_node(\"tests Tandem's own HTTP parser\")")
+    return reason
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        one_node_reason(item)  # a marker without a reason fails the run at once
+
+
 @pytest.fixture(scope="session")
-def servers():
-    """Starts extra servers with other settings; all are stopped when the run ends."""
+def _start_server():
+    """Starts extra servers with other settings; all are stopped when the run ends (those in
+    `owner`, a list, also when their owner says so)."""
     started: list[TandemServer] = []
 
-    def start(**settings) -> TandemServer:
+    def start(owner: list[TandemServer] | None = None, **settings) -> TandemServer:
         server = TandemServer(**settings)
         started.append(server)
+        if owner is not None:
+            owner.append(server)
         try:
             return server.start()
         except ServerStartError as e:
@@ -32,21 +58,66 @@ def servers():
 
 
 @pytest.fixture(scope="session")
-def server(servers) -> TandemServer:
-    return servers(typing_pause=SHARED_TYPING_PAUSE, name="shared")
-
-
-@pytest.fixture(scope="session")
-def access_server(servers) -> TandemServer:
+def access_server(_start_server) -> TandemServer:
     """A server with an operator key for the access tests (issue 28). `--durability off`:
     who may do what does not depend on fsync, and the matrix makes thousands of changes."""
-    return servers(typing_pause=SHARED_TYPING_PAUSE, name="access",
-                   extra_args=("--admin-key", ADMIN_KEY, "--durability", "off"))
+    return _start_server(typing_pause=SHARED_TYPING_PAUSE, name="access",
+                         extra_args=("--admin-key", ADMIN_KEY, "--durability", "off"))
 
 
-@pytest.fixture(scope="session")
-def base(server) -> str:
-    return server.base
+if NODES == 1:
+    @pytest.fixture(scope="session")
+    def servers(_start_server):
+        """`servers(**settings)` starts a server with other settings (`TandemServer`'s
+        arguments); all are stopped when the run ends."""
+        return _start_server
+
+    @pytest.fixture(scope="session")
+    def server(servers) -> TandemServer:
+        return servers(typing_pause=SHARED_TYPING_PAUSE, name="shared")
+
+    @pytest.fixture(scope="session")
+    def base(server) -> str:
+        return server.base
+
+else:
+    # Two nodes: `server`, `base` and `servers` are per test, so that a test marked
+    # `one_node` gets a one-node server. A server a test starts through `servers` is stopped
+    # when the test ends: two nodes hold twice the database connections, and a run's worth
+    # of them would exceed the test PostgreSQL's max_connections.
+    @pytest.fixture
+    def servers(request, _start_server):
+        """`servers(**settings)` starts a server with other settings (`TandemServer`'s
+        arguments), as one node (`one_node=True`) in a test marked `one_node`."""
+        mine: list[TandemServer] = []
+        one_node = one_node_reason(request.node) is not None
+
+        def start(**settings) -> TandemServer:
+            if one_node:
+                settings.setdefault("one_node", True)
+            return _start_server(owner=mine, **settings)
+        yield start
+        for s in mine:
+            s.cleanup()
+
+    @pytest.fixture(scope="session")
+    def shared_server(_start_server) -> TandemServer:
+        return _start_server(typing_pause=SHARED_TYPING_PAUSE, name="shared")
+
+    @pytest.fixture(scope="session")
+    def shared_one_node_server(_start_server) -> TandemServer:
+        """The shared server's twin as one node, for tests marked `one_node`."""
+        return _start_server(typing_pause=SHARED_TYPING_PAUSE, name="shared-one-node", one_node=True)
+
+    @pytest.fixture
+    def server(request) -> TandemServer:
+        if one_node_reason(request.node) is not None:
+            return request.getfixturevalue("shared_one_node_server")
+        return request.getfixturevalue("shared_server")
+
+    @pytest.fixture
+    def base(server) -> str:
+        return server.base
 
 
 @pytest.fixture

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import requests
 
+from cluster import Nginx, NginxError
+
 REPO = Path(__file__).resolve().parents[2]
 
 # The operator key (`--admin-key`) of the access tests' server; the shared server has none.
@@ -40,13 +42,30 @@ class ServerStartError(RuntimeError):
 
 ON_POSTGRES = os.environ.get("TANDEM_E2E_DATABASE") == "postgres"
 
+# TANDEM_E2E_NODES=2 (with TANDEM_E2E_DATABASE=postgres): every server on PostgreSQL is two
+# `tandem serve` nodes on one schema behind a local nginx rendered from deploy/nginx.conf
+# (cluster.py), so requests alternate between the nodes. A server made with one_node=True
+# (or started for a test marked `one_node`) stays one process, still on PostgreSQL.
+NODES = int(os.environ.get("TANDEM_E2E_NODES") or "1")
+if NODES not in (1, 2):
+    raise RuntimeError(f"TANDEM_E2E_NODES={NODES}: 1 or 2 nodes are supported")
+if NODES == 2 and not ON_POSTGRES:
+    raise RuntimeError("TANDEM_E2E_NODES=2 needs TANDEM_E2E_DATABASE=postgres: the nodes share one PostgreSQL schema")
+
 
 class TandemServer:
-    """One `tandem serve` process on a free loopback port with its own data folder."""
+    """One `tandem serve` process on a free loopback port with its own data folder.
+
+    Under TANDEM_E2E_NODES=2 (on PostgreSQL, unless `one_node` or `on_postgres=False`) it is
+    two such processes, `nodes`, on the same schema with the same arguments, each with its
+    own port and data folder, behind a local nginx: `base`, `port` and `process` are nginx's,
+    and `start`, `stop`, `kill`, `restart` and `cleanup` act on both nodes and nginx. Each
+    node is a one-process TandemServer; its `restart` keeps its port, so nginx finds it."""
 
     def __init__(self, *, typing_pause: float | None = None, session_timeout: float | None = None,
                  extra_args: tuple[str, ...] = (), env: dict[str, str] | None = None,
-                 name: str = "tandem", on_postgres: bool = True):
+                 name: str = "tandem", on_postgres: bool = True, one_node: bool = False,
+                 _workdir: Path | None = None, _schema: str | None = None):
         self.binary = binary_path()
         self.typing_pause = typing_pause
         self.session_timeout = session_timeout
@@ -55,13 +74,27 @@ class TandemServer:
         self.name = name
         self.port = 0
         self.process: subprocess.Popen | None = None
-        self.workdir = Path(tempfile.mkdtemp(prefix=f"tandem-e2e-{name}-"))
+        if _workdir is None:
+            self.workdir = Path(tempfile.mkdtemp(prefix=f"tandem-e2e-{name}-"))
+        else:  # a node of a two-node server: a folder in the server's
+            self.workdir = _workdir
+            self.workdir.mkdir(parents=True, exist_ok=True)
         self.data = self.workdir / "data"
         self.log_path = self.workdir / "server.log"
         # With TANDEM_E2E_DATABASE=postgres every server keeps its data in a PostgreSQL
         # schema of its own; a test that needs the SQLite file opts out (on_postgres=False).
         self.on_postgres = on_postgres
-        self.schema = "e2e_" + uuid.uuid4().hex[:12]
+        self.schema = _schema or "e2e_" + uuid.uuid4().hex[:12]
+        self.one_node = one_node
+        self._keep_port = False  # a node restarted alone comes back on the port nginx knows
+        self.nodes: list[TandemServer] = []
+        self.nginx: Nginx | None = None
+        if NODES == 2 and ON_POSTGRES and on_postgres and not one_node:
+            self.nodes = [TandemServer(typing_pause=typing_pause, session_timeout=session_timeout,
+                                       extra_args=extra_args, env=env, name=f"{name}-node{i}", one_node=True,
+                                       _workdir=self.workdir / f"node{i}", _schema=self.schema)
+                          for i in (1, 2)]
+            self.nginx = Nginx(self.workdir / "nginx")
 
     @property
     def base(self) -> str:
@@ -80,13 +113,15 @@ class TandemServer:
         return fallback
 
     def start(self, attempts: int = 3) -> "TandemServer":
+        if self.nodes:
+            return self._start_nodes()
         if not self.binary.is_file() or not os.access(self.binary, os.X_OK):
             raise ServerStartError(
                 f"Tandem binary not found or not executable at {self.binary}. "
                 "Run `swift build` in the repository first, or point TANDEM_BIN at a built `tandem`.")
         last = ""
         for _ in range(attempts):
-            self.port = free_port()
+            self.port = self.port if self._keep_port and self.port else free_port()
             self.data.mkdir(parents=True, exist_ok=True)
             args = [str(self.binary), "serve", "--host", "127.0.0.1", "--port", str(self.port),
                     "--data", str(self.data), "--public", str(self.public_dir()),
@@ -130,13 +165,40 @@ class TandemServer:
             time.sleep(0.05)
         return False, f"timed out ({last})"
 
+    def _start_nodes(self) -> "TandemServer":
+        """Both nodes, each waited for on its own /healthz, then nginx in front of them,
+        waited for on /healthz through it. Fresh ports each time, as for one process."""
+        try:
+            for node in self.nodes:
+                node._keep_port = False
+                node.start()
+                node._keep_port = True
+            self.nginx.start([node.port for node in self.nodes], free_port)
+        except (ServerStartError, NginxError) as e:
+            self.stop()
+            raise ServerStartError(f"two-node server {self.name}: {e}") from None
+        self.port = self.nginx.port
+        self.process = self.nginx.process
+        return self
+
     def restart(self) -> "TandemServer":
         """Stops the server gracefully and starts it again on the same data folder."""
         self.stop()
         return self.start()
 
     def kill(self) -> None:
-        """`kill -9`: the process gets no chance to flush or close anything."""
+        """`kill -9`: the process gets no chance to flush or close anything. Two nodes: nginx
+        first, so that a client sees its connection break as with one process (not a 502 from
+        a proxy outliving its nodes), then both nodes at once."""
+        if self.nodes:
+            self.nginx.kill()
+            for node in self.nodes:
+                if node.process is not None and node.process.poll() is None:
+                    node.process.send_signal(signal.SIGKILL)
+            for node in self.nodes:
+                node.kill()
+            self.process = None
+            return
         p = self.process
         if p is None:
             return
@@ -146,12 +208,28 @@ class TandemServer:
         self.process = None
 
     def log_tail(self, lines: int = 40) -> str:
+        if self.nodes:
+            return "\n".join([f"--- {node.name} ({node.log_path}) ---\n{node.log_tail(lines)}" for node in self.nodes]
+                             + [self.nginx.log_tail(lines // 2)])
         try:
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
         except FileNotFoundError:
             return "(no log)"
 
     def stop(self) -> None:
+        if self.nodes:
+            # As one process stops: nginx stops accepting first (SIGQUIT: what it has in
+            # flight goes on), then both nodes finish their work and end their streams
+            # (SIGTERM), and nginx exits once it has passed the last answer on.
+            self.nginx.quit()
+            for node in self.nodes:
+                if node.process is not None and node.process.poll() is None:
+                    node.process.send_signal(signal.SIGTERM)
+            for node in self.nodes:
+                node.stop()
+            self.nginx.stop()
+            self.process = None
+            return
         p = self.process
         if p is None:
             return

@@ -128,7 +128,7 @@ def test_a_stale_edit_past_the_transform_budget_is_422_and_within_it_applies(ano
 @pytest.fixture(scope="module")
 def one_loop(request):
     from tandem_server import TandemServer
-    server = TandemServer(name="one-loop", extra_args=("--event-loops", "1"))
+    server = TandemServer(name="one-loop", extra_args=("--event-loops", "1"), one_node=True)  # one process's only event loop
     server.start()
     yield server
     server.cleanup()

@@ -6,6 +6,8 @@ import re
 import socket
 from urllib.parse import urlsplit
 
+import pytest
+
 from tandem_client import assert_error, unchanged
 
 
@@ -60,6 +62,7 @@ def _raw(base: str, request: bytes, read_timeout: float = 10) -> tuple[int, dict
     return status, headers, body
 
 
+@pytest.mark.one_node("Tandem's own body limit and JSON 413: nginx answers an oversized body itself")
 def test_body_too_large_is_413(base, anon):
     d = anon.create_doc("x")
     host = urlsplit(base).netloc
@@ -71,6 +74,7 @@ def test_body_too_large_is_413(base, anon):
         assert headers.get("content-type", "").startswith("application/json")
 
 
+@pytest.mark.one_node("Tandem's own request-line limit and JSON 414: nginx answers a long URI itself")
 def test_uri_too_long_is_414(base):
     host = urlsplit(base).netloc
     status, headers, _ = _raw(base, f"GET /documents/{'a' * 70000} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
@@ -78,6 +82,7 @@ def test_uri_too_long_is_414(base):
     assert headers.get("content-type", "").startswith("application/json")
 
 
+@pytest.mark.one_node("Tandem's own header limit and JSON 431: nginx answers large headers itself")
 def test_headers_too_large_is_431(base):
     host = urlsplit(base).netloc
     status, headers, _ = _raw(base, f"GET /healthz HTTP/1.1\r\nHost: {host}\r\nX-Big: {'b' * 200000}\r\n\r\n".encode())
@@ -85,6 +90,7 @@ def test_headers_too_large_is_431(base):
     assert headers.get("content-type", "").startswith("application/json")
 
 
+@pytest.mark.one_node("Tandem's own keep-alive after errors: through a proxy the client's connection is nginx's")
 def test_bad_input_does_not_kill_the_connection(base, anon):
     d = anon.create_doc("hello")
     u = urlsplit(base)
@@ -115,6 +121,7 @@ def test_bad_input_does_not_kill_the_connection(base, anon):
         conn.close()
 
 
+@pytest.mark.one_node("Tandem's own pipelining on a raw socket: nginx reads pipelined requests itself")
 def test_pipelined_requests_are_answered_in_order(base, anon):
     d = anon.create_doc("pipe")
     host = urlsplit(base).netloc
@@ -138,6 +145,7 @@ def test_pipelined_requests_are_answered_in_order(base, anon):
     assert edited and first < edited.start() < second
 
 
+@pytest.mark.one_node("Tandem's own chunked-body parser: nginx de-chunks a request body before a node sees it")
 def test_chunked_request_body(anon):
     d = anon.create_doc("")
     pieces = [b'{"insert": ', b'"chunked \xf0\x9f', b'\x98\x80", ', b'"at": 0}']
@@ -147,6 +155,7 @@ def test_chunked_request_body(anon):
     assert anon.text(d["id"]) == "chunked 😀"
 
 
+@pytest.mark.one_node("Tandem's own 100 Continue on a raw socket: nginx answers Expect itself")
 def test_expect_100_continue(base, anon):
     """curl sends `Expect: 100-continue` for bodies over 1 KiB: the server says go on."""
     d = anon.create_doc("")

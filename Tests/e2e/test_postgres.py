@@ -4,21 +4,16 @@ acknowledged, undo histories included. Each server gets a schema of its own."""
 
 from __future__ import annotations
 
-import os
 import threading
 import uuid
 
 import pytest
 import requests
 
+from postgres_env import DATABASE, needs_postgres
 from tandem_client import new_session, unique
 
-DATABASE = os.environ.get("TANDEM_TEST_DATABASE_URL")
-
-if not DATABASE:
-    if os.environ.get("CI") == "true":
-        raise RuntimeError("TANDEM_TEST_DATABASE_URL is unset in CI: scripts/test.sh starts a PostgreSQL for the tests")
-    pytestmark = pytest.mark.skip(reason="TANDEM_TEST_DATABASE_URL is unset (scripts/test-postgres.sh starts one)")
+pytestmark = needs_postgres()
 
 
 @pytest.fixture

@@ -75,7 +75,7 @@ def scrape(base):
 
 
 def test_metrics_counters_and_gauges(servers):
-    srv = servers(name="metrics")
+    srv = servers(name="metrics", one_node=True)  # /metrics counts one process's requests, sessions and streams
     types, samples = scrape(srv.base)
     for name, _, _ in samples:
         assert family_of(name, types), f"sample {name} has no # TYPE"
@@ -176,7 +176,7 @@ def test_metrics_count_each_route_and_status_exactly(servers):
     """Exact increments by method, route template and status, the 404s of unknown paths
     under one label, and a latency histogram whose buckets only grow and end at +Inf =
     count."""
-    srv = servers(name="metrics-exact")
+    srv = servers(name="metrics-exact", one_node=True)  # exact counts of one process's requests
     anon = Client(srv.base)
     d = anon.create_doc("abc")
     _, before = scrape(srv.base)

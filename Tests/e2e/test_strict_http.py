@@ -11,6 +11,8 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
+pytestmark = pytest.mark.one_node("Tandem's own RFC 9112 Host and target checks on a raw socket: nginx rejects or rewrites these itself")
+
 
 def _read_response(s: socket.socket) -> tuple[int, dict, bytes]:
     """One response with a Content-Length body (every answer here has one)."""

@@ -85,9 +85,13 @@ extension ServerContext {
         switch action {
         case .copy: service.copy(body, in: handle, by: session) { res.send($0) { .json(DocumentJSON.copied($0)) } }
         case .select, .selectAll:
-            res.respond { () throws(APIError) in
-                let selection = try service.select(all: action == .selectAll, body.range, in: handle, by: session!)
-                return .json(DocumentJSON.selected(selection))
+            let selection: (revision: Int, selection: Selection)
+            do throws(APIError) { selection = try service.select(all: action == .selectAll, body.range, in: handle, by: session!) } catch {
+                return res.send(error.response)
+            }
+            // In a cluster, answered once the other nodes can see it.
+            service.shareSelection(of: session!, in: handle) { result in
+                res.send(result) { _ in .json(DocumentJSON.selected(selection)) }
             }
         case .cut: service.cut(body, in: handle, by: session) { res.send($0) { .json(DocumentJSON.action($0)) } }
         case .delete: service.delete(body, in: handle, by: session) { res.send($0) { .json(DocumentJSON.action($0)) } }

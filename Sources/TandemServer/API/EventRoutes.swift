@@ -34,7 +34,7 @@ extension ServerContext {
                         // changes it missed.
                         var batch = JSONWriter(capacity: 256)
                         ServerSentEvents.appendChangeEvents(missed.filter { $0.revision <= st.committedRevision }
-                            .map { .init(change: $0, notification: Self.notification(of: $0.kind)) }, to: &batch)
+                            .map { .init(change: $0, notification: DocumentService.notification(of: $0.kind)) }, to: &batch)
                         writer.write(batch.bytes)
                     }
                 }
@@ -60,16 +60,28 @@ extension ServerContext {
         }))
     }
 
-    /// The undo manager notification a change of this kind was announced with.
-    static func notification(of kind: ChangeKind) -> String {
-        switch kind {
-        case .edit: "checkpoint"
-        case .undo: "didUndo"
-        case .redo: "didRedo"
+    /// Answered at once on one node; in a cluster once the selection is stored, so that the
+    /// next request, on any node, sees it (`DocumentService.shareSelection`).
+    func putSelection(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
+        let answer: (Selection, Session, DocumentHandle)
+        do throws(APIError) { answer = try setSelection(req, ctx) } catch { return res.send(error.response) }
+        let (selection, session, handle) = answer
+        guard service.cluster != nil else { return res.send(Self.selectionResponse(selection)) }
+        service.shareSelection(of: session, in: handle) { result in
+            switch result {
+            case .success: res.send(Self.selectionResponse(selection))
+            case .failure(let error): res.send(error.response)
+            }
         }
     }
 
-    func putSelection(_ req: HTTPRequest, _ ctx: RequestContext) throws(APIError) -> HTTPResponse {
+    static func selectionResponse(_ selection: Selection) -> HTTPResponse {
+        var w = JSONWriter(capacity: 32)
+        DocumentJSON.selection(selection, to: &w)
+        return .json(w.bytes)
+    }
+
+    private func setSelection(_ req: HTTPRequest, _ ctx: RequestContext) throws(APIError) -> (Selection, Session, DocumentHandle) {
         let session = try ctx.requireSession(for: "a selection")
         let handle = try ctx.requestedDocument()
         let body = try RequestBody.object(req, allowEmpty: false)
@@ -80,9 +92,7 @@ extension ServerContext {
         let base = try body.int("base")
         if let base, base < 0 { throw .invalidField("base", "must be a revision") }
         let selection = try service.setSelection(Selection(anchor: anchor, head: head), base: base, in: handle, by: session)
-        var w = JSONWriter(capacity: 32)
-        DocumentJSON.selection(selection, to: &w)
-        return .json(w.bytes)
+        return (selection, session, handle)
     }
 }
 

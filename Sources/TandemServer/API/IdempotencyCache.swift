@@ -2,9 +2,10 @@ import Foundation
 import Synchronization
 import TandemHTTP
 
-/// Remembers the answer to each `Idempotency-Key`, so a client that lost a response can
-/// resend and get the first answer again without the change happening twice. A resend that
-/// arrives while the first is still in flight waits for the same answer.
+/// Remembers the answer to each `Idempotency-Key` in this process (the `IdempotencyStore` of
+/// a single node), so a client that lost a response can resend and get the first answer
+/// again without the change happening twice. A resend that arrives while the first is still
+/// in flight waits for the same answer.
 ///
 /// Each entry remembers a fingerprint of the request that claimed it (method, path with
 /// query, content type and body): the same key sent with a different request is answered
@@ -29,17 +30,17 @@ public final class IdempotencyCache: Sendable {
         case handled
     }
 
-    static let reused = APIError(.unprocessableContent, "idempotency_key_reused",
-                                 "this Idempotency-Key was already used with a different request; use a new key")
-
     private let entries = Mutex<[String: Entry]>([:])
     private let order = Mutex<[String]>([])
     private let capacity: Int
     private let ttl: Double
+    private let clock: @Sendable () -> Double
 
-    public init(capacity: Int = 50_000, ttl: Double = 24 * 3600) {
+    public init(capacity: Int = 50_000, ttl: Double = 24 * 3600,
+                clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.capacity = capacity
         self.ttl = ttl
+        self.clock = clock
     }
 
     public static let maxKeyLength = 128
@@ -52,12 +53,12 @@ public final class IdempotencyCache: Sendable {
                 if case .done(_, let at, _) = existing, now - at >= ttl {
                     // Expired: the key is free again.
                 } else {
-                    return (.handled, Self.reused.response)
+                    return (.handled, Idempotency.reused.response)
                 }
             }
             switch e[key] {
             case .done(let response, let at, _) where now - at < ttl:
-                return (.handled, Self.replayed(response))
+                return (.handled, Idempotency.replayed(response))
             case .pending(var waiters, let started, _):
                 waiters.append(responder)
                 e[key] = .pending(waiters: waiters, started: started, fingerprint: fingerprint)
@@ -78,14 +79,14 @@ public final class IdempotencyCache: Sendable {
     public func complete(_ key: String, with response: HTTPResponse, now: Double) {
         let waiters: [HTTPResponder] = entries.withLock { e in
             guard case .pending(let waiters, _, let fingerprint) = e[key] else { return [] }
-            if response.status.code >= 400 && response.status.code != 409 {
-                e.removeValue(forKey: key)
-            } else {
+            if Idempotency.keeps(response) {
                 e[key] = .done(response, at: now, fingerprint: fingerprint)
+            } else {
+                e.removeValue(forKey: key)
             }
             return waiters
         }
-        for w in waiters { w.send(Self.replayed(response)) }
+        for w in waiters { w.send(Idempotency.replayed(response)) }
     }
 
     /// What identifies a request for its key: method, path and query (so `?scope=session` and
@@ -105,12 +106,6 @@ public final class IdempotencyCache: Sendable {
         return Secrets.sha256(bytes)
     }
 
-    private static func replayed(_ response: HTTPResponse) -> HTTPResponse {
-        var r = response
-        r.headers.set("Idempotent-Replayed", "true")
-        return r
-    }
-
     private func remember(_ key: String) {
         let evicted: [String] = order.withLock { o in
             o.append(key)
@@ -127,4 +122,18 @@ public final class IdempotencyCache: Sendable {
             }
         }
     }
+}
+
+extension IdempotencyCache: IdempotencyStore {
+    func perform(_ key: String, fingerprint: [UInt8], responder: HTTPResponder,
+                 work: @escaping @Sendable (HTTPResponder) -> Void) {
+        guard case .proceed = claim(key, fingerprint: fingerprint, responder: responder, now: clock()) else { return }
+        work(HTTPResponder { [self] response in
+            complete(key, with: response, now: clock())
+            responder.send(response)
+        })
+    }
+
+    /// Nothing to do: expired answers are found so when asked for, and `capacity` bounds them.
+    func expire() {}
 }

@@ -63,6 +63,10 @@ extension ServerContext {
         }
         w.key("documents"); w.int(service.documents.withLock { $0.count })
         w.key("database"); w.string(configuration.databaseURL == nil ? "sqlite" : "postgresql")
+        if service.cluster != nil {
+            let reachable = if case .failing(.io, _) = health { false } else { true }
+            w.key("databaseReachable"); w.bool(reachable)
+        }
         w.endObject()
         guard case .ok = health else { return .json(w.bytes, status: .serviceUnavailable, headers: ["Retry-After": "5"]) }
         return .json(w.bytes)

@@ -21,6 +21,10 @@ public struct ServerConfiguration: Sendable {
     public var keepAliveInterval: Double = 15
     /// Seconds of pause that end a "Typing" undo group.
     public var typingPause: Double = 1.0
+    /// The longest an event waits to be written with others while earlier writes to the
+    /// subscribers are still pending, in milliseconds (`EventChannel`); 0 writes every event
+    /// at once.
+    public var eventCoalescingMilliseconds: Double = 3
     public var maxBodyBytes = 8 << 20
     public var pasteboardLimits = PasteboardLimits()
     public var maxConnections = 10_000

@@ -6,7 +6,7 @@ import TandemHTTP
 import TandemStore
 
 /// The services every handler shares: the `DocumentService` that every document mutation
-/// goes through, sessions, pasteboards and the idempotency cache. Route files extend it with
+/// goes through, sessions, pasteboards and the idempotency store. Route files extend it with
 /// their endpoints (decode, call, encode).
 final class ServerContext: Sendable {
     let configuration: ServerConfiguration
@@ -14,17 +14,20 @@ final class ServerContext: Sendable {
     let store: any DocumentStore
     let sessions: SessionRegistry
     let metrics: Metrics
-    let idempotency = IdempotencyCache()
+    let idempotency: any IdempotencyStore
     let logger: Logger
     let pasteboards: PasteboardRegistry
 
-    init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry, metrics: Metrics, logger: Logger) {
+    init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry, metrics: Metrics,
+         idempotency: any IdempotencyStore = IdempotencyCache(), logger: Logger) {
         self.configuration = configuration
+        self.idempotency = idempotency
         self.store = store
         self.sessions = sessions
         self.metrics = metrics
         self.logger = logger
         let pasteboards = PasteboardRegistry(store: store, limits: PasteboardRegistry.limits(configuration.pasteboardLimits, maxBodyBytes: configuration.maxBodyBytes),
+                                             events: EventChannel(coalescing: configuration.eventCoalescingMilliseconds / 1000),
                                              shared: store is PostgresStore)
         self.pasteboards = pasteboards
         let service = DocumentService(configuration: configuration, store: store, sessions: sessions, pasteboards: pasteboards, metrics: metrics, logger: logger)

@@ -24,10 +24,15 @@ public final class TandemApp: Sendable {
             throw APIError.badRequest("unknown durability \(configuration.durability)")
         }
         let engine: any DocumentStore
+        let idempotency: any IdempotencyStore
         if let url = configuration.databaseURL {
-            engine = try PostgresStore(url: url, schema: configuration.databaseSchema)
+            let postgres = try PostgresStore(url: url, schema: configuration.databaseSchema)
+            engine = postgres
+            // Every node on the database answers a resend: the keys live there too.
+            idempotency = PostgresIdempotency(keys: PostgresIdempotencyKeys(store: postgres), node: postgres.nodeID, logger: logger)
         } else {
             engine = try SQLiteStore(directory: configuration.dataDirectory, durability: durability)
+            idempotency = IdempotencyCache()
         }
         let store = wrappingStore(engine)
         let metrics = Metrics()
@@ -38,7 +43,8 @@ public final class TandemApp: Sendable {
         let sessions = SessionRegistry(restoring: contents.sessions.map {
             Session(id: $0.id, name: $0.name, color: $0.color, created: $0.created, lastSeen: $0.lastSeen, tokenHash: $0.tokenHash)
         })
-        let context = ServerContext(configuration: configuration, store: store, sessions: sessions, metrics: metrics, logger: logger)
+        let context = ServerContext(configuration: configuration, store: store, sessions: sessions, metrics: metrics,
+                                    idempotency: idempotency, logger: logger)
         self.context = context
         try context.service.restoreDocuments(contents.documents)
         context.startPasteboards(contents.pasteboards)
@@ -111,6 +117,7 @@ public final class TandemApp: Sendable {
         var lastKeepAlive = context.now()
         var lastSessionSweep = context.now()
         var lastFeedPrune = 0.0
+        var lastIdempotencySweep = context.now()
         while !stopping.load(ordering: .relaxed) {
             Thread.sleep(forTimeInterval: 0.1)
             let now = context.now()
@@ -130,6 +137,10 @@ public final class TandemApp: Sendable {
                     lastFeedPrune = now
                     try? cluster.store.pruneClusterLog(olderThan: Cluster.feedKept)
                 }
+            }
+            if now - lastIdempotencySweep >= 60 {
+                lastIdempotencySweep = now
+                context.idempotency.expire()
             }
         }
     }
@@ -177,7 +188,7 @@ extension ServerContext {
                                      link: { [service] token throws(APIError) in try service.verifyLink(token) },
                                      operatorKey: configuration.adminKey.map(OperatorKey.init)),
             AccessMiddleware(service: service),
-            IdempotencyMiddleware(cache: idempotency, now: { [self] in now() }),
+            IdempotencyMiddleware(store: idempotency),
             HeavyWorkMiddleware(queue: service.heavyWork),
         ]
         var router = Router()

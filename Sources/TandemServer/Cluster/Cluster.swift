@@ -52,17 +52,26 @@ final class ClusterSequencer: Sendable {
         var apply: @Sendable (inout DocumentState) -> DocumentService.AppliedChange
         /// Answers the request when the unit failed before the change was applied.
         var fail: @Sendable (APIError) -> Void
+        /// A save: the unit reads the newest version number under the lock first.
+        var numbersVersion = false
     }
 
     private let queue = Mutex<(steps: [Step], scheduled: Bool)>(([], false))
 
-    /// Queues a step; true when the caller must submit a unit to take it.
-    func add(_ step: Step) -> Bool {
+    /// Steps that may wait at once: behind a database that slows down, changes are refused
+    /// (`503 database_busy`, with `Retry-After`) rather than queued without bound.
+    static let maxWaiting = 5_000
+
+    enum Added { case queued, schedule, refused }
+
+    /// Queues a step; `.schedule` when the caller must submit a unit to take it.
+    func add(_ step: Step) -> Added {
         queue.withLock { q in
+            guard q.steps.count < Self.maxWaiting else { return .refused }
             q.steps.append(step)
-            if q.scheduled { return false }
+            if q.scheduled { return .queued }
             q.scheduled = true
-            return true
+            return .schedule
         }
     }
 

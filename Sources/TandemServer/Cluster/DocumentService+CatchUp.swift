@@ -105,14 +105,14 @@ extension DocumentService {
         if let last = changes.last { st.modified = last.time }
         st.lastChangeLocal = false
         var frames = JSONWriter(capacity: changes.count * 256)
-        let history = ServerSentEvents.appendChangeEvents(changes.map { .init(change: $0, notification: Self.notification(of: $0)) }, to: &frames)
+        let history = ServerSentEvents.appendChangeEvents(changes.map { .init(change: $0, notification: Self.notification(of: $0.kind)) }, to: &frames)
         let woken = sendCommitted(&st, handle, frames.bytes, revisions: (start + 1)...st.document.revision, history: history)
         return .absorbed(woken: woken, undoState: undoState)
     }
 
-    /// The notification a change's node sent with it.
-    static func notification(of change: Change) -> String {
-        switch change.kind {
+    /// The undo manager notification a change of this kind is announced with.
+    static func notification(of kind: ChangeKind) -> String {
+        switch kind {
         case .edit: "checkpoint"
         case .undo: "didUndo"
         case .redo: "didRedo"

@@ -46,6 +46,7 @@ extension DocumentService {
     private func apply(_ entries: [ClusterEntry]) throws(StoreError) {
         guard !entries.isEmpty else { return }
         var seen = Set<String>()
+        var selections: [String] = []
         var documentKinds: [String: Set<ClusterEntry.Kind>] = [:]
         var documentOrder: [String] = []
         for entry in entries {
@@ -54,12 +55,16 @@ extension DocumentService {
                 if seen.insert("s" + entry.key).inserted { try refreshSession(entry.key) }
             case .pasteboard:
                 if seen.insert("p" + entry.key).inserted { try refreshPasteboard(entry.key) }
+            case .selection:
+                if seen.insert("x" + entry.key).inserted { selections.append(entry.key) }
             default:
                 if documentKinds[entry.key] == nil { documentOrder.append(entry.key) }
                 documentKinds[entry.key, default: []].insert(entry.kind)
             }
         }
         for id in documentOrder { try refreshDocument(id, kinds: documentKinds[id]!) }
+        // After the documents' catch-up, so a selection's revision is there to map from.
+        for key in selections { try refreshSelection(key) }
     }
 
     private func refreshDocument(_ id: String, kinds: Set<ClusterEntry.Kind>) throws(StoreError) {

@@ -9,9 +9,14 @@ import TandemStore
 /// in the same transaction. One order per document across nodes, no retries: a node that
 /// wants the lock waits for the other's short transaction.
 extension DocumentService {
-    func sequence(_ cluster: Cluster, _ handle: DocumentHandle, fail: @escaping @Sendable (APIError) -> Void,
+    func sequence(_ cluster: Cluster, _ handle: DocumentHandle, numbersVersion: Bool = false,
+                  fail: @escaping @Sendable (APIError) -> Void,
                   _ apply: @escaping @Sendable (inout DocumentState) -> AppliedChange) {
-        guard cluster.sequencer.add(.init(handle: handle, apply: apply, fail: fail)) else { return }
+        switch cluster.sequencer.add(.init(handle: handle, apply: apply, fail: fail, numbersVersion: numbersVersion)) {
+        case .queued: return
+        case .refused: return fail(.databaseBusy)
+        case .schedule: break
+        }
         let unit = SequencedUnit(cluster.sequencer)
         cluster.store.sequence({ [self] tx throws(StoreError) in
             try runUnit(cluster, unit, tx)
@@ -40,6 +45,10 @@ extension DocumentService {
                 try catchUp(handle, revision: head.revision, journal: head.journal, reloadAllowed: true) { after throws(StoreError) in
                     try tx.changes(document: id, after: after)
                 }
+                if indexes.contains(where: { steps[$0].numbersVersion }) {
+                    let newest = try tx.newestVersion(document: id)
+                    handle.newestVersion.withLock { $0 = newest }
+                }
             } else {
                 // Deleted by another node: the steps find it deleted and answer 404.
                 forgetDeleted(handle)
@@ -55,6 +64,9 @@ extension DocumentService {
                     }
                     unit.applied(i)
                 }
+                // Events no change carried (an undo refused after dropping groups it found
+                // erased): stored now, so every node's journal holds all this one replayed.
+                if !st.deleted, let pending = pendingJournalWrite(st, id: id) { writes.append(pending) }
             }
             for answer in answers { answer() }
         }

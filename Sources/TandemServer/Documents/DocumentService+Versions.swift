@@ -22,6 +22,7 @@ extension DocumentService {
     /// The document's lock is held to read, clear and submit, never while waiting; `then`
     /// gets the version once stored (on the store's writer thread), and no thread waits.
     func save(_ handle: DocumentHandle, name: String?, then: @escaping Completion<StoredVersion>) {
+        if let cluster { return saveSequenced(cluster, handle, name: name, then: then) }
         handle.checkpoints.run { [self] done in
             let finish: @Sendable (Result<StoredVersion, APIError>) -> Void = { result in
                 done()
@@ -52,6 +53,45 @@ extension DocumentService {
                 }
                 finish(.success(v))
             }
+        }
+    }
+
+    /// In a cluster: numbered, written and the count cleared in a sequenced unit, under the
+    /// document's head lock, so two nodes saving at once take consecutive numbers, and the
+    /// cleared count is in the journal every node replays.
+    private func saveSequenced(_ cluster: Cluster, _ handle: DocumentHandle, name: String?, then: @escaping Completion<StoredVersion>) {
+        sequence(cluster, handle, numbersVersion: true, fail: { then(.failure($0)) }) { [self] st in
+            if st.deleted { return .answer { then(.failure(.notFound("document '\(handle.id)'"))) } }
+            if st.savingError { return .answer { then(.failure(.storageFailing)) } }
+            // Taken at once: another save in the same unit takes the next.
+            let number = handle.newestVersion.withLock { n in
+                n = (n ?? 0) + 1
+                return n!
+            }
+            let rope = st.committedRope
+            let v = StoredVersion(documentID: handle.id, number: number, revision: st.committedRevision,
+                                  time: now(), text: rope.description, name: name)
+            var writes: [StoreWrite] = [.addVersion(v)]
+            let cleared = st.document.revision == v.revision
+            if cleared {
+                st.document.updateChangeCount(.cleared)
+                if let journal = pendingJournalWrite(st, id: handle.id) { writes.append(journal) }
+            }
+            return .store(PreparedUnit(writes: writes) { [self] stored in
+                if case .failure(let error) = stored {
+                    logger.error("could not save a version of document \(handle.id): \(error)")
+                    if cleared { storeFailed(handle, error: error) }
+                    return then(.failure(.storageFailing))
+                }
+                handle.state.withLock { st in
+                    guard !st.deleted else { return }
+                    (st.savedRope, st.savedRevision) = (rope, v.revision)
+                    st.lastSaved = v.time
+                    if cleared { st.lastSavedRevision = max(st.lastSavedRevision, v.revision) }
+                    handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved", data: DocumentJSON.version(v)))
+                }
+                then(.success(v))
+            })
         }
     }
 

@@ -67,7 +67,7 @@ final class DocumentService: Sendable {
     }
 
     func makeEventChannel() -> EventChannel {
-        EventChannel { [self] delta in subscribers.add(delta, ordering: .relaxed) }
+        EventChannel(coalescing: configuration.eventCoalescingMilliseconds / 1000) { [self] delta in subscribers.add(delta, ordering: .relaxed) }
     }
 
     func documentConfiguration(levelsOfUndo: Int) -> Document.Configuration {

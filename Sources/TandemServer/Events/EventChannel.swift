@@ -4,11 +4,12 @@ import TandemHTTP
 
 /// The live subscribers of one stream (a document's events, or the pasteboards').
 ///
-/// Frames are queued in the order they are sent and written out a millisecond later (longer
-/// under load, see `delay(afterBatchOf:)`), all that is due to one subscriber as one chunk:
-/// at thousands of changes a second this turns one socket write per change per subscriber
-/// into one per batch, and keeps every event in order (a presence event never overtakes the
-/// change before it). For gzipped streams the batch is compressed once, for all of them.
+/// Frames are queued in the order they are sent and written out at once after a quiet moment,
+/// else within a gap of the last flush (1 ms, up to `spacing` under load; see `enqueue`), all that
+/// is due to one subscriber as one chunk: at thousands of changes a second this turns one
+/// socket write per change per subscriber into one per batch, and keeps every event in order
+/// (a presence event never overtakes the change before it). For gzipped streams the batch is
+/// compressed once, for all of them.
 /// A subscriber whose socket has fallen more than `maxBufferedBytes` behind is cut off, so it
 /// can never stall an edit or another subscriber; its EventSource reconnects with
 /// `Last-Event-ID` and catches up.
@@ -56,15 +57,26 @@ public final class EventChannel: Sendable {
     }
 
     private let subscribers = Mutex<[Int: Subscriber]>([:])
-    private let queued = Mutex<(frames: [Queued], scheduled: Bool, lastBatch: Int)>(([], false, 0))
+    private let queued = Mutex<FlushState>(FlushState())
+
+    struct FlushState {
+        var frames: [Queued] = []
+        var scheduled = false
+        /// When the last flush started (monotonic ns).
+        var lastFlush: UInt64 = 0
+        /// Events the last flush carried.
+        var lastBatch = 0
+    }
     private let nextID = Mutex(0)
     private let flusher = DispatchQueue(label: "tandem.events")
     let maxBufferedBytes: Int
     /// Called with the change in the number of subscribers (for the gauge).
     private let onCountChange: @Sendable (Int) -> Void
 
-    public init(maxBufferedBytes: Int = 1 << 20, onCountChange: @escaping @Sendable (Int) -> Void = { _ in }) {
+    /// `coalescing`: seconds an event may wait for company while writes are pending.
+    public init(maxBufferedBytes: Int = 1 << 20, coalescing: Double = 0.003, onCountChange: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.maxBufferedBytes = maxBufferedBytes
+        spacing = UInt64(max(0, coalescing) * 1e9)
         self.onCountChange = onCountChange
     }
 
@@ -108,35 +120,47 @@ public final class EventChannel: Sendable {
         enqueue(Queued(frame: frame, revisions: nil, include: include))
     }
 
-    /// How long frames wait before they go out: 1 ms when changes are rare, longer the more
-    /// the last batch carried (up to 16 ms, one frame of a 60 Hz display). Every flush is one
-    /// socket write per subscriber: at thousands of changes a second a fixed 1 ms made
-    /// fan-out the server's largest cost (see docs/performance.md); 16 ms is reached only
-    /// past 128 events a batch (8,000 a second), where a screen could not show them one by
-    /// one anyway, and keeps well inside the fan-out goal (50 ms).
-    static func delay(afterBatchOf frames: Int) -> Int {
-        min(16_000, max(1_000, frames * 125))
+    /// The longest two flushes are apart while events keep coming, in nanoseconds.
+    let spacing: UInt64
+
+    /// How far apart two flushes are while events keep coming: 1 ms after a batch of a few
+    /// events, growing with the batch (125 µs an event) up to `spacing`. Each flush is a
+    /// socket write per subscriber, so the writes stay few when events come thick; the wait is
+    /// counted from the last flush, so an event after a quiet moment goes out at once.
+    func gap(afterBatchOf events: Int) -> UInt64 {
+        min(spacing, max(min(spacing, 1_000_000), UInt64(events) * 125_000))
     }
 
+    /// Queues a frame: written at once if the last flush is older than the gap, else with
+    /// whatever else comes until then, one write per subscriber for all of it (as Nagle's
+    /// algorithm holds a small segment only while one is unacknowledged). The subscriber's
+    /// stream merges besides what its loop has not written yet (`StreamState`).
     private func enqueue(_ q: Queued) {
-        let delay = queued.withLock { state -> Int? in
+        let now = DispatchTime.now().uptimeNanoseconds
+        let wait = queued.withLock { state -> UInt64? in
             state.frames.append(q)
             if state.scheduled { return nil }
             state.scheduled = true
-            return Self.delay(afterBatchOf: state.lastBatch)
+            let due = state.lastFlush + gap(afterBatchOf: state.lastBatch)
+            return due > now ? due - now : 0
         }
-        if let delay {
-            flusher.asyncAfter(deadline: .now() + .microseconds(delay)) { [self] in flush() }
+        guard let wait else { return }
+        if wait == 0 {
+            flusher.async { [self] in flush() }
+        } else {
+            flusher.asyncAfter(deadline: .now() + .nanoseconds(Int(wait))) { [self] in flush() }
         }
     }
 
     private func flush() {
+        let started = DispatchTime.now().uptimeNanoseconds
         var frames = queued.withLock { state -> [Queued] in
-            // Counted in events, not entries: a group commit's changes come as one entry.
             defer {
+                // Counted in events, not entries: a group commit's changes come as one entry.
                 state.lastBatch = state.frames.reduce(0) { $0 + ($1.revisions?.count ?? 1) }
                 state.frames.removeAll()
                 state.scheduled = false
+                state.lastFlush = started
             }
             return state.frames
         }

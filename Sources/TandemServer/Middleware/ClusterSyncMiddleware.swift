@@ -32,4 +32,10 @@ extension APIError {
         "the database cannot be reached right now; nothing was changed, try again shortly",
         headers: ["Retry-After": "1"]
     )
+
+    static let databaseBusy = APIError(
+        .serviceUnavailable, "database_busy",
+        "too many changes are waiting for the database; nothing was changed, try again shortly",
+        headers: ["Retry-After": "1"]
+    )
 }

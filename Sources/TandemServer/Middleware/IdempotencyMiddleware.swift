@@ -5,24 +5,21 @@ import TandemHTTP
 /// to the verified session or, anonymously, to the document the path names. A new session's
 /// answer holds its token: it is never kept or replayed.
 struct IdempotencyMiddleware: RouteMiddleware {
-    let cache: IdempotencyCache
-    let now: @Sendable () -> Double
+    /// Where the answers live: this process, or the database the nodes share.
+    let store: any IdempotencyStore
 
     func wrap(_ next: @escaping RouteHandler, for route: Endpoint) -> RouteHandler {
         let replayable = route.method != .get && !(route.method == .post && route.path == "/sessions")
         guard replayable else { return next }
-        return { [cache, now] request, context, responder in
+        return { [store] request, context, responder in
             guard let key = request.headers["Idempotency-Key"] else { return next(request, context, responder) }
             guard let scoped = Self.scope(request, key: key, session: context.session) else {
                 return responder.send(APIError.badRequest("Idempotency-Key must be 1 to \(IdempotencyCache.maxKeyLength) bytes",
                                                           code: "invalid_idempotency_key").response)
             }
-            let claim = cache.claim(scoped, fingerprint: IdempotencyCache.fingerprint(of: request), responder: responder, now: now())
-            if case .handled = claim { return }
-            next(request, context, HTTPResponder { response in
-                cache.complete(scoped, with: response, now: now())
-                responder.send(response)
-            })
+            store.perform(scoped, fingerprint: IdempotencyCache.fingerprint(of: request), responder: responder) { answering in
+                next(request, context, answering)
+            }
         }
     }
 

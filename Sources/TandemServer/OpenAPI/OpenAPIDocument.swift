@@ -63,7 +63,9 @@ enum OpenAPIDocument {
     static let idempotencyDescription = """
         Makes a resend safe: 1 to 128 bytes, scoped to the session (or for anonymous requests \
         to the document); a resend of the same request answers the first answer with \
-        Idempotent-Replayed: true, the same key with a different request is 422 idempotency_key_reused.
+        Idempotent-Replayed: true, the same key with a different request is 422 idempotency_key_reused. \
+        With several servers on one database, a resend to another server while the first is unanswered \
+        waits for it, or is 409 idempotency_key_in_flight when it stays unanswered.
         """
 
     /// Answers every operation can give whatever its own list says: 401 for a wrong token on
@@ -80,6 +82,7 @@ enum OpenAPIDocument {
         }
         if replayable {
             add(400, "Malformed Idempotency-Key")
+            add(409, "The first request with this Idempotency-Key is still unanswered on another server (idempotency_key_in_flight)")
             add(422, "Idempotency-Key reused with a different request (idempotency_key_reused)")
         }
         return all.sorted { $0.status < $1.status }

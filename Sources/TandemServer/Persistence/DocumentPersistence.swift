@@ -111,8 +111,10 @@ extension DocumentService {
     func restoreDocument(_ l: LoadedDocument) throws -> DocumentHandle {
         let metadata = DocumentMetadata(decoding: l.document.metadata)
         let (document, pending) = try rebuild(l, metadata: metadata)
+        // The row's time moves with its metadata; its changes' times are in the log.
+        let lastChange = (try? document.changes(since: max(0, document.revision - 1)))?.last?.time ?? 0
         var st = makeState(document: document, title: l.document.title, created: l.document.created,
-                           modified: l.document.modified, metadata: metadata, pending: pending)
+                           modified: max(l.document.modified, lastChange), metadata: metadata, pending: pending)
         if let (saved, revision) = savedText(of: l.document.id) { (st.savedRope, st.savedRevision) = (saved, revision) }
         st.lastChangeLocal = cluster == nil
         let handle = DocumentHandle(id: l.document.id, state: st, events: makeEventChannel())

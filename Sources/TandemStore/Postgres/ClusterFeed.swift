@@ -19,6 +19,9 @@ public struct ClusterEntry: Sendable, Equatable {
         case version = "v"
         case session = "s"
         case pasteboard = "p"
+        /// A session's selection in a document (`meta` "selection:<document>/<session>"); the
+        /// key is "<document>/<session>".
+        case selection = "x"
     }
 
     public var seq: Int
@@ -54,6 +57,7 @@ public struct ClusterEntry: Sendable, Equatable {
             case .upsertPasteboard(let p): add(.pasteboard, p.name)
             case .deletePasteboard(let name): add(.pasteboard, name)
             case .setMeta(let key, _) where key.hasPrefix(journalPrefix): add(.journal, String(key.dropFirst(journalPrefix.count)))
+            case .setMeta(let key, _) where key.hasPrefix(selectionPrefix): add(.selection, String(key.dropFirst(selectionPrefix.count)))
             case .setMeta, .writeSnapshot, .trimChanges: break
             }
         }
@@ -62,6 +66,8 @@ public struct ClusterEntry: Sendable, Equatable {
 
     /// The meta key prefix of a document's pending journal (the server's `pendingKey`).
     public static let journalPrefix = "journal:"
+    /// The meta key prefix of a shared selection.
+    public static let selectionPrefix = "selection:"
 }
 
 extension PostgresStore {
@@ -79,7 +85,7 @@ extension PostgresStore {
             INSERT INTO cluster_log (seq, node, kind, key, time)
             SELECT clock.seq - $1 + t.n, $2, t.kind, t.key, $3
             FROM clock, unnest($4::text[], $5::text[]) WITH ORDINALITY AS t(kind, key, n)
-            RETURNING pg_notify($6, '')
+            RETURNING pg_notify($6, $2)
             """, [.int(touched.count), .text(node), .double(Date().timeIntervalSince1970),
                   .text(arrayLiteral(touched.map(\.0.rawValue))), .text(arrayLiteral(touched.map(\.1))), .text(channel)])
     }

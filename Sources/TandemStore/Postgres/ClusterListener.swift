@@ -13,6 +13,8 @@ public final class ClusterListener: Sendable {
     private let conninfo: String
     private let schema: String?
     private let channel: String
+    /// This node: its own commits' notifications are not news.
+    private let node: String
     private let interval: Double
     private let ring: @Sendable () -> Void
     private let stopped = Locked(false)
@@ -22,6 +24,7 @@ public final class ClusterListener: Sendable {
         conninfo = store.url
         schema = store.schema
         channel = store.channel
+        node = store.nodeID
         self.interval = interval
         self.ring = ring
         let thread = Thread { [self] in run() }
@@ -49,7 +52,7 @@ public final class ClusterListener: Sendable {
                 }
                 ring()
             }
-            let rung = connection!.waitForNotifications(timeout: min(interval, 0.25))
+            let rung = connection!.waitForNotifications(timeout: min(interval, 0.25), ignoring: node)
             if rung { ring() } else { tick() }
         }
         connection?.close()
@@ -68,8 +71,9 @@ public final class ClusterListener: Sendable {
 }
 
 extension PGConnection {
-    /// Waits up to `timeout` seconds for notifications; true if any came (all are consumed).
-    func waitForNotifications(timeout: Double) -> Bool {
+    /// Waits up to `timeout` seconds for notifications; true if any came whose payload is not
+    /// `ignoring` (all are consumed).
+    func waitForNotifications(timeout: Double, ignoring: String) -> Bool {
         guard let raw = rawConnection else { return false }
         var fd = pollfd(fd: PQsocket(raw), events: Int16(POLLIN), revents: 0)
         let ready = poll(&fd, 1, Int32(timeout * 1000))
@@ -77,7 +81,7 @@ extension PGConnection {
         guard PQconsumeInput(raw) == 1 else { return false }
         var any = false
         while let note = PQnotifies(raw) {
-            any = true
+            if let extra = note.pointee.extra, String(cString: extra) != ignoring { any = true }
             PQfreemem(note)
         }
         return any

@@ -104,6 +104,9 @@ final class PGResult {
 /// `.io` and is reset by `reconnectIfBroken()` before the next use: nothing here traps.
 final class PGConnection: @unchecked Sendable {
     private var conn: OpaquePointer?
+    /// Statements prepared on this connection, by SQL and parameter types: each is parsed
+    /// and planned once per connection rather than on every call.
+    private var prepared: [String: String] = [:]
     /// The libpq conninfo string or URL.
     private let conninfo: String
     /// The schema every statement uses (`search_path`), nil for the server's default.
@@ -121,6 +124,7 @@ final class PGConnection: @unchecked Sendable {
 
     private func connect(to target: String? = nil) throws(StoreError) {
         if let conn { PQfinish(conn) }
+        prepared = [:]
         conn = PQconnectdb(target ?? conninfo)
         guard let conn, PQstatus(conn) == CONNECTION_OK else {
             let message = conn.map { Self.message(PQerrorMessage($0)) } ?? "out of memory"
@@ -181,9 +185,18 @@ final class PGConnection: @unchecked Sendable {
             return pointer
         }
         defer { for value in values { value?.deallocate() } }
+        let key = types.reduce(into: sql + "\u{0}") { $0 += String($1) + "," }
+        let name: String
+        if let known = prepared[key] {
+            name = known
+        } else {
+            name = "tandem_\(prepared.count)"
+            _ = try check(PQprepare(conn, name, sql, Int32(parameters.count), types))
+            prepared[key] = name
+        }
         let raw = values.withUnsafeBufferPointer { values in
             values.withMemoryRebound(to: UnsafePointer<CChar>?.self) { values in
-                PQexecParams(conn, sql, Int32(parameters.count), types, values.baseAddress, lengths, formats, 1)
+                PQexecPrepared(conn, name, Int32(parameters.count), values.baseAddress, lengths, formats, 1)
             }
         }
         return try check(raw)
@@ -223,6 +236,12 @@ final class PGConnection: @unchecked Sendable {
 }
 
 extension StoreError {
+    /// A deadlock or serialization failure: the transaction was rolled back and may run again.
+    var isDeadlock: Bool {
+        guard case .io(let message) = self else { return false }
+        return message.hasSuffix("(40P01)") || message.hasSuffix("(40001)")
+    }
+
     /// Maps a PostgreSQL error (its SQLSTATE, see the manual's appendix A) to a `StoreError`:
     /// integrity and data errors are conflicts (only that write fails), a full disk is `.full`,
     /// a read-only server `.readOnly`, damaged data `.corrupt`, a lost connection and anything
@@ -237,6 +256,7 @@ extension StoreError {
         case "25006": self = .readOnly
         case "XX001", "XX002": self = .corrupt(message)
         case _ where state.hasPrefix("23") || state.hasPrefix("22"): self = .conflict(message)
+        case "40P01", "40001": self = .io("PostgreSQL: \(message) (\(state))")
         case _ where state.hasPrefix("08") || state.hasPrefix("57P"):
             self = .io("the PostgreSQL connection was lost: \(message)")
         default: self = .io("PostgreSQL: \(message) (\(state))")

@@ -1,5 +1,6 @@
 /// The PostgreSQL schema: the tables of `SQLiteStore`'s (documents, the change log as runs,
-/// snapshots, versions, sessions, pasteboards, meta), created and migrated on open.
+/// snapshots, versions, sessions, pasteboards, meta) and the nodes' shared `idempotency_keys`
+/// (`PostgresIdempotencyKeys`), created and migrated on open.
 ///
 /// Migrations are numbered; `tandem_schema_version` holds the numbers applied. Each runs in
 /// its own transaction with its number, under a session advisory lock taken for the schema's
@@ -77,6 +78,21 @@ enum PostgresSchema {
                 key TEXT COLLATE "C" NOT NULL,
                 time DOUBLE PRECISION NOT NULL
             );
+            """),
+        // The nodes' shared Idempotency-Key answers (`PostgresIdempotencyKeys`).
+        (3, """
+            CREATE TABLE idempotency_keys (
+                key TEXT COLLATE "C" PRIMARY KEY,
+                fingerprint BYTEA NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('pending', 'done')),
+                node TEXT NOT NULL,
+                started DOUBLE PRECISION NOT NULL,
+                status INTEGER,
+                headers BYTEA,
+                body BYTEA,
+                answered DOUBLE PRECISION
+            );
+            CREATE INDEX idempotency_keys_age ON idempotency_keys ((coalesce(answered, started)));
             """),
     ]
 

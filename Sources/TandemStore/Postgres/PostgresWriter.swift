@@ -1,10 +1,12 @@
 import Dispatch
 import Foundation
 
-/// The single writer behind `PostgresStore`, in the manner of `GroupCommitWriter`: every write
-/// is a job in one queue; the writer thread, holding its own connection, takes all queued jobs,
-/// runs them in ONE transaction, commits once, then completes them in order and runs the
-/// batch handler. Consecutive append-only jobs are stored as one append (one revision update
+/// The single writer behind `PostgresStore`, on a `WriterThread` as `GroupCommitWriter` is:
+/// every write is a job in one queue; the writer thread, holding its own connection, takes all
+/// queued jobs, runs them in ONE transaction, commits once, then completes them in order and
+/// runs the batch handler. A sequenced unit is a transaction of its own, in its place in the
+/// order (`WriterThread.Committer.alone`): the jobs before it are committed and completed
+/// first. Consecutive append-only jobs are stored as one append (one revision update
 /// and one run per document). A batch in which a job conflicts is rolled back and run again
 /// with a savepoint per job, so that only the conflicting job is undone.
 ///
@@ -16,10 +18,10 @@ import Foundation
 /// job of the batch and makes `health` failing. The connection is re-established before the
 /// next batch; if BEGIN itself fails on a broken connection, nothing of the batch was sent,
 /// so the writer reconnects and tries once more before failing the batch.
-final class PostgresWriter: Sendable {
+final class PostgresWriter: ThreadedWriter {
     typealias Work = @Sendable (PGConnection) throws(StoreError) -> Void
 
-    struct Job: Sendable {
+    struct Job: WriterJob {
         enum Work: Sendable {
             /// Kept as data so that the appends of consecutive jobs can be merged.
             case writes([StoreWrite])
@@ -34,20 +36,10 @@ final class PostgresWriter: Sendable {
         var completion: @Sendable (Result<Void, StoreError>) -> Void
     }
 
-    private final class BatchHandler: Sendable {
-        let run: @Sendable () -> Void
-        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-    }
-
     /// Owned by the writer thread (and by `init` before the thread starts).
     private let connection: PGConnection
-    private let queue = Locked(WriterQueue<Job>())
-    private let counters = Locked(StoreStatistics())
-    private let healthState = Locked(StoreHealth.ok)
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
-    private let thread = Locked<pthread_t?>(nil)
-    private let batchCompleted = Locked<BatchHandler?>(nil)
+    /// The queue, the writer thread, `submit`, `close` and the batch handler (see there).
+    let thread = WriterThread<Job>()
     /// The writer's backend process, for tests that cut its connection.
     let backendPID = Locked<Int32>(0)
     /// For tests: where the writer reconnects to instead of the store's conninfo.
@@ -62,76 +54,17 @@ final class PostgresWriter: Sendable {
         self.node = node
         self.channel = channel
         backendPID.withLock { $0 = connection.backendPID }
-        let thread = Thread { [self] in run() }
-        thread.name = "TandemStore postgres writer"
-        thread.start()
-    }
-
-    var statistics: StoreStatistics { counters.withLock { $0 } }
-
-    var health: StoreHealth { healthState.withLock { $0 } }
-
-    var isClosed: Bool { queue.withLock { $0.closing } }
-
-    func onBatchCompleted(_ handler: @escaping @Sendable () -> Void) {
-        batchCompleted.withLock { $0 = BatchHandler(handler) }
-    }
-
-    /// Queues a job; fails it at once with `.closed` after `close()`.
-    func submit(_ job: Job) {
-        if queue.withLock({ $0.add(job) }) {
-            wake.signal()
-        } else {
-            job.completion(.failure(.closed))
-        }
+        thread.start("TandemStore postgres writer", .init(
+            // A sequenced unit is a transaction of its own, in its place in the order.
+            commit: { [self] run in run[0].isSequenced ? [commitSequenced(run[0])] : commit(run) },
+            gather: { _ = usleep(Self.gatherMicroseconds) },
+            alone: { $0.isSequenced },
+            stopped: { [connection] in connection.close() }))
     }
 
     /// Queues `work` and blocks until it committed or failed.
     func perform(changeCount: Int = 0, touching touched: [StoreWrite] = [], _ work: @escaping Work) throws(StoreError) {
-        if let writer = thread.withLock({ $0 }), pthread_equal(writer, pthread_self()) != 0 {
-            throw .io("a blocking store call from an append completion would deadlock the writer")
-        }
-        let ticket = StoreTicket()
-        submit(Job(changeCount: changeCount, work: .closure(work, touched: touched)) { ticket.finish($0) })
-        try ticket.wait().get()
-    }
-
-    /// Lets the writer finish every queued job, then closes its connection. Idempotent.
-    func close() {
-        let first = queue.withLock { $0.close() }
-        guard first else { return }
-        wake.signal()
-        finished.wait()
-    }
-
-    private func run() {
-        thread.withLock { $0 = pthread_self() }
-        var lastBatch = 0
-        while true {
-            wake.wait()
-            if lastBatch > 1 { usleep(Self.gatherMicroseconds) }
-            let (batch, closing) = queue.withLock { $0.takeAll() }
-            if !batch.isEmpty {
-                lastBatch = batch.count
-                // A sequenced unit is a transaction of its own, in its place in the order.
-                var start = 0
-                while start < batch.count {
-                    var end = start + 1
-                    if !batch[start].isSequenced {
-                        while end < batch.count && !batch[end].isSequenced { end += 1 }
-                    }
-                    let part = Array(batch[start..<end])
-                    let results = part[0].isSequenced ? [commitSequenced(part[0])] : commit(part)
-                    healthState.withLock { $0.note(results) }
-                    for (job, result) in zip(part, results) { job.completion(result) }
-                    start = end
-                }
-                batchCompleted.withLock { $0 }?.run()
-            }
-            if closing { break }
-        }
-        connection.close()
-        finished.signal()
+        try thread.perform { Job(changeCount: changeCount, work: .closure(work, touched: touched), completion: $0) }
     }
 
     /// A batch of several jobs waits this long for more to join it (see GroupCommitWriter).
@@ -140,33 +73,47 @@ final class PostgresWriter: Sendable {
     /// Runs the batch as one transaction and returns each job's result.
     private func commit(_ batch: [Job]) -> [Result<Void, StoreError>] {
         let started = DispatchTime.now().uptimeNanoseconds
-        let results: [Result<Void, StoreError>]
-        do {
-            try begin()
-            if let together = try commitTogether(batch) {
-                results = together
-            } else {
+        var results: [Result<Void, StoreError>] = []
+        // A deadlock with another node's transaction is broken by PostgreSQL rolling one of
+        // them back; nothing of this batch was stored then, so it runs again.
+        for attempt in 1...3 {
+            do {
                 try begin()
-                results = try commitEachInSavepoint(batch)
-            }
-        } catch {
-            if connection.inTransaction { try? connection.execute("ROLLBACK") }
-            counters.withLock {
-                $0.failedTransactions += 1
-                $0.operations += batch.count
-            }
-            return batch.map { _ in .failure(error) }
-        }
-        let took = DispatchTime.now().uptimeNanoseconds - started
-        counters.withLock { counters in
-            counters.transactions += 1
-            counters.operations += batch.count
-            counters.commitNanoseconds += took
-            for (job, result) in zip(batch, results) where job.changeCount > 0 {
-                if case .success = result { counters.appendedChanges += job.changeCount }
+                try lockHeads(of: batch)
+                if let together = try commitTogether(batch) {
+                    results = together
+                } else {
+                    try begin()
+                    try lockHeads(of: batch)
+                    results = try commitEachInSavepoint(batch)
+                }
+                break
+            } catch {
+                if connection.inTransaction { try? connection.execute("ROLLBACK") }
+                if error.isDeadlock && attempt < 3 { continue }
+                return thread.failed(batch, error)
             }
         }
-        return results
+        return thread.committed(batch, results, nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
+    }
+
+    /// Locks the head rows of the documents the batch writes, in id order, before anything
+    /// else: the order sequenced units take them in, so a batch and another node's unit wait
+    /// for each other instead of deadlocking.
+    private func lockHeads(of batch: [Job]) throws(StoreError) {
+        var ids = Set<String>()
+        for job in batch {
+            for (kind, key) in ClusterEntry.touched(by: job.writes) {
+                switch kind {
+                case .changes, .journal, .updated, .deleted, .version: ids.insert(key)
+                case .selection: if let slash = key.firstIndex(of: "/") { ids.insert(String(key[..<slash])) }
+                case .created, .session, .pasteboard: break
+                }
+            }
+        }
+        guard !ids.isEmpty else { return }
+        try connection.query("SELECT id FROM documents WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE",
+                             [.text(PostgresStore.arrayLiteral(ids.sorted()))])
     }
 
     /// A sequenced unit in a transaction of its own; on any failure nothing of it is stored.
@@ -178,20 +125,11 @@ final class PostgresWriter: Sendable {
             let appended = try PostgresStore.runSequenced(body, node: node, channel: channel, in: connection)
             try connection.execute("COMMIT")
             let took = DispatchTime.now().uptimeNanoseconds - started
-            counters.withLock {
-                $0.transactions += 1
-                $0.operations += 1
-                $0.commitNanoseconds += took
-                $0.appendedChanges += appended
-            }
+            thread.counters.withLock { $0.noteTransaction(operations: 1, appendedChanges: appended, nanoseconds: took) }
             return .success(())
         } catch {
             if connection.inTransaction { try? connection.execute("ROLLBACK") }
-            counters.withLock {
-                $0.failedTransactions += 1
-                $0.operations += 1
-            }
-            return .failure(error)
+            return thread.failed([job], error)[0]
         }
     }
 
@@ -213,20 +151,10 @@ final class PostgresWriter: Sendable {
 
     /// The batch as one transaction: nil (rolled back, nothing stored) when a job conflicts.
     private func commitTogether(_ batch: [Job]) throws(StoreError) -> [Result<Void, StoreError>]? {
-        var appends: [StoredChange] = []
         do {
-            for job in batch {
-                if case .writes(let writes) = job.work, writes.allSatisfy(\.isAppend) {
-                    for case .append(let changes) in writes { appends += changes }
-                    continue
-                }
-                if !appends.isEmpty {
-                    try PostgresStore.insert(appends, in: connection)
-                    appends.removeAll(keepingCapacity: true)
-                }
-                try job.work.run(in: connection)
-            }
-            if !appends.isEmpty { try PostgresStore.insert(appends, in: connection) }
+            try MergedAppends.run(batch, writes: \.work.dataWrites,
+                                  insert: { (changes) throws(StoreError) in try PostgresStore.insert(changes, in: connection) },
+                                  run: { (job) throws(StoreError) in try job.work.run(in: connection) })
             try PostgresStore.logCluster(ClusterEntry.touched(by: batch.flatMap(\.writes)), node: node, channel: channel, in: connection)
         } catch where error.isConflict {
             try connection.execute("ROLLBACK")
@@ -276,6 +204,11 @@ extension PostgresWriter.Job {
 }
 
 extension PostgresWriter.Job.Work {
+    /// The writes, when kept as data.
+    var dataWrites: [StoreWrite]? {
+        if case .writes(let writes) = self { writes } else { nil }
+    }
+
     func run(in connection: PGConnection) throws(StoreError) {
         switch self {
         case .writes(let writes): for write in writes { try PostgresStore.run(write, in: connection) }

@@ -21,10 +21,15 @@ public final class SequencedTransaction {
     /// Locks the head rows of `documents` in id order (`SELECT … FOR UPDATE`: two nodes never
     /// deadlock) until the unit ends; absent documents are missing from the answer.
     public func lockHeads(_ documents: [String], journalPrefix: String) throws(StoreError) -> [String: Head] {
+        let ids = PostgresStore.arrayLiteral(documents.sorted())
+        try connection.query("SELECT id FROM documents WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE", [.text(ids)])
+        // Read in a statement of its own, after the locks are granted: a row a locking
+        // statement waited for is re-read, but what it joined is still as of its start (the
+        // other node's pending journal, committed with the lock's release, would be missed).
         let rows = try connection.query("""
             SELECT d.id, d.revision, m.value FROM documents d LEFT JOIN meta m ON m.key = $2 || d.id
-            WHERE d.id = ANY($1::text[]) ORDER BY d.id FOR UPDATE OF d
-            """, [.text(PostgresStore.arrayLiteral(documents.sorted())), .text(journalPrefix)])
+            WHERE d.id = ANY($1::text[])
+            """, [.text(ids), .text(journalPrefix)])
         var heads: [String: Head] = [:]
         for row in 0..<rows.count {
             heads[rows.text(row, 0)] = Head(revision: rows.int(row, 1), journal: rows.isNull(row, 2) ? nil : rows.bytes(row, 2))
@@ -35,6 +40,11 @@ public final class SequencedTransaction {
     /// Stored changes of `document` after `after`, oldest first (trimmed ones are gone).
     public func changes(document: String, after: Int) throws(StoreError) -> [StoredChange] {
         try PostgresStore.changes(document: document, after: after, through: Int.max, in: connection)
+    }
+
+    /// The number of the document's newest version, 0 without one.
+    public func newestVersion(document: String) throws(StoreError) -> Int {
+        try connection.query("SELECT coalesce(max(number), 0)::bigint FROM versions WHERE document = $1", [.text(document)]).int(0, 0)
     }
 
     public func meta(_ key: String) throws(StoreError) -> [UInt8]? {

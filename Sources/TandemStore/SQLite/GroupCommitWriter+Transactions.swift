@@ -11,20 +11,10 @@ extension GroupCommitWriter {
     static func commitTogether(_ batch: [Job], in db: Database) throws -> [Result<Void, StoreError>]? {
         var conflicted = false
         try db.inCachedTransaction {
-            var appends: [StoredChange] = []
             do {
-                for job in batch {
-                    if case .writes(let writes) = job.work, writes.allSatisfy(\.isAppend) {
-                        for case .append(let changes) in writes { appends += changes }
-                        continue
-                    }
-                    if !appends.isEmpty {
-                        try SQLiteStore.insert(appends, in: db)
-                        appends.removeAll(keepingCapacity: true)
-                    }
-                    try job.work.run(in: db)
-                }
-                if !appends.isEmpty { try SQLiteStore.insert(appends, in: db) }
+                try MergedAppends.run(batch, writes: \.work.dataWrites,
+                                      insert: { try SQLiteStore.insert($0, in: db) },
+                                      run: { try $0.work.run(in: db) })
             } catch let error where StoreError(error).isConflict {
                 conflicted = true
                 return .rollback
@@ -77,6 +67,11 @@ extension Database {
 }
 
 extension GroupCommitWriter.Job.Work {
+    /// The writes, when kept as data.
+    var dataWrites: [StoreWrite]? {
+        if case .writes(let writes) = self { writes } else { nil }
+    }
+
     func run(in db: Database) throws {
         switch self {
         case .writes(let writes): for write in writes { try SQLiteStore.run(write, in: db) }

@@ -3,8 +3,8 @@ import Foundation
 import GRDB
 
 /// The single writer behind `SQLiteStore`: every write becomes a job in one queue; the writer
-/// thread takes all queued jobs, runs them in ONE transaction, commits once, then completes
-/// them all. Fifty threads appending at once thus cost one commit (one fsync with `.full`)
+/// thread (a `WriterThread`) takes all queued jobs, runs them in ONE transaction, commits
+/// once, then completes them all. Fifty threads appending at once thus cost one commit (one fsync with `.full`)
 /// per batch, and the appends of consecutive jobs to one document one `UPDATE` between them.
 /// Only a batch in which a job conflicts is run again with a savepoint per job, so that the
 /// conflicting job is undone alone.
@@ -20,8 +20,8 @@ import GRDB
 /// in Postgres, whose WAL flush is not done under the lock that orders commits). Nothing is
 /// completed before its frames are on disk: a WAL commit is durable once its frames are, and
 /// SQLite's checkpoints (NORMAL) sync the WAL before they copy it and the database after.
-final class GroupCommitWriter: Sendable {
-    struct Job: Sendable {
+final class GroupCommitWriter: ThreadedWriter {
+    struct Job: WriterJob {
         enum Work: Sendable {
             /// Kept as data so that the appends of consecutive jobs can be merged.
             case writes([StoreWrite])
@@ -45,22 +45,8 @@ final class GroupCommitWriter: Sendable {
     }
 
     private let database: DatabasePool
-    private let queue = Locked(WriterQueue<Job>())
-    private let counters = Locked(StoreStatistics())
-    private let healthState = Locked(StoreHealth.ok)
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
-    /// The writer thread, so that a blocking call from a completion fails instead of deadlocking.
-    private let thread = Locked<pthread_t?>(nil)
-    /// Boxed: a closure kept directly as a generic lock's value is re-wrapped in two
-    /// reabstraction thunks by every `withLock` (inout in and back out), so the call grew
-    /// one level deeper per batch.
-    private let batchCompleted = Locked<BatchHandler?>(nil)
-
-    private final class BatchHandler: Sendable {
-        let run: @Sendable () -> Void
-        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-    }
+    /// The queue, the writer thread, `submit`, `close` and the batch handler (see there).
+    let thread = WriterThread<Job>()
 
     /// The WAL file the syncer flushes; nil when SQLite's own `synchronous` is the policy.
     private let walPath: String?
@@ -71,7 +57,6 @@ final class GroupCommitWriter: Sendable {
     /// Signalled each time the syncer takes the written batches for a flush.
     private let taken = DispatchSemaphore(value: 0)
     private let syncFinished = DispatchSemaphore(value: 0)
-    private let syncerThread = Locked<pthread_t?>(nil)
     /// How long a flush and a commit take, on average (ns): the writer times the next
     /// commit to be done just as the flush in progress ends (see `gather`).
     private let flushNanos = Locked(MovingAverage())
@@ -81,9 +66,27 @@ final class GroupCommitWriter: Sendable {
     init(database: DatabasePool, walPath: String? = nil) {
         self.database = database
         self.walPath = walPath
-        let thread = Thread { [self] in run() }
-        thread.name = "TandemStore writer"
-        thread.start()
+        var committer = WriterThread<Job>.Committer(commit: { [self] batch in timedCommit(batch) },
+                                                    gather: { [self] in gather() })
+        if walPath != nil {
+            // One batch waits for the flush in progress, no more: the jobs arriving meanwhile
+            // gather into the next batch instead of each paying a transaction of its own
+            // (the WAL frames of the document's pages are written again per transaction).
+            committer.waitForTurn = { [self] in
+                while written.withLock({ !$0.batches.isEmpty }) { taken.wait() }
+            }
+            // The syncer completes the batch once its frames are on disk.
+            committer.handOff = { [self] jobs, results in
+                written.withLock { $0.batches.append((jobs, results)) }
+                syncWake.signal()
+            }
+            committer.stopped = { [self] in
+                written.withLock { $0.closing = true }
+                syncWake.signal()
+                syncFinished.wait()
+            }
+        }
+        thread.start("TandemStore writer", committer)
         if walPath != nil {
             let syncer = Thread { [self] in runSyncer() }
             syncer.name = "TandemStore syncer"
@@ -91,85 +94,9 @@ final class GroupCommitWriter: Sendable {
         }
     }
 
-    var statistics: StoreStatistics { counters.withLock { $0 } }
-
-    var health: StoreHealth { healthState.withLock { $0 } }
-
-    /// Runs `handler` on the thread that completes batches (the writer, or the syncer) after
-    /// the completions of each batch or group of batches.
-    func onBatchCompleted(_ handler: @escaping @Sendable () -> Void) {
-        batchCompleted.withLock { $0 = BatchHandler(handler) }
-    }
-
-    var isClosed: Bool { queue.withLock { $0.closing } }
-
-    /// Queues a job; fails it at once with `.closed` after `close()`.
-    func submit(_ job: Job) {
-        let accepted = queue.withLock { $0.add(job) }
-        if accepted {
-            wake.signal()
-        } else {
-            job.completion(.failure(.closed))
-        }
-    }
-
     /// Queues `work` and blocks until it committed or failed.
     func perform(changeCount: Int = 0, _ work: @escaping @Sendable (Database) throws -> Void) throws(StoreError) {
-        for completing in [thread.withLock({ $0 }), syncerThread.withLock({ $0 })] {
-            if let completing, pthread_equal(completing, pthread_self()) != 0 {
-                throw .io("a blocking store call from an append completion would deadlock the writer")
-            }
-        }
-        let outcome = Outcome()
-        submit(Job(changeCount: changeCount, work: .closure(work)) { result in outcome.finish(result) })
-        try outcome.wait().get()
-    }
-
-    /// Lets the writer finish every queued job, then stops it. Idempotent.
-    func close() {
-        let first = queue.withLock { $0.close() }
-        guard first else { return }
-        wake.signal()
-        finished.wait()
-    }
-
-    private func run() {
-        thread.withLock { $0 = pthread_self() }
-        var lastBatch = 0
-        while true {
-            wake.wait()
-            // One batch waits for the flush in progress, no more: the jobs arriving meanwhile
-            // gather into the next batch instead of each paying a transaction of its own
-            // (the WAL frames of the document's pages are written again per transaction).
-            if walPath != nil {
-                while written.withLock({ !$0.batches.isEmpty }) { taken.wait() }
-            }
-            if lastBatch > 1 { gather() }
-            let (batch, closing) = queue.withLock { $0.takeAll() }
-            if !batch.isEmpty {
-                lastBatch = batch.count
-                let started = Self.now()
-                let results = commit(batch)
-                let took = Self.now() - started
-                commitNanos.withLock { $0.add(took) }
-                counters.withLock { $0.commitNanoseconds += took }
-                if walPath != nil {
-                    written.withLock { $0.batches.append((batch, results)) }
-                    syncWake.signal()
-                } else {
-                    complete(batch, results)
-                    batchCompleted.withLock { $0 }?.run()
-                }
-            }
-            // After `closing` is seen no job can be queued any more, so this drain was the last.
-            if closing { break }
-        }
-        if walPath != nil {
-            written.withLock { $0.closing = true }
-            syncWake.signal()
-            syncFinished.wait()
-        }
-        finished.signal()
+        try thread.perform { Job(changeCount: changeCount, work: .closure(work), completion: $0) }
     }
 
     /// The syncer: one fdatasync for every batch written since the last, then their
@@ -177,7 +104,7 @@ final class GroupCommitWriter: Sendable {
     /// rows may be in the file, but nothing is acknowledged that is not known to be on disk);
     /// a job that had failed keeps its own error.
     private func runSyncer() {
-        syncerThread.withLock { $0 = pthread_self() }
+        thread.noteCompletingThread()
         var wal = WALFile(path: walPath!)
         while true {
             syncWake.wait()
@@ -194,7 +121,7 @@ final class GroupCommitWriter: Sendable {
                 let flushed: Result<Void, StoreError> = wroteSomething ? wal.flush() : .success(())
                 if wroteSomething, case .success = flushed {
                     let took = Self.now() - started
-                    counters.withLock {
+                    thread.counters.withLock {
                         $0.walFlushes += 1
                         $0.walFlushNanoseconds += took
                     }
@@ -208,26 +135,16 @@ final class GroupCommitWriter: Sendable {
                 if gatherWaits { flushEnded.signal() }
                 for batch in batches {
                     switch flushed {
-                    case .success: complete(batch.jobs, batch.results)
-                    case .failure(let error): complete(batch.jobs, batch.results.map { $0.flatMap { .failure(error) } })
+                    case .success: thread.complete(batch.jobs, batch.results)
+                    case .failure(let error): thread.complete(batch.jobs, batch.results.map { $0.flatMap { .failure(error) } })
                     }
                 }
-                batchCompleted.withLock { $0 }?.run()
+                thread.runBatchHandler()
             }
             if closing { break }
         }
         wal.close()
         syncFinished.signal()
-    }
-
-    private func complete(_ batch: [Job], _ results: [Result<Void, StoreError>]) {
-        noteHealth(results)
-        for (job, result) in zip(batch, results) { job.completion(result) }
-    }
-
-    /// Before the completions, so a caller refused with an error already sees the store failing.
-    private func noteHealth(_ results: [Result<Void, StoreError>]) {
-        healthState.withLock { $0.note(results) }
     }
 
     /// Lets more jobs join the batch for a moment when the previous batch had several: with
@@ -277,6 +194,16 @@ final class GroupCommitWriter: Sendable {
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
+    /// `commit`, timed for the statistics and for `gather`.
+    private func timedCommit(_ batch: [Job]) -> [Result<Void, StoreError>] {
+        let started = Self.now()
+        let results = commit(batch)
+        let took = Self.now() - started
+        commitNanos.withLock { $0.add(took) }
+        thread.counters.withLock { $0.commitNanoseconds += took }
+        return results
+    }
+
     /// Runs the batch as one transaction and returns each job's result (completed by the caller).
     private func commit(_ batch: [Job]) -> [Result<Void, StoreError>] {
         let results: [Result<Void, StoreError>]
@@ -285,36 +212,8 @@ final class GroupCommitWriter: Sendable {
                 try Self.commitTogether(batch, in: db) ?? Self.commitEachInSavepoint(batch, in: db)
             }
         } catch {
-            let failure = StoreError(error)
-            counters.withLock {
-                $0.failedTransactions += 1
-                $0.operations += batch.count
-            }
-            return batch.map { _ in .failure(failure) }
+            return thread.failed(batch, StoreError(error))
         }
-        counters.withLock { counters in
-            counters.transactions += 1
-            counters.operations += batch.count
-            for (job, result) in zip(batch, results) where job.changeCount > 0 {
-                if case .success = result { counters.appendedChanges += job.changeCount }
-            }
-        }
-        return results
-    }
-}
-
-/// A one-shot result handed from the writer thread to a waiting caller.
-private final class Outcome: Sendable {
-    private let result = Locked<Result<Void, StoreError>?>(nil)
-    private let done = DispatchSemaphore(value: 0)
-
-    func finish(_ value: Result<Void, StoreError>) {
-        result.withLock { $0 = value }
-        done.signal()
-    }
-
-    func wait() -> Result<Void, StoreError> {
-        done.wait()
-        return result.withLock { $0! }
+        return thread.committed(batch, results)
     }
 }

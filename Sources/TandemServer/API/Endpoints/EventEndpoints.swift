@@ -34,7 +34,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(422, "Out of range, inside a surrogate pair, or base in the future"),
                 ],
-                handler: { [self] req, ctx, res in res.respond { () throws(APIError) in try putSelection(req, ctx) } }
+                handler: { [self] req, ctx, res in putSelection(req, ctx, res) }
             ),
             Endpoint(
                 method: .get, path: "/documents/{id}/presence", operationID: "presence",

@@ -1,0 +1,206 @@
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+import Testing
+import TandemHTTP
+@testable import TandemServer
+@testable import TandemStore
+
+/// The PostgreSQL the tests use, as in TandemStoreTests: in CI a missing one fails the tests.
+enum TestDatabase {
+    static let url: String? = ProcessInfo.processInfo.environment["TANDEM_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    static let inCI = ProcessInfo.processInfo.environment["CI"] == "true"
+}
+
+/// `PostgresIdempotency` on a real PostgreSQL (`TANDEM_TEST_DATABASE_URL`, skipped when unset
+/// outside CI): "nodes" are instances on stores of their own, on one schema, as the servers
+/// of a cluster are.
+@Suite(.enabled(if: TestDatabase.url != nil || TestDatabase.inCI))
+final class PostgresIdempotencyTests: Sendable {
+    static let request = IdempotencyCache.fingerprint(of: HTTPRequest(method: .post, target: "/documents/d/edits", body: Array("{}".utf8)))
+    static let other = IdempotencyCache.fingerprint(of: HTTPRequest(method: .post, target: "/documents/d/undo"))
+
+    let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    let stores = Mutex<[PostgresStore]>([])
+
+    deinit {
+        for store in stores.withLock({ $0 }) { store.close() }
+        guard let url = TestDatabase.url, let admin = try? PGConnection(conninfo: url, schema: nil) else { return }
+        defer { admin.close() }
+        try? admin.execute("DROP SCHEMA IF EXISTS \(PGConnection.identifier(schema)) CASCADE")
+    }
+
+    /// A node: its own store on the shared schema, polling fast so tests are quick.
+    func node(_ name: String, pollTimeout: Double = 5, staleAfter: Double = 30) throws -> PostgresIdempotency {
+        let url = try #require(TestDatabase.url, "CI=true but TANDEM_TEST_DATABASE_URL is unset")
+        let store = try PostgresStore(url: url, schema: schema)
+        stores.withLock { $0.append(store) }
+        return PostgresIdempotency(keys: PostgresIdempotencyKeys(store: store), node: name,
+                                   logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+                                   pollInterval: 0.01, pollTimeout: pollTimeout, staleAfter: staleAfter)
+    }
+
+    /// Collects what a responder was sent; `next()` waits for it.
+    final class Box: Sendable {
+        private let responses = Mutex<[HTTPResponse]>([])
+        private let arrived = DispatchSemaphore(value: 0)
+        var responder: HTTPResponder {
+            HTTPResponder { r in
+                self.responses.withLock { $0.append(r) }
+                self.arrived.signal()
+            }
+        }
+        var count: Int { responses.withLock { $0.count } }
+
+        func next(timeout: Double = 10) -> HTTPResponse? {
+            guard arrived.wait(timeout: .now() + timeout) == .success else { return nil }
+            return responses.withLock { $0.last }
+        }
+    }
+
+    /// A request's work that answers only when told, and counts how often it ran.
+    final class Work: Sendable {
+        private let held = Mutex<[HTTPResponder]>([])
+        var runs: Int { held.withLock { $0.count } }
+        var run: @Sendable (HTTPResponder) -> Void { { r in self.held.withLock { $0.append(r) } } }
+        func answer(_ response: HTTPResponse) {
+            for r in held.withLock({ $0 }) { r.send(response) }
+        }
+    }
+
+    static let edited = HTTPResponse.json(Array(#"{"revision":1}"#.utf8), headers: ["ETag": #""1""#])
+
+    /// The issue's case: the answer from node A is lost, the client resends to node B while A
+    /// is still working; B waits, then answers A's answer, marked as a replay, and never runs it.
+    @Test func anotherNodeWaitsForTheAnswerAndReplaysIt() throws {
+        let a = try node("A"), b = try node("B")
+        let first = Box(), resend = Box(), work = Work(), never = Work()
+        a.perform("k", fingerprint: Self.request, responder: first.responder, work: work.run)
+        #expect(work.runs == 1)
+        b.perform("k", fingerprint: Self.request, responder: resend.responder, work: never.run)
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(resend.count == 0)
+        work.answer(Self.edited)
+        let original = try #require(first.next())
+        #expect(original.headers["Idempotent-Replayed"] == nil)
+        let replay = try #require(resend.next())
+        #expect(replay.status.code == 200)
+        #expect(replay.bodyBytes == Self.edited.bodyBytes)
+        #expect(replay.headers["ETag"] == #""1""#)
+        #expect(replay.headers["Content-Type"] == "application/json; charset=utf-8")
+        #expect(replay.headers["Idempotent-Replayed"] == "true")
+        #expect(never.runs == 0)
+        // Later resends, to either node or a new one, get it from the database.
+        for n in [a, b, try node("C")] {
+            let again = Box()
+            n.perform("k", fingerprint: Self.request, responder: again.responder, work: never.run)
+            #expect(again.next()?.bodyBytes == Self.edited.bodyBytes)
+        }
+        #expect(never.runs == 0)
+    }
+
+    /// The answer is in the database before the client is sent it: a node asked the moment
+    /// the first answer arrived finds it.
+    @Test func theAnswerIsStoredBeforeItIsSent() throws {
+        let a = try node("A")
+        let first = Box(), work = Work()
+        a.perform("k", fingerprint: Self.request, responder: first.responder, work: work.run)
+        work.answer(Self.edited)
+        _ = try #require(first.next())
+        let record = try a.keys.record("k", now: Date().timeIntervalSince1970)
+        guard case .done(let answer) = record?.state else { Issue.record("not stored: \(String(describing: record))"); return }
+        #expect(answer.status == 200 && answer.body == Self.edited.bodyBytes)
+    }
+
+    @Test func theKeyWithADifferentRequestIsRefusedOnAnyNode() throws {
+        let a = try node("A"), b = try node("B")
+        let work = Work(), never = Work()
+        a.perform("k", fingerprint: Self.request, responder: Box().responder, work: work.run)
+        let early = Box()
+        b.perform("k", fingerprint: Self.other, responder: early.responder, work: never.run)
+        let refused = try #require(early.next())
+        #expect(refused.status.code == 422)
+        #expect(refused.bodyBytes.map { String(decoding: $0, as: UTF8.self) }?.contains("idempotency_key_reused") == true)
+        work.answer(Self.edited)
+        Thread.sleep(forTimeInterval: 0.1)
+        let late = Box()
+        b.perform("k", fingerprint: Self.other, responder: late.responder, work: never.run)
+        #expect(late.next()?.status.code == 422)
+        #expect(never.runs == 0)
+    }
+
+    /// Resends to the same node wait for the request in flight there, without the database.
+    @Test func resendsToTheSameNodeWaitForIt() throws {
+        let a = try node("A")
+        let work = Work()
+        let boxes = (0..<4).map { _ in Box() }
+        for box in boxes { a.perform("k", fingerprint: Self.request, responder: box.responder, work: work.run) }
+        #expect(work.runs == 1)
+        work.answer(Self.edited)
+        #expect(boxes[0].next()?.headers["Idempotent-Replayed"] == nil)
+        for box in boxes.dropFirst() { #expect(box.next()?.headers["Idempotent-Replayed"] == "true") }
+    }
+
+    /// An answer that changed nothing is not kept: the node waiting for it then finds the key
+    /// free and runs the request itself.
+    @Test func aRefusedFirstRequestFreesTheKeyForTheWaitingNode() throws {
+        let a = try node("A"), b = try node("B")
+        let work = Work(), second = Work()
+        let first = Box(), resend = Box()
+        a.perform("k", fingerprint: Self.request, responder: first.responder, work: work.run)
+        b.perform("k", fingerprint: Self.request, responder: resend.responder, work: second.run)
+        work.answer(APIError.unprocessable("at is past the end").response)
+        #expect(first.next()?.status.code == 422)
+        for _ in 0..<500 where second.runs == 0 { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(second.runs == 1)
+        second.answer(Self.edited)
+        #expect(resend.next()?.status.code == 200)
+    }
+
+    /// A claim left pending long ago (its node died mid-request) is 409: whether it took
+    /// effect is unknown, so it is neither waited for nor run again.
+    @Test func aStaleClaimIsInFlight() throws {
+        let b = try node("B", staleAfter: 30)
+        #expect(try b.keys.claim("k", fingerprint: Self.request, node: "dead", now: Date().timeIntervalSince1970 - 60) == .claimed)
+        let resend = Box(), never = Work()
+        b.perform("k", fingerprint: Self.request, responder: resend.responder, work: never.run)
+        let answer = try #require(resend.next(timeout: 1))
+        #expect(answer.status.code == 409)
+        #expect(answer.bodyBytes.map { String(decoding: $0, as: UTF8.self) }?.contains("idempotency_key_in_flight") == true)
+        #expect(never.runs == 0)
+    }
+
+    /// A claim still unanswered when the wait ends is 409 as well.
+    @Test func theWaitIsBounded() throws {
+        let a = try node("A"), b = try node("B", pollTimeout: 0.3)
+        let work = Work(), never = Work()
+        a.perform("k", fingerprint: Self.request, responder: Box().responder, work: work.run)
+        let resend = Box()
+        let started = Date()
+        b.perform("k", fingerprint: Self.request, responder: resend.responder, work: never.run)
+        #expect(resend.next(timeout: 5)?.status.code == 409)
+        #expect(Date().timeIntervalSince(started) >= 0.3)
+        #expect(never.runs == 0)
+    }
+
+    /// Without the database's word a keyed request is refused and not run: it might have been
+    /// applied elsewhere already.
+    @Test func anUnreachableDatabaseRefusesAndRunsNothing() throws {
+        let a = try node("A")
+        a.keys.store.close()
+        let box = Box(), never = Work()
+        a.perform("k", fingerprint: Self.request, responder: box.responder, work: never.run)
+        let answer = try #require(box.next(timeout: 5))
+        #expect(answer.status.code == 503)
+        #expect(answer.bodyBytes.map { String(decoding: $0, as: UTF8.self) }?.contains("database_unavailable") == true)
+        #expect(never.runs == 0)
+    }
+
+    @Test func answerHeadersSurviveEncoding() {
+        let headers: HTTPHeaders = ["Content-Type": "text/plain", "ETag": #""7""#, "X-Empty": "", "Link": "a\u{0}b"]
+        #expect(StoredAnswer.decode(StoredAnswer.encode(headers)) == headers)
+        #expect(StoredAnswer.decode([]) == HTTPHeaders())
+        #expect(StoredAnswer.decode([0, 0]) == HTTPHeaders())
+    }
+}
