@@ -41,16 +41,10 @@ extension DocumentService {
                 return finish(.failure(error))
             }
             let (v, cleared, ticket, savedRope) = submitted
-            whenStored(ticket, of: handle, journaled: cleared, doing: "save a version of") { result in
+            whenStored(ticket, of: handle, journaled: cleared, doing: "save a version of") { [self] result in
                 if case .failure(let error) = result { return finish(.failure(error)) }
                 handle.newestVersion.withLock { $0 = number }
-                handle.state.withLock { st in
-                    guard !st.deleted else { return }
-                    (st.savedRope, st.savedRevision) = (savedRope, v.revision)
-                    st.lastSaved = v.time
-                    if cleared { st.lastSavedRevision = max(st.lastSavedRevision, v.revision) }
-                    handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved", data: DocumentJSON.version(v)))
-                }
+                versionStored(v, text: savedRope, cleared: cleared, in: handle)
                 finish(.success(v))
             }
         }
@@ -68,28 +62,14 @@ extension DocumentService {
                 n = (n ?? 0) + 1
                 return n!
             }
-            let rope = st.committedRope
-            let v = StoredVersion(documentID: handle.id, number: number, revision: st.committedRevision,
-                                  time: now(), text: rope.description, name: name)
-            var writes: [StoreWrite] = [.addVersion(v)]
-            let cleared = st.document.revision == v.revision
-            if cleared {
-                st.document.updateChangeCount(.cleared)
-                if let journal = pendingJournalWrite(st, id: handle.id) { writes.append(journal) }
-            }
+            let (v, rope, cleared, writes) = versionWrites(&st, of: handle, number: number, name: name)
             return .store(PreparedUnit(writes: writes) { [self] stored in
                 if case .failure(let error) = stored {
                     logger.error("could not save a version of document \(handle.id): \(error)")
                     if cleared { storeFailed(handle, error: error) }
                     return then(.failure(.storageFailing))
                 }
-                handle.state.withLock { st in
-                    guard !st.deleted else { return }
-                    (st.savedRope, st.savedRevision) = (rope, v.revision)
-                    st.lastSaved = v.time
-                    if cleared { st.lastSavedRevision = max(st.lastSavedRevision, v.revision) }
-                    handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved", data: DocumentJSON.version(v)))
-                }
+                versionStored(v, text: rope, cleared: cleared, in: handle)
                 then(.success(v))
             })
         }
@@ -101,19 +81,38 @@ extension DocumentService {
         try handle.state.withLock { st throws(APIError) -> (StoredVersion, Bool, StoreTicket, Rope) in
                 if st.deleted { throw .notFound("document '\(handle.id)'") }
                 if st.savingError { throw .storageFailing }
-                let rope = st.committedRope
-                let v = StoredVersion(documentID: handle.id, number: number, revision: st.committedRevision,
-                                      time: now(), text: rope.description, name: name)
-                var writes: [StoreWrite] = [.addVersion(v)]
-                // A change still waiting for its commit is not in the version: it stays unsaved.
-                let cleared = st.document.revision == v.revision
-                if cleared {
-                    st.document.updateChangeCount(.cleared)
-                    if let journal = pendingJournalWrite(st, id: handle.id) { writes.append(journal) }
-                }
+                let (v, rope, cleared, writes) = versionWrites(&st, of: handle, number: number, name: name)
                 let ticket = StoreTicket()
                 store.submit(writes) { ticket.finish($0) }
                 return (v, cleared, ticket, rope)
+        }
+    }
+
+    /// Under the document's lock: the committed text as version `number`, with the change
+    /// count cleared when nothing is in flight (a change still waiting for its commit is not
+    /// in the version: it stays unsaved), and the unit that stores both.
+    private func versionWrites(_ st: inout DocumentState, of handle: DocumentHandle, number: Int, name: String?)
+        -> (StoredVersion, text: Rope, cleared: Bool, writes: [StoreWrite]) {
+        let rope = st.committedRope
+        let v = StoredVersion(documentID: handle.id, number: number, revision: st.committedRevision,
+                              time: now(), text: rope.description, name: name)
+        var writes: [StoreWrite] = [.addVersion(v)]
+        let cleared = st.document.revision == v.revision
+        if cleared {
+            st.document.updateChangeCount(.cleared)
+            if let journal = pendingJournalWrite(st, id: handle.id) { writes.append(journal) }
+        }
+        return (v, rope, cleared, writes)
+    }
+
+    /// A version is stored: it is the saved text from now on, and every window hears of it.
+    private func versionStored(_ v: StoredVersion, text: Rope, cleared: Bool, in handle: DocumentHandle) {
+        handle.state.withLock { st in
+            guard !st.deleted else { return }
+            (st.savedRope, st.savedRevision) = (text, v.revision)
+            st.lastSaved = v.time
+            if cleared { st.lastSavedRevision = max(st.lastSavedRevision, v.revision) }
+            handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved", data: DocumentJSON.version(v)))
         }
     }
 
