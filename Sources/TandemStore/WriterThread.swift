@@ -92,6 +92,9 @@ final class WriterThread<Job: WriterJob>: Sendable {
         /// run by the writer thread either. Whoever receives the runs must call `complete`
         /// and `runBatchHandler`, in order (`GroupCommitWriter`'s syncer, after its flush).
         var handOff: (@Sendable ([Job], [Result<Void, StoreError>]) -> Void)? = nil
+        /// After the batch handler (never with `handOff`): what the batch committed is now
+        /// visible in the process (`PostgresWriter`: its own feed entries are published).
+        var published: (@Sendable () -> Void)? = nil
         /// After the last batch, before `close()` returns: releases what the writer holds.
         var stopped: (@Sendable () -> Void)? = nil
     }
@@ -236,7 +239,10 @@ final class WriterThread<Job: WriterJob>: Sendable {
                         complete(run, results)
                     }
                 }
-                if committer.handOff == nil { runBatchHandler() }
+                if committer.handOff == nil {
+                    runBatchHandler()
+                    committer.published?()
+                }
             }
             // Once `closing` is seen no job can be queued any more, so this batch was the last.
             if closing { break }

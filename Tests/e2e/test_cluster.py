@@ -330,3 +330,39 @@ def test_a_selection_set_on_one_node_is_what_a_cut_on_the_other_takes(nodes):
     r = ada2.post(f"/documents/{doc}/delete", {})
     assert r.status_code == 200, describe(r)
     assert ada.text(doc) == ""
+
+
+def test_a_revision_read_on_one_node_can_be_followed_with_edits_since_on_the_other(nodes):
+    """A node's own commit is in the feed a moment before the node shows it: a request there
+    waits for it, so what one node showed the other never contradicts."""
+    one, two = nodes
+    ada, doc = new_doc(one, "r")
+    stop = threading.Event()
+    errors: list[str] = []
+
+    def write(node):
+        c = on(node, ada)
+        while not stop.is_set():
+            r = c.post(f"/documents/{doc}/edits", {"insert": "z", "at": 0})
+            if r.status_code != 200:
+                errors.append(describe(r))
+
+    writers = [threading.Thread(target=write, args=(node,), daemon=True) for node in (one, two, one, two)]
+    for t in writers:
+        t.start()
+    readers = on(one, ada), on(two, ada)
+    try:
+        checked = 0
+        deadline = time.monotonic() + 6
+        while time.monotonic() < deadline:
+            first, second = readers if checked % 2 else readers[::-1]
+            revision = first.doc(doc)["revision"]
+            r = second.get(f"/documents/{doc}/edits", params={"since": revision})
+            assert r.status_code == 200, describe(r)
+            checked += 1
+    finally:
+        stop.set()
+        for t in writers:
+            t.join()
+    assert not errors, errors[:3]
+    assert checked > 50

@@ -22,6 +22,13 @@ extension DocumentService {
             do {
                 while true {
                     let (entries, oldest) = try cluster.store.clusterEntries(after: gate.applied, limit: Cluster.pageSize)
+                    // This node's own commits are in the feed a moment before they show
+                    // here: a request that reached this node waits for them, as it would on
+                    // another, and so does the catch-up of the others' changes after them
+                    // (a document with a change in flight takes in nothing).
+                    if let own = entries.last(where: { $0.node == cluster.store.nodeID }) {
+                        cluster.store.published.wait(until: own.seq)
+                    }
                     if let oldest, oldest > gate.applied + 1 {
                         // Entries this node never saw were pruned: everything is read again.
                         try reloadEverything(cluster)

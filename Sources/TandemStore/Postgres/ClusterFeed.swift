@@ -76,18 +76,24 @@ extension PostgresStore {
     /// Appends the feed entries of a unit, inside its transaction and as its last statement:
     /// the clock row's lock is held until COMMIT, so no unit with a smaller seq commits after
     /// one with a larger (readers never skip an entry), and the notification goes out with
-    /// the commit. Nothing is written for a unit that touched nothing.
+    /// the commit. Nothing is written for a unit that touched nothing. Returns the unit's
+    /// newest seq (nil when it touched nothing).
+    @discardableResult
     static func logCluster(_ touched: [(ClusterEntry.Kind, String)], node: String, channel: String,
-                           in c: PGConnection) throws(StoreError) {
-        guard !touched.isEmpty else { return }
-        try c.query("""
-            WITH clock AS (UPDATE cluster_clock SET seq = seq + $1 WHERE id = 1 RETURNING seq)
-            INSERT INTO cluster_log (seq, node, kind, key, time)
-            SELECT clock.seq - $1 + t.n, $2, t.kind, t.key, $3
-            FROM clock, unnest($4::text[], $5::text[]) WITH ORDINALITY AS t(kind, key, n)
-            RETURNING pg_notify($6, $2)
+                           in c: PGConnection) throws(StoreError) -> Int? {
+        guard !touched.isEmpty else { return nil }
+        // The INSERT runs to completion though the outer query does not read it; the
+        // outer query answers the newest seq and rings the doorbell once.
+        return try c.query("""
+            WITH clock AS (UPDATE cluster_clock SET seq = seq + $1 WHERE id = 1 RETURNING seq),
+            logged AS (
+                INSERT INTO cluster_log (seq, node, kind, key, time)
+                SELECT clock.seq - $1 + t.n, $2, t.kind, t.key, $3
+                FROM clock, unnest($4::text[], $5::text[]) WITH ORDINALITY AS t(kind, key, n)
+            )
+            SELECT seq, pg_notify($6, $2) FROM clock
             """, [.int(touched.count), .text(node), .double(Date().timeIntervalSince1970),
-                  .text(arrayLiteral(touched.map(\.0.rawValue))), .text(arrayLiteral(touched.map(\.1))), .text(channel)])
+                  .text(arrayLiteral(touched.map(\.0.rawValue))), .text(arrayLiteral(touched.map(\.1))), .text(channel)]).int(0, 0)
     }
 
     /// A PostgreSQL array literal of strings, each quoted and escaped.

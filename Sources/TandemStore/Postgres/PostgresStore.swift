@@ -23,6 +23,8 @@ public final class PostgresStore: DocumentStore {
     public let nodeID: String
     /// The NOTIFY channel every commit of this schema rings.
     public let channel: String
+    /// How far this node's own feed entries are published in this process.
+    public let published = PublishedFeed()
     let writer: PostgresWriter
     let readers: PostgresReaders
 
@@ -36,7 +38,7 @@ public final class PostgresStore: DocumentStore {
         try PostgresSchema.migrate(connection)
         nodeID = Self.makeNodeID()
         channel = Self.channel(schema: schema)
-        writer = PostgresWriter(connection: connection, node: nodeID, channel: channel)
+        writer = PostgresWriter(connection: connection, node: nodeID, channel: channel, published: published)
         readers = PostgresReaders(conninfo: url, schema: schema)
     }
 

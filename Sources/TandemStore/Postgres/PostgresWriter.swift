@@ -48,17 +48,23 @@ final class PostgresWriter: ThreadedWriter {
     /// This node's name in the cluster feed, and the channel its commits notify on.
     let node: String
     let channel: String
+    /// How far this node's own feed entries are published (after the batch handler).
+    let published: PublishedFeed
+    /// The newest feed seq this writer committed (writer thread only).
+    private let committedSeq = Locked(0)
 
-    init(connection: PGConnection, node: String, channel: String) {
+    init(connection: PGConnection, node: String, channel: String, published: PublishedFeed) {
         self.connection = connection
         self.node = node
         self.channel = channel
+        self.published = published
         backendPID.withLock { $0 = connection.backendPID }
         thread.start("TandemStore postgres writer", .init(
             // A sequenced unit is a transaction of its own, in its place in the order.
             commit: { [self] run in run[0].isSequenced ? [commitSequenced(run[0])] : commit(run) },
             gather: { _ = usleep(Self.gatherMicroseconds) },
             alone: { $0.isSequenced },
+            published: { [committedSeq, published] in published.advance(to: committedSeq.withLock { $0 }) },
             stopped: { [connection] in connection.close() }))
     }
 
@@ -122,8 +128,9 @@ final class PostgresWriter: ThreadedWriter {
         let started = DispatchTime.now().uptimeNanoseconds
         do {
             try begin()
-            let appended = try PostgresStore.runSequenced(body, node: node, channel: channel, in: connection)
+            let (appended, seq) = try PostgresStore.runSequenced(body, node: node, channel: channel, in: connection)
             try connection.execute("COMMIT")
+            noteCommitted(seq)
             let took = DispatchTime.now().uptimeNanoseconds - started
             thread.counters.withLock { $0.noteTransaction(operations: 1, appendedChanges: appended, nanoseconds: took) }
             return .success(())
@@ -151,16 +158,18 @@ final class PostgresWriter: ThreadedWriter {
 
     /// The batch as one transaction: nil (rolled back, nothing stored) when a job conflicts.
     private func commitTogether(_ batch: [Job]) throws(StoreError) -> [Result<Void, StoreError>]? {
+        let seq: Int?
         do {
             try MergedAppends.run(batch, writes: \.work.dataWrites,
                                   insert: { (changes) throws(StoreError) in try PostgresStore.insert(changes, in: connection) },
                                   run: { (job) throws(StoreError) in try job.work.run(in: connection) })
-            try PostgresStore.logCluster(ClusterEntry.touched(by: batch.flatMap(\.writes)), node: node, channel: channel, in: connection)
+            seq = try PostgresStore.logCluster(ClusterEntry.touched(by: batch.flatMap(\.writes)), node: node, channel: channel, in: connection)
         } catch where error.isConflict {
             try connection.execute("ROLLBACK")
             return nil
         }
         try connection.execute("COMMIT")
+        noteCommitted(seq)
         return Array(repeating: .success(()), count: batch.count)
     }
 
@@ -180,9 +189,14 @@ final class PostgresWriter: ThreadedWriter {
             }
         }
         let stored = zip(batch, results).filter { if case .success = $0.1 { true } else { false } }.flatMap(\.0.writes)
-        try PostgresStore.logCluster(ClusterEntry.touched(by: stored), node: node, channel: channel, in: connection)
+        let seq = try PostgresStore.logCluster(ClusterEntry.touched(by: stored), node: node, channel: channel, in: connection)
         try connection.execute("COMMIT")
+        noteCommitted(seq)
         return results
+    }
+
+    private func noteCommitted(_ seq: Int?) {
+        if let seq { committedSeq.withLock { $0 = max($0, seq) } }
     }
 }
 

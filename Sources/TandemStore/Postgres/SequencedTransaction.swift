@@ -66,10 +66,12 @@ extension PostgresStore {
     }
 
     /// The sequenced unit's statements, on the writer's connection inside its transaction.
-    static func runSequenced(_ body: SequencedBody, node: String, channel: String, in c: PGConnection) throws(StoreError) -> Int {
+    /// Returns the changes it appended and its newest feed seq.
+    static func runSequenced(_ body: SequencedBody, node: String, channel: String,
+                             in c: PGConnection) throws(StoreError) -> (appended: Int, seq: Int?) {
         let writes = try body(SequencedTransaction(connection: c))
         for write in writes { try run(write, in: c) }
-        try logCluster(ClusterEntry.touched(by: writes), node: node, channel: channel, in: c)
-        return writes.reduce(0) { $0 + $1.changeCount }
+        let seq = try logCluster(ClusterEntry.touched(by: writes), node: node, channel: channel, in: c)
+        return (writes.reduce(0) { $0 + $1.changeCount }, seq)
     }
 }
