@@ -25,6 +25,35 @@ static inline void shim_sha256(const void *data, size_t count, unsigned char *ou
     SHA256_Final(out, &context);
 }
 
+// AES-256-GCM over a whole message: a 32-byte key, a 12-byte nonce, the 16-byte tag after the
+// ciphertext (`out` holds inlen + 16 bytes). Returns 1 on success.
+static inline int shim_aes256gcm_seal(const unsigned char *key, const unsigned char *nonce,
+                                      const unsigned char *in, int inlen, unsigned char *out) {
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int len = 0, ok = ctx != NULL
+        && EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, nonce) == 1
+        && (inlen == 0 || EVP_EncryptUpdate(ctx, out, &len, in, inlen) == 1)
+        && EVP_EncryptFinal_ex(ctx, out + len, &len) == 1
+        && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, out + inlen) == 1;
+    EVP_CIPHER_CTX_free(ctx);
+    return ok;
+}
+
+// The reverse of shim_aes256gcm_seal: `in` is ciphertext and tag (inlen >= 16), `out` holds
+// inlen - 16 bytes. Returns 1 only if the tag matches.
+static inline int shim_aes256gcm_open(const unsigned char *key, const unsigned char *nonce,
+                                      const unsigned char *in, int inlen, unsigned char *out) {
+    if (inlen < 16) return 0;
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int len = 0, textlen = inlen - 16, ok = ctx != NULL
+        && EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, nonce) == 1
+        && (textlen == 0 || EVP_DecryptUpdate(ctx, out, &len, in, textlen) == 1)
+        && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, (void *)(in + textlen)) == 1
+        && EVP_DecryptFinal_ex(ctx, out + len, &len) == 1;
+    EVP_CIPHER_CTX_free(ctx);
+    return ok;
+}
+
 // ALPN: the server speaks only HTTP/1.1. A client that offers other protocols but not
 // http/1.1 gets no ALPN answer (NOACK) rather than a failed handshake.
 static const unsigned char shim_alpn_http11[] = { 8, 'h', 't', 't', 'p', '/', '1', '.', '1' };

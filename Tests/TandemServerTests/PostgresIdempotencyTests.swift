@@ -108,9 +108,46 @@ final class PostgresIdempotencyTests: Sendable {
         a.perform("k", fingerprint: Self.request, responder: first.responder, work: work.run)
         work.answer(Self.edited)
         _ = try #require(first.next())
-        let record = try a.keys.record("k", now: Date().timeIntervalSince1970)
-        guard case .done(let answer) = record?.state else { Issue.record("not stored: \(String(describing: record))"); return }
+        let record = try a.keys.record(SealedAnswers.column("k"), now: Date().timeIntervalSince1970)
+        guard case .done(let sealed) = record?.state else { Issue.record("not stored: \(String(describing: record))"); return }
+        let answer = try #require(SealedAnswers.open(sealed, key: "k"))
         #expect(answer.status == 200 && answer.body == Self.edited.bodyBytes)
+    }
+
+    /// A share link's token is shown once and stored hashed: its answer, kept for resends,
+    /// must not give it away to whoever reads the table without the client's key.
+    @Test func theTableHoldsNeitherTheKeyNorTheAnswerInTheClear() throws {
+        let a = try node("A")
+        let first = Box(), work = Work()
+        let secret = "tok_5eCr3t-share-link-token"
+        a.perform("client-key-7f3a", fingerprint: Self.request, responder: first.responder, work: work.run)
+        work.answer(.json(Array(#"{"token":"\#(secret)"}"#.utf8), headers: ["Location": "/links/\(secret)"]))
+        _ = try #require(first.next())
+        let url = try #require(TestDatabase.url)
+        let c = try PGConnection(conninfo: url, schema: schema)
+        defer { c.close() }
+        let rows = try c.query("SELECT key, headers, body FROM idempotency_keys")
+        #expect(rows.count == 1)
+        let stored = String(decoding: Array(rows.text(0, 0).utf8) + rows.bytes(0, 1) + rows.bytes(0, 2), as: UTF8.self)
+        #expect(!stored.contains("client-key-7f3a") && !stored.contains(secret))
+        // The resend with the key gets the answer, on any node.
+        let again = Box(), never = Work()
+        try node("B").perform("client-key-7f3a", fingerprint: Self.request, responder: again.responder, work: never.run)
+        #expect(again.next()?.bodyBytes == Array(#"{"token":"\#(secret)"}"#.utf8))
+        #expect(never.runs == 0)
+    }
+
+    @Test func aSealedAnswerOpensOnlyWithItsKeyAndUnaltered() throws {
+        let answer = StoredAnswer(status: 201, headers: Array("Location: /x".utf8), body: Array("{}".utf8), answered: 1)
+        let sealed = try #require(SealedAnswers.seal(answer, key: "k"))
+        #expect(SealedAnswers.open(sealed, key: "k") == answer)
+        #expect(SealedAnswers.open(sealed, key: "other") == nil)
+        var altered = sealed
+        altered.body[altered.body.count - 1] ^= 1
+        #expect(SealedAnswers.open(altered, key: "k") == nil)
+        let empty = StoredAnswer(status: 204, headers: [], body: [], answered: 1)
+        #expect(SealedAnswers.open(try #require(SealedAnswers.seal(empty, key: "k")), key: "k") == empty)
+        #expect(SealedAnswers.column("k").count == 64 && SealedAnswers.column("k") != SealedAnswers.column("k2"))
     }
 
     @Test func theKeyWithADifferentRequestIsRefusedOnAnyNode() throws {
@@ -162,7 +199,7 @@ final class PostgresIdempotencyTests: Sendable {
     /// effect is unknown, so it is neither waited for nor run again.
     @Test func aStaleClaimIsInFlight() throws {
         let b = try node("B", staleAfter: 30)
-        #expect(try b.keys.claim("k", fingerprint: Self.request, node: "dead", now: Date().timeIntervalSince1970 - 60) == .claimed)
+        #expect(try b.keys.claim(SealedAnswers.column("k"), fingerprint: Self.request, node: "dead", now: Date().timeIntervalSince1970 - 60) == .claimed)
         let resend = Box(), never = Work()
         b.perform("k", fingerprint: Self.request, responder: resend.responder, work: never.run)
         let answer = try #require(resend.next(timeout: 1))

@@ -49,6 +49,10 @@ public struct HTTPRequest: Sendable {
     /// The route pattern that matched (`/documents/:id`), for metrics and logs.
     public var route: String?
     public var remoteAddress: String
+    /// Runs work on the thread that reads the request's connection (its event loop): where a
+    /// handler that had to wait elsewhere (for the cluster feed) goes on, so that the
+    /// connection's work stays on its loop. Inline for requests made without a connection.
+    public var executor: RequestExecutor = .inline
 
     public init(
         method: HTTPMethod, target: String, version: HTTPVersion = .http1_1,
@@ -172,4 +176,19 @@ public enum PercentDecoding {
         default: nil
         }
     }
+}
+
+/// Where work for a request runs once it is resumed from another thread (`HTTPRequest.executor`).
+public struct RequestExecutor: Sendable {
+    private let run: @Sendable (@escaping @Sendable () -> Void) -> Void
+
+    public init(_ run: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+        self.run = run
+    }
+
+    /// Queues `work` (from any thread).
+    public func execute(_ work: @escaping @Sendable () -> Void) { run(work) }
+
+    /// Runs the work at once, on the caller's thread.
+    public static let inline = RequestExecutor { $0() }
 }

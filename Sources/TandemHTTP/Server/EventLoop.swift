@@ -58,6 +58,9 @@ final class EventLoop: @unchecked Sendable {
 
     var inLoop: Bool { pthread_self() == threadID.load(ordering: .relaxed) }
 
+    /// `execute` for requests read on this loop (`HTTPRequest.executor`); made once, on the loop.
+    private(set) lazy var executor = RequestExecutor { [unowned self] work in execute(work) }
+
     /// Runs `task` on the loop thread soon; callable from any thread.
     func execute(_ task: @escaping @Sendable () -> Void) {
         tasks.withLock { $0.append(task) }

@@ -143,6 +143,8 @@ final class HTTPConnection: @unchecked Sendable {
     private func dispatch(_ request: __owned HTTPRequest, _ sequence: Int) {
         let server = loop.server
         let loop = self.loop
+        var request = request
+        request.executor = loop.executor
         let responder = HTTPResponder { [self] response in
             if loop.inLoop { complete(sequence, response) } else { loop.execute { self.complete(sequence, response) } }
         }

@@ -106,7 +106,7 @@ final class PostgresIdempotency: IdempotencyStore {
         let started = clock()
         let claim: IdempotencyClaim
         do {
-            claim = try keys.claim(key, fingerprint: fingerprint, node: node, now: started)
+            claim = try keys.claim(SealedAnswers.column(key), fingerprint: fingerprint, node: node, now: started)
         } catch {
             // Without the database's word, running the request might apply it a second time.
             logger.error("idempotency: claiming a key failed: \(error)")
@@ -123,7 +123,11 @@ final class PostgresIdempotency: IdempotencyStore {
                         work: @escaping @Sendable (HTTPResponder) -> Void) {
         guard record.fingerprint == fingerprint else { return finish(key, first: Idempotency.reused.response) }
         switch record.state {
-        case .done(let answer):
+        case .done(let sealed):
+            guard let answer = SealedAnswers.open(sealed, key: key) else {
+                logger.error("idempotency: a stored answer does not open with its key; it was altered")
+                return finish(key, first: Idempotency.inFlight.response)
+            }
             finish(key, first: Idempotency.replayed(answer.response))
         case .pending(_, let started):
             if now - started >= staleAfter || now >= deadline {
@@ -140,7 +144,7 @@ final class PostgresIdempotency: IdempotencyStore {
             let now = clock()
             let record: IdempotencyRecord?
             do {
-                record = try keys.record(key, now: now)
+                record = try keys.record(SealedAnswers.column(key), now: now)
             } catch {
                 logger.warning("idempotency: reading a key failed: \(error)")
                 if now >= deadline { return finish(key, first: APIError.databaseUnavailable.response) }
@@ -161,14 +165,15 @@ final class PostgresIdempotency: IdempotencyStore {
     private func run(_ key: String, started: Double, work: @escaping @Sendable (HTTPResponder) -> Void) {
         work(HTTPResponder { [self] response in
             let answered = clock()
-            guard Idempotency.keeps(response), let answer = StoredAnswer(response, answered: answered) else {
-                keys.forget(key, node: node, started: started) { [self] result in
+            guard Idempotency.keeps(response), let plain = StoredAnswer(response, answered: answered),
+                  let answer = SealedAnswers.seal(plain, key: key) else {
+                keys.forget(SealedAnswers.column(key), node: node, started: started) { [self] result in
                     if case .failure(let error) = result { logger.warning("idempotency: freeing a key failed: \(error)") }
                     finish(key, first: response, waiters: Idempotency.replayed(response))
                 }
                 return
             }
-            keys.complete(key, node: node, started: started, answer: answer) { [self] result in
+            keys.complete(SealedAnswers.column(key), node: node, started: started, answer: answer) { [self] result in
                 if case .failure(let error) = result {
                     // The change is committed whatever becomes of its answer: send it anyway.
                     // Only this node can replay it; the others find the key unanswered.

@@ -6,14 +6,30 @@ import TandemStore
 /// (docs/scale-out.md): how far it has read the cluster feed, the changes waiting for their
 /// sequenced unit, and whether the database answered lately.
 ///
-/// Threads: `sync` runs on event loops (a request's first step) and on the listener's thread,
-/// one at a time (`gate`); sequenced units run on the store's writer thread.
+/// Threads: `sync` runs on the sync queue (for requests), on the listener's thread (for the
+/// doorbell) and on an event loop for `/healthz`, one at a time (`gate`); sequenced units run
+/// on the store's writer thread.
 final class Cluster: Sendable {
     let store: PostgresStore
     let sequencer = ClusterSequencer()
     /// Held while the feed is read and applied: one sync at a time, so entries are applied
     /// in order and `applied` only moves forward.
     let gate = Mutex<SyncState>(SyncState())
+    /// Requests waiting for the next sync, and whether the sync queue is draining them
+    /// (`DocumentService.afterClusterSync`).
+    let waiting = Mutex<(list: [WaitingRequest], draining: Bool)>(([], false))
+    /// Where syncs for requests run, one after the other: each covers every request that
+    /// arrived before it started, so under load one read of the feed serves many requests,
+    /// and no event loop waits for the database.
+    let syncQueue = DispatchQueue(label: "Tandem cluster sync")
+
+    struct WaitingRequest: Sendable {
+        /// Monotonic ns.
+        var arrived: UInt64
+        /// Called on the sync queue with the sync's failure, if any.
+        var next: @Sendable (StoreError?) -> Void
+    }
+
     /// The doorbell; set once the node has loaded.
     let listener = Mutex<ClusterListener?>(nil)
 
@@ -69,6 +85,17 @@ final class ClusterSequencer: Sendable {
         queue.withLock { q in
             guard q.steps.count < Self.maxWaiting else { return .refused }
             q.steps.append(step)
+            if q.scheduled { return .queued }
+            q.scheduled = true
+            return .schedule
+        }
+    }
+
+    /// Queues steps that must run in one unit (one transaction): all or none.
+    func add(all steps: [Step]) -> Added {
+        queue.withLock { q in
+            guard q.steps.count + steps.count <= Self.maxWaiting else { return .refused }
+            q.steps += steps
             if q.scheduled { return .queued }
             q.scheduled = true
             return .schedule

@@ -9,6 +9,35 @@ import TandemStore
 /// arrived, on whichever node) and whenever the doorbell rings (so streams and long-polls hear
 /// of other nodes' changes at once).
 extension DocumentService {
+    /// Calls `next` once the node has applied everything committed before now (with the
+    /// sync's failure, if the database could not be read), on the cluster's sync queue.
+    /// Requests that arrive while a sync runs share the next one.
+    func afterClusterSync(_ next: @escaping @Sendable (StoreError?) -> Void) {
+        guard let cluster else { return next(nil) }
+        let arrived = Cluster.monotonicNow()
+        let start = cluster.waiting.withLock { w -> Bool in
+            w.list.append(.init(arrived: arrived, next: next))
+            if w.draining { return false }
+            w.draining = true
+            return true
+        }
+        if start { cluster.syncQueue.async { [self] in drainSyncs(cluster) } }
+    }
+
+    private func drainSyncs(_ cluster: Cluster) {
+        while true {
+            let batch = cluster.waiting.withLock { w -> [Cluster.WaitingRequest] in
+                if w.list.isEmpty { w.draining = false }
+                defer { w.list.removeAll(keepingCapacity: true) }
+                return w.list
+            }
+            if batch.isEmpty { return }
+            var failure: StoreError?
+            do { try syncCluster(arrived: batch.map(\.arrived).max()) } catch { failure = error }
+            for request in batch { request.next(failure) }
+        }
+    }
+
     /// Applies the feed up to now. `arrived` (monotonic ns): a sync that started after it
     /// already covers the caller. Throws when the database cannot be read.
     func syncCluster(arrived: UInt64? = nil) throws(StoreError) {
@@ -51,7 +80,7 @@ extension DocumentService {
 
     /// The entries of one page, each entity refreshed once.
     private func apply(_ entries: [ClusterEntry]) throws(StoreError) {
-        guard !entries.isEmpty else { return }
+        guard let cluster, !entries.isEmpty else { return }
         var seen = Set<String>()
         var selections: [String] = []
         var documentKinds: [String: Set<ClusterEntry.Kind>] = [:]
@@ -69,12 +98,29 @@ extension DocumentService {
                 documentKinds[entry.key, default: []].insert(entry.kind)
             }
         }
-        for id in documentOrder { try refreshDocument(id, kinds: documentKinds[id]!) }
+        // The heads and new changes of every open document the page names, read at once.
+        let wanted = documentOrder.compactMap { id -> (id: String, after: Int)? in
+            guard let kinds = documentKinds[id], kinds.contains(.changes) || kinds.contains(.journal),
+                  let handle = documents.withLock({ $0[id] }) else { return nil }
+            return (id, handle.state.withLock { $0.document.revision })
+        }
+        let read = try cluster.store.catchUpReads(wanted, journalPrefix: ClusterEntry.journalPrefix)
+        let prefetched = CatchUpRead(ids: Set(wanted.map(\.id)), after: Dictionary(wanted.map { ($0.id, $0.after) }) { a, _ in a },
+                                     heads: read.heads, changes: read.changes)
+        for id in documentOrder { try refreshDocument(id, kinds: documentKinds[id]!, prefetched: prefetched) }
         // After the documents' catch-up, so a selection's revision is there to map from.
         for key in selections { try refreshSelection(key) }
     }
 
-    private func refreshDocument(_ id: String, kinds: Set<ClusterEntry.Kind>) throws(StoreError) {
+    /// `catchUpReads` for a page's documents.
+    private struct CatchUpRead {
+        var ids: Set<String>
+        var after: [String: Int]
+        var heads: [String: SequencedTransaction.Head]
+        var changes: [String: [StoredChange]]
+    }
+
+    private func refreshDocument(_ id: String, kinds: Set<ClusterEntry.Kind>, prefetched: CatchUpRead) throws(StoreError) {
         guard let cluster else { return }
         let handle = documents.withLock { $0[id] }
         guard let handle else {
@@ -105,11 +151,16 @@ extension DocumentService {
             }
         }
         if kinds.contains(.changes) || kinds.contains(.journal) {
-            let head = try cluster.store.documentHead(id, journalPrefix: ClusterEntry.journalPrefix)
+            let read = prefetched.ids.contains(id)
+            let head = read ? prefetched.heads[id] : try cluster.store.documentHead(id, journalPrefix: ClusterEntry.journalPrefix)
             guard let head else { return forgetDeleted(handle) }
             do {
                 try catchUp(handle, revision: head.revision, journal: head.journal, reloadAllowed: false) { after throws(StoreError) in
-                    try store.changes(document: id, after: after)
+                    // What was read for the page, unless the copy went back meanwhile (rebuilt).
+                    if read, let from = prefetched.after[id], after >= from {
+                        return (prefetched.changes[id] ?? []).filter { $0.revision > after }
+                    }
+                    return try store.changes(document: id, after: after)
                 }
             } catch .notFound {
                 return forgetDeleted(handle)
@@ -161,8 +212,17 @@ extension DocumentService {
         if let stored = try cluster.store.session(id) {
             sessions.refresh(Session(id: stored.id, name: stored.name, color: stored.color, created: stored.created,
                                      lastSeen: stored.lastSeen, tokenHash: stored.tokenHash))
-        } else {
-            sessions.remove(id: id)
+        } else if sessions.remove(id: id) != nil {
+            // Ended on another node: its selections go here too, and whoever sees it present
+            // hears it left (its undo groups go with the documents' journals).
+            for handle in documents.withLock({ Array($0.values) }) {
+                let hadSelection = handle.state.withLock { st -> Bool in
+                    guard st.document.selection(for: id) != nil else { return false }
+                    st.document.removeSelection(for: id)
+                    return true
+                }
+                if hadSelection || handle.events.sessions.contains(id) { broadcastPresence(handle) }
+            }
         }
     }
 

@@ -15,8 +15,20 @@ extension DocumentService {
         switch cluster.sequencer.add(.init(handle: handle, apply: apply, fail: fail, numbersVersion: numbersVersion)) {
         case .queued: return
         case .refused: return fail(.databaseBusy)
-        case .schedule: break
+        case .schedule: scheduleUnit(cluster)
         }
+    }
+
+    /// Steps of several documents in one unit: stored together or not at all (a session's end).
+    func sequence(_ cluster: Cluster, all steps: [ClusterSequencer.Step]) {
+        switch cluster.sequencer.add(all: steps) {
+        case .queued: return
+        case .refused: for step in steps { step.fail(.databaseBusy) }
+        case .schedule: scheduleUnit(cluster)
+        }
+    }
+
+    private func scheduleUnit(_ cluster: Cluster) {
         let unit = SequencedUnit(cluster.sequencer)
         cluster.store.sequence({ [self] tx throws(StoreError) in
             try runUnit(cluster, unit, tx)

@@ -126,62 +126,102 @@ extension DocumentService {
                 done()
                 completion(result)
             }
-            let submitted: (StoredDocument, Bool, StoreTicket)
-            do throws(APIError) { submitted = try submitPatch(handle, patch) } catch { return finish(.failure(error)) }
-            let (stored, journaled, ticket) = submitted
-            whenStored(ticket, of: handle, journaled: journaled, doing: "update") { [self] result in
+            let stored: @Sendable (StoredDocument, Result<Void, APIError>) -> Void = { [self] document, result in
                 if case .failure(let error) = result { return finish(.failure(error)) }
-                let updated = handle.state.withLock { st -> (DocumentInfo, Bool, Bool, AccessRules)? in
-                    if st.deleted { return nil }
-                    let before = st.condition
-                    let titleBefore = st.title
-                    st.title = stored.title
-                    if let editingDisabled = patch.editingDisabled { st.editingDisabled = editingDisabled }
-                    if let secure = patch.secure { st.secure = secure }
-                    if let access = patch.access { st.access.access = access }
-                    if let owner = patch.owner { st.access.owner = owner }
-                    st.modified = stored.modified
-                    return (DocumentInfo(id: handle.id, state: st, caller: caller), before != st.condition, titleBefore != st.title, st.access)
+                finish(patched(handle, patch, document, by: caller))
+            }
+            if let cluster {
+                // In the document's order across nodes: levelsOfUndo trims the undo stack the
+                // journal shares with the other nodes, after their changes.
+                sequence(cluster, handle, fail: { finish(.failure($0)) }) { [self] st in
+                    let unit: PatchUnit
+                    do throws(APIError) { unit = try patchUnit(&st, handle, patch) } catch { return .answer { finish(.failure(error)) } }
+                    return .store(PreparedUnit(writes: unit.writes) { [self] result in
+                        storedPatch(result, of: handle, journaled: unit.journaled) { stored(unit.document, $0) }
+                    })
                 }
-                guard let (info, stateChanged, titleChanged, rules) = updated else {
-                    return finish(.failure(.notFound("document '\(handle.id)'")))
+                return
+            }
+            let submitted: (PatchUnit, StoreTicket)
+            do throws(APIError) {
+                submitted = try handle.state.withLock { st throws(APIError) in
+                    let unit = try patchUnit(&st, handle, patch)
+                    let ticket = StoreTicket()
+                    store.submit(unit.writes) { ticket.finish($0) }
+                    return (unit, ticket)
                 }
-                if patch.access != nil || patch.owner != nil { accessChanged(handle, to: rules) }
-                if stateChanged { broadcastState(handle) }
-                if titleChanged { broadcastTitle(handle) }
-                finish(.success(info))
+            } catch {
+                return finish(.failure(error))
+            }
+            let (unit, ticket) = submitted
+            ticket.whenFinished { [self] result in
+                storedPatch(result, of: handle, journaled: unit.journaled) { stored(unit.document, $0) }
             }
         }
     }
 
-    /// Under the document's lock: the metadata as patched (and levelsOfUndo applied and
-    /// journaled), submitted as one unit.
-    private func submitPatch(_ handle: DocumentHandle, _ patch: DocumentPatch) throws(APIError) -> (StoredDocument, Bool, StoreTicket) {
-        try handle.state.withLock { st throws(APIError) -> (StoredDocument, Bool, StoreTicket) in
-            if st.deleted { throw .notFound("document '\(handle.id)'") }
-            var next = st
-            if let title = patch.title { next.title = title }
-            if let editingDisabled = patch.editingDisabled { next.editingDisabled = editingDisabled }
-            if let secure = patch.secure { next.secure = secure }
-            if let access = patch.access { next.access.access = access }
-            if let owner = patch.owner {
-                guard sessions.session(id: owner) != nil else { throw .unknownSession(owner) }
-                next.access.owner = owner
-            }
-            let stored = StoredDocument(id: handle.id, title: next.title, created: next.created, modified: now(),
-                                        metadata: DocumentMetadata(next, levelsOfUndo: patch.levels).encoded)
-            var writes: [StoreWrite] = [.updateDocument(stored)]
-            var journaled = false
-            if let levels = patch.levels {
-                st.document.undoManager.levelsOfUndo = levels
-                if let journal = pendingJournalWrite(st, id: handle.id) {
-                    writes.append(journal)
-                    journaled = true
-                }
-            }
-            let ticket = StoreTicket()
-            store.submit(writes) { ticket.finish($0) }
-            return (stored, journaled, ticket)
+    /// A patch's outcome in the store, as the API answers it.
+    private func storedPatch(_ result: Result<Void, StoreError>, of handle: DocumentHandle, journaled: Bool,
+                             then: @escaping @Sendable (Result<Void, APIError>) -> Void) {
+        let ticket = StoreTicket()
+        whenStored(ticket, of: handle, journaled: journaled, doing: "update", then: then)
+        ticket.finish(result)
+    }
+
+    /// Once stored: the patch shows, and those who watch hear of it.
+    private func patched(_ handle: DocumentHandle, _ patch: DocumentPatch, _ stored: StoredDocument,
+                         by caller: Caller) -> Result<DocumentInfo, APIError> {
+        let updated = handle.state.withLock { st -> (DocumentInfo, Bool, Bool, AccessRules)? in
+            if st.deleted { return nil }
+            let before = st.condition
+            let titleBefore = st.title
+            st.title = stored.title
+            if let editingDisabled = patch.editingDisabled { st.editingDisabled = editingDisabled }
+            if let secure = patch.secure { st.secure = secure }
+            if let access = patch.access { st.access.access = access }
+            if let owner = patch.owner { st.access.owner = owner }
+            st.modified = stored.modified
+            return (DocumentInfo(id: handle.id, state: st, caller: caller), before != st.condition, titleBefore != st.title, st.access)
         }
+        guard let (info, stateChanged, titleChanged, rules) = updated else { return .failure(.notFound("document '\(handle.id)'")) }
+        if patch.access != nil || patch.owner != nil { accessChanged(handle, to: rules) }
+        if stateChanged { broadcastState(handle) }
+        if titleChanged { broadcastTitle(handle) }
+        return .success(info)
+    }
+
+    /// What a patch stores: the metadata as patched, and with levelsOfUndo the journal it
+    /// trimmed (`journaled`).
+    private struct PatchUnit {
+        var document: StoredDocument
+        var writes: [StoreWrite]
+        var journaled: Bool
+    }
+
+    /// Under the document's lock: the metadata as patched (and levelsOfUndo applied and
+    /// journaled), to be stored as one unit.
+    private func patchUnit(_ st: inout DocumentState, _ handle: DocumentHandle, _ patch: DocumentPatch) throws(APIError) -> PatchUnit {
+        if st.deleted { throw .notFound("document '\(handle.id)'") }
+        var next = st
+        if let title = patch.title { next.title = title }
+        if let editingDisabled = patch.editingDisabled { next.editingDisabled = editingDisabled }
+        if let secure = patch.secure { next.secure = secure }
+        if let access = patch.access { next.access.access = access }
+        if let owner = patch.owner {
+            guard sessions.session(id: owner) != nil else { throw .unknownSession(owner) }
+            next.access.owner = owner
+        }
+        let stored = StoredDocument(id: handle.id, title: next.title, created: next.created, modified: now(),
+                                    metadata: DocumentMetadata(next, levelsOfUndo: patch.levels).encoded)
+        var writes: [StoreWrite] = [.updateDocument(stored)]
+        var journaled = false
+        if let levels = patch.levels {
+            st.document.undoManager.levelsOfUndo = levels
+            if let journal = pendingJournalWrite(st, id: handle.id) {
+                writes.append(journal)
+                journaled = true
+            }
+        }
+        return PatchUnit(document: stored, writes: writes, journaled: journaled)
     }
 }

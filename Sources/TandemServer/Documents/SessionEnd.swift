@@ -26,6 +26,11 @@ extension DocumentService {
             }
             let handles = documents.withLock { Array($0.values) }.sorted { $0.id < $1.id }
             let pasteboardEnd = pasteboards.stageSessionEnd(session)
+            if let cluster, !handles.isEmpty {
+                if rollBack, let error = refusingStore(handles) { return finish(.failure(error)) }
+                return storeSequencedSessionEnd(cluster, session, handles: handles, pasteboardEnd: pasteboardEnd,
+                                                rollBack: rollBack, then: finish)
+            }
             let submitted: SubmittedSessionEnd
             switch submitSessionEnd(session, handles: handles, pasteboardEnd: pasteboardEnd, rollBack: rollBack) {
             case .failure(let error): return finish(.failure(error))
@@ -48,6 +53,17 @@ extension DocumentService {
         }
     }
 
+    /// Why a session's end is refused while a document refuses changes.
+    private var storeRefusal: StoreError {
+        if case .failing(let error, _) = store.health { return error }
+        return .io("a document's store write failed and is being retried")
+    }
+
+    /// A document refuses changes: the end is refused too, before anything changes.
+    private func refusingStore(_ handles: [DocumentHandle]) -> StoreError? {
+        handles.contains { $0.state.withLock { !$0.deleted && $0.savingError } } ? storeRefusal : nil
+    }
+
     /// A session's end submitted; indices are into the handles it was given.
     private struct SubmittedSessionEnd: Sendable {
         var ticket: StoreTicket
@@ -65,8 +81,7 @@ extension DocumentService {
                                   rollBack: Bool) -> Result<SubmittedSessionEnd, StoreError> {
         DocumentLock.withAll(handles.map(\.state)) { held -> Result<SubmittedSessionEnd, StoreError> in
             if rollBack, handles.indices.contains(where: { i in held(i) { !$0.deleted && $0.savingError } }) {
-                if case .failing(let error, _) = store.health { return .failure(error) }
-                return .failure(.io("a document's store write failed and is being retried"))
+                return .failure(storeRefusal)
             }
             var writes: [StoreWrite] = []
             var end = SubmittedSessionEnd(ticket: StoreTicket(), journaled: [], present: [], selections: [])

@@ -1,10 +1,10 @@
-import Dispatch
 import TandemHTTP
 
 /// In a cluster, the first step of every request: the node applies what other nodes committed
 /// before the request arrived (`DocumentService.syncCluster`), so that a request sees the same
-/// documents, sessions and pasteboards whichever node it reaches. A request that arrives while
-/// another's sync is under way is covered by the next one; one that finds the database
+/// documents, sessions and pasteboards whichever node it reaches. The sync runs on the
+/// cluster's sync queue, not on the event loop; requests that arrive while one is under way
+/// share the next, and go on on their connection's loop. A request that finds the database
 /// unreachable is answered `503 database_unavailable` and changes nothing.
 struct ClusterSyncMiddleware: RouteMiddleware {
     let service: DocumentService
@@ -16,12 +16,10 @@ struct ClusterSyncMiddleware: RouteMiddleware {
     func wrap(_ next: @escaping RouteHandler, for route: Endpoint) -> RouteHandler {
         guard service.cluster != nil, !Self.exempt.contains(route.operationID) else { return next }
         return { [service] request, context, responder in
-            do {
-                try service.syncCluster(arrived: DispatchTime.now().uptimeNanoseconds)
-            } catch {
-                return responder.send(APIError.databaseUnavailable.response)
+            service.afterClusterSync { failure in
+                guard failure == nil else { return responder.send(APIError.databaseUnavailable.response) }
+                request.executor.execute { next(request, context, responder) }
             }
-            next(request, context, responder)
         }
     }
 }

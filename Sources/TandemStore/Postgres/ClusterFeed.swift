@@ -190,6 +190,41 @@ extension PostgresStore {
         }
     }
 
+    /// What a node catching up on several documents reads at once: each one's head (absent
+    /// when deleted) and its stored changes after the revision the node holds. Two
+    /// statements for any number of documents, where one document at a time took three each.
+    public func catchUpReads(_ wanted: [(id: String, after: Int)], journalPrefix: String) throws(StoreError)
+        -> (heads: [String: SequencedTransaction.Head], changes: [String: [StoredChange]]) {
+        guard !wanted.isEmpty else { return ([:], [:]) }
+        let ids = Self.arrayLiteral(wanted.map(\.id))
+        return try read { c throws(StoreError) in
+            let h = try c.query("""
+                SELECT d.id, d.revision, m.value FROM documents d LEFT JOIN meta m ON m.key = $2 || d.id
+                WHERE d.id = ANY($1::text[])
+                """, [.text(ids), .text(journalPrefix)])
+            var heads: [String: SequencedTransaction.Head] = [:]
+            for row in 0..<h.count {
+                heads[h.text(row, 0)] = .init(revision: h.int(row, 1), journal: h.isNull(row, 2) ? nil : h.bytes(row, 2))
+            }
+            let after = Dictionary(wanted.map { ($0.id, $0.after) }, uniquingKeysWith: min)
+            let behind = wanted.filter { w in heads[w.id].map { $0.revision > w.after } ?? false }
+            guard !behind.isEmpty else { return (heads, [:]) }
+            let r = try c.query("""
+                SELECT r.document, r.first, r.last, r.payload
+                FROM unnest($1::text[], $2::bigint[]) AS w(id, after)
+                JOIN change_runs r ON r.document = w.id AND r.last > w.after
+                ORDER BY r.document, r.last
+                """, [.text(Self.arrayLiteral(behind.map(\.id))), .text("{" + behind.map { String($0.after) }.joined(separator: ",") + "}")])
+            var changes: [String: [StoredChange]] = [:]
+            for row in 0..<r.count {
+                let id = r.text(row, 0)
+                try ChangeRun.decode(r.bytes(row, 3), document: id, first: r.int(row, 1), last: r.int(row, 2),
+                                     wanted: (after[id]! + 1)...Int.max, into: &changes[id, default: []])
+            }
+            return (heads, changes)
+        }
+    }
+
     /// The channel a store's units notify on: one per schema, so stores sharing a database
     /// in other schemas do not wake each other.
     static func channel(schema: String?) -> String {

@@ -94,6 +94,9 @@ enum PostgresSchema {
             );
             CREATE INDEX idempotency_keys_age ON idempotency_keys ((coalesce(answered, started)));
             """),
+        // Keys are kept as digests and answers sealed from now on (`SealedAnswers`): rows kept
+        // the old way (plain, at most a day's) go.
+        (4, "DELETE FROM idempotency_keys"),
     ]
 
     static var latestVersion: Int { migrations.last!.version }
