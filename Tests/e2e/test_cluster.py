@@ -373,57 +373,61 @@ def _sessions_in_stack(node, doc: str) -> set:
     return {g["session"] for g in history["undoStack"] + history["redoStack"]}
 
 
-def test_a_session_ended_on_one_node_while_the_other_edits_leaves_no_group_on_either_even_after_a_restart(nodes):
+def test_sessions_ended_on_one_node_while_the_other_edits_leave_no_group_on_either_even_after_a_restart(nodes):
     one, two = nodes
     owner, doc = new_doc(one, "end", name="Owner", access="open")
-    ada = new_session(one.base, "Ada")
-    for i in range(5):
-        ada.insert(doc, "a", 0)
-        ada.patch(f"/documents/{doc}/history", {"actionName": f"Ada {i}"}, params={"scope": "session"})
-    r = ada.put(f"/documents/{doc}/selection", {"anchor": 1, "head": 2})
-    assert r.status_code == 200, describe(r)
-    assert ada.session in _sessions_in_stack(two, doc)
+    ended = [new_session(one.base, f"Ada{k}") for k in range(6)]
+    for k, ada in enumerate(ended):
+        for i in range(3):
+            ada.insert(doc, "a", 0)
+            ada.patch(f"/documents/{doc}/history", {"actionName": f"Ada{k} {i}"}, params={"scope": "session"})
+        r = ada.put(f"/documents/{doc}/selection", {"anchor": 1, "head": 2})
+        assert r.status_code == 200, describe(r)
+    assert {ada.id for ada in ended} <= _sessions_in_stack(two, doc)
     stop = threading.Event()
     acked: list = []
     errors: list = []
-    bob = threading.Thread(target=_typist, args=(two, doc, "Bob", 10_000, acked, errors, stop))
+    bob = threading.Thread(target=_typist, args=(two, doc, "Bob", 100_000, acked, errors, stop))
     bob.start()
     try:
-        time.sleep(0.3)
-        r = ada.delete("/sessions/me")
-        assert r.status_code == 204, describe(r)
-        time.sleep(0.3)
+        for ada in ended:
+            time.sleep(0.05)
+            r = ada.delete("/sessions/me")
+            assert r.status_code == 204, describe(r)
+        time.sleep(0.2)
     finally:
         stop.set()
         bob.join(timeout=30)
     assert errors == []
     assert acked
+    gone = {ada.id for ada in ended}
     for node in (one, two):
-        assert ada.session not in _sessions_in_stack(node, doc)
+        assert not gone & _sessions_in_stack(node, doc)
         presence = Client(node.base).get(f"/documents/{doc}/presence").json()
-        assert ada.session not in {p["id"] for p in presence}, presence
+        assert not gone & {p["id"] for p in presence}, presence
     # What the store holds says the same: a restarted node rebuilds it from the journal.
     two.restart()
-    assert ada.session not in _sessions_in_stack(two, doc)
+    assert not gone & _sessions_in_stack(two, doc)
     assert Client(two.base).history(doc, scope="document") == Client(one.base).history(doc, scope="document")
 
 
 def test_levels_of_undo_set_on_one_node_while_the_other_edits_hold_on_both(nodes):
     one, two = nodes
     owner, doc = new_doc(one, "levels", name="Owner", access="open")
-    for i in range(8):
+    for i in range(12):
         owner.insert(doc, "o", 0)
         owner.patch(f"/documents/{doc}/history", {"actionName": f"Owner {i}"}, params={"scope": "session"})
     stop = threading.Event()
     acked: list = []
     errors: list = []
-    bob = threading.Thread(target=_typist, args=(two, doc, "Bob", 10_000, acked, errors, stop))
+    bob = threading.Thread(target=_typist, args=(two, doc, "Bob", 100_000, acked, errors, stop))
     bob.start()
     try:
-        time.sleep(0.3)
-        r = owner.patch(f"/documents/{doc}", {"levelsOfUndo": 3})
-        assert r.status_code == 200, describe(r)
-        time.sleep(0.3)
+        for levels in (11, 10, 9, 8, 7, 6, 5, 4, 3):
+            time.sleep(0.05)
+            r = owner.patch(f"/documents/{doc}", {"levelsOfUndo": levels})
+            assert r.status_code == 200, describe(r)
+        time.sleep(0.2)
     finally:
         stop.set()
         bob.join(timeout=30)
@@ -431,6 +435,9 @@ def test_levels_of_undo_set_on_one_node_while_the_other_edits_hold_on_both(nodes
     for node in (one, two):
         history = Client(node.base).history(doc, scope="document")
         assert history["levelsOfUndo"] == 3
+        # Each undo context keeps at most that many groups.
+        for session in {g["session"] for g in history["undoStack"]}:
+            assert sum(1 for g in history["undoStack"] if g["session"] == session) <= 3, history["undoStack"]
     assert Client(two.base).history(doc, scope="document") == Client(one.base).history(doc, scope="document")
     two.restart()
     assert Client(two.base).history(doc, scope="document") == Client(one.base).history(doc, scope="document")

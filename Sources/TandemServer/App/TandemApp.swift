@@ -90,8 +90,11 @@ public final class TandemApp: Sendable {
             let service = context.service
             let logger = context.logger
             cluster.listener.withLock {
+                // On the sync queue, with the requests waiting: one read serves both.
                 $0 = ClusterListener(store: cluster.store) {
-                    do { try service.syncCluster() } catch { logger.warning("cluster sync failed: \(error)") }
+                    service.afterClusterSync { failure in
+                        if let failure { logger.warning("cluster sync failed: \(failure)") }
+                    }
                 }
             }
         }
