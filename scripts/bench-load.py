@@ -620,7 +620,7 @@ def cluster_main(args, generator: str) -> int:
             for node in cluster[1:]:
                 node.up()
             for node in cluster[1:]:
-                for doc_id in (hot_doc, spread_docs[0], spread_docs[-1]):
+                for doc_id in (hot_doc,) + (() if args.no_spread else (spread_docs[0], spread_docs[-1])):
                     try:
                         call(node.port, "GET", f"/documents/{doc_id}")
                     except urllib.error.HTTPError as e:

@@ -89,6 +89,24 @@ import Testing
         #expect(store.statistics.appendedChanges == 4)
     }
 
+    /// One append of several documents' changes (a unit of spread edits) moves each one; if
+    /// any of them is not next, nothing of it is stored.
+    @Test(arguments: StoreKind.allCases)
+    func anAppendOfSeveralDocumentsIsStoredWholeOrNotAtAll(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
+        defer { store.close() }
+        for id in ["a", "b", "c"] { try store.createDocument(Fixture.document(id)) }
+        try store.appendAndWait([Fixture.change("a", 1), Fixture.change("b", 1), Fixture.change("a", 2), Fixture.change("c", 1)])
+        #expect(throws: StoreError.notNext("c", stored: 1, first: 3)) {
+            try store.appendAndWait([Fixture.change("a", 3), Fixture.change("b", 2), Fixture.change("c", 3)])
+        }
+        for (id, revisions) in [("a", [1, 2]), ("b", [1]), ("c", [1])] {
+            #expect(try store.changes(document: id, after: 0, through: nil).map(\.revision) == revisions)
+        }
+        try store.appendAndWait([Fixture.change("a", 3), Fixture.change("b", 2), Fixture.change("c", 2)])
+        #expect(try store.changes(document: "c", after: 0, through: nil).map(\.revision) == [1, 2])
+    }
+
     /// Revisions at the ends of `Int` are refused, never trapped on, and reads take any bounds.
     @Test(arguments: StoreKind.allCases)
     func extremeRevisionsAreRefusedAndExtremeBoundsRead(_ kind: StoreKind) throws {

@@ -20,7 +20,7 @@ import subprocess
 import time
 from pathlib import Path
 
-import requests
+from healthz import start_with_retries, wait_healthy
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATE = REPO / "deploy" / "nginx.conf"
@@ -92,37 +92,19 @@ class Nginx:
     def start(self, upstreams: list[int], free_port, attempts: int = 3) -> "Nginx":
         """Starts nginx in front of `upstreams` and waits until a request through it
         reaches a node's /healthz."""
-        last = ""
-        for _ in range(attempts):
+        def launch() -> tuple[bool, str]:
             self.port = free_port()
             self.write_config(upstreams, self.port)
             with open(self.log_path, "ab") as log:
                 self.process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT,
                                                 stdin=subprocess.DEVNULL, start_new_session=True)
-            ok, last = self._wait_healthy(deadline=time.monotonic() + 30)
-            if ok:
-                return self
-            self.stop()
-            if "address already in use" not in self.log_tail().lower():
-                break
-        raise NginxError(f"nginx in front of ports {upstreams} did not answer /healthz: {last}\n"
-                         f"--- nginx ({self.prefix}) ---\n{self.log_tail()}")
+            return wait_healthy(self.process, self.base + "/healthz", deadline=time.monotonic() + 30, what="nginx")
 
-    def _wait_healthy(self, deadline: float) -> tuple[bool, str]:
-        last = "no answer"
-        while time.monotonic() < deadline:
-            code = self.process.poll()
-            if code is not None:
-                return False, f"nginx exited with status {code}"
-            try:
-                r = requests.get(self.base + "/healthz", timeout=1)
-                if r.status_code == 200:
-                    return True, ""
-                last = f"/healthz answered {r.status_code}"
-            except requests.RequestException as e:
-                last = f"/healthz: {e.__class__.__name__}"
-            time.sleep(0.05)
-        return False, f"timed out ({last})"
+        failure = start_with_retries(launch, self.stop, self.log_tail, attempts)
+        if not failure:
+            return self
+        raise NginxError(f"nginx in front of ports {upstreams} did not answer /healthz: {failure}\n"
+                         f"--- nginx ({self.prefix}) ---\n{self.log_tail()}")
 
     def quit(self) -> None:
         """SIGQUIT: stop accepting connections, finish the requests in flight, then exit

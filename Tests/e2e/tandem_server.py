@@ -12,9 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import requests
-
 from cluster import Nginx, NginxError
+from healthz import start_with_retries, wait_healthy
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -119,8 +118,10 @@ class TandemServer:
             raise ServerStartError(
                 f"Tandem binary not found or not executable at {self.binary}. "
                 "Run `swift build` in the repository first, or point TANDEM_BIN at a built `tandem`.")
-        last = ""
-        for _ in range(attempts):
+        args: list[str] = []
+
+        def launch() -> tuple[bool, str]:
+            nonlocal args
             self.port = self.port if self._keep_port and self.port else free_port()
             self.data.mkdir(parents=True, exist_ok=True)
             args = [str(self.binary), "serve", "--host", "127.0.0.1", "--port", str(self.port),
@@ -140,30 +141,13 @@ class TandemServer:
                                                     stdin=subprocess.DEVNULL, start_new_session=True)
                 except OSError as e:  # e.g. "Text file busy" while the binary is being rebuilt
                     raise ServerStartError(f"cannot run {self.binary}: {e}") from None
-            ok, last = self._wait_healthy(deadline=time.monotonic() + 30)
-            if ok:
-                return self
-            self.stop()
-            if "address already in use" not in self.log_tail().lower():
-                break
-        raise ServerStartError(f"`{' '.join(args)}` did not become healthy: {last}\n"
-                               f"--- server log ({self.log_path}) ---\n{self.log_tail()}")
+            return wait_healthy(self.process, self.url("/healthz"), deadline=time.monotonic() + 30)
 
-    def _wait_healthy(self, deadline: float) -> tuple[bool, str]:
-        last = "no answer"
-        while time.monotonic() < deadline:
-            code = self.process.poll()
-            if code is not None:
-                return False, f"the process exited with status {code} before /healthz answered"
-            try:
-                r = requests.get(self.url("/healthz"), timeout=1)
-                if r.status_code == 200:
-                    return True, ""
-                last = f"/healthz answered {r.status_code}"
-            except requests.RequestException as e:
-                last = f"/healthz: {e.__class__.__name__}"
-            time.sleep(0.05)
-        return False, f"timed out ({last})"
+        failure = start_with_retries(launch, self.stop, self.log_tail, attempts)
+        if not failure:
+            return self
+        raise ServerStartError(f"`{' '.join(args)}` did not become healthy: {failure}\n"
+                               f"--- server log ({self.log_path}) ---\n{self.log_tail()}")
 
     def _start_nodes(self) -> "TandemServer":
         """Both nodes, each waited for on its own /healthz, then nginx in front of them,

@@ -4,6 +4,7 @@ one order of changes per document across the nodes, live events on every node, a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import subprocess
@@ -368,6 +369,24 @@ def test_a_revision_read_on_one_node_can_be_followed_with_edits_since_on_the_oth
     assert checked > 50
 
 
+@contextlib.contextmanager
+def _typing_meanwhile(node, doc: str):
+    """Bob types on `node` with stale bases for as long as the block runs; then he has typed
+    something and nothing of his was refused."""
+    stop = threading.Event()
+    acked: list = []
+    errors: list = []
+    bob = threading.Thread(target=_typist, args=(node, doc, "Bob", 100_000, acked, errors, stop))
+    bob.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        bob.join(timeout=30)
+    assert errors == []
+    assert acked
+
+
 def _sessions_in_stack(node, doc: str) -> set:
     history = Client(node.base).history(doc, scope="document")
     return {g["session"] for g in history["undoStack"] + history["redoStack"]}
@@ -384,22 +403,12 @@ def test_sessions_ended_on_one_node_while_the_other_edits_leave_no_group_on_eith
         r = ada.put(f"/documents/{doc}/selection", {"anchor": 1, "head": 2})
         assert r.status_code == 200, describe(r)
     assert {ada.id for ada in ended} <= _sessions_in_stack(two, doc)
-    stop = threading.Event()
-    acked: list = []
-    errors: list = []
-    bob = threading.Thread(target=_typist, args=(two, doc, "Bob", 100_000, acked, errors, stop))
-    bob.start()
-    try:
+    with _typing_meanwhile(two, doc):
         for ada in ended:
             time.sleep(0.05)
             r = ada.delete("/sessions/me")
             assert r.status_code == 204, describe(r)
         time.sleep(0.2)
-    finally:
-        stop.set()
-        bob.join(timeout=30)
-    assert errors == []
-    assert acked
     gone = {ada.id for ada in ended}
     for node in (one, two):
         assert not gone & _sessions_in_stack(node, doc)
@@ -417,21 +426,12 @@ def test_levels_of_undo_set_on_one_node_while_the_other_edits_hold_on_both(nodes
     for i in range(12):
         owner.insert(doc, "o", 0)
         owner.patch(f"/documents/{doc}/history", {"actionName": f"Owner {i}"}, params={"scope": "session"})
-    stop = threading.Event()
-    acked: list = []
-    errors: list = []
-    bob = threading.Thread(target=_typist, args=(two, doc, "Bob", 100_000, acked, errors, stop))
-    bob.start()
-    try:
+    with _typing_meanwhile(two, doc):
         for levels in (11, 10, 9, 8, 7, 6, 5, 4, 3):
             time.sleep(0.05)
             r = owner.patch(f"/documents/{doc}", {"levelsOfUndo": levels})
             assert r.status_code == 200, describe(r)
         time.sleep(0.2)
-    finally:
-        stop.set()
-        bob.join(timeout=30)
-    assert errors == []
     for node in (one, two):
         history = Client(node.base).history(doc, scope="document")
         assert history["levelsOfUndo"] == 3

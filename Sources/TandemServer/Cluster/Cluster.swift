@@ -70,6 +70,9 @@ final class ClusterSequencer: Sendable {
         var fail: @Sendable (APIError) -> Void
         /// A save: the unit reads the newest version number under the lock first.
         var numbersVersion = false
+        /// Whether it may join a unit that already holds its document's lock (`take(for:)`);
+        /// a step of several that must commit together may not (a session's end).
+        var joinsLate = true
     }
 
     private let queue = Mutex<(steps: [Step], scheduled: Bool)>(([], false))
@@ -99,6 +102,22 @@ final class ClusterSequencer: Sendable {
             if q.scheduled { return .queued }
             q.scheduled = true
             return .schedule
+        }
+    }
+
+    /// The steps waiting for `documents` (whose locks the caller's unit holds), leaving the
+    /// rest, and the unit scheduled for them, as they are: changes that arrived while the unit
+    /// waited for its locks ride in it instead of the next.
+    func take(for documents: Set<String>) -> [Step] {
+        queue.withLock { q in
+            guard q.steps.contains(where: { $0.joinsLate && documents.contains($0.handle.id) }) else { return [] }
+            var taken: [Step] = []
+            q.steps.removeAll { step in
+                guard step.joinsLate && documents.contains(step.handle.id) else { return false }
+                taken.append(step)
+                return true
+            }
+            return taken
         }
     }
 

@@ -39,7 +39,7 @@ extension DocumentService {
 
     /// Inside the unit's transaction, on the writer: the steps waiting now, by document.
     private func runUnit(_ cluster: Cluster, _ unit: SequencedUnit, _ tx: SequencedTransaction) throws(StoreError) -> [StoreWrite] {
-        let steps = cluster.sequencer.take()
+        var steps = cluster.sequencer.take()
         unit.took(steps)
         guard !steps.isEmpty else { return [] }
         var order: [String] = []
@@ -49,6 +49,16 @@ extension DocumentService {
             byDocument[step.handle.id, default: []].append(i)
         }
         let heads = try tx.lockHeads(order, journalPrefix: ClusterEntry.journalPrefix)
+        // While the locks were awaited (another node's unit held one), more changes to these
+        // documents came: they ride in this unit, after the ones before them.
+        let late = cluster.sequencer.take(for: Set(order))
+        if !late.isEmpty {
+            unit.took(late)
+            for step in late {
+                byDocument[step.handle.id]!.append(steps.count)
+                steps.append(step)
+            }
+        }
         var writes: [StoreWrite] = []
         for id in order {
             let indexes = byDocument[id]!
@@ -103,11 +113,12 @@ final class SequencedUnit: Sendable {
         self.sequencer = sequencer
     }
 
+    /// The unit took `steps` (again, for late joiners: they are added after the others).
     func took(_ steps: [ClusterSequencer.Step]) {
         state.withLock {
             $0.ran = true
-            $0.steps = steps
-            $0.applied = Array(repeating: false, count: steps.count)
+            $0.steps += steps
+            $0.applied += Array(repeating: false, count: steps.count)
         }
     }
 

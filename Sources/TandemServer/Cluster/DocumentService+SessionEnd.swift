@@ -40,12 +40,12 @@ extension DocumentService {
                     journaled: !(st.journal?.events.isEmpty ?? true))
                 st.document.removeSelection(for: session)
                 return .store(PreparedUnit(writes: []) { outcome.report(ended, $0) })
-            }, fail: { outcome.refused($0) })
+            }, fail: { outcome.refused($0) }, joinsLate: false)
         }
         let rest = pasteboardEnd.writes + [StoreWrite.deleteSession(session)]
         steps.append(ClusterSequencer.Step(handle: handles[0], apply: { _ in
             .store(PreparedUnit(writes: rest) { outcome.report(nil, $0) })
-        }, fail: { outcome.refused($0) }))
+        }, fail: { outcome.refused($0) }, joinsLate: false))
         sequence(cluster, all: steps)
     }
 }

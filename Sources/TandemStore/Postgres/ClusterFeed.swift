@@ -92,8 +92,44 @@ extension PostgresStore {
                 FROM clock, unnest($4::text[], $5::text[]) WITH ORDINALITY AS t(kind, key, n)
             )
             SELECT seq, pg_notify($6, $2) FROM clock
-            """, [.int(touched.count), .text(node), .double(Date().timeIntervalSince1970),
-                  .text(arrayLiteral(touched.map(\.0.rawValue))), .text(arrayLiteral(touched.map(\.1))), .text(channel)]).int(0, 0)
+            """, feedParameters(touched, node: node, channel: channel)).int(0, 0)
+    }
+
+    /// `logCluster` with the unit's trailing appends in the same statement (a unit of edits:
+    /// the revisions' compare-and-set, the runs and the feed in one round trip, not three).
+    /// The clock row is still written by the unit's last statement.
+    static func logCluster(_ touched: [(ClusterEntry.Kind, String)], appending plan: AppendPlan, node: String, channel: String,
+                           in c: PGConnection) throws(StoreError) -> Int {
+        let result = try c.query("""
+            WITH moved AS (
+                UPDATE documents AS d SET revision = v.last
+                FROM unnest($7::text[], $8::int8[], $9::int8[]) AS v(id, previous, last)
+                WHERE d.id = ANY($7::text[]) AND d.id = v.id AND d.revision = v.previous
+                RETURNING d.id
+            ),
+            runs AS (
+                INSERT INTO change_runs (document, last, first, payload)
+                SELECT * FROM unnest($10::text[], $11::int8[], $12::int8[], $13::bytea[])
+            ),
+            clock AS (UPDATE cluster_clock SET seq = seq + $1 WHERE id = 1 RETURNING seq),
+            logged AS (
+                INSERT INTO cluster_log (seq, node, kind, key, time)
+                SELECT clock.seq - $1 + t.n, $2, t.kind, t.key, $3
+                FROM clock, unnest($4::text[], $5::text[]) WITH ORDINALITY AS t(kind, key, n)
+            )
+            SELECT seq, (SELECT count(*) FROM moved), pg_notify($6, $2) FROM clock
+            """, feedParameters(touched, node: node, channel: channel) + [
+                .textArray(plan.ids), .intArray(plan.previous), .intArray(plan.lasts),
+                .textArray(plan.runDocuments), .intArray(plan.runLasts), .intArray(plan.runFirsts), .bytesArray(plan.payloads),
+            ])
+        let moved = result.int(0, 1)
+        if moved != plan.ids.count { throw try plan.notNext(moved: moved, in: c) }
+        return result.int(0, 0)
+    }
+
+    private static func feedParameters(_ touched: [(ClusterEntry.Kind, String)], node: String, channel: String) -> [PGValue] {
+        [.int(touched.count), .text(node), .double(Date().timeIntervalSince1970),
+         .text(arrayLiteral(touched.map(\.0.rawValue))), .text(arrayLiteral(touched.map(\.1))), .text(channel)]
     }
 
     /// A PostgreSQL array literal of strings, each quoted and escaped.
@@ -193,6 +229,8 @@ extension PostgresStore {
     /// What a node catching up on several documents reads at once: each one's head (absent
     /// when deleted) and its stored changes after the revision the node holds. Two
     /// statements for any number of documents, where one document at a time took three each.
+    /// (LATERAL: one index range per document; a join on the unnested list let the planner
+    /// scan the whole log.)
     public func catchUpReads(_ wanted: [(id: String, after: Int)], journalPrefix: String) throws(StoreError)
         -> (heads: [String: SequencedTransaction.Head], changes: [String: [StoredChange]]) {
         guard !wanted.isEmpty else { return ([:], [:]) }
@@ -210,10 +248,12 @@ extension PostgresStore {
             let behind = wanted.filter { w in heads[w.id].map { $0.revision > w.after } ?? false }
             guard !behind.isEmpty else { return (heads, [:]) }
             let r = try c.query("""
-                SELECT r.document, r.first, r.last, r.payload
+                SELECT w.id, r.first, r.last, r.payload
                 FROM unnest($1::text[], $2::bigint[]) AS w(id, after)
-                JOIN change_runs r ON r.document = w.id AND r.last > w.after
-                ORDER BY r.document, r.last
+                CROSS JOIN LATERAL (
+                    SELECT first, last, payload FROM change_runs
+                    WHERE document = w.id AND last > w.after ORDER BY last
+                ) r
                 """, [.text(Self.arrayLiteral(behind.map(\.id))), .text("{" + behind.map { String($0.after) }.joined(separator: ",") + "}")])
             var changes: [String: [StoredChange]] = [:]
             for row in 0..<r.count {

@@ -9,6 +9,10 @@ enum PGValue {
     case text(String)
     case bytes([UInt8])
     case bool(Bool)
+    /// One-dimensional arrays (`unnest($1::text[], …)`), sent in binary like the rest.
+    case textArray([String])
+    case intArray([Int])
+    case bytesArray([[UInt8]])
     case null
 
     /// Text a client wrote (a title, a name, a version's text) as BYTEA: a TEXT column refuses
@@ -25,7 +29,20 @@ enum PGValue {
         case .text: 25
         case .bytes: 17
         case .bool: 16
+        case .textArray: 1009
+        case .intArray: 1016
+        case .bytesArray: 1001
         }
+    }
+
+    /// The binary array form: dimensions, no NULL flag, the element type, then each element
+    /// as its length and bytes.
+    private static func array(_ elements: [[UInt8]], of element: Oid) -> [UInt8] {
+        func int32(_ v: Int) -> [UInt8] { withUnsafeBytes(of: Int32(v).bigEndian) { Array($0) } }
+        var out = int32(elements.isEmpty ? 0 : 1) + int32(0) + int32(Int(element))
+        if !elements.isEmpty { out += int32(elements.count) + int32(1) }
+        for e in elements { out += int32(e.count) + e }
+        return out
     }
 
     /// The binary wire form; nil for NULL.
@@ -36,6 +53,9 @@ enum PGValue {
         case .text(let value): Array(value.utf8)
         case .bytes(let value): value
         case .bool(let value): [value ? 1 : 0]
+        case .textArray(let values): Self.array(values.map { Array($0.utf8) }, of: 25)
+        case .intArray(let values): Self.array(values.map { withUnsafeBytes(of: Int64($0).bigEndian) { Array($0) } }, of: 20)
+        case .bytesArray(let values): Self.array(values, of: 17)
         case .null: nil
         }
     }

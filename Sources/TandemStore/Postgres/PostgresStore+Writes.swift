@@ -41,23 +41,66 @@ extension PostgresStore {
 
     // MARK: Change log
 
+    /// What an append stores, as columns: each document's compare-and-set of its revision,
+    /// and its changes as runs (`ChangeRun`).
+    struct AppendPlan {
+        var ids: [String] = [], previous: [Int] = [], lasts: [Int] = []
+        var runDocuments: [String] = [], runLasts: [Int] = [], runFirsts: [Int] = [], payloads: [[UInt8]] = []
+
+        init(_ changes: [StoredChange], in c: PGConnection) throws(StoreError) {
+            for (document, changes) in AppendRules.byDocument(changes) {
+                let revisions = try AppendRules.revisions(of: changes, document: document)
+                let (before, overflow) = revisions.lowerBound.subtractingReportingOverflow(1)
+                if overflow { throw StoreError.notNext(document, stored: try revision(of: document, in: c), first: revisions.lowerBound) }
+                ids.append(document)
+                previous.append(before)
+                lasts.append(revisions.upperBound)
+                for run in ChangeRun.split(changes) {
+                    runDocuments.append(document)
+                    runLasts.append(run.last!.revision)
+                    runFirsts.append(run.first!.revision)
+                    payloads.append(ChangeRun.encode(run))
+                }
+            }
+        }
+
+        /// After a compare-and-set that moved only `moved` documents: the one that was not
+        /// next (the transaction fails whole either way).
+        func notNext(moved: Int, in c: PGConnection) throws(StoreError) -> StoreError {
+            for (i, id) in ids.enumerated() {
+                let stored = try revision(of: id, in: c)
+                if stored != lasts[i] { return .notNext(id, stored: stored, first: previous[i] + 1) }
+            }
+            return .conflict("\(ids.count - moved) of \(ids.count) documents did not move")
+        }
+    }
+
     /// Moves each document's revision forward by compare-and-set, then stores its changes as
-    /// runs (`ChangeRun`). The primary key (document, last) backs this up against duplicates.
+    /// runs. The primary key (document, last) backs this up against duplicates. Several
+    /// documents (a unit of spread edits) take two statements in all, not two each.
     static func insert(_ changes: [StoredChange], in c: PGConnection) throws(StoreError) {
-        for (document, changes) in AppendRules.byDocument(changes) {
-            let revisions = try AppendRules.revisions(of: changes, document: document)
-            let first = revisions.lowerBound, last = revisions.upperBound
-            let (previous, overflow) = first.subtractingReportingOverflow(1)
-            let moved = overflow ? 0 : try c.query(
-                "UPDATE documents SET revision = $1 WHERE id = $2 AND revision = $3",
-                [.int(last), .text(document), .int(previous)]).affected
-            if moved == 0 {
-                throw StoreError.notNext(document, stored: try revision(of: document, in: c), first: first)
-            }
-            for run in ChangeRun.split(changes) {
-                try c.query("INSERT INTO change_runs (document, last, first, payload) VALUES ($1, $2, $3, $4)",
-                            [.text(document), .int(run.last!.revision), .int(run.first!.revision), .bytes(ChangeRun.encode(run))])
-            }
+        let plan = try AppendPlan(changes, in: c)
+        guard !plan.ids.isEmpty else { return }
+        if plan.ids.count == 1 {
+            let moved = try c.query("UPDATE documents SET revision = $1 WHERE id = $2 AND revision = $3",
+                                    [.int(plan.lasts[0]), .text(plan.ids[0]), .int(plan.previous[0])]).affected
+            if moved == 0 { throw try plan.notNext(moved: 0, in: c) }
+        } else {
+            let moved = try c.query("""
+                UPDATE documents AS d SET revision = v.last
+                FROM unnest($1::text[], $2::int8[], $3::int8[]) AS v(id, previous, last)
+                WHERE d.id = ANY($1::text[]) AND d.id = v.id AND d.revision = v.previous
+                """, [.textArray(plan.ids), .intArray(plan.previous), .intArray(plan.lasts)]).affected
+            if moved != plan.ids.count { throw try plan.notNext(moved: moved, in: c) }
+        }
+        if plan.runDocuments.count == 1 {
+            try c.query("INSERT INTO change_runs (document, last, first, payload) VALUES ($1, $2, $3, $4)",
+                        [.text(plan.runDocuments[0]), .int(plan.runLasts[0]), .int(plan.runFirsts[0]), .bytes(plan.payloads[0])])
+        } else {
+            try c.query("""
+                INSERT INTO change_runs (document, last, first, payload)
+                SELECT * FROM unnest($1::text[], $2::int8[], $3::int8[], $4::bytea[])
+                """, [.textArray(plan.runDocuments), .intArray(plan.runLasts), .intArray(plan.runFirsts), .bytesArray(plan.payloads)])
         }
     }
 

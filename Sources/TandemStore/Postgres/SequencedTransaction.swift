@@ -70,8 +70,18 @@ extension PostgresStore {
     static func runSequenced(_ body: SequencedBody, node: String, channel: String,
                              in c: PGConnection) throws(StoreError) -> (appended: Int, seq: Int?) {
         let writes = try body(SequencedTransaction(connection: c))
-        for write in writes { try run(write, in: c) }
-        let seq = try logCluster(ClusterEntry.touched(by: writes), node: node, channel: channel, in: c)
+        // The appends at the end (a unit of edits: usually all it writes) go with the feed's
+        // statement; the writes before them run first, consecutive appends as one run.
+        let trailing = writes.reversed().prefix(while: \.isAppend).count
+        try MergedAppends.run(Array(writes.dropLast(trailing)), writes: { [$0] },
+                              insert: { (changes) throws(StoreError) in try insert(changes, in: c) },
+                              run: { (write) throws(StoreError) in try run(write, in: c) })
+        var appended: [StoredChange] = []
+        for case .append(let changes) in writes.suffix(trailing) { appended += changes }
+        let touched = ClusterEntry.touched(by: writes)
+        let seq = appended.isEmpty
+            ? try logCluster(touched, node: node, channel: channel, in: c)
+            : try logCluster(touched, appending: try AppendPlan(appended, in: c), node: node, channel: channel, in: c)
         return (writes.reduce(0) { $0 + $1.changeCount }, seq)
     }
 }

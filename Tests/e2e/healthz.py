@@ -1,0 +1,45 @@
+"""Starting a process the e2e harness waits for on `/healthz`: a Tandem node or the nginx in
+front of two (`tandem_server.py`, `cluster.py`)."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from typing import Callable
+
+import requests
+
+
+def wait_healthy(process: subprocess.Popen, url: str, deadline: float, what: str = "the process") -> tuple[bool, str]:
+    """Polls `url` (a /healthz) until it answers 200, the process exits or `deadline`
+    (monotonic) passes; returns whether it answered and, if not, the last thing seen."""
+    last = "no answer"
+    while time.monotonic() < deadline:
+        code = process.poll()
+        if code is not None:
+            return False, f"{what} exited with status {code} before /healthz answered"
+        try:
+            r = requests.get(url, timeout=1)
+            if r.status_code == 200:
+                return True, ""
+            last = f"/healthz answered {r.status_code}"
+        except requests.RequestException as e:
+            last = f"/healthz: {e.__class__.__name__}"
+        time.sleep(0.05)
+    return False, f"timed out ({last})"
+
+
+def start_with_retries(launch: Callable[[], tuple[bool, str]], stop: Callable[[], None], log_tail: Callable[[], str],
+                       attempts: int = 3) -> str:
+    """Runs `launch` (start on a fresh port, wait for /healthz) until it succeeds; a failure
+    other than a port taken meanwhile ends the tries. Returns "" on success, else the last
+    failure."""
+    last = ""
+    for _ in range(attempts):
+        ok, last = launch()
+        if ok:
+            return ""
+        stop()
+        if "address already in use" not in log_tail().lower():
+            break
+    return last or "did not start"
