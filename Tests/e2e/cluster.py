@@ -20,7 +20,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from healthz import start_with_retries, wait_healthy
+from healthz import kill_and_wait, start_with_retries, terminate_and_wait, wait_healthy
 
 REPO = Path(__file__).resolve().parents[2]
 TEMPLATE = REPO / "deploy" / "nginx.conf"
@@ -114,12 +114,9 @@ class Nginx:
             self._quitting = True
 
     def kill(self) -> None:
-        p = self.process
-        if p is None:
+        if self.process is None:
             return
-        if p.poll() is None:
-            p.send_signal(signal.SIGKILL)
-        p.wait(timeout=15)
+        kill_and_wait(self.process)
         self.process = None
         self._quitting = False
 
@@ -132,13 +129,7 @@ class Nginx:
                 p.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 pass
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)  # without a master process: close everything, exit
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait(timeout=5)
+        terminate_and_wait(p, timeout=10)  # without a master process: close everything, exit
         self.process = None
         self._quitting = False
 

@@ -1,8 +1,9 @@
-"""Starting a process the e2e harness waits for on `/healthz`: a Tandem node or the nginx in
-front of two (`tandem_server.py`, `cluster.py`)."""
+"""Starting and stopping a process the e2e harness waits for on `/healthz`: a Tandem node or
+the nginx in front of two (`tandem_server.py`, `cluster.py`)."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import time
 from typing import Callable
@@ -43,3 +44,26 @@ def start_with_retries(launch: Callable[[], tuple[bool, str]], stop: Callable[[]
         if "address already in use" not in log_tail().lower():
             break
     return last or "did not start"
+
+
+def signal_if_running(process: subprocess.Popen | None, sig: int) -> None:
+    if process is not None and process.poll() is None:
+        process.send_signal(sig)
+
+
+def kill_and_wait(process: subprocess.Popen, timeout: float = 15) -> None:
+    """`kill -9` (if it still runs) and reap it."""
+    signal_if_running(process, signal.SIGKILL)
+    process.wait(timeout=timeout)
+
+
+def terminate_and_wait(process: subprocess.Popen, timeout: float) -> None:
+    """SIGTERM (if it still runs), and SIGKILL if it has not exited within `timeout`."""
+    if process.poll() is not None:
+        return
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=5)

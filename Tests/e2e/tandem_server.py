@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from cluster import Nginx, NginxError
-from healthz import start_with_retries, wait_healthy
+from healthz import kill_and_wait, signal_if_running, start_with_retries, terminate_and_wait, wait_healthy
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -177,18 +177,14 @@ class TandemServer:
         if self.nodes:
             self.nginx.kill()
             for node in self.nodes:
-                if node.process is not None and node.process.poll() is None:
-                    node.process.send_signal(signal.SIGKILL)
+                signal_if_running(node.process, signal.SIGKILL)
             for node in self.nodes:
                 node.kill()
             self.process = None
             return
-        p = self.process
-        if p is None:
+        if self.process is None:
             return
-        if p.poll() is None:
-            p.send_signal(signal.SIGKILL)
-        p.wait(timeout=15)
+        kill_and_wait(self.process)
         self.process = None
 
     def log_tail(self, lines: int = 40) -> str:
@@ -207,8 +203,7 @@ class TandemServer:
             # (SIGTERM), and nginx exits once it has passed the last answer on.
             self.nginx.quit()
             for node in self.nodes:
-                if node.process is not None and node.process.poll() is None:
-                    node.process.send_signal(signal.SIGTERM)
+                signal_if_running(node.process, signal.SIGTERM)
             for node in self.nodes:
                 node.stop()
             self.nginx.stop()
@@ -217,13 +212,7 @@ class TandemServer:
         p = self.process
         if p is None:
             return
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait(timeout=5)
+        terminate_and_wait(p, timeout=15)
         self.process = None
 
     def cleanup(self) -> None:
