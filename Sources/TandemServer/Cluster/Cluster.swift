@@ -6,9 +6,9 @@ import TandemStore
 /// (docs/scale-out.md): how far it has read the cluster feed, the changes waiting for their
 /// sequenced unit, and whether the database answered lately.
 ///
-/// Threads: `sync` runs on the sync queue (for requests), on the listener's thread (for the
-/// doorbell) and on an event loop for `/healthz`, one at a time (`gate`); sequenced units run
-/// on the store's writer thread.
+/// Threads: `sync` runs on the sync queue (for requests and the doorbell) and on an event
+/// loop for `/healthz`, one at a time (`gate`); sequenced units run on the store's writer
+/// thread.
 final class Cluster: Sendable {
     let store: PostgresStore
     let sequencer = ClusterSequencer()
@@ -83,18 +83,8 @@ final class ClusterSequencer: Sendable {
 
     enum Added { case queued, schedule, refused }
 
-    /// Queues a step; `.schedule` when the caller must submit a unit to take it.
-    func add(_ step: Step) -> Added {
-        queue.withLock { q in
-            guard q.steps.count < Self.maxWaiting else { return .refused }
-            q.steps.append(step)
-            if q.scheduled { return .queued }
-            q.scheduled = true
-            return .schedule
-        }
-    }
-
-    /// Queues steps that must run in one unit (one transaction): all or none.
+    /// Queues steps that must run in one unit (one transaction), all or none (one step, for a
+    /// single change); `.schedule` when the caller must submit a unit to take them.
     func add(all steps: [Step]) -> Added {
         queue.withLock { q in
             guard q.steps.count + steps.count <= Self.maxWaiting else { return .refused }

@@ -105,7 +105,7 @@ extension DocumentService {
             return (id, handle.state.withLock { $0.document.revision })
         }
         let read = try cluster.store.catchUpReads(wanted, journalPrefix: ClusterEntry.journalPrefix)
-        let prefetched = CatchUpRead(ids: Set(wanted.map(\.id)), after: Dictionary(wanted.map { ($0.id, $0.after) }) { a, _ in a },
+        let prefetched = CatchUpRead(after: Dictionary(wanted.map { ($0.id, $0.after) }) { a, _ in a },
                                      heads: read.heads, changes: read.changes)
         for id in documentOrder { try refreshDocument(id, kinds: documentKinds[id]!, prefetched: prefetched) }
         // After the documents' catch-up, so a selection's revision is there to map from.
@@ -114,7 +114,7 @@ extension DocumentService {
 
     /// `catchUpReads` for a page's documents.
     private struct CatchUpRead {
-        var ids: Set<String>
+        /// The documents read, and the revision each was read after.
         var after: [String: Int]
         var heads: [String: SequencedTransaction.Head]
         var changes: [String: [StoredChange]]
@@ -151,13 +151,13 @@ extension DocumentService {
             }
         }
         if kinds.contains(.changes) || kinds.contains(.journal) {
-            let read = prefetched.ids.contains(id)
-            let head = read ? prefetched.heads[id] : try cluster.store.documentHead(id, journalPrefix: ClusterEntry.journalPrefix)
+            let readAfter = prefetched.after[id]
+            let head = readAfter != nil ? prefetched.heads[id] : try cluster.store.documentHead(id, journalPrefix: ClusterEntry.journalPrefix)
             guard let head else { return forgetDeleted(handle) }
             do {
                 try catchUp(handle, revision: head.revision, journal: head.journal, reloadAllowed: false) { after throws(StoreError) in
                     // What was read for the page, unless the copy went back meanwhile (rebuilt).
-                    if read, let from = prefetched.after[id], after >= from {
+                    if let readAfter, after >= readAfter {
                         return (prefetched.changes[id] ?? []).filter { $0.revision > after }
                     }
                     return try store.changes(document: id, after: after)

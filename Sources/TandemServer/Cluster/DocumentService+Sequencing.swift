@@ -12,11 +12,7 @@ extension DocumentService {
     func sequence(_ cluster: Cluster, _ handle: DocumentHandle, numbersVersion: Bool = false,
                   fail: @escaping @Sendable (APIError) -> Void,
                   _ apply: @escaping @Sendable (inout DocumentState) -> AppliedChange) {
-        switch cluster.sequencer.add(.init(handle: handle, apply: apply, fail: fail, numbersVersion: numbersVersion)) {
-        case .queued: return
-        case .refused: return fail(.databaseBusy)
-        case .schedule: scheduleUnit(cluster)
-        }
+        sequence(cluster, all: [.init(handle: handle, apply: apply, fail: fail, numbersVersion: numbersVersion)])
     }
 
     /// Steps of several documents in one unit: stored together or not at all (a session's end).
@@ -24,11 +20,8 @@ extension DocumentService {
         switch cluster.sequencer.add(all: steps) {
         case .queued: return
         case .refused: for step in steps { step.fail(.databaseBusy) }
-        case .schedule: scheduleUnit(cluster)
+        case .schedule: break
         }
-    }
-
-    private func scheduleUnit(_ cluster: Cluster) {
         let unit = SequencedUnit(cluster.sequencer)
         cluster.store.sequence({ [self] tx throws(StoreError) in
             try runUnit(cluster, unit, tx)

@@ -126,9 +126,11 @@ extension DocumentService {
                 done()
                 completion(result)
             }
-            let stored: @Sendable (StoredDocument, Result<Void, APIError>) -> Void = { [self] document, result in
-                if case .failure(let error) = result { return finish(.failure(error)) }
-                finish(patched(handle, patch, document, by: caller))
+            let answer: @Sendable (PatchUnit, Result<Void, StoreError>) -> Void = { [self] unit, result in
+                if case .failure(let error) = stored(result, of: handle, journaled: unit.journaled, doing: "update") {
+                    return finish(.failure(error))
+                }
+                finish(patched(handle, patch, unit.document, by: caller))
             }
             if let cluster {
                 // In the document's order across nodes: levelsOfUndo trims the undo stack the
@@ -136,9 +138,7 @@ extension DocumentService {
                 sequence(cluster, handle, fail: { finish(.failure($0)) }) { [self] st in
                     let unit: PatchUnit
                     do throws(APIError) { unit = try patchUnit(&st, handle, patch) } catch { return .answer { finish(.failure(error)) } }
-                    return .store(PreparedUnit(writes: unit.writes) { [self] result in
-                        storedPatch(result, of: handle, journaled: unit.journaled) { stored(unit.document, $0) }
-                    })
+                    return .store(PreparedUnit(writes: unit.writes) { answer(unit, $0) })
                 }
                 return
             }
@@ -154,18 +154,8 @@ extension DocumentService {
                 return finish(.failure(error))
             }
             let (unit, ticket) = submitted
-            ticket.whenFinished { [self] result in
-                storedPatch(result, of: handle, journaled: unit.journaled) { stored(unit.document, $0) }
-            }
+            ticket.whenFinished { answer(unit, $0) }
         }
-    }
-
-    /// A patch's outcome in the store, as the API answers it.
-    private func storedPatch(_ result: Result<Void, StoreError>, of handle: DocumentHandle, journaled: Bool,
-                             then: @escaping @Sendable (Result<Void, APIError>) -> Void) {
-        let ticket = StoreTicket()
-        whenStored(ticket, of: handle, journaled: journaled, doing: "update", then: then)
-        ticket.finish(result)
     }
 
     /// Once stored: the patch shows, and those who watch hear of it.

@@ -365,16 +365,22 @@ extension DocumentService {
     func whenStored(_ ticket: StoreTicket, of handle: DocumentHandle, journaled: Bool, doing what: String,
                     then: @escaping @Sendable (Result<Void, APIError>) -> Void) {
         ticket.whenFinished { [self] result in
-            switch result {
-            case .success:
-                then(.success(()))
-            case .failure(.notFound):
-                then(.failure(.notFound("document '\(handle.id)'")))
-            case .failure(let error):
-                logger.error("could not \(what) document \(handle.id): \(error)")
-                if journaled { storeFailed(handle, error: error) }
-                then(.failure(.storageFailing))
-            }
+            then(stored(result, of: handle, journaled: journaled, doing: what))
+        }
+    }
+
+    /// A unit's outcome in the store as the API answers it (see `whenStored`).
+    func stored(_ result: Result<Void, StoreError>, of handle: DocumentHandle, journaled: Bool,
+                doing what: String) -> Result<Void, APIError> {
+        switch result {
+        case .success:
+            return .success(())
+        case .failure(.notFound):
+            return .failure(.notFound("document '\(handle.id)'"))
+        case .failure(let error):
+            logger.error("could not \(what) document \(handle.id): \(error)")
+            if journaled { storeFailed(handle, error: error) }
+            return .failure(.storageFailing)
         }
     }
 }

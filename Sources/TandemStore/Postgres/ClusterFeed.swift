@@ -82,25 +82,27 @@ extension PostgresStore {
     static func logCluster(_ touched: [(ClusterEntry.Kind, String)], node: String, channel: String,
                            in c: PGConnection) throws(StoreError) -> Int? {
         guard !touched.isEmpty else { return nil }
-        // The INSERT runs to completion though the outer query does not read it; the
-        // outer query answers the newest seq and rings the doorbell once.
-        return try c.query("""
-            WITH clock AS (UPDATE cluster_clock SET seq = seq + $1 WHERE id = 1 RETURNING seq),
-            logged AS (
-                INSERT INTO cluster_log (seq, node, kind, key, time)
-                SELECT clock.seq - $1 + t.n, $2, t.kind, t.key, $3
-                FROM clock, unnest($4::text[], $5::text[]) WITH ORDINALITY AS t(kind, key, n)
-            )
-            SELECT seq, pg_notify($6, $2) FROM clock
-            """, feedParameters(touched, node: node, channel: channel)).int(0, 0)
+        // The outer query answers the newest seq and rings the doorbell once.
+        return try c.query(logSQL, feedParameters(touched, node: node, channel: channel)).int(0, 0)
     }
+
+    private static let logSQL = "WITH \(feedEntries) SELECT seq, pg_notify($6, $2) FROM clock"
 
     /// `logCluster` with the unit's trailing appends in the same statement (a unit of edits:
     /// the revisions' compare-and-set, the runs and the feed in one round trip, not three).
     /// The clock row is still written by the unit's last statement.
     static func logCluster(_ touched: [(ClusterEntry.Kind, String)], appending plan: AppendPlan, node: String, channel: String,
                            in c: PGConnection) throws(StoreError) -> Int {
-        let result = try c.query("""
+        let result = try c.query(logAppendingSQL, feedParameters(touched, node: node, channel: channel) + [
+            .textArray(plan.ids), .intArray(plan.previous), .intArray(plan.lasts),
+            .textArray(plan.runDocuments), .intArray(plan.runLasts), .intArray(plan.runFirsts), .bytesArray(plan.payloads),
+        ])
+        let moved = result.int(0, 1)
+        if moved != plan.ids.count { throw try plan.notNext(moved: moved, in: c) }
+        return result.int(0, 0)
+    }
+
+    private static let logAppendingSQL = """
             WITH moved AS (
                 UPDATE documents AS d SET revision = v.last
                 FROM unnest($7::text[], $8::int8[], $9::int8[]) AS v(id, previous, last)
@@ -111,21 +113,20 @@ extension PostgresStore {
                 INSERT INTO change_runs (document, last, first, payload)
                 SELECT * FROM unnest($10::text[], $11::int8[], $12::int8[], $13::bytea[])
             ),
-            clock AS (UPDATE cluster_clock SET seq = seq + $1 WHERE id = 1 RETURNING seq),
-            logged AS (
-                INSERT INTO cluster_log (seq, node, kind, key, time)
-                SELECT clock.seq - $1 + t.n, $2, t.kind, t.key, $3
-                FROM clock, unnest($4::text[], $5::text[]) WITH ORDINALITY AS t(kind, key, n)
-            )
+            \(feedEntries)
             SELECT seq, (SELECT count(*) FROM moved), pg_notify($6, $2) FROM clock
-            """, feedParameters(touched, node: node, channel: channel) + [
-                .textArray(plan.ids), .intArray(plan.previous), .intArray(plan.lasts),
-                .textArray(plan.runDocuments), .intArray(plan.runLasts), .intArray(plan.runFirsts), .bytesArray(plan.payloads),
-            ])
-        let moved = result.int(0, 1)
-        if moved != plan.ids.count { throw try plan.notNext(moved: moved, in: c) }
-        return result.int(0, 0)
-    }
+            """
+
+    /// The clock's bump and the entries after it (`clock`, `logged`), over `feedParameters`'
+    /// $1–$6. The INSERT runs to completion though the outer query does not read it.
+    private static let feedEntries = """
+        clock AS (UPDATE cluster_clock SET seq = seq + $1 WHERE id = 1 RETURNING seq),
+        logged AS (
+            INSERT INTO cluster_log (seq, node, kind, key, time)
+            SELECT clock.seq - $1 + t.n, $2, t.kind, t.key, $3
+            FROM clock, unnest($4::text[], $5::text[]) WITH ORDINALITY AS t(kind, key, n)
+        )
+        """
 
     private static func feedParameters(_ touched: [(ClusterEntry.Kind, String)], node: String, channel: String) -> [PGValue] {
         [.int(touched.count), .text(node), .double(Date().timeIntervalSince1970),
