@@ -33,6 +33,13 @@ final class ChangeLog {
         var revertRevision: [Int32] = []
         var revertRequester: [String] = []
         var revertLost: [Int32] = []
+        /// Each change's units (`UnitRuns`) as runs: the ones it inserted are runs
+        /// `start ..< unitInsertedEnd[i]` and the ones it deleted `unitInsertedEnd[i] ..< unitEnd[i]`,
+        /// where `start` is the previous change's `unitEnd` (0 for the first).
+        var unitInsertedEnd: [UInt32] = []
+        var unitEnd: [UInt32] = []
+        var unitCount: [Int32] = []
+        var unitFirst: [Int64] = []
     }
 
     /// The group of a change not registered for undo.
@@ -123,6 +130,17 @@ final class ChangeLog {
         return TextOperation(normalized: splices, baseLength: length(at: revision))
     }
 
+    /// The units `revision` inserted and deleted.
+    func units(at revision: Int) -> OperationUnits {
+        let i = index(revision)
+        let start = i == 0 ? 0 : Int(state.unitEnd[i - 1])
+        let middle = Int(state.unitInsertedEnd[i]), end = Int(state.unitEnd[i])
+        var units = OperationUnits()
+        for k in start..<middle { units.inserted.append(.init(count: state.unitCount[k], first: state.unitFirst[k])) }
+        for k in middle..<end { units.deleted.append(.init(count: state.unitCount[k], first: state.unitFirst[k])) }
+        return units
+    }
+
     /// Where `revision` landed in the text after it.
     func range(at revision: Int) -> Range<Int>? {
         var lower: Int?, upper = 0, delta = 0
@@ -137,8 +155,10 @@ final class ChangeLog {
     // MARK: appending
 
     /// Logs `op`, applied to `rope` (the text before it), in one access to the arrays.
-    func append(_ op: TextOperation, rope: Rope, group: Int32, context: Int32, kind: ChangeKind, time: Double, lengthAfter: Int) {
+    func append(_ op: TextOperation, rope: Rope, group: Int32, context: Int32, kind: ChangeKind, time: Double, lengthAfter: Int,
+                units: OperationUnits) {
         state.append(op, rope: rope, group: group, context: context, kind: kind, time: time, lengthAfter: lengthAfter)
+        state.appendUnits(units)
     }
 
     // MARK: undo and redo records
@@ -185,6 +205,15 @@ final class ChangeLog {
         state.spliceDeleted.removeFirst(splices)
         state.spliceInserted.removeFirst(splices)
         state.text.removeFirst(textDropped)
+        let runs = Int(state.unitEnd[n - 1])
+        state.unitInsertedEnd.removeFirst(n)
+        state.unitEnd.removeFirst(n)
+        for i in state.unitEnd.indices {
+            state.unitInsertedEnd[i] -= UInt32(runs)
+            state.unitEnd[i] -= UInt32(runs)
+        }
+        state.unitCount.removeFirst(runs)
+        state.unitFirst.removeFirst(runs)
         let reverts = state.revertRevision.prefix { Int($0) <= state.trimmed }.count
         if reverts > 0 {
             state.revertRevision.removeFirst(reverts)
@@ -200,6 +229,7 @@ final class ChangeLog {
             + state.time.capacity * 8 + state.lengthAfter.capacity * 4 + state.splicePosition.capacity * 4
             + state.spliceDeleted.capacity * 4 + state.spliceInserted.capacity * 4 + state.text.capacity * 2
             + state.revertRevision.capacity * 24
+            + (state.unitInsertedEnd.capacity + state.unitEnd.capacity + state.unitCount.capacity) * 4 + state.unitFirst.capacity * 8
     }
 }
 
@@ -228,10 +258,51 @@ extension ChangeLog.State {
 }
 
 extension ChangeLog.State {
+    mutating func appendUnits(_ units: OperationUnits) {
+        for run in units.inserted.runs { unitCount.append(run.count); unitFirst.append(run.first) }
+        unitInsertedEnd.append(UInt32(unitCount.count))
+        for run in units.deleted.runs { unitCount.append(run.count); unitFirst.append(run.first) }
+        unitEnd.append(UInt32(unitCount.count))
+    }
+
+    /// Whether the unit columns are there for every change and each change's runs count as
+    /// many units as it inserted and deleted; `fillUnknownUnits` completes a log stored before
+    /// units were kept.
+    var unitsLineUp: Bool {
+        let n = kind.count
+        guard unitInsertedEnd.count == n, unitEnd.count == n, unitCount.count == unitFirst.count else { return false }
+        var start = 0, spliceStart = 0
+        for i in 0..<n {
+            let middle = Int(unitInsertedEnd[i]), end = Int(unitEnd[i])
+            guard start <= middle, middle <= end, end <= unitCount.count else { return false }
+            var inserted = 0, deleted = 0
+            for k in spliceStart..<Int(spliceEnd[i]) { inserted += Int(spliceInserted[k]); deleted += Int(spliceDeleted[k]) }
+            for k in start..<middle { guard unitCount[k] > 0 else { return false }; inserted -= Int(unitCount[k]) }
+            for k in middle..<end { guard unitCount[k] > 0 else { return false }; deleted -= Int(unitCount[k]) }
+            guard inserted == 0, deleted == 0 else { return false }
+            start = end
+            spliceStart = Int(spliceEnd[i])
+        }
+        return true
+    }
+
+    /// Units of unknown identity for every change of a log stored before units were kept.
+    mutating func fillUnknownUnits() {
+        unitInsertedEnd = []; unitEnd = []; unitCount = []; unitFirst = []
+        var spliceStart = 0
+        for i in 0..<kind.count {
+            var inserted = 0, deleted = 0
+            for k in spliceStart..<Int(spliceEnd[i]) { inserted += Int(spliceInserted[k]); deleted += Int(spliceDeleted[k]) }
+            appendUnits(OperationUnits(inserted: .unknown(inserted), deleted: .unknown(deleted)))
+            spliceStart = Int(spliceEnd[i])
+        }
+    }
+
     private enum CodingKeys: String, CodingKey {
         case trimmed, startLength, spliceEnd, textStart, group, context, kind, time, lengthAfter
         case splicePosition, spliceDeleted, spliceInserted, text
         case revertRevision, revertRequester, revertLost
+        case unitInsertedEnd, unitEnd, unitCount, unitFirst
     }
 
     /// A snapshot written before `group` and `context` has an `owner` column instead, which
@@ -263,6 +334,13 @@ extension ChangeLog.State {
             guard revertRequester.count == revertRevision.count else { throw PackedCoding.corrupt(c, .revertRequester) }
             guard revertLost.count == revertRevision.count else { throw PackedCoding.corrupt(c, .revertLost) }
         }
+        // Absent from snapshots written before units were kept: `fillUnknownUnits` then.
+        if c.contains(.unitEnd) {
+            unitInsertedEnd = try PackedCoding.decode(UInt32.self, c, .unitInsertedEnd)
+            unitEnd = try PackedCoding.decode(UInt32.self, c, .unitEnd)
+            unitCount = try PackedCoding.decode(Int32.self, c, .unitCount)
+            unitFirst = try PackedCoding.decode(Int64.self, c, .unitFirst)
+        }
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -283,6 +361,10 @@ extension ChangeLog.State {
         try c.encode(PackedCoding.encode(revertRevision), forKey: .revertRevision)
         try c.encode(revertRequester, forKey: .revertRequester)
         try c.encode(PackedCoding.encode(revertLost), forKey: .revertLost)
+        try c.encode(PackedCoding.encode(unitInsertedEnd), forKey: .unitInsertedEnd)
+        try c.encode(PackedCoding.encode(unitEnd), forKey: .unitEnd)
+        try c.encode(PackedCoding.encode(unitCount), forKey: .unitCount)
+        try c.encode(PackedCoding.encode(unitFirst), forKey: .unitFirst)
     }
 
     /// Fills `group` and `context` from `owner`, the one column older snapshots hold in their

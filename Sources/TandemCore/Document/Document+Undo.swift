@@ -78,7 +78,8 @@ extension Document {
             // The mapped inverse is valid by construction, so commit cannot throw. An
             // inverse that changes nothing (others deleted all of it) pops its group and
             // the next one is undone instead (a selective undo asked for that one alone).
-            revision = (try? commit(pending.mapped.inverse, group: Int32(um.groups.count), context: c, kind: kind, time: request.time)) ?? nil
+            revision = (try? commit(pending.mapped.inverse, group: Int32(um.groups.count), context: c, kind: kind, time: request.time,
+                                    restoring: pending.mapped.inserted)) ?? nil
             if revision != nil { break }
             let erased = um.groups[Int(pending.group)]
             skipped.append(SkippedGroup(actionName: um.name(erased.name), revision: Int(erased.first)))

@@ -29,6 +29,9 @@ public final class Document {
     /// One-entry cache of the last session's undo context, to skip hashing on every keystroke.
     @exclusivity(unchecked) var lastSession: SessionID?
     @exclusivity(unchecked) var lastContext = 0
+    /// The identity of every unit of the text (see `UnitRuns`), and the next new one.
+    @exclusivity(unchecked) var units: TextUnits
+    @exclusivity(unchecked) var nextUnit: Int64
     /// UIDocument's counts of unsaved changes, the document's and each session context's.
     @exclusivity(unchecked) public internal(set) var changeCounts = ChangeCounts()
     /// While true every change is refused (`editingDisabled`).
@@ -40,10 +43,13 @@ public final class Document {
     public init(text: String = "", configuration: Configuration = .init()) {
         self.configuration = configuration
         rope = Rope(text)
+        units = TextUnits(UnitRuns(fresh: 1, count: rope.utf16Count))
+        nextUnit = Int64(rope.utf16Count) + 1
         log = ChangeLog(startLength: rope.utf16Count)
         undoManager = UndoManager(log: log, typingPause: configuration.typingPause,
                                   levelsOfUndo: configuration.levelsOfUndo)
         undoManager.currentText = { [unowned self] in self.rope }
+        undoManager.unitPositions = { [unowned self] in self.units.positions(of: $0) }
     }
 
     public var text: String { rope.description }
@@ -112,8 +118,10 @@ public final class Document {
 
     /// Validates `op` on the current text, applies it to the rope and logs it as a change of
     /// undo group `group` (or `ChangeLog.noGroup`) in undo context `context`. Returns the new
-    /// revision, or nil when it changes nothing.
-    func commit(_ op: TextOperation, group: Int32, context: Int, kind: ChangeKind, time: Double) throws(DocumentError) -> Int? {
+    /// revision, or nil when it changes nothing. The units it inserts are new ones, or
+    /// `restoring` (an undo or redo putting back the units it deleted).
+    func commit(_ op: TextOperation, group: Int32, context: Int, kind: ChangeKind, time: Double,
+                restoring: UnitRuns? = nil) throws(DocumentError) -> Int? {
         guard op.baseLength == rope.utf16Count else {
             throw .invalidOperation(.lengthMismatch(expected: op.baseLength, actual: rope.utf16Count))
         }
@@ -131,7 +139,17 @@ public final class Document {
         }
         if let failure { throw .invalidOperation(failure) }
         guard changes else { return nil }
-        log.append(op, rope: rope, group: group, context: Int32(context), kind: kind, time: time, lengthAfter: op.targetLength)
+        let count = op.insertedCount
+        let inserted: UnitRuns
+        if let restoring {
+            inserted = restoring.count == count ? restoring : .unknown(count)
+        } else {
+            inserted = UnitRuns(fresh: nextUnit, count: count)
+            nextUnit += Int64(count)
+        }
+        let deleted = units.apply(op, inserted: inserted)
+        log.append(op, rope: rope, group: group, context: Int32(context), kind: kind, time: time, lengthAfter: op.targetLength,
+                   units: OperationUnits(inserted: inserted, deleted: deleted))
         Self.applyUnchecked(op, to: &rope)
         return log.revision
     }
@@ -221,5 +239,5 @@ public final class Document {
     }
 
     /// Bytes allocated by the change log and the undo history.
-    public var historyBytes: Int { log.allocatedBytes + undoManager.allocatedBytes }
+    public var historyBytes: Int { log.allocatedBytes + undoManager.allocatedBytes + units.allocatedBytes }
 }

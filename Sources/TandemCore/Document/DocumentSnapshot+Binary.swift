@@ -12,8 +12,9 @@ extension DocumentSnapshot {
     /// lost units and the log's undo records. Version 3 stores each change's undo group and
     /// undo context as two columns where versions 1 and 2 had one `owner` column (a group id,
     /// or -(context + 1) for a change with no group). Versions 1 (ids = first revisions) and 2
-    /// still load.
-    static let magic: [UInt8] = [0x54, 0x44, 0x53, 0x03]
+    /// still load. Version 4 adds, at the end, the unit identities: the text's, the next new
+    /// one, the log's unit columns and each mapped inverse's (see `UnitRuns`).
+    static let magic: [UInt8] = [0x54, 0x44, 0x53, 0x04]
 
     /// The format version of `bytes`, nil when they are not a binary snapshot of any version.
     static func version(_ bytes: [UInt8]) -> UInt8? {
@@ -28,10 +29,14 @@ extension DocumentSnapshot {
     /// loads, and is written again in this version).
     public static func isCurrentBinary(_ bytes: [UInt8]) -> Bool { bytes.starts(with: magic) }
 
-    public func binary() -> [UInt8] {
+    public func binary() -> [UInt8] { binary(version: Self.magic[3]) }
+
+    /// The bytes of format `version` (3 or the current one): the tests of older formats start
+    /// from the layout an older server wrote.
+    func binary(version: UInt8) -> [UInt8] {
         var w = SnapshotWriter()
         w.bytes.reserveCapacity(64 + text.utf8.count + log.kind.count * 40 + undo.groups.count * UndoGroup.packedSize)
-        w.bytes += Self.magic
+        w.bytes += Self.magic.dropLast() + [version]
         w.int(revision); w.int(changeCount); w.bool(isEditingDisabled)
         w.string(text)
 
@@ -62,6 +67,13 @@ extension DocumentSnapshot {
         w.int(counts.contexts.count)
         for (session, counter) in counts.contexts.sorted(by: { $0.key < $1.key }) {
             w.string(session); w.int(counter.count); w.bool(counter.savePointLost)
+        }
+        guard version >= 4 else { return w.bytes }
+        w.units(units ?? .unknown(text.utf16.count)); w.fixed(nextUnit ?? 1)
+        w.column(log.unitInsertedEnd); w.column(log.unitEnd); w.column(log.unitCount); w.column(log.unitFirst)
+        for m in undo.mapped {
+            w.units(m.inserted ?? UnitRuns()); w.units(m.lostUnits ?? UnitRuns()); w.units(m.carried ?? UnitRuns())
+            w.optional(m.belowUnits) { $0.units($1.inserted); $0.units($1.deleted) }
         }
         return w.bytes
     }
@@ -130,6 +142,16 @@ extension DocumentSnapshot {
             }
             changeCounts = counts
         }
+        if version >= 4 {
+            units = try r.units(); nextUnit = try r.fixed(Int64.self)
+            log.unitInsertedEnd = try r.column(); log.unitEnd = try r.column(); log.unitCount = try r.column(); log.unitFirst = try r.column()
+            for i in mapped.indices {
+                mapped[i].inserted = try r.units(); mapped[i].lostUnits = try r.units(); mapped[i].carried = try r.units()
+                mapped[i].belowUnits = try r.optional { (r: inout SnapshotReader) throws(SnapshotFormatError) in
+                    OperationUnits(inserted: try r.units(), deleted: try r.units())
+                }
+            }
+        }
         self.log = log
         undo = UndoState(groups: groups, contexts: contexts, names: names, mapped: mapped,
                          documentLevels: documentLevels, registrationDisabled: registrationDisabled,
@@ -188,6 +210,10 @@ private struct SnapshotWriter {
         for (p, (d, i)) in zip(op.positions, zip(op.deleted, op.inserted)) {
             int(p); int(d); string(i)
         }
+    }
+
+    mutating func units(_ u: UnitRuns) {
+        column(u.runs.map(\.count)); column(u.runs.map(\.first))
     }
 
     mutating func context(_ c: UndoContext) {
@@ -281,6 +307,14 @@ private struct SnapshotReader {
             op.inserted.append(try string())
         }
         return op
+    }
+
+    mutating func units() throws(SnapshotFormatError) -> UnitRuns {
+        let counts: [Int32] = try column(), firsts: [Int64] = try column()
+        guard counts.count == firsts.count, counts.allSatisfy({ $0 > 0 }) else {
+            throw SnapshotFormatError(offset: offset, "unit runs that do not line up")
+        }
+        return UnitRuns(zip(counts, firsts).map { UnitRuns.Run(count: $0, first: $1) })
     }
 
     mutating func context() throws(SnapshotFormatError) -> UndoContext {

@@ -12,9 +12,13 @@ public struct DocumentSnapshot: Sendable, Codable {
     public var isEditingDisabled: Bool
     var log: ChangeLog.State
     var undo: UndoState
+    /// The identity of every unit of the text and the next new one; nil in snapshots written
+    /// before identities were kept (the text's units are then of unknown identity).
+    var units: UnitRuns?
+    var nextUnit: Int64?
 
     private enum CodingKeys: String, CodingKey {
-        case text, revision, changeCount, changeCounts, isEditingDisabled, log, undo
+        case text, revision, changeCount, changeCounts, isEditingDisabled, log, undo, units, nextUnit
     }
 
     /// The log's `owner` column, which snapshots written before the `group` and `context`
@@ -43,6 +47,8 @@ extension DocumentSnapshot {
         isEditingDisabled = try c.decode(Bool.self, forKey: .isEditingDisabled)
         undo = try c.decode(UndoState.self, forKey: .undo)
         log = try c.decode(ChangeLog.State.self, forKey: .log)
+        units = try c.decodeIfPresent(UnitRuns.self, forKey: .units)
+        nextUnit = try c.decodeIfPresent(Int64.self, forKey: .nextUnit)
         if let owner = try c.decode(OwnerColumn.self, forKey: .log).owner, !log.splitOwners(owner, groups: undo.groups) {
             throw DecodingError.dataCorruptedError(forKey: .log, in: c, debugDescription: "a change's owner names an undo group that is not there")
         }
@@ -57,6 +63,11 @@ struct UndoState: Sendable, Codable {
         var below: OperationCoding?
         /// Absent (0) in snapshots written before partial undo was tracked.
         var lost: Int?
+        /// Absent in snapshots written before unit identities were kept.
+        var inserted: UnitRuns?
+        var belowUnits: OperationUnits?
+        var lostUnits: UnitRuns?
+        var carried: UnitRuns?
     }
 
     var groups: [UndoGroup]
@@ -148,14 +159,17 @@ extension Document {
         let um = undoManager
         let mapped = um.mapped.sorted { $0.key < $1.key }.map {
             UndoState.Mapped(group: $0.key, inverse: OperationCoding($0.value.inverse), validAt: $0.value.validAt,
-                             below: $0.value.below.map(OperationCoding.init), lost: $0.value.lost)
+                             below: $0.value.below.map(OperationCoding.init), lost: $0.value.lost,
+                             inserted: $0.value.inserted, belowUnits: $0.value.belowUnits, lostUnits: $0.value.lostUnits,
+                             carried: $0.value.carried)
         }
         return DocumentSnapshot(
             text: text, revision: revision, changeCount: changeCount, changeCounts: changeCounts, isEditingDisabled: isEditingDisabled,
             log: log.state,
             undo: UndoState(groups: um.groups, contexts: um.contexts, names: um.names, mapped: mapped,
                             documentLevels: um.documentLevels, registrationDisabled: um.registrationDisabled,
-                            liveUndoCount: um.liveUndoCount, groupsByEvent: um.groupsByEvent))
+                            liveUndoCount: um.liveUndoCount, groupsByEvent: um.groupsByEvent),
+            units: units.all, nextUnit: nextUnit)
     }
 
     /// Rebuilds a document from a snapshot; `configuration.levelsOfUndo` is ignored in
@@ -164,6 +178,15 @@ extension Document {
         guard snapshot.log.columnsLineUp else { throw .invalidOperation(.invalidComponent("the snapshot's change log is damaged")) }
         self.init(text: snapshot.text, configuration: configuration)
         log.state = snapshot.log
+        if log.state.unitEnd.isEmpty && !log.state.kind.isEmpty { log.state.fillUnknownUnits() }
+        guard log.state.unitsLineUp else { throw .invalidOperation(.invalidComponent("the snapshot's change log is damaged")) }
+        if let known = snapshot.units, let next = snapshot.nextUnit {
+            guard known.count == length else { throw .invalidOperation(.invalidComponent("the snapshot's unit identities do not match its text")) }
+            units = TextUnits(known)
+            nextUnit = next
+        } else {
+            units = TextUnits(.unknown(length))
+        }
         let um = undoManager
         um.groups = snapshot.undo.groups
         um.contexts = snapshot.undo.contexts
@@ -175,8 +198,16 @@ extension Document {
         um.mapped = [:]
         for m in snapshot.undo.mapped {
             do {
-                um.mapped[m.group] = MappedInverse(inverse: try m.inverse.operation(), validAt: m.validAt,
-                                                   below: try m.below?.operation(), lost: m.lost ?? 0)
+                let inverse = try m.inverse.operation()
+                let below = try m.below?.operation()
+                var restored = MappedInverse(inverse: inverse, validAt: m.validAt, below: below, lost: m.lost ?? 0)
+                // Identities from an older snapshot are unknown: nothing is matched through them.
+                let inserted = m.inserted ?? .unknown(inverse.insertedCount)
+                restored.inserted = inserted.count == inverse.insertedCount ? inserted : .unknown(inverse.insertedCount)
+                restored.belowUnits = below.map { b in m.belowUnits ?? .unknown(b) }
+                restored.lostUnits = m.lostUnits ?? UnitRuns()
+                restored.carried = m.carried ?? UnitRuns()
+                um.mapped[m.group] = restored
             } catch { throw .invalidOperation(error) }
         }
         um.documentLevels = snapshot.undo.documentLevels

@@ -40,6 +40,20 @@ struct MappedInverse: Sendable {
     /// UTF-16 units the inverse no longer reverts because later changes already deleted them
     /// (text the group inserted that others removed): what makes an undo `partial`.
     var lost = 0
+    /// The identities of the units the inverse puts back, in order: an undo restores the
+    /// characters the group deleted, not new ones (see `UnitRuns`).
+    var inserted = UnitRuns()
+    /// The identities of `below`'s units.
+    var belowUnits: OperationUnits?
+    /// The known identities among the `lost` units. When one of them comes back into the text
+    /// (someone's undo of the delete that took it), the inverse takes it out again: the
+    /// group's text is the group's, whoever deleted and restored it in between.
+    var lostUnits = UnitRuns()
+    /// Units of the group's effect this entry cannot revert because they were gone when it
+    /// was made (the undo that made a redo entry could not take out text others had deleted).
+    /// They travel to the entry the next undo or redo makes, which takes them out if they are
+    /// back by then, or waits for them in `lostUnits`.
+    var carried = UnitRuns()
 }
 
 /// Typing coalescing state of one undo context.

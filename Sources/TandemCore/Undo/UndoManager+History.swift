@@ -11,7 +11,9 @@ extension UndoManager {
         }
         let selected: [Int]
         switch scope {
-        case .document: selected = Array(contexts.indices)
+        // The document scope lists what it can reach: a context with a group open is its
+        // owner's alone until closed, so the document scope neither undoes nor lists it.
+        case .document: selected = contexts.indices.filter { contexts[$0].groupingLevel == 0 }
         case .session(let s): selected = contextIndex[s].map { [$0] } ?? []
         }
         for c in selected {

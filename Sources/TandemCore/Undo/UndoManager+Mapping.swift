@@ -12,36 +12,77 @@ extension UndoManager {
     func plainInverse(_ g: Int32) -> MappedInverse {
         let group = groups[Int(g)]
         var inverse = log.inverse(at: Int(group.last))
+        var units = log.units(at: Int(group.last)).inverted
         var r = Int(group.last) - 1
         while r >= Int(group.first) {
             let next = log.inverse(at: r)
+            units = OperationUnits.compose(inverse, units, next, log.units(at: r).inverted, deleted: false)
             inverse = Self.must { () throws(OperationError) in try inverse.compose(next) }
             r -= 1
         }
-        return MappedInverse(inverse: inverse, validAt: Int(group.last), below: nil)
+        return MappedInverse(inverse: inverse, validAt: Int(group.last), below: nil, inserted: units.inserted)
     }
 
     /// The group's inverse mapped through every logged change up to `revision`.
     func upToDate(_ g: Int32, through revision: Int) -> MappedInverse {
         var m = mapped[g] ?? plainInverse(g)
         if m.validAt < revision {
-            for r in (m.validAt + 1)...revision { Self.map(&m, through: log.operation(at: r)) }
+            for r in (m.validAt + 1)...revision { Self.map(&m, through: log.operation(at: r), units: log.units(at: r)) }
             m.validAt = revision
         }
         return m
     }
 
-    static func map(_ m: inout MappedInverse, through foreign: TextOperation) {
-        let (inverse, before) = must { () throws(OperationError) in try TextOperation.transform(m.inverse, foreign) }
+    /// Maps the inverse through a change not its own, whose units are `fu`.
+    static func map(_ m: inout MappedInverse, through foreign: TextOperation, units fu: OperationUnits) {
+        let (inverse, transformed) = must { () throws(OperationError) in try TextOperation.transform(m.inverse, foreign) }
+        var before = transformed
         // A transform only ever drops deletions (text the foreign change deleted first) and
         // never inserts less: the units dropped are the group's effect others took away.
-        m.lost += deletedUnits(m.inverse) - deletedUnits(inverse)
+        let dropped = deletedUnits(m.inverse) - deletedUnits(inverse)
+        m.lost += dropped
+        var beforeUnits = fu
+        if dropped > 0 {
+            let (overlap, bPrime) = OperationUnits.transform(m.inverse, foreign, fu)
+            beforeUnits = bPrime
+            for run in overlap.runs where run.first != 0 { m.lostUnits.append(run) }
+        }
         m.inverse = inverse
+        if !m.lostUnits.isEmpty {
+            regain(&m, through: foreign, units: fu, before: &before, beforeUnits: &beforeUnits)
+        }
         if let below = m.below {
+            m.belowUnits = OperationUnits.compose(below, m.belowUnits ?? .unknown(below), before, beforeUnits)
             m.below = must { () throws(OperationError) in try below.compose(before) }
         } else {
             m.below = before
+            m.belowUnits = beforeUnits
         }
+    }
+
+    /// Units the group lost that `foreign` put back (an undo or redo restoring them) are the
+    /// group's again: its inverse deletes them once more, and `before` (the foreign change as
+    /// if the group were undone) no longer puts them in.
+    static func regain(_ m: inout MappedInverse, through foreign: TextOperation, units fu: OperationUnits,
+                       before: inout TextOperation, beforeUnits: inout OperationUnits) {
+        var builder = OperationBuilder()
+        var back = UnitRuns()
+        OperationUnits.forEachInserted(foreign, fu) { position, identity in
+            guard m.lostUnits.contains(identity) else { return }
+            m.lostUnits.remove(identity)
+            builder.retain(position - builder.baseLength)
+            builder.delete(1)
+            back.append(count: 1, first: identity)
+        }
+        guard !back.isEmpty else { return }
+        let takeOut = builder.build(length: foreign.targetLength)
+        let (inverseAfter, takeOutAfter) = must { () throws(OperationError) in try TextOperation.transform(m.inverse, takeOut) }
+        m.inverse = must { () throws(OperationError) in try takeOut.compose(inverseAfter) }
+        // Units carried over from an earlier entry (`carried`) were never counted as lost here.
+        m.lost = max(0, m.lost - back.count)
+        let takeOutUnits = OperationUnits(inserted: UnitRuns(), deleted: back)
+        beforeUnits = OperationUnits.compose(before, beforeUnits, takeOutAfter, takeOutUnits)
+        before = must { () throws(OperationError) in try before.compose(takeOutAfter) }
     }
 
     static func deletedUnits(_ op: TextOperation) -> Int {
@@ -149,6 +190,8 @@ extension UndoManager {
         }
         var m = upToDate(g, through: revision - 1)
         let own = log.inverse(at: revision)
+        m.inserted = OperationUnits.compose(own, log.units(at: revision).inverted, m.inverse, OperationUnits(inserted: m.inserted),
+                                            deleted: false).inserted
         m.inverse = Self.must { () throws(OperationError) in try own.compose(m.inverse) }
         m.validAt = revision
         mapped[g] = m
@@ -226,7 +269,7 @@ extension UndoManager {
             guard below >= 0 else { return nil }
             let h = stack[stack.startIndex + below]
             var hm = upToDate(h, through: Int(groups[Int(g)].first) - 1)
-            if let b = m.below { Self.map(&hm, through: b) }
+            if let b = m.below { Self.map(&hm, through: b, units: m.belowUnits ?? .unknown(b)) }
             hm.validAt = log.revision
             (g, m) = (h, hm)
         }
@@ -241,7 +284,7 @@ extension UndoManager {
         if let entry = offeredCache[g], entry.first == group.first, entry.last == group.last, entry.mappedAt == mappedAt {
             m = entry.inverse
             if m.validAt < log.revision {
-                for r in (m.validAt + 1)...log.revision { Self.map(&m, through: log.operation(at: r)) }
+                for r in (m.validAt + 1)...log.revision { Self.map(&m, through: log.operation(at: r), units: log.units(at: r)) }
                 m.validAt = log.revision
             }
         } else {
@@ -285,7 +328,7 @@ extension UndoManager {
         let below = redo ? contexts[c].redo.last : contexts[c].undoTop
         if let h = below {
             var hm = upToDate(h, through: Int(popped.first) - 1)
-            if let b = m.below { Self.map(&hm, through: b) }
+            if let b = m.below { Self.map(&hm, through: b, units: m.belowUnits ?? .unknown(b)) }
             hm.validAt = revision
             mapped[h] = hm
         }
@@ -321,5 +364,35 @@ extension UndoManager {
         } else {
             contexts[c].redo.append(newGroup)
         }
+        carry(from: m, to: newGroup)
+    }
+
+    /// The units the popped entry could not take out go with the group to its new entry, and
+    /// the ones it carried come due: those back in the text are taken out by the new entry's
+    /// inverse, the others wait in its `lostUnits`.
+    private func carry(from m: MappedInverse, to g: Int32) {
+        guard !m.lostUnits.isEmpty || !m.carried.isEmpty, groups[Int(g)].isLive else { return }
+        var n = plainInverse(g)
+        n.carried = m.lostUnits
+        var builder = OperationBuilder()
+        var present = UnitRuns()
+        for (position, identity) in unitPositions(m.carried) {
+            builder.retain(position - builder.baseLength)
+            builder.delete(1)
+            present.append(count: 1, first: identity)
+        }
+        for run in m.carried.runs {
+            for k in 0..<Int64(run.count) where !present.contains(run.first + k) { n.lostUnits.append(count: 1, first: run.first + k) }
+        }
+        if !present.isEmpty {
+            let takeOut = builder.build(length: n.inverse.baseLength)
+            let (inverseAfter, takeOutAfter) = Self.must { () throws(OperationError) in try TextOperation.transform(n.inverse, takeOut) }
+            n.inverse = Self.must { () throws(OperationError) in try takeOut.compose(inverseAfter) }
+            // As if the group were undone, the units come out too: the group below, once this
+            // one is popped, maps through that as through any foreign change.
+            n.below = takeOutAfter
+            n.belowUnits = OperationUnits(inserted: UnitRuns(), deleted: present)
+        }
+        mapped[g] = n
     }
 }

@@ -34,14 +34,16 @@ extension UndoManager {
     /// Group g's inverse from its change at `from` on, built as register and append build
     /// it change by change: own changes composed in front, anyone else's mapped through.
     func replayedInverse(of g: Int32, from: Int, through: Int) -> MappedInverse {
-        var m = MappedInverse(inverse: log.inverse(at: from), validAt: from, below: nil)
+        var m = MappedInverse(inverse: log.inverse(at: from), validAt: from, below: nil, inserted: log.units(at: from).deleted)
         guard from < through else { return m }
         for r in (from + 1)...through {
             if log.group(r) == g {
                 let own = log.inverse(at: r)
+                m.inserted = OperationUnits.compose(own, log.units(at: r).inverted, m.inverse, OperationUnits(inserted: m.inserted),
+                                                    deleted: false).inserted
                 m.inverse = Self.must { () throws(OperationError) in try own.compose(m.inverse) }
             } else {
-                Self.map(&m, through: log.operation(at: r))
+                Self.map(&m, through: log.operation(at: r), units: log.units(at: r))
             }
             m.validAt = r
         }

@@ -22,6 +22,8 @@ public final class UndoManager {
     @exclusivity(unchecked) var typingPause: Double
     /// The document's text now, to tell an inverse that would change nothing (set by Document).
     var currentText: () -> Rope = { Rope("") }
+    /// Where the units with these identities are in the text now, ascending (set by Document).
+    var unitPositions: (UnitRuns) -> [(position: Int, identity: Int64)] = { _ in [] }
     /// The mapped inverses `offered` computed for top groups, so asking for a title again maps
     /// only the changes since. Kept apart from `mapped`, which snapshots hold: a title asked
     /// for must not make two otherwise equal documents' snapshots differ.
@@ -86,19 +88,31 @@ public final class UndoManager {
         session.map { .session($0) } ?? .document
     }
 
-    /// The context whose undo top (or, for redo, redo top) is the most recent, among the contexts
-    /// with no group open: the document scope never closes someone's open group, and never
-    /// reverts (or redoes above) a group its owner may still be adding to.
+    /// The context the document scope acts on: among the contexts with no group open (the
+    /// document scope never closes someone's open group, and never reverts or redoes above a
+    /// group its owner may still be adding to), the one whose offered group is the most recent.
+    /// A group others erased entirely is skipped here exactly as a session's own undo skips it,
+    /// so the document scope offers what its next undo reverts.
     func latestContext(redo: Bool) -> Int? {
-        var best: Int?, bestRevision: Int32 = -1
+        // A context's offered group is at or below its top, and a stack's groups get older
+        // downwards: contexts are tried newest top first, until no top can beat the best.
+        var candidates: [(context: Int, top: Int32)] = []
         for c in contexts.indices where contexts[c].groupingLevel == 0 {
-            let top = redo ? contexts[c].redo.last : contexts[c].undoTop
-            guard let top else { continue }
-            let revision = redo ? groups[Int(top)].first : groups[Int(top)].last
-            if revision > bestRevision { best = c; bestRevision = revision }
+            guard let top = redo ? contexts[c].redo.last : contexts[c].undoTop else { continue }
+            candidates.append((c, recency(top, redo: redo)))
+        }
+        candidates.sort { $0.top > $1.top }
+        var best: Int?, bestRevision: Int32 = -1
+        for candidate in candidates where candidate.top > bestRevision {
+            guard let g = offered(context: candidate.context, redo: redo) else { continue }
+            let revision = recency(g, redo: redo)
+            if revision > bestRevision { best = candidate.context; bestRevision = revision }
         }
         return best
     }
+
+    /// How recent a group is for the document scope: its latest change (for redo: its undo).
+    private func recency(_ g: Int32, redo: Bool) -> Int32 { redo ? groups[Int(g)].first : groups[Int(g)].last }
 
     func context(for scope: UndoScope, redo: Bool) -> Int? {
         switch scope {
@@ -212,6 +226,8 @@ public final class UndoManager {
         for (_, m) in mapped {
             bytes += 64
             m.inverse.forEachSplice { bytes += 40 + $0.inserted.utf8.count }
+            bytes += m.inserted.allocatedBytes + m.lostUnits.allocatedBytes
+            if let b = m.belowUnits { bytes += b.inserted.allocatedBytes + b.deleted.allocatedBytes }
         }
         return bytes
     }
