@@ -35,12 +35,14 @@ import Testing
         try doc.apply(.insert("y", at: 1, length: 1), session: "b", time: 2)
         let bytes = doc.snapshot().binary()
         #expect(try DocumentSnapshot(binary: bytes).binary() == bytes)
-        // Each entry: a one-byte session's length and byte, its count, savePointLost.
-        let entry = 8 + 1 + 8 + 1
-        let a = bytes[(bytes.count - 2 * entry)..<(bytes.count - entry)], b = bytes[(bytes.count - entry)...]
+        // Each entry: a one-byte session's length and byte, its count, savePointLost. After
+        // them, version 4's tail: three contexts' registration counts, four discarded counts.
+        let entry = 8 + 1 + 8 + 1, tail = (8 + 3 * 8) + 3 * 8
+        let end = bytes.count - tail
+        let a = bytes[(end - 2 * entry)..<(end - entry)], b = bytes[(end - entry)..<end]
         #expect(a[a.startIndex + 8] == UInt8(ascii: "a") && b[b.startIndex + 8] == UInt8(ascii: "b"))
-        let head = bytes[..<(bytes.count - 2 * entry)]
-        for damaged in [Array(head + b + a), Array(head + a + a)] {
+        let head = bytes[..<(end - 2 * entry)], rest = bytes[end...]
+        for damaged in [Array(head + b + a + rest), Array(head + a + a + rest)] {
             #expect(throws: SnapshotFormatError.self) { try DocumentSnapshot(binary: damaged) }
         }
     }

@@ -77,9 +77,17 @@ import Testing
     /// `snapshot` in binary version 2, as servers wrote it before the log had its `group` and
     /// `context` columns: the same bytes with one `owner` column in their place (a group id,
     /// or -(context + 1) for a change with no group).
+    /// The bytes version 4 appends: a column of one count per context, then the document's
+    /// discarded steps and each session's.
+    static func version4TailSize(of snapshot: DocumentSnapshot) -> Int {
+        8 + 8 * snapshot.undo.contexts.count + 8 + 8 * (snapshot.changeCounts?.contexts.count ?? 0)
+    }
+
     static func version2(of snapshot: DocumentSnapshot) -> [UInt8] {
         var bytes = snapshot.binary()
         bytes[3] = 2
+        // Version 4's tail (each context's registration count, the discarded steps) is not there.
+        bytes.removeLast(version4TailSize(of: snapshot))
         let log = snapshot.log, n = log.group.count
         // Magic, revision, change count, editing disabled, the text, trimmed, start length,
         // then the spliceEnd and textStart columns (a count and 4 bytes an entry).
@@ -96,7 +104,11 @@ import Testing
     @Test(arguments: 0..<6 as Range<UInt64>)
     func version2StillLoads(seed: UInt64) throws {
         let doc = try Self.walked(seed: seed)
-        let snapshot = doc.snapshot()
+        // What version 4 adds (registration counts, discarded steps) a version 2 snapshot never held.
+        var snapshot = doc.snapshot()
+        for i in snapshot.undo.contexts.indices { snapshot.undo.contexts[i].registrationDisabled = 0 }
+        snapshot.changeCounts?.document.discarded = 0
+        for session in snapshot.changeCounts?.contexts.keys.map({ $0 }) ?? [] { snapshot.changeCounts?.contexts[session]?.discarded = 0 }
         let old = Self.version2(of: snapshot)
         #expect(DocumentSnapshot.isBinary(old) && !DocumentSnapshot.isCurrentBinary(old))
         let decoded = try DocumentSnapshot(binary: old)
