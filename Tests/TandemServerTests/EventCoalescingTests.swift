@@ -47,11 +47,30 @@ import Testing
         #expect(out.map(\.revisions) == input.map { _ in 1...1 })
     }
 
-    static func apply(_ sessions: [String?], to doc: Document) throws -> [Change] {
+    /// Changes that open no undo group (unregistered), so only their own notification frames.
+    static func apply(_ sessions: [String?], to doc: Document, options: EditOptions = .init(undoable: false)) throws -> [Change] {
         try sessions.map { session in
             let op = try TextOperation(splices: [.init(position: 0, deleted: 0, inserted: "x")], baseLength: doc.length)
-            return try #require(try doc.apply(op, session: session, time: 0))
+            return try #require(try doc.apply(op, session: session, options: options, time: 0))
         }
+    }
+
+    /// An edit that opened an automatic group is bracketed by the group's open (before it) and
+    /// close (after its checkpoint); the brackets are never coalesced, the checkpoints still are.
+    @Test func anAutomaticGroupsOpenAndCloseBracketItsChangeAndAreNeverCoalesced() throws {
+        let changes = try Self.apply(["a", "a"], to: Document(text: ""), options: .init())
+        #expect(changes.map(\.opensAutomaticGroup) == [true, true])
+        var w = JSONWriter(capacity: 1024)
+        let marks = ServerSentEvents.appendChangeEvents(changes.map { .init(change: $0, notification: "checkpoint") }, to: &w)
+        let text = String(decoding: w.bytes, as: UTF8.self)
+        let names = text.split(separator: "\n\n").compactMap { frame in
+            frame.contains("event: history") ? frame.split(separator: "\"notification\":\"")[1].prefix { $0 != "\"" } : "change"
+        }
+        #expect(names == ["didOpenUndoGroup", "change", "willCloseUndoGroup", "didCloseUndoGroup",
+                          "didOpenUndoGroup", "change", "checkpoint", "willCloseUndoGroup", "didCloseUndoGroup"])
+        #expect(Self.events(w.bytes) == ["history@0", "change@1", "history@1", "history@1",
+                                         "history@1", "change@2", "history@2", "history@2", "history@2"])
+        #expect(marks.map(\.key) == ["checkpoint\u{0}a"])
     }
 
     /// "change@1", "history@1" for each frame of a stream's text.

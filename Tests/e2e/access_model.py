@@ -133,6 +133,8 @@ ROUTES: tuple[Route, ...] = (
     Route("DELETE", "/documents/{id}/history", "clearHistory", _clear_history_class, _history_needs_session),
     Route("POST", "/documents/{id}/history/groups", "beginUndoGrouping", _const(EDIT), _always),
     Route("DELETE", "/documents/{id}/history/groups", "endUndoGrouping", _const(EDIT), _always),
+    Route("POST", "/documents/{id}/history/registration/disable", "disableUndoRegistration", _const(EDIT), _always),
+    Route("POST", "/documents/{id}/history/registration/enable", "enableUndoRegistration", _const(EDIT), _always),
     Route("POST", "/documents/{id}/save", "save", _const(EDIT)),
     Route("GET", "/documents/{id}/versions", "listVersions", _const(READ)),
     Route("GET", "/documents/{id}/versions/{n}/text", "getVersionText", _const(READ)),

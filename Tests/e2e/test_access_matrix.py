@@ -100,6 +100,8 @@ CASES: tuple[Case, ...] = (
     Case("DELETE", H, "scope=document", query=D, steps=("owner_edit",)),
     Case("POST", "/documents/{id}/history/groups"),
     Case("DELETE", "/documents/{id}/history/groups", steps=("caller_group",)),
+    Case("POST", "/documents/{id}/history/registration/disable"),
+    Case("POST", "/documents/{id}/history/registration/enable", steps=("caller_disable",)),
     Case("POST", "/documents/{id}/save", success=201),
     Case("GET", "/documents/{id}/versions"),
     Case("GET", "/documents/{id}/versions/{n}/text", steps=("save",)),
@@ -239,6 +241,8 @@ class Matrix:
                 raise SetupError(f"setup: the caller's own undo: {brief(r)}")
         elif name == "caller_group" and c.session:
             self.as_caller(cell, "POST", "/documents/{id}/history/groups")
+        elif name == "caller_disable" and c.session:
+            self.as_caller(cell, "POST", "/documents/{id}/history/registration/disable")
         elif name == "save":
             cell.params["n"] = self.owner(cell, "POST", "/documents/{id}/save", want=201).json()["number"]
         elif name == "third":

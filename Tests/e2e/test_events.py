@@ -21,11 +21,22 @@ def _subscribe(client: Client, doc_id: str, last_event_id=None) -> SSEStream:
     return s
 
 
-def _synced(client: Client, stream: SSEStream, doc_id: str) -> int:
-    """Makes one change and waits for its event, proving the subscription is live."""
+def _synced(client: Client, stream: SSEStream, doc_id: str, drain: bool = True) -> int:
+    """Makes one change and waits for its event, proving the subscription is live. With
+    `drain`, also reads what follows it when it opened an automatic undo group (its
+    checkpoint and the group's close), so the next history event is a later request's."""
     r = client.insert(doc_id, "~", 0)
-    ev = stream.next_change()
+    opened = False
+    while True:
+        ev = stream.next_event()
+        if ev.type == "history" and ev.json()["notification"] == "didOpenUndoGroup":
+            opened = True
+        if ev.type == "change":
+            break
     assert ev.json()["revision"] == r["revision"]
+    while drain and opened:
+        ev = stream.next_of("history")
+        opened = ev.json()["notification"] != "didCloseUndoGroup"
     return r["revision"]
 
 
@@ -122,6 +133,10 @@ def test_a_burst_ends_with_each_sessions_latest_history(base, anon):
                 changes.append(newest)
             elif ev.type == "history":
                 h = ev.json()
+                # Each insert at 0 opens an automatic group of its own (the caret moved on):
+                # its open and close bracket it and are never coalesced; checkpoints are.
+                if h["notification"] in ("didOpenUndoGroup", "willCloseUndoGroup", "didCloseUndoGroup"):
+                    continue
                 assert h["notification"] == "checkpoint"
                 assert h["revision"] <= newest, "a history notification came before its change"
                 assert ev.id == str(h["revision"])
@@ -164,11 +179,12 @@ def test_last_event_id_zero_replays_everything(anon):
 def test_history_saved_and_state_events(anon, alice):
     d = anon.create_doc("")
     with _subscribe(alice, d["id"]) as s:
-        synced = _synced(alice, s, d["id"])
-        # The edit's own checkpoint comes first: skip exactly that one, so the undo's
-        # event below cannot be stood in for by it.
-        checkpoint = s.next_of("history").json()
-        assert checkpoint == {"notification": "checkpoint", "session": alice.id, "revision": synced}
+        synced = _synced(alice, s, d["id"], drain=False)
+        # The edit's own checkpoint comes first, then its automatic group's close: skip
+        # exactly those, so the undo's events below cannot be stood in for by them.
+        for notification in ("checkpoint", "willCloseUndoGroup", "didCloseUndoGroup"):
+            ev = s.next_of("history").json()
+            assert ev == {"notification": notification, "session": alice.id, "revision": synced}
         assert alice.undo(d["id"]).status_code == 200
         will = s.next_of("history")
         assert will.json() == {"notification": "willUndo", "session": alice.id, "revision": synced}
@@ -210,18 +226,22 @@ def test_resume_replays_history_and_state(anon, alice):
     anon.patch(f"/documents/{d['id']}", {"editingDisabled": True})
     with _subscribe(anon, d["id"], last_event_id=first) as s2:
         got = []
-        while len(got) < 6:
+        while len(got) < 9:
             ev = s2.next_event()
             if ev.type in ("change", "history", "state"):
                 got.append((ev.type, ev.id, ev.json()))
-        assert [(t, i) for t, i, _ in got] == [("change", str(first + 1)), ("history", str(first + 1)),
-                                                ("history", str(first + 1)),
+        # The edit opened an automatic group: replayed with its open and close, as sent live.
+        assert [(t, i) for t, i, _ in got] == [("history", str(first)), ("change", str(first + 1)),
+                                                ("history", str(first + 1)), ("history", str(first + 1)),
+                                                ("history", str(first + 1)), ("history", str(first + 1)),
                                                 ("change", str(first + 2)), ("history", str(first + 2)),
                                                 ("state", str(first + 2))]
-        assert got[1][2] == {"notification": "checkpoint", "session": alice.id, "revision": first + 1}
-        assert got[2][2] == {"notification": "willUndo", "session": alice.id, "revision": first + 1}
-        assert got[4][2] == {"notification": "didUndo", "session": alice.id, "revision": first + 2}
-        assert got[5][2] == {"state": "editingDisabled"}
+        assert [h.get("notification") for _, _, h in got] == [
+            "didOpenUndoGroup", None, "checkpoint", "willCloseUndoGroup", "didCloseUndoGroup", "willUndo", None, "didUndo", None]
+        assert got[2][2] == {"notification": "checkpoint", "session": alice.id, "revision": first + 1}
+        assert got[5][2] == {"notification": "willUndo", "session": alice.id, "revision": first + 1}
+        assert got[7][2] == {"notification": "didUndo", "session": alice.id, "revision": first + 2}
+        assert got[8][2] == {"state": "editingDisabled"}
 
 
 def test_keep_alive_comments_arrive(servers):

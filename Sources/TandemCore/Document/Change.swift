@@ -33,6 +33,11 @@ public struct Change: Sendable {
     public var notReverted = 0
     /// True when the undo (redo) reverted only part of its group's effect.
     public var isPartial: Bool { notReverted > 0 }
+    /// True for an edit that opened an automatic undo group (NSUndoManager's per-event group,
+    /// outside any explicit group): the group opened and closed around it, so it is announced
+    /// with didOpenUndoGroup, willCloseUndoGroup and didCloseUndoGroup. A change that joins a
+    /// typing run or an explicit group opens none.
+    public var opensAutomaticGroup = false
 
     public init(revision: Int, session: SessionID?, kind: ChangeKind, group: Int, actionName: String,
                 operation: TextOperation, time: Double, range: Range<Int>?, skipped: [SkippedGroup] = [],
@@ -76,11 +81,29 @@ public struct EditOptions: Sendable, Hashable, Codable {
     public var newGroup: Bool
     /// False keeps the edit from typing coalescing (it still joins an open explicit group).
     public var coalescing: Bool
+    /// True marks the group the edit lands in as discardable (setActionIsDiscardable): outside
+    /// an explicit group the edit starts a group of its own, which no typing joins; inside
+    /// one it marks the open group.
+    public var discardable: Bool
 
-    public init(actionName: String? = nil, undoable: Bool = true, newGroup: Bool = false, coalescing: Bool = true) {
+    public init(actionName: String? = nil, undoable: Bool = true, newGroup: Bool = false, coalescing: Bool = true,
+                discardable: Bool = false) {
         self.actionName = actionName
         self.undoable = undoable
         self.newGroup = newGroup
         self.coalescing = coalescing
+        self.discardable = discardable
+    }
+}
+
+extension EditOptions {
+    private enum CodingKeys: String, CodingKey { case actionName, undoable, newGroup, coalescing, discardable }
+
+    /// `discardable` is absent from what was written before it existed.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(actionName: try c.decodeIfPresent(String.self, forKey: .actionName), undoable: try c.decode(Bool.self, forKey: .undoable),
+                  newGroup: try c.decode(Bool.self, forKey: .newGroup), coalescing: try c.decode(Bool.self, forKey: .coalescing),
+                  discardable: try c.decodeIfPresent(Bool.self, forKey: .discardable) ?? false)
     }
 }

@@ -58,7 +58,7 @@ extension Document {
         // A nested group split off its open group is a group of its own from now on: counted
         // as done here, so its undo below leaves the count where it was.
         let context = um.session(ofContext: c)
-        if um.groups.count > groupCount { countChange(.done, context: context) }
+        if um.groups.count > groupCount { countChange(.done, context: context, group: Int32(um.groups.count - 1)) }
         let noteScope = UndoManager.scope(ofSession: context)
         // As NSUndoManager: will/did notifications bracket the undo, and isUndoing
         // (isRedoing) is true while its change is applied and reported to the journal.
@@ -98,7 +98,7 @@ extension Document {
         guard let revision else { throw redo ? .nothingToRedo : .nothingToUndo }
         um.finish(context: c, group: g, mapped: m, revision: revision, redo: redo, newGroup: newGroup)
         log.recordRevert(at: revision, requester: request.requester, lost: m.lost)
-        countChange(redo ? .redone : .undone, context: context)
+        countChange(redo ? .redone : .undone, context: context, group: newGroup)
         let range = log.range(at: revision)
         mapSelections(through: revision, owner: request.requester, landing: range.map(Selection.init))
         log.journal?(event)

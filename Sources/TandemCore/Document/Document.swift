@@ -50,6 +50,9 @@ public final class Document {
                                   levelsOfUndo: configuration.levelsOfUndo)
         undoManager.currentText = { [unowned self] in self.rope }
         undoManager.unitPositions = { [unowned self] in self.units.positions(of: $0) }
+        undoManager.recountDiscardable = { [unowned self] c, discardable in
+            self.recountDiscardable(discardable, context: self.undoManager.session(ofContext: c))
+        }
     }
 
     public var text: String { rope.description }
@@ -85,7 +88,7 @@ public final class Document {
             lastSession = session
             lastContext = c
         }
-        let registering = options.undoable && undoManager.isUndoRegistrationEnabled
+        let registering = options.undoable && undoManager.registers(context: c)
         if registering && !undoManager.groupsByEvent && undoManager.contexts[c].groupingLevel == 0 {
             throw .noOpenGroup
         }
@@ -95,25 +98,39 @@ public final class Document {
         // however many changes it gathers (and one undo takes it back); a change without a
         // group can never be undone and counts on its own.
         var startsGroup = true
+        var automatic = false
         if registering {
             var shape: UndoManager.EditShape?
             if case .one(let s) = op.storage {
                 shape = .init(position: s.position, deleted: s.deleted, inserted: s.inserted.utf16.count)
             }
+            let level = undoManager.contexts[c].groupingLevel
+            var registered = options
+            // A discardable edit is a group of its own: typing must not join it (nor it a run).
+            if options.discardable && level == 0 { registered.coalescing = false }
             let groupCount = undoManager.groups.count
-            group = undoManager.register(revision: revision, context: c, options: options, shape: shape, time: time)
+            group = undoManager.register(revision: revision, context: c, options: registered, shape: shape, time: time)
             startsGroup = undoManager.groups.count > groupCount
+            automatic = startsGroup && level == 0
+            if automatic { undoManager.groups[Int(group)].flags |= UndoGroup.automatic }
+            if options.discardable {
+                if level > 0 { undoManager.contexts[c].openDiscardable = true }
+                // Flagged before a new group counts (so it never does); a group it joined had counted.
+                if startsGroup { undoManager.setDiscardable(true, group) } else { undoManager.flag(true, group, context: c) }
+            }
             log.state.group[log.index(revision)] = group
         } else {
             undoManager.contexts[c].typing = nil
         }
-        if startsGroup { countChange(.done, context: session) }
+        if startsGroup { countChange(.done, context: session, group: group == ChangeLog.noGroup ? nil : group) }
         let range = log.range(at: revision)
         mapSelections(through: revision, owner: session, landing: range.map { Selection(caret: $0.upperBound) })
         log.journal?(.edit(OperationCoding(op), session: session, options: options, time: time))
-        return Change(revision: revision, session: session, kind: .edit, group: group == ChangeLog.noGroup ? -1 : Int(group),
-                      actionName: group == ChangeLog.noGroup ? "" : undoManager.name(undoManager.groups[Int(group)].name),
-                      operation: op, time: time, range: range)
+        var change = Change(revision: revision, session: session, kind: .edit, group: group == ChangeLog.noGroup ? -1 : Int(group),
+                            actionName: group == ChangeLog.noGroup ? "" : undoManager.name(undoManager.groups[Int(group)].name),
+                            operation: op, time: time, range: range)
+        change.opensAutomaticGroup = automatic
+        return change
     }
 
     /// Validates `op` on the current text, applies it to the rope and logs it as a change of
@@ -211,10 +228,14 @@ public final class Document {
             reverts = RevertedGroup(session: session, group: Int(undoManager.groups[group].id))
             if let record = log.revert(at: revision) { (session, notReverted) = record }
         }
-        return Change(revision: revision, session: session, kind: kind,
-                      group: group, actionName: grouped ? undoManager.name(undoManager.groups[group].name) : "",
-                      operation: log.operation(at: revision), time: log.time(revision), range: log.range(at: revision),
-                      reverts: reverts, notReverted: notReverted)
+        var change = Change(revision: revision, session: session, kind: kind,
+                            group: group, actionName: grouped ? undoManager.name(undoManager.groups[group].name) : "",
+                            operation: log.operation(at: revision), time: log.time(revision), range: log.range(at: revision),
+                            reverts: reverts, notReverted: notReverted)
+        // The edit that began an automatic group, as `apply` said when it was made.
+        change.opensAutomaticGroup = kind == .edit && grouped && Int(undoManager.groups[group].first) == revision
+            && undoManager.groups[group].flags & UndoGroup.automatic != 0
+        return change
     }
 
     /// Drops the log up to `revision`. Undo groups with a change at or before it can no

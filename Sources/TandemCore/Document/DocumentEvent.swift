@@ -22,6 +22,10 @@ public enum DocumentEvent: Sendable, Codable, Equatable {
     case setActionIsDiscardable(Bool, scope: UndoScope)
     case disableUndoRegistration
     case enableUndoRegistration
+    /// One session's own disable (enable) of registration: its edits alone stop (resume)
+    /// registering.
+    case disableSessionUndoRegistration(SessionID)
+    case enableSessionUndoRegistration(SessionID)
     case updateChangeCount(DocumentChangeKind)
     case setEditingDisabled(Bool)
     case trimLog(through: Int)
@@ -59,6 +63,8 @@ extension Document {
         case let .setActionIsDiscardable(flag, scope): um.setActionIsDiscardable(flag, scope: scope)
         case .disableUndoRegistration: um.disableUndoRegistration()
         case .enableUndoRegistration: try um.enableUndoRegistration()
+        case let .disableSessionUndoRegistration(session): um.disableUndoRegistration(session: session)
+        case let .enableSessionUndoRegistration(session): try um.enableUndoRegistration(session: session)
         case let .updateChangeCount(kind): updateChangeCount(kind)
         case let .setEditingDisabled(flag): isEditingDisabled = flag
         case let .trimLog(revision): trimLog(through: revision)

@@ -11,9 +11,12 @@ extension DocumentSnapshot {
     /// Version 2 adds, after version 1's fields, the undo groups' ids, each mapped inverse's
     /// lost units and the log's undo records. Version 3 stores each change's undo group and
     /// undo context as two columns where versions 1 and 2 had one `owner` column (a group id,
-    /// or -(context + 1) for a change with no group). Versions 1 (ids = first revisions) and 2
-    /// still load. Version 4 adds, at the end, the unit identities: the text's, the next new
-    /// one, the log's unit columns and each mapped inverse's (see `UnitRuns`).
+    /// or -(context + 1) for a change with no group). Version 4 appends, after everything
+    /// else, each context's own registration-disabled count (a column, one per context), the
+    /// discarded steps of the document's count and of each session's (in the order the counts
+    /// are written), and then the unit identities: the text's, the next new one, the log's
+    /// unit columns and each mapped inverse's (see `UnitRuns`). Versions 1 (ids = first
+    /// revisions), 2 and 3 still load.
     static let magic: [UInt8] = [0x54, 0x44, 0x53, 0x04]
 
     /// The format version of `bytes`, nil when they are not a binary snapshot of any version.
@@ -65,10 +68,14 @@ extension DocumentSnapshot {
         let counts = changeCounts ?? ChangeCounts()
         w.bool(counts.document.savePointLost)
         w.int(counts.contexts.count)
-        for (session, counter) in counts.contexts.sorted(by: { $0.key < $1.key }) {
+        let sortedCounts = counts.contexts.sorted(by: { $0.key < $1.key })
+        for (session, counter) in sortedCounts {
             w.string(session); w.int(counter.count); w.bool(counter.savePointLost)
         }
         guard version >= 4 else { return w.bytes }
+        w.column(undo.contexts.map { Int64($0.registrationDisabled) })
+        w.int(counts.document.discarded)
+        for (_, counter) in sortedCounts { w.int(counter.discarded) }
         w.units(units ?? .unknown(text.utf16.count)); w.fixed(nextUnit ?? 1)
         w.column(log.unitInsertedEnd); w.column(log.unitEnd); w.column(log.unitCount); w.column(log.unitFirst)
         for m in undo.mapped {
@@ -130,6 +137,7 @@ extension DocumentSnapshot {
             var counts = ChangeCounts()
             counts.document = ChangeCounter(count: changeCount, savePointLost: try r.bool())
             var previous: String?
+            var order: [String] = []
             for _ in 0..<(try r.count(atLeast: 17)) {
                 let session = try r.string()
                 // Written in ascending order, each once: any other order would load, and be
@@ -138,7 +146,17 @@ extension DocumentSnapshot {
                     throw SnapshotFormatError(offset: r.offset, "the sessions' change counts are not in ascending order")
                 }
                 previous = session
+                order.append(session)
                 counts.contexts[session] = ChangeCounter(count: try r.int(), savePointLost: try r.bool())
+            }
+            if version >= 4 {
+                let disabled: [Int64] = try r.column()
+                guard disabled.count == contexts.count, disabled.allSatisfy({ $0 >= 0 }) else {
+                    throw SnapshotFormatError(offset: r.offset, "the registration counts do not match the contexts")
+                }
+                for i in contexts.indices { contexts[i].registrationDisabled = Int(disabled[i]) }
+                counts.document.discarded = try r.int()
+                for session in order { counts.contexts[session]!.discarded = try r.int() }
             }
             changeCounts = counts
         }

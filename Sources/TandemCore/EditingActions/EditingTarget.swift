@@ -81,23 +81,32 @@ public struct EditActionAvailability: Equatable, Sendable {
     /// - Parameters:
     ///   - selection: the caller's selection in the document (nil without a session, or for
     ///     a session that has none there).
+    ///   - range: the explicit `{"from","to"}` a request would give, already checked as
+    ///     `EditingTarget.check` does; nil to ask about the selection, as a request without
+    ///     one acts on it.
     ///   - hasSession: whether the caller is a session (select needs one to hold the result).
     ///   - acceptsChanges: whether the document takes changes now.
     ///   - secure: whether the document's text must never reach a pasteboard.
     ///   - hasText: whether the document has any text.
-    ///   - pasteboardHasStrings: whether the pasteboard paste reads from holds text.
+    ///   - pasteboardHasStrings: whether the pasteboard paste reads from holds text (in the
+    ///     type paste would take).
     ///
-    /// Cut, copy and delete need a non-empty selection; paste needs a selection of any kind
-    /// (a caret will do); cut, paste and delete need the document to take changes; cut and
-    /// copy never work on a secure document; select and selectAll need a session and text.
-    public init(selection: Selection?, hasSession: Bool, acceptsChanges: Bool, secure: Bool,
+    /// Each answers what the action's request with the same target would do: cut, copy and
+    /// delete need a non-empty target; paste needs a target of any kind (a caret will do);
+    /// cut, paste and delete need the document to take changes; cut and copy never work on
+    /// a secure document; select and selectAll need a session and text, and select without
+    /// a range needs a selection to start from. An anonymous caller has no selection, so
+    /// only a range gives it a target (as the requests need one then).
+    public init(selection: Selection?, range: Range<Int>? = nil, hasSession: Bool, acceptsChanges: Bool, secure: Bool,
                 hasText: Bool, pasteboardHasStrings: Bool) {
-        let hasSelection = selection.map { !$0.range.isEmpty } ?? false
-        cut = hasSelection && acceptsChanges && !secure
-        copy = hasSelection && !secure
-        paste = selection != nil && acceptsChanges && pasteboardHasStrings
-        delete = hasSelection && acceptsChanges
-        select = hasSession && hasText
+        let target = range ?? selection?.range
+        let hasTarget = target != nil
+        let targetHasText = target.map { !$0.isEmpty } ?? false
+        cut = targetHasText && acceptsChanges && !secure
+        copy = targetHasText && !secure
+        paste = hasTarget && acceptsChanges && pasteboardHasStrings
+        delete = targetHasText && acceptsChanges
+        select = hasSession && hasText && (range != nil || selection != nil)
         selectAll = hasSession && hasText
     }
 }

@@ -7,14 +7,19 @@ public enum DocumentChangeKind: String, Sendable, Codable {
 /// point that can no longer be reached: undone past the save, then changed anew, the count
 /// never comes back to 0 before the next save (the arithmetic alone would say "clean" on a
 /// text that was never saved).
-public struct ChangeCounter: Sendable, Equatable, Codable {
+public struct ChangeCounter: Sendable, Equatable {
     public internal(set) var count = 0
     /// Set by a change made while the count was below 0; cleared by a save.
     public internal(set) var savePointLost = false
+    /// The steps of discardable groups since the save, which `count` leaves out (done and
+    /// redone +1, undone −1): nonzero says the text may differ from the saved one with no
+    /// step counted for it.
+    public internal(set) var discarded = 0
 
-    public init(count: Int = 0, savePointLost: Bool = false) {
+    public init(count: Int = 0, savePointLost: Bool = false, discarded: Int = 0) {
         self.count = count
         self.savePointLost = savePointLost
+        self.discarded = discarded
     }
 
     mutating func apply(_ kind: DocumentChangeKind) {
@@ -30,6 +35,34 @@ public struct ChangeCounter: Sendable, Equatable, Codable {
         case .cleared:
             self = ChangeCounter()
         }
+    }
+
+    /// A step of a discardable group: not counted, only remembered.
+    mutating func discard(_ kind: DocumentChangeKind) {
+        switch kind {
+        case .done, .redone: discarded += 1
+        case .undone: discarded -= 1
+        case .cleared: self = ChangeCounter()
+        }
+    }
+}
+
+extension ChangeCounter: Codable {
+    private enum CodingKeys: String, CodingKey { case count, savePointLost, discarded }
+
+    /// `discarded` is absent from snapshots written before discardable groups were left out.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        count = try c.decode(Int.self, forKey: .count)
+        savePointLost = try c.decode(Bool.self, forKey: .savePointLost)
+        discarded = try c.decodeIfPresent(Int.self, forKey: .discarded) ?? 0
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(count, forKey: .count)
+        try c.encode(savePointLost, forKey: .savePointLost)
+        if discarded != 0 { try c.encode(discarded, forKey: .discarded) }
     }
 }
 
@@ -49,9 +82,23 @@ public struct ChangeCounts: Sendable, Equatable, Codable {
         }
     }
 
-    mutating func apply(_ kind: DocumentChangeKind, context: SessionID?) {
+    /// The counter of `scope` (a new one for a session with no context).
+    public func counter(_ scope: UndoScope) -> ChangeCounter {
+        switch scope {
+        case .document: document
+        case .session(let s): contexts[s] ?? ChangeCounter()
+        }
+    }
+
+    /// `discardable`: the step is a discardable group's, which no count includes.
+    mutating func apply(_ kind: DocumentChangeKind, context: SessionID?, discardable: Bool = false) {
         if kind == .cleared {
             self = ChangeCounts()
+            return
+        }
+        if discardable {
+            document.discard(kind)
+            if let context { contexts[context, default: ChangeCounter()].discard(kind) }
             return
         }
         document.apply(kind)
@@ -68,8 +115,24 @@ extension Document {
         log.journal?(.updateChangeCount(kind))
     }
 
-    func countChange(_ kind: DocumentChangeKind, context: SessionID?) {
-        changeCounts.apply(kind, context: context)
+    /// A step of `group` (nil: a change with no group, which always counts): a discardable
+    /// group's steps count nowhere (NSUndoManager's setActionIsDiscardable: a change that
+    /// needs no save).
+    func countChange(_ kind: DocumentChangeKind, context: SessionID?, group: Int32? = nil) {
+        let discardable = group.map { undoManager.groups[Int($0)].flags & UndoGroup.discardable != 0 } ?? false
+        changeCounts.apply(kind, context: context, discardable: discardable)
+    }
+
+    /// A group that already counted was marked discardable (its +1 taken back, as an undo
+    /// would) or no longer is (counted again, as a redo would).
+    func recountDiscardable(_ discardable: Bool, context: SessionID?) {
+        if discardable {
+            changeCounts.apply(.undone, context: context)
+            changeCounts.apply(.redone, context: context, discardable: true)
+        } else {
+            changeCounts.apply(.undone, context: context, discardable: true)
+            changeCounts.apply(.redone, context: context)
+        }
     }
 
     /// UIDocument's count for the document.

@@ -3,6 +3,9 @@
 struct UndoGroup: Codable, Sendable {
     static let discardable: UInt8 = 1
     static let live: UInt8 = 2
+    /// Opened by an edit outside an explicit group (NSUndoManager's per-event group): its
+    /// first change is announced with didOpenUndoGroup, willCloseUndoGroup and didCloseUndoGroup.
+    static let automatic: UInt8 = 4
 
     /// The undo context (index into `UndoManager.contexts`) whose stacks hold it.
     var context: Int32
@@ -90,6 +93,9 @@ struct UndoContext: Codable, Sendable {
     var nestedTail: Int32?
     var levels = 0
     var typing: TypingRun?
+    /// The session's own disableUndoRegistration nesting: while above 0 its edits register
+    /// nothing. Reset when the session ends (removeAllActions(withTarget:)).
+    var registrationDisabled = 0
 
     var undoCount: Int { undo.count - undoBottom }
     var undoTop: Int32? { undo.count > undoBottom ? undo[undo.count - 1] : nil }
@@ -100,7 +106,7 @@ struct UndoContext: Codable, Sendable {
 extension UndoContext {
     private enum CodingKeys: String, CodingKey {
         case session, undo, undoBottom, redo, groupingLevel, openGroup, openName, openNamedOutside
-        case openDiscardable, nestedStarts, nestedTail, levels, typing
+        case openDiscardable, nestedStarts, nestedTail, levels, typing, registrationDisabled
     }
 
     /// The stacks are packed like the groups (`UndoState`): a busy document's contexts hold
@@ -121,6 +127,7 @@ extension UndoContext {
         nestedTail = try c.decodeIfPresent(Int32.self, forKey: .nestedTail)
         levels = try c.decode(Int.self, forKey: .levels)
         typing = try c.decodeIfPresent(TypingRun.self, forKey: .typing)
+        registrationDisabled = try c.decodeIfPresent(Int.self, forKey: .registrationDisabled) ?? 0
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -138,6 +145,8 @@ extension UndoContext {
         try c.encodeIfPresent(nestedTail, forKey: .nestedTail)
         try c.encode(levels, forKey: .levels)
         try c.encodeIfPresent(typing, forKey: .typing)
+        // Written only when set, so a snapshot without it reads as before.
+        if registrationDisabled != 0 { try c.encode(registrationDisabled, forKey: .registrationDisabled) }
     }
 }
 

@@ -16,8 +16,19 @@ public struct UndoHistory: Sendable, Equatable {
     public var redoActionName: String
     public var undoMenuItemTitle: String
     public var redoMenuItemTitle: String
+    /// The cap in force on the scope's stack (0 = unlimited): a session's own if it set one,
+    /// else the document's.
     public var levelsOfUndo: Int
+    /// What the scope set itself: a session's own cap (0 = none of its own, the document's
+    /// applies), or for the document scope the document's.
+    public var ownLevelsOfUndo: Int
     public var groupingLevel: Int
+    /// Whether the group the next undo (redo) reverts is discardable.
+    public var undoActionIsDiscardable: Bool
+    public var redoActionIsDiscardable: Bool
+    /// Whether a change in the scope is registered now (neither the document's nor, for a
+    /// session, its own registration is disabled).
+    public var undoRegistrationEnabled: Bool
     /// Oldest first: the last entry is what undo reverts next.
     public var undoStack: [Entry]
     public var redoStack: [Entry]

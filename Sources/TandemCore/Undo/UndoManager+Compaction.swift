@@ -109,5 +109,6 @@ extension UndoContext {
     var isPristine: Bool {
         undo.count == undoBottom && redo.isEmpty && groupingLevel == 0 && openGroup < 0 && openName < 0 && !openNamedOutside
             && openDiscardable == nil && (nestedStarts ?? []).isEmpty && nestedTail == nil && levels == 0 && typing == nil
+            && registrationDisabled == 0
     }
 }

@@ -28,7 +28,9 @@ extension UndoManager {
             canUndo: canUndo(scope), canRedo: canRedo(scope),
             undoActionName: undoActionName(scope), redoActionName: redoActionName(scope),
             undoMenuItemTitle: undoMenuItemTitle(scope), redoMenuItemTitle: redoMenuItemTitle(scope),
-            levelsOfUndo: levelsOfUndo(scope), groupingLevel: groupingLevel(scope),
+            levelsOfUndo: levelsInForce(scope), ownLevelsOfUndo: levelsOfUndo(scope), groupingLevel: groupingLevel(scope),
+            undoActionIsDiscardable: undoActionIsDiscardable(scope), redoActionIsDiscardable: redoActionIsDiscardable(scope),
+            undoRegistrationEnabled: isUndoRegistrationEnabled(scope),
             undoStack: undo, redoStack: redo)
     }
 }

@@ -14,6 +14,16 @@ extension UndoManager {
         }
     }
 
+    /// The cap that applies to the scope's stack: a session's own when it set one, else the
+    /// document's (what `enforceLevels` keeps), where `levelsOfUndo(_:)` is what it set.
+    public func levelsInForce(_ scope: UndoScope) -> Int {
+        switch scope {
+        case .document: documentLevels
+        case .session(let s):
+            contextIndex[s].map { contexts[$0].levels > 0 ? contexts[$0].levels : documentLevels } ?? documentLevels
+        }
+    }
+
     /// Caps a scope's undo stack; the oldest groups beyond it are dropped at once.
     public func setLevelsOfUndo(_ levels: Int, scope: UndoScope) {
         let levels = max(0, levels)

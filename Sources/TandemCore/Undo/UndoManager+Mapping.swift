@@ -134,6 +134,9 @@ extension UndoManager {
             return run.group
         }
         let name = options.actionName.map(intern) ?? (typable ? Self.typingName : -1)
+        // An automatic group opens and closes around its one event, announced as NSUndoManager
+        // announces its per-event group (issue 37; a change joining a typing run opens none).
+        post(.didOpenUndoGroup, scope)
         let g = push(revision: revision, context: c, name: name)
         if let shape, typable, options.coalescing, options.actionName == nil {
             let caret = shape.deleted == 0 ? shape.position + shape.inserted : shape.position
@@ -143,6 +146,8 @@ extension UndoManager {
             contexts[c].typing = nil
         }
         post(.checkpoint, scope)
+        post(.willCloseUndoGroup, scope)
+        post(.didCloseUndoGroup, scope)
         return g
     }
 

@@ -1,19 +1,20 @@
 // MARK: - Removing
 
 extension UndoManager {
-    /// Clears every context and, as NSUndoManager's, re-enables registration.
+    /// Clears every context and, as NSUndoManager's, re-enables registration (the document's
+    /// and every session's).
     public func removeAllActions() {
-        for c in contexts.indices { clear(c) }
+        for c in contexts.indices { clear(c); contexts[c].registrationDisabled = 0 }
         registrationDisabled = 0
         log.journal?(.removeAllActions(scope: nil))
     }
 
     /// `.document` is `removeAllActions()`; `.session(s)` clears only that session's
-    /// context and leaves registration (which is document-wide) as it is.
+    /// context and leaves registration (the document's and the session's) as it is.
     public func removeAllActions(_ scope: UndoScope) {
         switch scope {
         case .document:
-            for c in contexts.indices { clear(c) }
+            for c in contexts.indices { clear(c); contexts[c].registrationDisabled = 0 }
             registrationDisabled = 0
         case .session(let s):
             guard let c = contextIndex[s] else { return }

@@ -24,6 +24,9 @@ public final class UndoManager {
     var currentText: () -> Rope = { Rope("") }
     /// Where the units with these identities are in the text now, ascending (set by Document).
     var unitPositions: (UnitRuns) -> [(position: Int, identity: Int64)] = { _ in [] }
+    /// Told when a group that already counted (one on an undo stack) becomes discardable or
+    /// stops being so, with its context: the document's change counts follow (set by Document).
+    var recountDiscardable: (_ context: Int, _ discardable: Bool) -> Void = { _, _ in }
     /// The mapped inverses `offered` computed for top groups, so asking for a title again maps
     /// only the changes since. Kept apart from `mapped`, which snapshots hold: a title asked
     /// for must not make two otherwise equal documents' snapshots differ.

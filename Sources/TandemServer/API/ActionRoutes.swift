@@ -46,25 +46,39 @@ extension ServerContext {
 
 
     func decodeAction(_ action: EditAction, _ req: HTTPRequest) throws(APIError) -> ActionRequest {
+        // Paste takes its type in the query too, as a raw pasteboard write does (`?type=`).
+        try QueryParameters.allowOnly(req, action == .paste ? ["type"] : [])
         let body = try RequestBody.object(req)
         try body.allowOnly(action.fields)
-        let from = try body.int("from"), to = try body.int("to")
-        var range: Range<Int>?
-        switch (from, to) {
-        case (nil, nil): break
-        case let (f?, t?):
-            guard f >= 0, t >= f else { throw .unprocessable("need 0 <= from <= to, got \(f)...\(t)", code: "position_out_of_range") }
-            range = f..<t
-        default: throw .invalidField(from == nil ? "from" : "to", "from and to go together")
-        }
-        var type: String?
-        if let given = try body.string("type") {
-            guard let t = PasteboardType.identifier(for: given) else {
-                throw .badRequest("type: '\(given)' is neither a UTI nor a MIME type", code: "invalid_type")
+        let range = try Self.actionRange(from: try body.int("from"), to: try body.int("to"))
+        var type = try Self.pasteType(try body.string("type"))
+        if let fromQuery = try Self.pasteType(req.queryValue("type")) {
+            if let type, type != fromQuery {
+                throw .invalidField("type", "the body says \(type) and the query \(fromQuery): give one")
             }
-            type = t
+            type = fromQuery
         }
         return ActionRequest(range: range, pasteboard: try body.string("pasteboard") ?? Pasteboard.generalName, type: type)
+    }
+
+    /// `{"from","to"}` (a body's or a query's) checked as 0 <= from <= to; nil when neither is given.
+    static func actionRange(from: Int?, to: Int?) throws(APIError) -> Range<Int>? {
+        switch (from, to) {
+        case (nil, nil): return nil
+        case let (f?, t?):
+            guard f >= 0, t >= f else { throw .unprocessable("need 0 <= from <= to, got \(f)...\(t)", code: "position_out_of_range") }
+            return f..<t
+        default: throw .invalidField(from == nil ? "from" : "to", "from and to go together")
+        }
+    }
+
+    /// The UTI a paste's `type` (a UTI or a MIME type) names; nil when none was given.
+    static func pasteType(_ given: String?) throws(APIError) -> String? {
+        guard let given else { return nil }
+        guard let t = PasteboardType.identifier(for: given) else {
+            throw .badRequest("type: '\(given)' is neither a UTI nor a MIME type", code: "invalid_type")
+        }
+        return t
     }
 
     func perform(_ action: EditAction, _ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
@@ -99,16 +113,29 @@ extension ServerContext {
         }
     }
 
+    /// Each boolean is what the action's request would do for this caller: on `from`/`to` when
+    /// given (checked as the request checks them), else on the caller's selection; paste
+    /// reads `pasteboard` in `type` (default: plain text), as the request would.
     func canPerformActions(_ req: HTTPRequest, _ ctx: RequestContext) throws(APIError) -> HTTPResponse {
         let session = ctx.session
         let handle = try ctx.requestedDocument()
+        try QueryParameters.allowOnly(req, ["pasteboard", "from", "to", "type"])
+        let range = try Self.actionRange(from: try QueryParameters.position(req, "from"), to: try QueryParameters.position(req, "to"))
+        let type = try Self.pasteType(req.queryValue("type"))
         let p = try pasteboards.pasteboard(req.queryValue("pasteboard") ?? Pasteboard.generalName)
-        let json = handle.state.withLock { st -> [UInt8] in
+        let pasteable = type.map { p.items.first?[$0]?.string != nil } ?? p.hasStrings
+        let json = try handle.state.withLock { st throws(APIError) -> [UInt8] in
             let doc = st.document
+            if let range {
+                do throws(EditingTargetError) {
+                    try EditingTarget.check(range.lowerBound, in: doc)
+                    try EditingTarget.check(range.upperBound, in: doc)
+                } catch { throw APIError(error) }
+            }
             let selection = session.flatMap { doc.selection(for: $0.id) }
             let accepts = !st.editingDisabled && !st.savingError && !st.deleted
-            let can = EditActionAvailability(selection: selection, hasSession: session != nil, acceptsChanges: accepts,
-                                             secure: st.secure, hasText: doc.length > 0, pasteboardHasStrings: p.hasStrings)
+            let can = EditActionAvailability(selection: selection, range: range, hasSession: session != nil, acceptsChanges: accepts,
+                                             secure: st.secure, hasText: doc.length > 0, pasteboardHasStrings: pasteable)
             let scope: UndoScope = session.map { .session($0.id) } ?? .document
             let um = doc.undoManager
             var w = JSONWriter(capacity: 256)

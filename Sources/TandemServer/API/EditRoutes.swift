@@ -2,7 +2,7 @@ import TandemCore
 import TandemHTTP
 
 extension ServerContext {
-    static let editFields = ["base", "ops", "insert", "at", "delete", "replace", "with", "actionName", "undoable", "newGroup"]
+    static let editFields = ["base", "ops", "insert", "at", "delete", "replace", "with", "actionName", "undoable", "newGroup", "discardable"]
     static let editForms = ["ops", "insert", "delete", "replace"]
 
     static func decodeEdit(_ req: HTTPRequest) throws(APIError) -> EditRequest {
@@ -24,6 +24,11 @@ extension ServerContext {
         if let name = options.actionName, name.count > 200 { throw .invalidField("actionName", "must be at most 200 characters") }
         options.undoable = try body.bool("undoable") ?? true
         options.newGroup = try body.bool("newGroup") ?? false
+        options.discardable = try body.bool("discardable") ?? false
+        // Discardable marks an undo group; an edit that registers none has no group to mark.
+        if options.discardable && !options.undoable {
+            throw .invalidField("discardable", "marks the edit's undo group: it cannot be combined with undoable: false")
+        }
         var form: String?
         for f in Self.editForms where body.json[f] != nil {
             guard form == nil else { form = nil; break }

@@ -91,15 +91,40 @@ extension ServerContext {
         do throws(APIError) {
             (handle, scope, _) = try historyTarget(req, ctx)
             let body = try RequestBody.object(req, allowEmpty: false)
-            try body.allowOnly(["actionName", "levelsOfUndo"])
+            try body.allowOnly(["actionName", "levelsOfUndo", "actionIsDiscardable"])
             let name = try body.string("actionName")
             if let name, name.count > 200 { throw .invalidField("actionName", "must be at most 200 characters") }
-            patch = HistoryPatch(actionName: name, levelsOfUndo: try body.int("levelsOfUndo"))
+            patch = HistoryPatch(actionName: name, levelsOfUndo: try body.int("levelsOfUndo"),
+                                 actionIsDiscardable: try body.bool("actionIsDiscardable"))
             if let levels = patch.levelsOfUndo, levels < 0 { throw .invalidField("levelsOfUndo", "must be 0 (unlimited) or more") }
         } catch {
             return res.send(error.response)
         }
         service.updateHistory(patch, scope: scope, in: handle) { res.send($0) { .json(Self.historyJSON($0)) } }
+    }
+
+    /// `POST …/history/registration/disable` (`enable`): the session's own
+    /// disableUndoRegistration (enableUndoRegistration).
+    func registration(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder, enable: Bool) {
+        let session: Session, handle: DocumentHandle
+        do throws(APIError) {
+            session = try ctx.requireSession(for: "undo registration")
+            handle = try ctx.requestedDocument()
+            // The body, if any, is an empty object: a field it does not know is a typo, not a wish.
+            try RequestBody.object(req).allowOnly([])
+        } catch {
+            return res.send(error.response)
+        }
+        service.registration(enable: enable, in: handle, by: session) { result in
+            res.send(result) { state in
+                var w = JSONWriter(capacity: 64)
+                w.beginObject()
+                w.key("undoRegistrationEnabled"); w.bool(state.enabled)
+                w.key("disabledLevel"); w.int(state.disabledLevel)
+                w.endObject()
+                return .json(w.bytes)
+            }
+        }
     }
 
     func grouping(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder, begin: Bool) {

@@ -10,7 +10,7 @@ enum RouteAccess {
              "getHistory", "listVersions", "getVersionText", "canPerformActions", "copy", "select", "selectAll":
             return .document(.read)
         case "edit", "replaceDocumentText", "beginUndoGrouping", "endUndoGrouping", "save", "revertToVersion",
-             "cut", "paste", "delete":
+             "cut", "paste", "delete", "disableUndoRegistration", "enableUndoRegistration":
             return .document(.edit)
         case "deleteDocument", "getAccess", "setMember", "removeMember", "createLink", "revokeLink":
             return .document(.owner)

@@ -12,6 +12,16 @@ struct UndoResult: Sendable {
 struct HistoryPatch: Sendable {
     var actionName: String?
     var levelsOfUndo: Int?
+    /// setActionIsDiscardable for the scope's open (or latest) group.
+    var actionIsDiscardable: Bool?
+}
+
+/// A session's own undo registration after a disable or enable.
+struct RegistrationState: Sendable {
+    /// Whether its edits are registered now.
+    var enabled: Bool
+    /// Its own disables not yet matched by an enable.
+    var disabledLevel: Int
 }
 
 extension DocumentService {
@@ -53,6 +63,13 @@ extension DocumentService {
                 }
                 um.setActionName(name, scope: scope)
             }
+            if let discardable = patch.actionIsDiscardable {
+                // As for a name: with no group open and none to undo there is nothing to mark.
+                guard um.canUndo(scope) || um.groupingLevel(scope) > 0 else {
+                    throw .conflict("nothing_to_undo", "there is no undo group to mark")
+                }
+                um.setActionIsDiscardable(discardable, scope: scope)
+            }
             if let levels = patch.levelsOfUndo { um.setLevelsOfUndo(levels, scope: scope) }
             return um.history(scope)
         }
@@ -81,6 +98,21 @@ extension DocumentService {
             } catch {
                 throw APIError.document(error)
             }
+        }
+    }
+
+    /// The session's own disableUndoRegistration (`enable: false`) or enableUndoRegistration:
+    /// journaled like any undo state, so a restart keeps it; a session's end clears it.
+    func registration(enable: Bool, in handle: DocumentHandle, by session: Session, completion: @escaping Completion<RegistrationState>) {
+        commitUndoState(handle, completion: completion) { st throws(APIError) in
+            let um = st.document.undoManager
+            do throws(DocumentError) {
+                if enable { try um.enableUndoRegistration(session: session.id) } else { um.disableUndoRegistration(session: session.id) }
+            } catch {
+                throw APIError.document(error)
+            }
+            return RegistrationState(enabled: um.isUndoRegistrationEnabled(.session(session.id)),
+                                     disabledLevel: um.sessionRegistrationDisabledLevel(session.id))
         }
     }
 

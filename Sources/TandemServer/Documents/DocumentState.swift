@@ -76,17 +76,21 @@ struct DocumentState {
         return (try? document.rope(atRevision: first.revision - 1)) ?? document.rope
     }
 
-    var committedChangeCount: Int { (inFlight.first?.countBefore ?? document.changeCounts.document).count }
+    var committedChangeCount: Int { committedChangeCounter.count }
+
+    var committedChangeCounter: ChangeCounter { inFlight.first?.countBefore ?? document.changeCounts.document }
 
     /// UIDocument's count for the calling scope, as committed, except that it is never 0 while
-    /// the text differs from the last saved version: no count may make the document look
-    /// clean when it is not (others' changes, or an undo others changed, can bring the
-    /// arithmetic back to 0 on a text never saved).
+    /// the text differs from the last saved version, unless discardable groups (anyone's) done
+    /// since the save are still in effect: no count may make the document look clean when it is not (others'
+    /// changes, or an undo others changed, can bring the arithmetic back to 0 on a text never
+    /// saved), but a discardable change is one that needs no save (docs/undo-rules.md).
     func reportedChangeCount(_ scope: UndoScope) -> Int {
         // A session's own count includes its changes still in flight (for a few ms); the
         // document's is the committed one.
         let count = scope == .document ? committedChangeCount : document.changeCount(scope)
-        return count == 0 && hasUnsavedChanges ? 1 : count
+        // Anyone's discardable groups still in effect may be all that differs: then 0 stands.
+        return count == 0 && committedChangeCounter.discarded == 0 && hasUnsavedChanges ? 1 : count
     }
 
     /// Whether the committed text differs from the last saved version. UIDocument's change

@@ -66,29 +66,37 @@ enum ServerSentEvents {
             // NSUndoManager's order: willUndo (willRedo), the change, didUndo (didRedo). Never
             // coalesced: each one brackets its own change.
             if change.kind != .edit {
-                w.text("id: "); w.int(change.revision - 1); w.text("\nevent: history\ndata: ")
-                w.beginObject()
-                w.key("notification"); w.string(change.kind == .undo ? "willUndo" : "willRedo")
-                w.key("session"); w.optionalString(context)
-                w.key("revision"); w.int(change.revision - 1)
-                w.endObject()
-                w.text("\n\n")
+                notification(change.kind == .undo ? "willUndo" : "willRedo", context, revision: change.revision - 1, to: &w)
             }
+            // An edit that opened an automatic group (NSUndoManager's per-event group): the group
+            // opens before its change and closes after its checkpoint. Never coalesced either:
+            // each pair brackets its own group.
+            if change.opensAutomaticGroup { notification("didOpenUndoGroup", context, revision: change.revision - 1, to: &w) }
             w.text("id: "); w.int(change.revision); w.text("\nevent: change\ndata: ")
             DocumentJSON.change(change, to: &w)
             w.text("\n\n")
-            if superseded { continue }
-            let start = w.bytes.count
-            w.text("id: "); w.int(change.revision); w.text("\nevent: history\ndata: ")
-            w.beginObject()
-            w.key("notification"); w.string(event.notification)
-            w.key("session"); w.optionalString(context)
-            w.key("revision"); w.int(change.revision)
-            w.endObject()
-            w.text("\n\n")
-            history.append(EventChannel.Coalescable(key: event.notification + "\u{0}" + (context ?? ""), range: start..<w.bytes.count))
+            if !superseded {
+                let start = w.bytes.count
+                notification(event.notification, context, revision: change.revision, to: &w)
+                history.append(EventChannel.Coalescable(key: event.notification + "\u{0}" + (context ?? ""), range: start..<w.bytes.count))
+            }
+            if change.opensAutomaticGroup {
+                notification("willCloseUndoGroup", context, revision: change.revision, to: &w)
+                notification("didCloseUndoGroup", context, revision: change.revision, to: &w)
+            }
         }
         return history
+    }
+
+    /// One `history` frame, `id:` the revision it follows.
+    private static func notification(_ name: String, _ session: String?, revision: Int, to w: inout JSONWriter) {
+        w.text("id: "); w.int(revision); w.text("\nevent: history\ndata: ")
+        w.beginObject()
+        w.key("notification"); w.string(name)
+        w.key("session"); w.optionalString(session)
+        w.key("revision"); w.int(revision)
+        w.endObject()
+        w.text("\n\n")
     }
 
     private struct HistoryKey: Hashable {

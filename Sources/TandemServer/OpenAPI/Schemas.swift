@@ -92,10 +92,12 @@ enum Schemas {
             ("canUndo", boolean), ("canRedo", boolean),
             ("undoActionName", string), ("redoActionName", string),
             ("undoMenuItemTitle", string), ("redoMenuItemTitle", string),
-            ("levelsOfUndo", nonNegative), ("groupingLevel", nonNegative),
+            ("levelsOfUndo", nonNegative), ("ownLevelsOfUndo", nonNegative), ("groupingLevel", nonNegative),
+            ("undoActionIsDiscardable", boolean), ("redoActionIsDiscardable", boolean), ("undoRegistrationEnabled", boolean),
             ("undoStack", array(ref("HistoryEntry"))), ("redoStack", array(ref("HistoryEntry"))),
         ], required: ["canUndo", "canRedo", "undoActionName", "redoActionName", "undoMenuItemTitle",
-                      "redoMenuItemTitle", "levelsOfUndo", "groupingLevel", "undoStack", "redoStack"])),
+                      "redoMenuItemTitle", "levelsOfUndo", "ownLevelsOfUndo", "groupingLevel", "undoActionIsDiscardable",
+                      "redoActionIsDiscardable", "undoRegistrationEnabled", "undoStack", "redoStack"])),
         ("UndoResult", object([
             ("revision", nonNegative), ("ops", ref("Operation")), ("actionName", string), ("session", nullableString),
             ("reverts", ref("RevertedGroup")), ("partial", boolean), ("notReverted", nonNegative),
@@ -104,6 +106,8 @@ enum Schemas {
             ("selection", ["oneOf": [ref("Selection"), ["type": "null"]]]),
         ], required: ["revision", "ops", "actionName", "session", "reverts", "partial", "notReverted", "skipped", "range", "history"])),
         ("GroupingLevel", object([("groupingLevel", nonNegative)], required: ["groupingLevel"])),
+        ("UndoRegistration", object([("undoRegistrationEnabled", boolean), ("disabledLevel", nonNegative)],
+                                    required: ["undoRegistrationEnabled", "disabledLevel"])),
         ("Health", object([("status", string)], required: ["status"], additional: true)),
     ] + pasteboardComponents + actionComponents
 }

@@ -41,7 +41,8 @@ enum JournalBinary {
     enum Tag: UInt8 {
         case edit = 1, undo = 2, redo = 3, begin = 4, end = 5, name = 6, levels = 7, groupsByEvent = 8,
              removeAll = 9, removeAllWithTarget = 10, discardable = 11, disable = 12, enable = 13,
-             changeCount = 14, editingDisabled = 15, trim = 16, revert = 17
+             changeCount = 14, editingDisabled = 15, trim = 16, revert = 17,
+             disableSession = 18, enableSession = 19
     }
 
     /// By the byte `Writer` stores for each.
@@ -64,7 +65,8 @@ enum JournalBinary {
                 }
                 optionalString(session)
                 optionalString(options.actionName)
-                bytes.append((options.undoable ? 1 : 0) | (options.newGroup ? 2 : 0) | (options.coalescing ? 4 : 0))
+                bytes.append((options.undoable ? 1 : 0) | (options.newGroup ? 2 : 0) | (options.coalescing ? 4 : 0)
+                             | (options.discardable ? 8 : 0))
                 double(time)
             case let .revert(request):
                 // Kind, scope, requester, group (its id plus one, 0 for none), time.
@@ -97,6 +99,10 @@ enum JournalBinary {
                 tag(.disable)
             case .enableUndoRegistration:
                 tag(.enable)
+            case let .disableSessionUndoRegistration(session):
+                tag(.disableSession); string(session)
+            case let .enableSessionUndoRegistration(session):
+                tag(.enableSession); string(session)
             case let .updateChangeCount(kind):
                 tag(.changeCount)
                 switch kind {
@@ -238,8 +244,9 @@ enum JournalBinary {
                 let session = try optionalString()
                 let actionName = try optionalString()
                 let flags = try byte("the edit's options")
-                guard flags < 8 else { throw failure("unknown edit options \(flags)") }
-                let options = EditOptions(actionName: actionName, undoable: flags & 1 != 0, newGroup: flags & 2 != 0, coalescing: flags & 4 != 0)
+                guard flags < 16 else { throw failure("unknown edit options \(flags)") }
+                let options = EditOptions(actionName: actionName, undoable: flags & 1 != 0, newGroup: flags & 2 != 0, coalescing: flags & 4 != 0,
+                                          discardable: flags & 8 != 0)
                 return .edit(OperationCoding(op), session: session, options: options, time: try double())
             case .revert:
                 let k = Int(try byte("an undo kind"))
@@ -260,6 +267,8 @@ enum JournalBinary {
             case .discardable: return .setActionIsDiscardable(try bool(), scope: try scope())
             case .disable: return .disableUndoRegistration
             case .enable: return .enableUndoRegistration
+            case .disableSession: return .disableSessionUndoRegistration(try string())
+            case .enableSession: return .enableSessionUndoRegistration(try string())
             case .changeCount:
                 let k = Int(try byte("a change kind"))
                 guard k < JournalBinary.changeKinds.count else { throw failure("unknown change kind \(k)") }

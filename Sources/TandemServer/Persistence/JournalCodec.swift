@@ -41,6 +41,8 @@ enum JournalCodec {
             w.optionalString(options.actionName)
             w.bool(options.undoable); w.bool(options.newGroup); w.bool(options.coalescing)
             w.double(time)
+            // Only when set: edits written before it existed end at the time.
+            if options.discardable { w.bool(true) }
         case let .revert(request):
             w.string("revert"); w.string(request.kind.rawValue); scope(request.scope, to: &w)
             w.optionalString(request.requester)
@@ -71,6 +73,10 @@ enum JournalCodec {
             w.string("disable")
         case .enableUndoRegistration:
             w.string("enable")
+        case let .disableSessionUndoRegistration(session):
+            w.string("disableSession"); w.string(session)
+        case let .enableSessionUndoRegistration(session):
+            w.string("enableSession"); w.string(session)
         case let .updateChangeCount(kind):
             w.string("changeCount"); w.string(kind.rawValue)
         case let .setEditingDisabled(flag):
@@ -130,6 +136,7 @@ enum JournalCodec {
             options.undoable = try bool(5)
             options.newGroup = try bool(6)
             options.coalescing = try bool(7)
+            options.discardable = a.count > 9 ? try bool(9) : false
             return .edit(OperationCoding(op), session: try optString(3), options: options, time: try double(8))
         case "revert":
             guard let raw = try optString(1), let kind = UndoRequest.Kind(rawValue: raw) else {
@@ -149,6 +156,8 @@ enum JournalCodec {
         case "discardable": return .setActionIsDiscardable(try bool(1), scope: try scope(2))
         case "disable": return .disableUndoRegistration
         case "enable": return .enableUndoRegistration
+        case "disableSession": return .disableSessionUndoRegistration(try string(1))
+        case "enableSession": return .enableSessionUndoRegistration(try string(1))
         case "changeCount":
             guard let raw = try optString(1), let kind = DocumentChangeKind(rawValue: raw) else {
                 throw DecodeError(description: "changeCount: unknown kind")

@@ -13,7 +13,7 @@ extension ServerContext {
             default: responses = [Endpoint.json(200, "The change as applied", Schemas.ref("ActionResult"))]
             }
             responses += [
-                Endpoint.error(400, "Malformed JSON, field or type"),
+                Endpoint.error(400, "Malformed JSON, field, type or query parameter"),
                 Endpoint.error(401, "Bad token, or no session where the selection is the target"),
                 Endpoint.error(404, "No such document or pasteboard"),
                 Endpoint.error(415, "Body is not JSON"),
@@ -40,7 +40,8 @@ extension ServerContext {
             return Endpoint(
                 method: .post, path: "/documents/{id}/\(action.rawValue)", operationID: action.rawValue,
                 summary: action.summary, tag: "Editing actions",
-                parameters: action == .cut || action == .paste || action == .delete ? [Endpoint.header("Idempotency-Key", "Makes a resend safe")] : [],
+                parameters: (action == .cut || action == .paste || action == .delete ? [Endpoint.header("Idempotency-Key", "Makes a resend safe")] : [])
+                    + (action == .paste ? [Endpoint.query("type", Schemas.string, "The representation to paste (a UTI or MIME type), as the body's type; both given must agree")] : []),
                 requestBody: action.fields.isEmpty ? JSONValue?.none : Endpoint.jsonBody(Schemas.object(
                     action.fields.sorted().map { f in
                         (f, f == "from" || f == "to" ? Schemas.nonNegative : Schemas.string)
@@ -51,10 +52,15 @@ extension ServerContext {
         }
         list.append(Endpoint(
             method: .get, path: "/documents/{id}/actions", operationID: "canPerformActions",
-            summary: "canPerformAction for the calling session, as an edit menu shows it", tag: "Editing actions",
-            parameters: [Endpoint.query("pasteboard", Schemas.string, "The pasteboard paste would read (default general)")],
+            summary: "canPerformAction for the caller: what each action's request would do on from/to, else on the caller's selection", tag: "Editing actions",
+            parameters: [Endpoint.query("pasteboard", Schemas.string, "The pasteboard paste would read (default general)"),
+                         Endpoint.query("from", Schemas.nonNegative, "With to: ask about this range, as a request giving {\"from\",\"to\"} would act on it"),
+                         Endpoint.query("to", Schemas.nonNegative, "With from: the range's end"),
+                         Endpoint.query("type", Schemas.string, "The representation paste would take (a UTI or MIME type; default plain text)")],
             responses: [Endpoint.json(200, "What the menu offers", Schemas.ref("Actions")),
-                        Endpoint.error(401, "Bad token"), Endpoint.error(404, "No such document or pasteboard")],
+                        Endpoint.error(400, "An unknown query parameter, a bad position or type, or from without to"),
+                        Endpoint.error(401, "Bad token"), Endpoint.error(404, "No such document or pasteboard"),
+                        Endpoint.error(422, "The range is outside the text, backwards, or splits a surrogate pair")],
             handler: { [self] req, ctx, res in res.respond { () throws(APIError) in try canPerformActions(req, ctx) } }
         ))
         return list

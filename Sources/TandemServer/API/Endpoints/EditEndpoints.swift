@@ -6,10 +6,10 @@ extension ServerContext {
     var editEndpoints: [Endpoint] {
         let editBody: JSONValue = [
             "oneOf": [
-                Schemas.object([("base", Schemas.nonNegative), ("ops", Schemas.ref("Operation")), ("actionName", Schemas.string), ("undoable", Schemas.boolean), ("newGroup", Schemas.boolean)], required: ["ops"]),
-                Schemas.object([("base", Schemas.nonNegative), ("insert", Schemas.string), ("at", Schemas.nonNegative), ("actionName", Schemas.string), ("undoable", Schemas.boolean), ("newGroup", Schemas.boolean)], required: ["insert", "at"]),
-                Schemas.object([("base", Schemas.nonNegative), ("delete", Schemas.ref("Range")), ("actionName", Schemas.string), ("undoable", Schemas.boolean), ("newGroup", Schemas.boolean)], required: ["delete"]),
-                Schemas.object([("base", Schemas.nonNegative), ("replace", Schemas.ref("Range")), ("with", Schemas.string), ("actionName", Schemas.string), ("undoable", Schemas.boolean), ("newGroup", Schemas.boolean)], required: ["replace", "with"]),
+                Schemas.object([("base", Schemas.nonNegative), ("ops", Schemas.ref("Operation")), ("actionName", Schemas.string), ("undoable", Schemas.boolean), ("newGroup", Schemas.boolean), ("discardable", Schemas.boolean)], required: ["ops"]),
+                Schemas.object([("base", Schemas.nonNegative), ("insert", Schemas.string), ("at", Schemas.nonNegative), ("actionName", Schemas.string), ("undoable", Schemas.boolean), ("newGroup", Schemas.boolean), ("discardable", Schemas.boolean)], required: ["insert", "at"]),
+                Schemas.object([("base", Schemas.nonNegative), ("delete", Schemas.ref("Range")), ("actionName", Schemas.string), ("undoable", Schemas.boolean), ("newGroup", Schemas.boolean), ("discardable", Schemas.boolean)], required: ["delete"]),
+                Schemas.object([("base", Schemas.nonNegative), ("replace", Schemas.ref("Range")), ("with", Schemas.string), ("actionName", Schemas.string), ("undoable", Schemas.boolean), ("newGroup", Schemas.boolean), ("discardable", Schemas.boolean)], required: ["replace", "with"]),
             ],
         ]
         return [

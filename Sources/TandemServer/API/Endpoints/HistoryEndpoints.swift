@@ -54,12 +54,13 @@ extension ServerContext {
             ),
             Endpoint(
                 method: .patch, path: "/documents/{id}/history", operationID: "updateHistory",
-                summary: "Name the latest group (setActionName) or cap the stack (levelsOfUndo)", tag: "Undo",
+                summary: "Name the latest group (setActionName), mark it discardable (setActionIsDiscardable) or cap the stack (levelsOfUndo)", tag: "Undo",
                 parameters: [scope],
-                requestBody: Endpoint.jsonBody(Schemas.object([("actionName", ["type": "string", "maxLength": 200]), ("levelsOfUndo", Schemas.nonNegative)], required: [])),
+                requestBody: Endpoint.jsonBody(Schemas.object([("actionName", ["type": "string", "maxLength": 200]), ("levelsOfUndo", Schemas.nonNegative),
+                                                               ("actionIsDiscardable", Schemas.boolean)], required: [])),
                 responses: [Endpoint.json(200, "The history", Schemas.ref("History")),
                             Endpoint.error(400, "Malformed JSON, field or scope"), Endpoint.error(401, "Bad token"),
-                            Endpoint.error(404, "No such document"), Endpoint.error(409, "Nothing to name"), Endpoint.error(415, "Body is not JSON"),
+                            Endpoint.error(404, "No such document"), Endpoint.error(409, "Nothing to name or mark"), Endpoint.error(415, "Body is not JSON"),
                             Endpoint.error(503, "The store cannot save")],
                 handler: { [self] req, ctx, res in patchHistory(req, ctx, res) }
             ),
@@ -94,6 +95,28 @@ extension ServerContext {
                             Endpoint.error(401, "A session is needed"), Endpoint.error(404, "No such document"),
                             Endpoint.error(409, "No group is open"), Endpoint.error(503, "The store cannot save")],
                 handler: { [self] req, ctx, res in grouping(req, ctx, res, begin: false) }
+            ),
+            Endpoint(
+                method: .post, path: "/documents/{id}/history/registration/disable", operationID: "disableUndoRegistration",
+                summary: "disableUndoRegistration for the session's own edits (nestable)", tag: "Undo",
+                parameters: [Endpoint.header("Idempotency-Key", "Makes a resend safe")],
+                requestBody: Endpoint.jsonBody(Schemas.object([], required: []), required: false),
+                responses: [Endpoint.json(200, "The session's registration now", Schemas.ref("UndoRegistration")),
+                            Endpoint.error(400, "A body other than {}"), Endpoint.error(401, "A session is needed"),
+                            Endpoint.error(404, "No such document"), Endpoint.error(503, "The store cannot save")],
+                handler: { [self] req, ctx, res in registration(req, ctx, res, enable: false) }
+            ),
+            Endpoint(
+                method: .post, path: "/documents/{id}/history/registration/enable", operationID: "enableUndoRegistration",
+                summary: "enableUndoRegistration for the session: undoes one disable", tag: "Undo",
+                parameters: [Endpoint.header("Idempotency-Key", "Makes a resend safe")],
+                requestBody: Endpoint.jsonBody(Schemas.object([], required: []), required: false),
+                responses: [Endpoint.json(200, "The session's registration now", Schemas.ref("UndoRegistration")),
+                            Endpoint.error(400, "A body other than {}"), Endpoint.error(401, "A session is needed"),
+                            Endpoint.error(404, "No such document"),
+                            Endpoint.error(409, "Registration is not disabled (undo_registration_not_disabled)"),
+                            Endpoint.error(503, "The store cannot save")],
+                handler: { [self] req, ctx, res in registration(req, ctx, res, enable: true) }
             ),
         ]
     }
