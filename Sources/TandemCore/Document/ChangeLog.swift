@@ -270,7 +270,7 @@ extension ChangeLog.State {
     /// units were kept.
     var unitsLineUp: Bool {
         let n = kind.count
-        guard unitInsertedEnd.count == n, unitEnd.count == n, unitCount.count == unitFirst.count else { return false }
+        guard unitInsertedEnd.count == n, unitEnd.count == n, UnitRuns.valid(counts: unitCount, firsts: unitFirst) else { return false }
         var start = 0, spliceStart = 0
         for i in 0..<n {
             let middle = Int(unitInsertedEnd[i]), end = Int(unitEnd[i])

@@ -329,7 +329,7 @@ private struct SnapshotReader {
 
     mutating func units() throws(SnapshotFormatError) -> UnitRuns {
         let counts: [Int32] = try column(), firsts: [Int64] = try column()
-        guard counts.count == firsts.count, counts.allSatisfy({ $0 > 0 }) else {
+        guard UnitRuns.valid(counts: counts, firsts: firsts) else {
             throw SnapshotFormatError(offset: offset, "unit runs that do not line up")
         }
         return UnitRuns(zip(counts, firsts).map { UnitRuns.Run(count: $0, first: $1) })

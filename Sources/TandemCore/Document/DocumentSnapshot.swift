@@ -181,7 +181,7 @@ extension Document {
         if log.state.unitEnd.isEmpty && !log.state.kind.isEmpty { log.state.fillUnknownUnits() }
         guard log.state.unitsLineUp else { throw .invalidOperation(.invalidComponent("the snapshot's change log is damaged")) }
         if let known = snapshot.units, let next = snapshot.nextUnit {
-            guard known.count == length else { throw .invalidOperation(.invalidComponent("the snapshot's unit identities do not match its text")) }
+            guard known.count == length, next >= 1, next <= UnitRuns.maxIdentity else { throw .invalidOperation(.invalidComponent("the snapshot's unit identities do not match its text")) }
             units = TextUnits(known)
             nextUnit = next
         } else {

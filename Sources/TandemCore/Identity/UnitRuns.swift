@@ -125,6 +125,37 @@ public struct UnitRuns: Sendable, Hashable {
         self = rebuilt
     }
 
+    /// These units without those of `removed` (identities known to both; order kept).
+    func subtracting(_ removed: [Int64]) -> UnitRuns {
+        let sorted = removed.sorted()
+        var result = UnitRuns()
+        for run in runs {
+            guard run.first != 0 else { result.append(run); continue }
+            let end = run.first + Int64(run.count)
+            var at = run.first
+            // The removed identities inside this run, ascending.
+            var i = sorted.partitionPoint { $0 < run.first }
+            while i < sorted.count, sorted[i] < end {
+                result.append(count: Int(sorted[i] - at), first: at)
+                at = sorted[i] + 1
+                i += 1
+            }
+            result.append(count: Int(end - at), first: at)
+        }
+        return result
+    }
+
+    /// The largest identity a stored run may reach: identities come from a counter that starts
+    /// at 1, so anything near `Int64.max` is damage (and would overflow the arithmetic).
+    static let maxIdentity: Int64 = 1 << 62
+
+    /// Whether stored runs are well formed: positive counts, identities 0 or within range.
+    static func valid(counts: [Int32], firsts: [Int64]) -> Bool {
+        counts.count == firsts.count && zip(counts, firsts).allSatisfy { count, first in
+            count > 0 && first >= 0 && first <= maxIdentity
+        }
+    }
+
     /// Bytes allocated by the runs.
     var allocatedBytes: Int { runs.capacity * MemoryLayout<Run>.stride }
 }
@@ -170,7 +201,7 @@ extension UnitRuns: Codable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let counts = try PackedCoding.decode(Int32.self, c, .count)
         let firsts = try PackedCoding.decode(Int64.self, c, .first)
-        guard counts.count == firsts.count, counts.allSatisfy({ $0 > 0 }) else { throw PackedCoding.corrupt(c, .count) }
+        guard Self.valid(counts: counts, firsts: firsts) else { throw PackedCoding.corrupt(c, .count) }
         self.init(zip(counts, firsts).map { Run(count: $0, first: $1) })
     }
 
@@ -178,5 +209,18 @@ extension UnitRuns: Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(PackedCoding.encode(runs.map(\.count)), forKey: .count)
         try c.encode(PackedCoding.encode(runs.map(\.first)), forKey: .first)
+    }
+}
+
+extension Array {
+    /// The index of the first element for which `belongs` is false, in an array where every
+    /// element it holds for comes first.
+    func partitionPoint(_ belongs: (Element) -> Bool) -> Int {
+        var lo = 0, hi = count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if belongs(self[mid]) { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
     }
 }

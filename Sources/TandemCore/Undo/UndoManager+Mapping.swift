@@ -380,15 +380,14 @@ extension UndoManager {
         var n = plainInverse(g)
         n.carried = m.lostUnits
         var builder = OperationBuilder()
-        var present = UnitRuns()
+        var present = UnitRuns(), found: [Int64] = []
         for (position, identity) in unitPositions(m.carried) {
             builder.retain(position - builder.baseLength)
             builder.delete(1)
             present.append(count: 1, first: identity)
+            found.append(identity)
         }
-        for run in m.carried.runs {
-            for k in 0..<Int64(run.count) where !present.contains(run.first + k) { n.lostUnits.append(count: 1, first: run.first + k) }
-        }
+        for run in m.carried.subtracting(found).runs where run.first != 0 { n.lostUnits.append(run) }
         if !present.isEmpty {
             let takeOut = builder.build(length: n.inverse.baseLength)
             let (inverseAfter, takeOutAfter) = Self.must { () throws(OperationError) in try TextOperation.transform(n.inverse, takeOut) }
