@@ -100,7 +100,7 @@ import Testing
         for key in s.changeCounts?.contexts.keys.map({ $0 }) ?? [] { s.changeCounts?.contexts[key]?.discarded = 0 }
         s.units = nil
         s.nextUnit = nil
-        s.log.unitInsertedEnd = []; s.log.unitEnd = []; s.log.unitCount = []; s.log.unitFirst = []
+        s.log.unitEnd = []; s.log.unitRuns = []
         for i in s.undo.mapped.indices {
             s.undo.mapped[i].inserted = nil; s.undo.mapped[i].lostUnits = nil; s.undo.mapped[i].belowUnits = nil
             s.undo.mapped[i].carried = nil

@@ -33,13 +33,11 @@ final class ChangeLog {
         var revertRevision: [Int32] = []
         var revertRequester: [String] = []
         var revertLost: [Int32] = []
-        /// Each change's units (`UnitRuns`) as runs: the ones it inserted are runs
-        /// `start ..< unitInsertedEnd[i]` and the ones it deleted `unitInsertedEnd[i] ..< unitEnd[i]`,
-        /// where `start` is the previous change's `unitEnd` (0 for the first).
-        var unitInsertedEnd: [UInt32] = []
+        /// Each change's units (`UnitRuns`): entries `unitEnd[i - 1] ..< unitEnd[i]` of
+        /// `unitRuns` (from 0 for the first), each a run packed in 8 bytes (`packUnitRun`):
+        /// the runs it inserted, then the runs it deleted.
         var unitEnd: [UInt32] = []
-        var unitCount: [Int32] = []
-        var unitFirst: [Int64] = []
+        var unitRuns: [Int64] = []
     }
 
     /// The group of a change not registered for undo.
@@ -133,12 +131,30 @@ final class ChangeLog {
     /// The units `revision` inserted and deleted.
     func units(at revision: Int) -> OperationUnits {
         let i = index(revision)
-        let start = i == 0 ? 0 : Int(state.unitEnd[i - 1])
-        let middle = Int(state.unitInsertedEnd[i]), end = Int(state.unitEnd[i])
         var units = OperationUnits()
-        for k in start..<middle { units.inserted.append(.init(count: state.unitCount[k], first: state.unitFirst[k])) }
-        for k in middle..<end { units.deleted.append(.init(count: state.unitCount[k], first: state.unitFirst[k])) }
+        for k in (i == 0 ? 0 : Int(state.unitEnd[i - 1]))..<Int(state.unitEnd[i]) {
+            let (run, deleted) = ChangeLog.unpackUnitRun(state.unitRuns[k])
+            if deleted { units.deleted.append(run) } else { units.inserted.append(run) }
+        }
         return units
+    }
+
+    /// A run as one Int64: its first identity (below `UnitRuns.maxIdentity`, 2^42) shifted
+    /// past its count (20 bits) and a bit saying whether the change deleted it or inserted it.
+    static func packUnitRuns(_ run: UnitRuns.Run, deleted: Bool, into column: inout [Int64]) {
+        var left = Int64(run.count), first = run.first
+        while left > 0 {
+            let n = min(left, maxPackedCount)
+            column.append(first << 21 | n << 1 | (deleted ? 1 : 0))
+            left -= n
+            if first != 0 { first += n }
+        }
+    }
+
+    static let maxPackedCount: Int64 = (1 << 20) - 1
+
+    static func unpackUnitRun(_ packed: Int64) -> (run: UnitRuns.Run, deleted: Bool) {
+        (UnitRuns.Run(count: Int32((packed >> 1) & maxPackedCount), first: packed >> 21), packed & 1 == 1)
     }
 
     /// Where `revision` landed in the text after it.
@@ -155,10 +171,10 @@ final class ChangeLog {
     // MARK: appending
 
     /// Logs `op`, applied to `rope` (the text before it), in one access to the arrays.
-    func append(_ op: TextOperation, rope: Rope, group: Int32, context: Int32, kind: ChangeKind, time: Double, lengthAfter: Int,
-                units: OperationUnits) {
+    /// The units of the change just appended come next: `appendUnitRun` for each run it inserted
+    /// and deleted, then `closeUnits`.
+    func append(_ op: TextOperation, rope: Rope, group: Int32, context: Int32, kind: ChangeKind, time: Double, lengthAfter: Int) {
         state.append(op, rope: rope, group: group, context: context, kind: kind, time: time, lengthAfter: lengthAfter)
-        state.appendUnits(units)
     }
 
     // MARK: undo and redo records
@@ -206,14 +222,9 @@ final class ChangeLog {
         state.spliceInserted.removeFirst(splices)
         state.text.removeFirst(textDropped)
         let runs = Int(state.unitEnd[n - 1])
-        state.unitInsertedEnd.removeFirst(n)
         state.unitEnd.removeFirst(n)
-        for i in state.unitEnd.indices {
-            state.unitInsertedEnd[i] -= UInt32(runs)
-            state.unitEnd[i] -= UInt32(runs)
-        }
-        state.unitCount.removeFirst(runs)
-        state.unitFirst.removeFirst(runs)
+        for i in state.unitEnd.indices { state.unitEnd[i] -= UInt32(runs) }
+        state.unitRuns.removeFirst(runs)
         let reverts = state.revertRevision.prefix { Int($0) <= state.trimmed }.count
         if reverts > 0 {
             state.revertRevision.removeFirst(reverts)
@@ -229,7 +240,7 @@ final class ChangeLog {
             + state.time.capacity * 8 + state.lengthAfter.capacity * 4 + state.splicePosition.capacity * 4
             + state.spliceDeleted.capacity * 4 + state.spliceInserted.capacity * 4 + state.text.capacity * 2
             + state.revertRevision.capacity * 24
-            + (state.unitInsertedEnd.capacity + state.unitEnd.capacity + state.unitCount.capacity) * 4 + state.unitFirst.capacity * 8
+            + state.unitEnd.capacity * 4 + state.unitRuns.capacity * 8
     }
 }
 
@@ -258,27 +269,30 @@ extension ChangeLog.State {
 }
 
 extension ChangeLog.State {
-    mutating func appendUnits(_ units: OperationUnits) {
-        for run in units.inserted.runs { unitCount.append(run.count); unitFirst.append(run.first) }
-        unitInsertedEnd.append(UInt32(unitCount.count))
-        for run in units.deleted.runs { unitCount.append(run.count); unitFirst.append(run.first) }
-        unitEnd.append(UInt32(unitCount.count))
+    mutating func appendUnitRun(_ run: UnitRuns.Run, deleted: Bool) {
+        ChangeLog.packUnitRuns(run, deleted: deleted, into: &unitRuns)
     }
 
-    /// Whether the unit columns are there for every change and each change's runs count as
+    mutating func closeUnits() { unitEnd.append(UInt32(unitRuns.count)) }
+
+    /// Whether the unit column is there for every change and each change's runs count as
     /// many units as it inserted and deleted; `fillUnknownUnits` completes a log stored before
     /// units were kept.
     var unitsLineUp: Bool {
         let n = kind.count
-        guard unitInsertedEnd.count == n, unitEnd.count == n, UnitRuns.valid(counts: unitCount, firsts: unitFirst) else { return false }
+        guard unitEnd.count == n else { return false }
         var start = 0, spliceStart = 0
         for i in 0..<n {
-            let middle = Int(unitInsertedEnd[i]), end = Int(unitEnd[i])
-            guard start <= middle, middle <= end, end <= unitCount.count else { return false }
+            let end = Int(unitEnd[i])
+            guard start <= end, end <= unitRuns.count else { return false }
             var inserted = 0, deleted = 0
             for k in spliceStart..<Int(spliceEnd[i]) { inserted += Int(spliceInserted[k]); deleted += Int(spliceDeleted[k]) }
-            for k in start..<middle { guard unitCount[k] > 0 else { return false }; inserted -= Int(unitCount[k]) }
-            for k in middle..<end { guard unitCount[k] > 0 else { return false }; deleted -= Int(unitCount[k]) }
+            for k in start..<end {
+                let packed = unitRuns[k]
+                let (run, isDeleted) = ChangeLog.unpackUnitRun(packed)
+                guard packed >= 0, run.count > 0, run.first <= UnitRuns.maxIdentity else { return false }
+                if isDeleted { deleted -= Int(run.count) } else { inserted -= Int(run.count) }
+            }
             guard inserted == 0, deleted == 0 else { return false }
             start = end
             spliceStart = Int(spliceEnd[i])
@@ -288,12 +302,14 @@ extension ChangeLog.State {
 
     /// Units of unknown identity for every change of a log stored before units were kept.
     mutating func fillUnknownUnits() {
-        unitInsertedEnd = []; unitEnd = []; unitCount = []; unitFirst = []
+        unitEnd = []; unitRuns = []
         var spliceStart = 0
         for i in 0..<kind.count {
             var inserted = 0, deleted = 0
             for k in spliceStart..<Int(spliceEnd[i]) { inserted += Int(spliceInserted[k]); deleted += Int(spliceDeleted[k]) }
-            appendUnits(OperationUnits(inserted: .unknown(inserted), deleted: .unknown(deleted)))
+            if inserted > 0 { appendUnitRun(.init(count: Int32(clamping: inserted), first: 0), deleted: false) }
+            if deleted > 0 { appendUnitRun(.init(count: Int32(clamping: deleted), first: 0), deleted: true) }
+            closeUnits()
             spliceStart = Int(spliceEnd[i])
         }
     }
@@ -302,7 +318,7 @@ extension ChangeLog.State {
         case trimmed, startLength, spliceEnd, textStart, group, context, kind, time, lengthAfter
         case splicePosition, spliceDeleted, spliceInserted, text
         case revertRevision, revertRequester, revertLost
-        case unitInsertedEnd, unitEnd, unitCount, unitFirst
+        case unitEnd, unitRuns
     }
 
     /// A snapshot written before `group` and `context` has an `owner` column instead, which
@@ -336,10 +352,8 @@ extension ChangeLog.State {
         }
         // Absent from snapshots written before units were kept: `fillUnknownUnits` then.
         if c.contains(.unitEnd) {
-            unitInsertedEnd = try PackedCoding.decode(UInt32.self, c, .unitInsertedEnd)
             unitEnd = try PackedCoding.decode(UInt32.self, c, .unitEnd)
-            unitCount = try PackedCoding.decode(Int32.self, c, .unitCount)
-            unitFirst = try PackedCoding.decode(Int64.self, c, .unitFirst)
+            unitRuns = try PackedCoding.decode(Int64.self, c, .unitRuns)
         }
     }
 
@@ -361,10 +375,8 @@ extension ChangeLog.State {
         try c.encode(PackedCoding.encode(revertRevision), forKey: .revertRevision)
         try c.encode(revertRequester, forKey: .revertRequester)
         try c.encode(PackedCoding.encode(revertLost), forKey: .revertLost)
-        try c.encode(PackedCoding.encode(unitInsertedEnd), forKey: .unitInsertedEnd)
         try c.encode(PackedCoding.encode(unitEnd), forKey: .unitEnd)
-        try c.encode(PackedCoding.encode(unitCount), forKey: .unitCount)
-        try c.encode(PackedCoding.encode(unitFirst), forKey: .unitFirst)
+        try c.encode(PackedCoding.encode(unitRuns), forKey: .unitRuns)
     }
 
     /// Fills `group` and `context` from `owner`, the one column older snapshots hold in their

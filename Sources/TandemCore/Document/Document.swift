@@ -156,17 +156,20 @@ public final class Document {
         }
         if let failure { throw .invalidOperation(failure) }
         guard changes else { return nil }
+        log.append(op, rope: rope, group: group, context: Int32(context), kind: kind, time: time, lengthAfter: op.targetLength)
         let count = op.insertedCount
-        let inserted: UnitRuns
+        let inserted: InsertedUnits
         if let restoring {
-            inserted = restoring.count == count ? restoring : .unknown(count)
+            let runs = restoring.count == count ? restoring : .unknown(count)
+            for run in runs.runs { log.state.appendUnitRun(run, deleted: false) }
+            inserted = .restoring(runs)
         } else {
-            inserted = UnitRuns(fresh: nextUnit, count: count)
+            if count > 0 { log.state.appendUnitRun(.init(count: Int32(clamping: count), first: nextUnit), deleted: false) }
+            inserted = .fresh(first: nextUnit)
             nextUnit += Int64(count)
         }
-        let deleted = units.apply(op, inserted: inserted)
-        log.append(op, rope: rope, group: group, context: Int32(context), kind: kind, time: time, lengthAfter: op.targetLength,
-                   units: OperationUnits(inserted: inserted, deleted: deleted))
+        units.apply(op, inserted: inserted) { log.state.appendUnitRun($0, deleted: true) }
+        log.state.closeUnits()
         Self.applyUnchecked(op, to: &rope)
         return log.revision
     }

@@ -77,7 +77,7 @@ extension DocumentSnapshot {
         w.int(counts.document.discarded)
         for (_, counter) in sortedCounts { w.int(counter.discarded) }
         w.units(units ?? .unknown(text.utf16.count)); w.fixed(nextUnit ?? 1)
-        w.column(log.unitInsertedEnd); w.column(log.unitEnd); w.column(log.unitCount); w.column(log.unitFirst)
+        w.column(log.unitEnd); w.column(log.unitRuns)
         for m in undo.mapped {
             w.units(m.inserted ?? UnitRuns()); w.units(m.lostUnits ?? UnitRuns()); w.units(m.carried ?? UnitRuns())
             w.optional(m.belowUnits) { $0.units($1.inserted); $0.units($1.deleted) }
@@ -162,7 +162,7 @@ extension DocumentSnapshot {
         }
         if version >= 4 {
             units = try r.units(); nextUnit = try r.fixed(Int64.self)
-            log.unitInsertedEnd = try r.column(); log.unitEnd = try r.column(); log.unitCount = try r.column(); log.unitFirst = try r.column()
+            log.unitEnd = try r.column(); log.unitRuns = try r.column()
             for i in mapped.indices {
                 mapped[i].inserted = try r.units(); mapped[i].lostUnits = try r.units(); mapped[i].carried = try r.units()
                 mapped[i].belowUnits = try r.optional { (r: inout SnapshotReader) throws(SnapshotFormatError) in

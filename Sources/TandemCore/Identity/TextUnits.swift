@@ -1,8 +1,8 @@
 /// The identity of every UTF-16 unit of a document's current text, kept as each change
 /// applies (see `UnitRuns`).
 ///
-/// Chunks of at most `maxRuns` runs, so a change rebuilds one small chunk instead of moving
-/// the runs of the whole text.
+/// Chunks of `maxRuns` runs (split when one grows to twice that), so a change edits one small
+/// chunk in place instead of moving the runs of the whole text.
 struct TextUnits: Sendable {
     private(set) var chunks: [UnitRuns] = [UnitRuns()]
     private(set) var count = 0
@@ -29,61 +29,92 @@ struct TextUnits: Sendable {
         return result
     }
 
-    /// Applies `op` (on the text these units are), the units it inserts being `inserted` in
-    /// order; returns the units it deleted, in order.
-    mutating func apply(_ op: TextOperation, inserted: UnitRuns) -> UnitRuns {
-        var deleted: [UnitRuns] = []
-        var offsets: [Int] = []
-        var offset = 0
-        op.forEachSplice { splice in
-            offsets.append(offset)
-            offset += splice.inserted.utf16.count
+    /// Where the last change landed: the next one is most likely in the same chunk.
+    private var hint: (index: Int, start: Int)?
+
+    /// Applies `op` (on the text these units are), the units it inserts being `inserted`;
+    /// gives `removed` the runs of units it deleted, in order.
+    mutating func apply(_ op: TextOperation, inserted: InsertedUnits, removed: (UnitRuns.Run) -> Void) {
+        switch op.storage {
+        case .identity: break
+        case .one(let s):
+            replace(at: s.position, deleting: s.deleted, inserting: inserted, offset: 0, count: s.inserted.utf16.count, removed: removed)
+        case .many(let splices):
+            var offsets: [Int] = []
+            var offset = 0
+            for s in splices { offsets.append(offset); offset += s.inserted.utf16.count }
+            // Back to front, so every splice's base position is still where it was.
+            var deleted: [UnitRuns] = []
+            for (k, s) in splices.enumerated().reversed() {
+                var runs = UnitRuns()
+                replace(at: s.position, deleting: s.deleted, inserting: inserted, offset: offsets[k], count: s.inserted.utf16.count) {
+                    runs.append($0)
+                }
+                deleted.append(runs)
+            }
+            for runs in deleted.reversed() { for run in runs.runs { removed(run) } }
         }
-        var k = offsets.count
-        // Back to front, so every splice's base position is still where it was.
-        op.reverseForEachSplice { splice in
-            k -= 1
-            let n = splice.inserted.utf16.count
-            deleted.append(replace(at: splice.position, deleting: splice.deleted, with: inserted.slice(offsets[k], n)))
-        }
-        var result = UnitRuns()
-        for d in deleted.reversed() { result.append(d) }
-        return result
     }
 
-    /// Replaces `deleting` units at `position` with `units`; returns the units removed.
-    private mutating func replace(at position: Int, deleting: Int, with units: UnitRuns) -> UnitRuns {
-        var i = 0, start = 0
-        while i < chunks.count - 1, position >= start + chunks[i].count {
+    /// Applies `op` with units given as runs; returns the units it deleted.
+    mutating func apply(_ op: TextOperation, inserted: UnitRuns) -> UnitRuns {
+        var deleted = UnitRuns()
+        apply(op, inserted: .restoring(inserted)) { deleted.append($0) }
+        return deleted
+    }
+
+    /// The chunk holding unit `position` (`inserting`: the chunk a unit inserted at `position`
+    /// joins, the one ending there), and where it starts.
+    private mutating func chunk(at position: Int, inserting: Bool) -> (index: Int, start: Int) {
+        func holds(_ i: Int, _ start: Int) -> Bool {
+            let end = start + chunks[i].count
+            return inserting ? (start < position && position <= end) || (position == 0 && i == 0) : (start <= position && position < end)
+        }
+        if let hint, hint.index < chunks.count, holds(hint.index, hint.start) { return hint }
+        var start = 0
+        for i in chunks.indices {
+            if holds(i, start) { hint = (i, start); return (i, start) }
             start += chunks[i].count
-            i += 1
         }
-        let chunk = chunks[i]
-        let local = min(position - start, chunk.count)
-        let here = min(deleting, chunk.count - local)
-        var removed = chunk.slice(local, here)
-        var rebuilt = chunk.slice(0, local)
-        rebuilt.append(units)
-        rebuilt.append(chunk.slice(local + here, chunk.count - local - here))
-        var left = deleting - here
-        var j = i + 1
-        while left > 0, j < chunks.count {
-            let next = chunks[j]
-            let d = min(left, next.count)
-            removed.append(next.slice(0, d))
-            left -= d
-            if d == next.count { chunks.remove(at: j) } else { chunks[j] = next.slice(d, next.count - d); j += 1 }
+        // Past the end (or an empty text): the last chunk.
+        let last = (chunks.count - 1, count - chunks[chunks.count - 1].count)
+        hint = last
+        return last
+    }
+
+    /// Replaces `deleting` units at `position` with `count` units of `inserted` from `offset`.
+    private mutating func replace(at position: Int, deleting: Int, inserting inserted: InsertedUnits, offset: Int, count n: Int,
+                                  removed: (UnitRuns.Run) -> Void) {
+        if deleting > 0 {
+            var (i, start) = chunk(at: position, inserting: false)
+            var local = position - start, left = deleting
+            while left > 0, i < chunks.count {
+                let gone = chunks[i].removeUnits(at: local, left, removed: removed)
+                left -= gone
+                count -= gone
+                if chunks[i].isEmpty && chunks.count > 1 {
+                    chunks.remove(at: i)
+                    hint = nil
+                } else {
+                    i += 1
+                }
+                local = 0
+            }
         }
-        count += units.count - removed.count
-        if rebuilt.runs.count > Self.maxRuns {
-            let split = TextUnits(rebuilt).chunks
-            chunks.replaceSubrange(i...i, with: split)
-        } else if rebuilt.isEmpty && chunks.count > 1 {
-            chunks.remove(at: i)
-        } else {
-            chunks[i] = rebuilt
+        guard n > 0 else { return }
+        let (i, start) = chunk(at: position, inserting: true)
+        switch inserted {
+        case .fresh(let first):
+            chunks[i].insertUnits(count: n, first: first + Int64(offset), at: position - start)
+        case .restoring(let runs):
+            chunks[i].insertUnits(runs.slice(offset, n), at: position - start)
         }
-        return removed
+        count += n
+        if chunks[i].runs.count > 2 * Self.maxRuns {
+            let halves = TextUnits(chunks[i]).chunks
+            chunks.replaceSubrange(i...i, with: halves)
+            hint = nil
+        }
     }
 
     /// Where the units with identities among `wanted` are, ascending.
@@ -123,4 +154,11 @@ extension TextOperation {
         forEachSplice { n += $0.inserted.utf16.count }
         return n
     }
+}
+
+/// The units a change inserts: new ones numbered from the document's counter, or the ones an
+/// undo or redo puts back.
+enum InsertedUnits {
+    case fresh(first: Int64)
+    case restoring(UnitRuns)
 }

@@ -22,9 +22,9 @@ public struct UnitRuns: Sendable, Hashable {
         }
     }
 
-    public private(set) var runs: [Run] = []
+    public internal(set) var runs: [Run] = []
     /// The number of units.
-    public private(set) var count = 0
+    public internal(set) var count = 0
 
     public init() {}
 
@@ -147,7 +147,7 @@ public struct UnitRuns: Sendable, Hashable {
 
     /// The largest identity a stored run may reach: identities come from a counter that starts
     /// at 1, so anything near `Int64.max` is damage (and would overflow the arithmetic).
-    static let maxIdentity: Int64 = 1 << 62
+    static let maxIdentity: Int64 = (1 << 42) - 1
 
     /// Whether stored runs are well formed: positive counts, identities 0 or within range.
     static func valid(counts: [Int32], firsts: [Int64]) -> Bool {
