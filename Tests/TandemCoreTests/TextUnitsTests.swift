@@ -69,4 +69,13 @@ import TandemTestSupport
             if Self.expand(units.all) != model { return }
         }
     }
+
+    /// Lookups and removals go by runs: a run is cut exactly where the set's intervals are.
+    @Test func anIdentitySetCutsRunsWhereItsIntervalsAre() {
+        let set = IdentitySet(UnitRuns([.init(count: 3, first: 20), .init(count: 2, first: 5), .init(count: 1, first: 0), .init(count: 2, first: 7)]))
+        #expect(set.intervals == [5..<9, 20..<23])
+        #expect(set.overlaps(1..<22) == [5..<9, 20..<22])
+        let left = set.removing(from: UnitRuns([.init(count: 30, first: 1), .init(count: 4, first: 0)]))
+        #expect(Self.expand(left) == Array(1...4) + Array(9...19) + Array(23...30) + [0, 0, 0, 0])
+    }
 }

@@ -90,17 +90,21 @@ struct OperationUnits: Sendable, Hashable, Codable {
         }
     }
 
-    /// Where the units `op` inserts land in its result, each with its identity.
-    static func forEachInserted(_ op: TextOperation, _ units: OperationUnits, _ body: (_ position: Int, _ identity: Int64) -> Void) {
-        var positions: [Int] = []
+    /// Where the runs of known units `op` inserts land in its result: a run split where the
+    /// op's splices split it.
+    static func forEachInsertedRun(_ op: TextOperation, _ units: OperationUnits, _ body: (_ position: Int, _ run: UnitRuns.Run) -> Void) {
+        var cursor = UnitCursor(units.inserted)
         var delta = 0
         op.forEachSplice { splice in
             let n = splice.inserted.utf16.count
-            for k in 0..<n { positions.append(splice.position + delta + k) }
+            var piece = UnitRuns()
+            cursor.take(n, into: &piece)
+            var at = splice.position + delta
+            for run in piece.runs {
+                if run.first != 0 { body(at, run) }
+                at += Int(run.count)
+            }
             delta += n - splice.deleted
-        }
-        units.inserted.forEachKnown { offset, identity in
-            if offset < positions.count { body(positions[offset], identity) }
         }
     }
 }

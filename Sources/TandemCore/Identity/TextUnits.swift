@@ -120,20 +120,19 @@ struct TextUnits: Sendable {
     /// Where the units with identities among `wanted` are, ascending.
     func positions(of wanted: UnitRuns) -> [(position: Int, identity: Int64)] {
         var found: [(position: Int, identity: Int64)] = []
-        guard wanted.hasKnown else { return found }
+        let set = IdentitySet(wanted)
+        guard !set.isEmpty else { return found }
         var offset = 0
         for chunk in chunks {
             for run in chunk.runs {
                 defer { offset += Int(run.count) }
                 guard run.first != 0 else { continue }
-                let end = run.first + Int64(run.count)
-                for w in wanted.runs where w.first != 0 {
-                    let lo = max(run.first, w.first), hi = min(end, w.first + Int64(w.count))
-                    for identity in stride(from: lo, to: hi, by: 1) { found.append((offset + Int(identity - run.first), identity)) }
+                for identities in set.overlaps(run.first..<run.first + Int64(run.count)) {
+                    for identity in identities { found.append((offset + Int(identity - run.first), identity)) }
                 }
             }
         }
-        return found.sorted { $0.position < $1.position }
+        return found
     }
 
     var allocatedBytes: Int { chunks.reduce(chunks.capacity * MemoryLayout<UnitRuns>.stride) { $0 + $1.allocatedBytes } }

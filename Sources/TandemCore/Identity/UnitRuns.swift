@@ -46,9 +46,6 @@ public struct UnitRuns: Sendable, Hashable {
 
     public var isEmpty: Bool { count == 0 }
 
-    /// Whether any unit has a known identity.
-    var hasKnown: Bool { runs.contains { $0.first != 0 } }
-
     mutating func append(count: Int, first: Int64) {
         var left = count
         var first = first
@@ -91,62 +88,9 @@ public struct UnitRuns: Sendable, Hashable {
         return result
     }
 
-    /// Calls `body(offset, identity)` for every unit of known identity.
-    func forEachKnown(_ body: (Int, Int64) -> Void) {
-        var offset = 0
-        for run in runs {
-            if run.first != 0 {
-                for k in 0..<Int(run.count) { body(offset + k, run.first + Int64(k)) }
-            }
-            offset += Int(run.count)
-        }
-    }
-
-    /// Whether `identity` is one of these units.
-    func contains(_ identity: Int64) -> Bool {
-        guard identity != 0 else { return false }
-        return runs.contains { $0.first != 0 && identity >= $0.first && identity < $0.first + Int64($0.count) }
-    }
-
-    /// These units without `identity` (once).
-    mutating func remove(_ identity: Int64) {
-        var rebuilt = UnitRuns()
-        var removed = false
-        for run in runs {
-            if !removed, run.first != 0, identity >= run.first, identity < run.first + Int64(run.count) {
-                let before = Int(identity - run.first)
-                rebuilt.append(count: before, first: run.first)
-                rebuilt.append(count: Int(run.count) - before - 1, first: identity + 1)
-                removed = true
-            } else {
-                rebuilt.append(run)
-            }
-        }
-        self = rebuilt
-    }
-
-    /// These units without those of `removed` (identities known to both; order kept).
-    func subtracting(_ removed: [Int64]) -> UnitRuns {
-        let sorted = removed.sorted()
-        var result = UnitRuns()
-        for run in runs {
-            guard run.first != 0 else { result.append(run); continue }
-            let end = run.first + Int64(run.count)
-            var at = run.first
-            // The removed identities inside this run, ascending.
-            var i = sorted.partitionPoint { $0 < run.first }
-            while i < sorted.count, sorted[i] < end {
-                result.append(count: Int(sorted[i] - at), first: at)
-                at = sorted[i] + 1
-                i += 1
-            }
-            result.append(count: Int(end - at), first: at)
-        }
-        return result
-    }
-
     /// The largest identity a stored run may reach: identities come from a counter that starts
-    /// at 1, so anything near `Int64.max` is damage (and would overflow the arithmetic).
+    /// at 1, and the log packs a run's first identity above 21 bits of an Int64; anything larger
+    /// in a stored snapshot is damage.
     static let maxIdentity: Int64 = (1 << 42) - 1
 
     /// Whether stored runs are well formed: positive counts, identities 0 or within range.

@@ -65,16 +65,19 @@ extension UndoManager {
     /// if the group were undone) no longer puts them in.
     static func regain(_ m: inout MappedInverse, through foreign: TextOperation, units fu: OperationUnits,
                        before: inout TextOperation, beforeUnits: inout OperationUnits) {
+        let lost = IdentitySet(m.lostUnits)
+        guard !lost.isEmpty else { return }
         var builder = OperationBuilder()
         var back = UnitRuns()
-        OperationUnits.forEachInserted(foreign, fu) { position, identity in
-            guard m.lostUnits.contains(identity) else { return }
-            m.lostUnits.remove(identity)
-            builder.retain(position - builder.baseLength)
-            builder.delete(1)
-            back.append(count: 1, first: identity)
+        OperationUnits.forEachInsertedRun(foreign, fu) { position, run in
+            for identities in lost.overlaps(run.first..<run.first + Int64(run.count)) {
+                builder.retain(position + Int(identities.lowerBound - run.first) - builder.baseLength)
+                builder.delete(identities.count)
+                back.append(count: identities.count, first: identities.lowerBound)
+            }
         }
         guard !back.isEmpty else { return }
+        m.lostUnits = IdentitySet(back).removing(from: m.lostUnits)
         let takeOut = builder.build(length: foreign.targetLength)
         let (inverseAfter, takeOutAfter) = must { () throws(OperationError) in try TextOperation.transform(m.inverse, takeOut) }
         m.inverse = must { () throws(OperationError) in try takeOut.compose(inverseAfter) }
@@ -380,14 +383,13 @@ extension UndoManager {
         var n = plainInverse(g)
         n.carried = m.lostUnits
         var builder = OperationBuilder()
-        var present = UnitRuns(), found: [Int64] = []
+        var present = UnitRuns()
         for (position, identity) in unitPositions(m.carried) {
             builder.retain(position - builder.baseLength)
             builder.delete(1)
             present.append(count: 1, first: identity)
-            found.append(identity)
         }
-        for run in m.carried.subtracting(found).runs where run.first != 0 { n.lostUnits.append(run) }
+        for run in IdentitySet(present).removing(from: m.carried).runs where run.first != 0 { n.lostUnits.append(run) }
         if !present.isEmpty {
             let takeOut = builder.build(length: n.inverse.baseLength)
             let (inverseAfter, takeOutAfter) = Self.must { () throws(OperationError) in try TextOperation.transform(n.inverse, takeOut) }
