@@ -161,6 +161,10 @@ extension ServerContext {
         "save", "getVersionText", "revertToVersion", "undo", "redo", "cut", "copy", "paste", "delete",
     ]
 
+    /// Operations whose work grows with the change log rather than the text: a page of the
+    /// log, an undo or redo mapped through every later change.
+    static let historyOperations: Set<String> = ["listEdits", "undo", "redo"]
+
     func makeRouter() -> Router {
         var endpoints: [Endpoint] = []
         endpoints += sessionEndpoints
@@ -192,7 +196,7 @@ extension ServerContext {
                                      operatorKey: configuration.adminKey.map(OperatorKey.init)),
             AccessMiddleware(service: service),
             IdempotencyMiddleware(store: idempotency),
-            HeavyWorkMiddleware(queue: service.heavyWork),
+            HeavyWorkMiddleware(pool: service.heavyWork),
         ]
         var router = Router()
         for var e in endpoints {
