@@ -125,6 +125,7 @@ public final class TandemApp: Sendable {
             Thread.sleep(forTimeInterval: 0.1)
             let now = context.now()
             context.expirePollers(now: now)
+            context.service.endExpiredLinks(now: now)
             if now - lastKeepAlive >= context.configuration.keepAliveInterval {
                 lastKeepAlive = now
                 context.sendKeepAlives()
