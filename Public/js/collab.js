@@ -192,11 +192,15 @@ export class Collab extends EventTarget {
    * one that may be ours and awaits its answer.
    */
   async integrateLog() {
-    const changes = await this.api.get(`/documents/${enc(this.id)}/edits?since=${this.revision}`);
-    const list = Array.isArray(changes) ? changes : (changes.changes || []);
-    for (const c of list) {
-      if (c.revision !== this.revision + 1) continue;
-      if (this.onChange(c) === 'wait') break;
+    for (;;) { // the log comes in pages of about 1 MiB: read on while a page moved us on
+      const from = this.revision;
+      const changes = await this.api.get(`/documents/${enc(this.id)}/edits?since=${this.revision}`);
+      const list = Array.isArray(changes) ? changes : (changes.changes || []);
+      for (const c of list) {
+        if (c.revision !== this.revision + 1) continue;
+        if (this.onChange(c) === 'wait') return;
+      }
+      if (!list.length || this.revision === from || this.stopped) return;
     }
   }
 

@@ -69,6 +69,12 @@ struct Serve: ParsableCommand {
     @Option(help: "Operator key: sent as Tandem-Admin-Key, it may list, reassign and delete any document and end any session (env: TANDEM_ADMIN_KEY, default: none).")
     var adminKey: String?
 
+    @Option(help: "Bytes of one page of GET …/edits; a client may ask for 1,024 up to the largest body with maxBytes (env: TANDEM_EDITS_PAGE_BYTES, default: 1048576).")
+    var editsPageBytes: Int?
+
+    @Option(help: "Bytes of missed changes an event stream resumed with Last-Event-ID may replay; more sends a reset event and the client reloads (env: TANDEM_CATCH_UP_BYTES, default: 4194304).")
+    var catchUpBytes: Int?
+
     mutating func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if let d = durability, !["full", "normal", "off"].contains(d) {
@@ -115,6 +121,10 @@ struct Serve: ParsableCommand {
         if (c.tlsCertificatePath == nil) != (c.tlsKeyPath == nil) {
             throw ValidationError("a TLS certificate and key go together")
         }
+        c.editsPageBytes = try editsPageBytes ?? Environment.int("TANDEM_EDITS_PAGE_BYTES") ?? c.editsPageBytes
+        guard c.editsPageBytes >= 1024 else { throw ValidationError("--edits-page-bytes must be 1024 or more") }
+        c.catchUpBytes = try catchUpBytes ?? Environment.int("TANDEM_CATCH_UP_BYTES") ?? c.catchUpBytes
+        guard c.catchUpBytes >= 0 else { throw ValidationError("--catch-up-bytes must be 0 or more") }
         return c
     }
 

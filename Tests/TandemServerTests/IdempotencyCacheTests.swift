@@ -52,6 +52,30 @@ import TandemHTTP
         guard case .proceed = cache.claim("c", fingerprint: Self.request, responder: Box().responder, now: 100) else { Issue.record("expired"); return }
     }
 
+    @Test func keptAnswersStayWithinTheByteBudgetOldestForgottenFirst() {
+        // Each answer keeps 10,000 + 256 bytes: a 25,000-byte budget holds two of them.
+        let cache = IdempotencyCache(budgetBytes: 25_000, ttl: 10)
+        for k in ["a", "b", "c"] {
+            _ = cache.claim(k, fingerprint: Self.request, responder: Box().responder, now: 0)
+            cache.complete(k, with: .json([UInt8](repeating: 0x20, count: 10_000)), now: 0)
+        }
+        guard case .proceed = cache.claim("a", fingerprint: Self.request, responder: Box().responder, now: 1) else { Issue.record("a kept"); return }
+        guard case .handled = cache.claim("b", fingerprint: Self.request, responder: Box().responder, now: 1) else { Issue.record("b forgotten"); return }
+        guard case .handled = cache.claim("c", fingerprint: Self.request, responder: Box().responder, now: 1) else { Issue.record("c forgotten"); return }
+    }
+
+    @Test func aLargeAnswerIsNotKeptWholeAndItsReplayIs409() {
+        let cache = IdempotencyCache()
+        let first = Box()
+        _ = cache.claim("k", fingerprint: Self.request, responder: first.responder, now: 0)
+        cache.complete("k", with: .json([UInt8](repeating: 0x20, count: Idempotency.maxKeptAnswerBytes + 1)), now: 0)
+        let replay = Box()
+        guard case .handled = cache.claim("k", fingerprint: Self.request, responder: replay.responder, now: 1) else { Issue.record("forgotten"); return }
+        #expect(replay.last?.status.code == 409)
+        let body: [UInt8] = replay.last?.bodyBytes ?? []
+        #expect(String(decoding: body, as: UTF8.self).contains("idempotency_answer_not_kept"))
+    }
+
     @Test func aKeyWithADifferentRequestIsRefusedAndTheFirstAnswerKept() {
         let cache = IdempotencyCache()
         _ = cache.claim("k", fingerprint: Self.request, responder: Box().responder, now: 0)

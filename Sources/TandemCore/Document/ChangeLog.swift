@@ -70,6 +70,20 @@ final class ChangeLog {
         switch state.kind[index(revision)] { case 1: .undo; case 2: .redo; default: .edit }
     }
 
+    /// Splices of the changes after `revision` (at least `trimmed`).
+    func spliceCount(since revision: Int) -> Int {
+        let i = index(revision + 1)
+        guard i < state.spliceEnd.count else { return 0 }
+        return Int(state.spliceEnd.last!) - (i == 0 ? 0 : Int(state.spliceEnd[i - 1]))
+    }
+
+    /// UTF-16 units (deleted and inserted) of the changes after `revision` (at least `trimmed`).
+    func unitCount(since revision: Int) -> Int {
+        let i = index(revision + 1)
+        guard i < state.textStart.count else { return 0 }
+        return state.text.count - Int(state.textStart[i])
+    }
+
     private func spliceRange(_ i: Int) -> Range<Int> {
         (i == 0 ? 0 : Int(state.spliceEnd[i - 1]))..<Int(state.spliceEnd[i])
     }

@@ -221,6 +221,29 @@ public final class Document {
         return ((revision + 1)...log.revision).map(change(at:))
     }
 
+    /// The changes after `revision`, oldest first, one at a time until `body` says stop:
+    /// a reader with a byte budget materializes only what it sends, not the whole log.
+    public func forEachChange(since revision: Int, _ body: (Change) -> Bool) throws(DocumentError) {
+        guard revision <= log.revision else { throw .revisionInFuture(base: revision, current: log.revision) }
+        guard revision >= log.firstAvailableRevision - 1 else {
+            throw .revisionTrimmed(base: revision, firstAvailable: log.firstAvailableRevision)
+        }
+        var next = revision + 1
+        while next <= log.revision, body(change(at: next)) { next += 1 }
+    }
+
+    /// Splices of the logged changes after `revision` (those still in the log): the work a
+    /// stale edit or an old group's undo does passing through them, counted without reading them.
+    public func loggedSplices(since revision: Int) -> Int {
+        log.spliceCount(since: max(revision, log.firstAvailableRevision - 1))
+    }
+
+    /// UTF-16 units the logged changes after `revision` deleted and inserted: what answering
+    /// them costs, counted without reading them.
+    public func loggedUnits(since revision: Int) -> Int {
+        log.unitCount(since: max(revision, log.firstAvailableRevision - 1))
+    }
+
     func change(at revision: Int) -> Change {
         let grouped = log.group(revision) != ChangeLog.noGroup
         let group = grouped ? Int(log.group(revision)) : -1

@@ -88,20 +88,41 @@ extension ServerContext {
                 guard let v = Double(s), v >= 0, v <= 30 else { throw APIError.invalidField("wait", "must be 0 to 30 seconds") }
                 wait = v
             }
-            let answer: [UInt8]? = try handle.state.withLock { st throws(APIError) -> [UInt8]? in
+            let maxBytes = try pageBytes(req, default: configuration.editsPageBytes)
+            let answer: (bytes: [UInt8], next: Int?)? = try handle.state.withLock { st throws(APIError) -> (bytes: [UInt8], next: Int?)? in
                 if since > st.committedRevision && wait == 0 {
                     throw APIError.unprocessable("since \(since) is after the current revision \(st.committedRevision)", code: "revision_in_future")
                 }
                 // Core knows how far back its log goes; a base before that is 410.
-                do throws(DocumentError) { _ = try st.document.changes(since: min(since, st.document.revision)) } catch { throw .document(error) }
-                if since < st.committedRevision || wait == 0 { return service.changesJSON(st, since: since) }
+                do throws(DocumentError) { _ = try st.document.length(atRevision: min(since, st.document.revision)) } catch { throw .document(error) }
+                if since < st.committedRevision || wait == 0 { return service.changesJSON(st, since: since, maxBytes: maxBytes) }
                 st.pollers.append(DocumentState.Poller(since: since, deadline: service.now() + wait, responder: res, caller: ctx.caller))
                 return nil
             }
-            if let answer { res.send(.json(answer)) }
+            if let answer {
+                // RFC 8288: the page was cut at about maxBytes; the rest starts after `next`.
+                let headers: HTTPHeaders = answer.next.map { ["Link": "<\(req.path)?since=\($0)&maxBytes=\(maxBytes)>; rel=\"next\""] } ?? [:]
+                res.send(.json(answer.bytes, headers: headers))
+            }
         } catch {
             res.send(error.response)
         }
+    }
+}
+
+extension ServerContext {
+    /// The smallest page a client may ask for: one change's JSON fits in it most of the time.
+    static let minPageBytes = 1024
+
+    /// `maxBytes` of a paged answer: the configured page size unless the client asks for
+    /// another, from `minPageBytes` up to the largest body the server takes.
+    func pageBytes(_ req: HTTPRequest, default value: Int) throws(APIError) -> Int {
+        guard let raw = req.queryValue("maxBytes") else { return value }
+        let largest = max(configuration.maxBodyBytes, value)
+        guard let v = Int(raw), v >= Self.minPageBytes, v <= largest else {
+            throw APIError.invalidField("maxBytes", "must be \(Self.minPageBytes) to \(largest) bytes")
+        }
+        return v
     }
 }
 

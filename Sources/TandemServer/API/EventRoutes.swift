@@ -20,44 +20,59 @@ extension ServerContext {
             return
         }
         let resumeAfter = lastEventID
+        // A long catch-up is framed on the heavy-work pool, in the document's lane.
+        let heavy = lastEventID.map { last in
+            handle.state.withLock { $0.document.loggedUnits(since: last) } >= Self.heavyTextLength
+        } ?? false
         res.send(HTTPResponse(status: .ok, headers: ServerSentEvents.headers, body: .stream { [self] writer in
-            writer.write(ServerSentEvents.preamble)
-            let current: Int = handle.state.withLock { st in
-                if let last = resumeAfter, last < st.committedRevision {
-                    if last < st.document.firstAvailableRevision - 1 {
-                        // Too far behind to replay: the client must reload the document.
-                        writer.write(ServerSentEvents.frame(id: st.committedRevision, event: "reset",
-                                                            data: Array("{\"reason\":\"revision_trimmed\"}".utf8)))
-                    } else if let missed = try? st.document.changes(since: last) {
-                        // The events the live stream sent (each change, and each session's
-                        // last history event), so a resumed client's undo menu follows the
-                        // changes it missed.
-                        var batch = JSONWriter(capacity: 256)
-                        ServerSentEvents.appendChangeEvents(missed.filter { $0.revision <= st.committedRevision }
-                            .map { .init(change: $0, notification: DocumentService.notification(of: $0.kind)) }, to: &batch)
-                        writer.write(batch.bytes)
-                    }
-                }
-                if resumeAfter != nil {
-                    // A state change (locked, saving error) may have been missed too.
-                    var w = JSONWriter(capacity: 48)
-                    w.beginObject()
-                    w.key("state"); w.string(st.condition.rawValue)
-                    w.endObject()
-                    writer.write(ServerSentEvents.frame(id: st.committedRevision, event: "state", data: w.bytes))
-                }
-                handle.events.add(writer, caller: ctx.caller, revision: st.committedRevision)
-                return st.committedRevision
-            }
-            // A session joining changes the presence everyone sees, the newcomer included: one
-            // broadcast tells them all (it used to get the list twice, first on its own).
-            if session != nil {
-                service.broadcastPresence(handle)
+            if heavy {
+                service.heavyWork.async(lane: handle.id) { [self] in startEvents(writer, handle: handle, session: session, resumeAfter: resumeAfter, caller: ctx.caller) }
             } else {
-                writer.write(ServerSentEvents.frame(id: current, event: "presence", data: service.presenceJSON(handle)))
+                startEvents(writer, handle: handle, session: session, resumeAfter: resumeAfter, caller: ctx.caller)
             }
-            writer.onClose { [self] in if session != nil { service.broadcastPresence(handle) } }
         }))
+    }
+
+    /// Replays what a resumed stream missed and subscribes it, under the document's lock.
+    private func startEvents(_ writer: HTTPStreamWriter, handle: DocumentHandle, session: Session?, resumeAfter: Int?, caller: Caller) {
+        writer.write(ServerSentEvents.preamble)
+        let current: Int = handle.state.withLock { st in
+            if let last = resumeAfter, last < st.committedRevision {
+                if last < st.document.firstAvailableRevision - 1 {
+                    // Too far behind to replay: the client must reload the document.
+                    writer.write(ServerSentEvents.reset(revision: st.committedRevision, reason: "revision_trimmed"))
+                } else if let missed = CatchUp.changes(in: st, since: last, budget: configuration.catchUpBytes) {
+                    // The events the live stream sent (each change, and each session's
+                    // last history event), so a resumed client's undo menu follows the
+                    // changes it missed.
+                    var batch = JSONWriter(capacity: 256)
+                    ServerSentEvents.appendChangeEvents(missed.map { .init(change: $0, notification: DocumentService.notification(of: $0.kind)) },
+                                                        to: &batch)
+                    writer.write(batch.bytes)
+                } else {
+                    // More than the budget to replay, built under the lock on a loop: a reload is cheaper.
+                    writer.write(ServerSentEvents.reset(revision: st.committedRevision, reason: "catch_up_too_large"))
+                }
+            }
+            if resumeAfter != nil {
+                // A state change (locked, saving error) may have been missed too.
+                var w = JSONWriter(capacity: 48)
+                w.beginObject()
+                w.key("state"); w.string(st.condition.rawValue)
+                w.endObject()
+                writer.write(ServerSentEvents.frame(id: st.committedRevision, event: "state", data: w.bytes))
+            }
+            handle.events.add(writer, caller: caller, revision: st.committedRevision)
+            return st.committedRevision
+        }
+        // A session joining changes the presence everyone sees, the newcomer included: one
+        // broadcast tells them all (it used to get the list twice, first on its own).
+        if session != nil {
+            service.broadcastPresence(handle)
+        } else {
+            writer.write(ServerSentEvents.frame(id: current, event: "presence", data: service.presenceJSON(handle)))
+        }
+        writer.onClose { [self] in if session != nil { service.broadcastPresence(handle) } }
     }
 
     /// Answered at once on one node; in a cluster once the selection is stored, so that the

@@ -32,13 +32,18 @@ public final class IdempotencyCache: Sendable {
 
     private let entries = Mutex<[String: Entry]>([:])
     private let order = Mutex<[String]>([])
+    /// Bytes of the kept answers (`Idempotency.keptBytes`), at most `budgetBytes`.
+    private let kept = Mutex(0)
     private let capacity: Int
+    private let budgetBytes: Int
     private let ttl: Double
     private let clock: @Sendable () -> Double
 
-    public init(capacity: Int = 50_000, ttl: Double = 24 * 3600,
+    /// At most `capacity` answers and `budgetBytes` of them, the oldest forgotten first.
+    public init(capacity: Int = 50_000, budgetBytes: Int = 64 << 20, ttl: Double = 24 * 3600,
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.capacity = capacity
+        self.budgetBytes = budgetBytes
         self.ttl = ttl
         self.clock = clock
     }
@@ -80,13 +85,41 @@ public final class IdempotencyCache: Sendable {
         let waiters: [HTTPResponder] = entries.withLock { e in
             guard case .pending(let waiters, _, let fingerprint) = e[key] else { return [] }
             if Idempotency.keeps(response) {
-                e[key] = .done(response, at: now, fingerprint: fingerprint)
+                // A large answer is not kept whole: its replays hear that it was applied.
+                let keptAnswer = Idempotency.keptBytes(response) > Idempotency.maxKeptAnswerBytes
+                    ? Idempotency.notKept.response : response
+                e[key] = .done(keptAnswer, at: now, fingerprint: fingerprint)
+                kept.withLock { $0 += Idempotency.keptBytes(keptAnswer) }
             } else {
                 e.removeValue(forKey: key)
             }
             return waiters
         }
         for w in waiters { w.send(Idempotency.replayed(response)) }
+        forgetOldestOverBudget()
+    }
+
+    /// Forgets the oldest answers while the kept ones exceed `budgetBytes`.
+    private func forgetOldestOverBudget() {
+        while kept.withLock({ $0 }) > budgetBytes {
+            guard let key = order.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else { return }
+            forget([key])
+        }
+    }
+
+    /// Drops the answered ones among `keys` (a pending one is still being answered).
+    private func forget(_ keys: [String]) {
+        let freed = entries.withLock { e -> Int in
+            var freed = 0
+            for k in keys {
+                if case .done(let response, _, _) = e[k] {
+                    freed += Idempotency.keptBytes(response)
+                    e.removeValue(forKey: k)
+                }
+            }
+            return freed
+        }
+        kept.withLock { $0 -= freed }
     }
 
     /// What identifies a request for its key: method, path and query (so `?scope=session` and
@@ -116,11 +149,7 @@ public final class IdempotencyCache: Sendable {
             return gone
         }
         guard !evicted.isEmpty else { return }
-        entries.withLock { e in
-            for k in evicted {
-                if case .done = e[k] { e.removeValue(forKey: k) }
-            }
-        }
+        forget(evicted)
     }
 }
 

@@ -33,6 +33,20 @@ enum Idempotency {
             + "before answering; retry later, or check what was applied and use a new key",
         headers: ["Retry-After": "1"])
 
+    /// Answers larger than this are not kept whole: a replay gets `notKept` instead.
+    static let maxKeptAnswerBytes = 256 * 1024
+
+    static let notKept = APIError(
+        .conflict, "idempotency_answer_not_kept",
+        "the first request with this Idempotency-Key was applied, but its answer was larger than \(maxKeptAnswerBytes) bytes "
+            + "and was not kept: read the resource to see the result")
+
+    /// What an answer costs to keep: its body and about what its headers take.
+    static func keptBytes(_ response: HTTPResponse) -> Int {
+        if case .bytes(let body) = response.body { return body.count + 256 }
+        return 256
+    }
+
     /// Whether an answer is kept for replay: not one to a request refused (it changed nothing,
     /// and the client should be able to fix it and resend under the same key).
     static func keeps(_ response: HTTPResponse) -> Bool {

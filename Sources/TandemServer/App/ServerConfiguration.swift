@@ -40,6 +40,11 @@ public struct ServerConfiguration: Sendable {
     public var databaseSchema: String?
     /// The operator key (`--admin-key`, `TANDEM_ADMIN_KEY`); nil for none.
     public var adminKey: String?
+    /// Bytes of one page of `GET …/edits` unless the client asks for another size (`maxBytes`).
+    public var editsPageBytes = 1 << 20
+    /// Bytes of changes an event stream's `Last-Event-ID` catch-up may replay; more is a
+    /// `reset` event and the client reloads the document.
+    public var catchUpBytes = 4 << 20
 
     public init() {}
 }

@@ -125,6 +125,7 @@ public final class TandemApp: Sendable {
             Thread.sleep(forTimeInterval: 0.1)
             let now = context.now()
             context.expirePollers(now: now)
+            context.service.endExpiredLinks(now: now)
             if now - lastKeepAlive >= context.configuration.keepAliveInterval {
                 lastKeepAlive = now
                 context.sendKeepAlives()
@@ -161,6 +162,10 @@ extension ServerContext {
         "save", "getVersionText", "revertToVersion", "undo", "redo", "cut", "copy", "paste", "delete",
     ]
 
+    /// Operations whose work grows with the change log rather than the text: a page of the
+    /// log, an undo or redo mapped through every later change.
+    static let historyOperations: Set<String> = ["listEdits", "undo", "redo"]
+
     func makeRouter() -> Router {
         var endpoints: [Endpoint] = []
         endpoints += sessionEndpoints
@@ -192,7 +197,7 @@ extension ServerContext {
                                      operatorKey: configuration.adminKey.map(OperatorKey.init)),
             AccessMiddleware(service: service),
             IdempotencyMiddleware(store: idempotency),
-            HeavyWorkMiddleware(queue: service.heavyWork),
+            HeavyWorkMiddleware(pool: service.heavyWork),
         ]
         var router = Router()
         for var e in endpoints {

@@ -223,6 +223,7 @@ extension DocumentService {
                 }
                 if hadSelection || handle.events.sessions.contains(id) { broadcastPresence(handle) }
             }
+            endAccess(ofSession: id)
         }
     }
 
@@ -250,7 +251,10 @@ extension DocumentService {
             }
         }
         let storedSessions = Set(contents.sessions.map(\.id))
-        for s in sessions.all where !storedSessions.contains(s.id) { sessions.remove(id: s.id) }
+        for s in sessions.all where !storedSessions.contains(s.id) {
+            sessions.remove(id: s.id)
+            endAccess(ofSession: s.id)
+        }
         for s in contents.sessions { try refreshSession(s.id) }
         for p in contents.pasteboards { try refreshPasteboard(p.name) }
     }

@@ -156,6 +156,6 @@ extension DocumentService {
         let due = st.pollers.filter { $0.since < revision }
         guard !due.isEmpty else { return [] }
         st.pollers.removeAll { $0.since < revision }
-        return due.map { ($0.responder, changesJSON(st, since: $0.since)) }
+        return due.map { ($0.responder, changesJSON(st, since: $0.since, maxBytes: configuration.editsPageBytes).bytes) }
     }
 }

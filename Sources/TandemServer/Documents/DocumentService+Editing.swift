@@ -20,8 +20,11 @@ extension DocumentService {
         if let base = edit.base {
             let changes = handle.revisionHint.load(ordering: .relaxed) - base
             let work = (edit.form.spliceCount + 1).multipliedReportingOverflow(by: max(changes, 0))
-            if work.overflow || work.partialValue > Self.inlineRebaseWork {
-                heavyWork.async { [self] in rebaseThenApply(edit, base: base, handle: handle, session: session, completion: completion) }
+            // The transform also steps through every splice of those changes: one paste of
+            // 100k splices is as heavy as 100k keystrokes. Counted in O(1) under the lock.
+            let logged = changes > 0 ? handle.state.withLock { $0.document.loggedSplices(since: base) } : 0
+            if work.overflow || work.partialValue + logged > Self.inlineRebaseWork {
+                heavyWork.async(lane: handle.id) { [self] in rebaseThenApply(edit, base: base, handle: handle, session: session, completion: completion) }
                 return
             }
         }

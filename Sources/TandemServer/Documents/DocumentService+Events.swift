@@ -25,16 +25,24 @@ extension DocumentService {
         return w.bytes
     }
 
-    /// Changes after `since`, up to what is committed, as the JSON array of `GET …/edits`.
-    func changesJSON(_ st: DocumentState, since: Int) -> [UInt8] {
+    /// One page of `GET …/edits`: changes after `since`, up to what is committed, as a JSON
+    /// array of about `maxBytes` (at least one change); `next` is where the following page
+    /// starts, nil when this one reached the committed revision. Built under the document's
+    /// lock, so its work is bounded by the page, not by the log.
+    func changesJSON(_ st: DocumentState, since: Int, maxBytes: Int) -> (bytes: [UInt8], next: Int?) {
         var w = JSONWriter(capacity: 256)
+        var last = since
         w.beginArray()
-        if let list = try? st.document.changes(since: since) {
-            for c in list where c.revision <= st.committedRevision { DocumentJSON.change(c, to: &w) }
+        try? st.document.forEachChange(since: since) { c in
+            guard c.revision <= st.committedRevision, last == since || w.bytes.count < maxBytes else { return false }
+            DocumentJSON.change(c, to: &w)
+            last = c.revision
+            return true
         }
         w.endArray()
-        return w.bytes
+        return (w.bytes, last < st.committedRevision ? last : nil)
     }
+
     func broadcastState(_ handle: DocumentHandle) {
         let (rev, condition) = handle.state.withLock { ($0.committedRevision, $0.condition) }
         var w = JSONWriter(capacity: 48)

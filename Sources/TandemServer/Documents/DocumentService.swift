@@ -42,8 +42,9 @@ final class DocumentService: Sendable {
     /// Open event streams over all documents (a metrics gauge).
     let subscribers = Atomic<Int>(0)
     /// Where work too heavy for an event loop runs (a large stale edit's transform, a large
-    /// body): one at a time, so it never takes both cores from the loops.
-    let heavyWork = DispatchQueue(label: "tandem.heavy-work", qos: .utility)
+    /// body): one job per document at a time, documents side by side on one thread fewer
+    /// than the cores (at least two), so the loops keep one.
+    let heavyWork = HeavyWorkPool(width: max(2, ProcessInfo.processInfo.activeProcessorCount - 1))
     /// Set when the store is PostgreSQL: other nodes may share it (docs/scale-out.md).
     let cluster: Cluster?
 

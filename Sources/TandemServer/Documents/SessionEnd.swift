@@ -20,7 +20,8 @@ extension DocumentService {
     /// still what gets installed; `then` gets the store's outcome, and no thread waits for it.
     func storeSessionEnd(_ session: String, rollBack: Bool, then: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
         pasteboards.serially { [self] done in
-            let finish: @Sendable (Result<Void, StoreError>) -> Void = { result in
+            let finish: @Sendable (Result<Void, StoreError>) -> Void = { [self] result in
+                if case .success = result { endAccess(ofSession: session) }
                 then(result)
                 done()
             }

@@ -108,6 +108,15 @@ enum ServerSentEvents {
         }
     }
 
+    /// `reset`: the client cannot follow from where it is and reloads the document.
+    static func reset(revision: Int, reason: String) -> [UInt8] {
+        var w = JSONWriter(capacity: 40)
+        w.beginObject()
+        w.key("reason"); w.string(reason)
+        w.endObject()
+        return frame(id: revision, event: "reset", data: w.bytes)
+    }
+
     static let keepAlive: [UInt8] = Array(": keep-alive\n\n".utf8)
 
     /// `retry:` tells EventSource how soon to reconnect after a cut-off.

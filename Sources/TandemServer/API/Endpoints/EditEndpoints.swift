@@ -38,10 +38,13 @@ extension ServerContext {
                 parameters: [
                     Endpoint.query("since", Schemas.nonNegative, "Revision already known (default 0)"),
                     Endpoint.query("wait", ["type": "number", "minimum": 0, "maximum": 30], "Seconds to wait when there is nothing new (at most 30)"),
+                    Endpoint.query("maxBytes", ["type": "integer", "minimum": 1024],
+                                   "Bytes of this page (default --edits-page-bytes, at most the largest body); a cut page has a Link: <…>; rel=\"next\" header"),
                 ],
                 responses: [
-                    Endpoint.json(200, "Changes, oldest first", Schemas.array(Schemas.ref("Change"))),
-                    Endpoint.error(400, "Bad since or wait"),
+                    Endpoint.json(200, "Changes, oldest first: one page of about maxBytes (at least one change); a Link header with rel=\"next\" when more follow",
+                                  Schemas.array(Schemas.ref("Change"))),
+                    Endpoint.error(400, "Bad since, wait or maxBytes"),
                     Endpoint.error(401, "Bad token"),
                     Endpoint.error(404, "No such document"),
                     Endpoint.error(410, "since is older than the kept history"),

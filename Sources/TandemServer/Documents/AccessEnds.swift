@@ -1,0 +1,48 @@
+import TandemHTTP
+
+/// Open event streams and long-polls hold no right of their own: they end when the session
+/// they were opened with ends (logout, timeout, operator; here or on another node) and when
+/// the share link they were opened with expires or is revoked (`accessChanged` handles
+/// revocations and role changes).
+extension DocumentService {
+    /// The session ended: its streams end and its long-polls are answered `401`, as its
+    /// token now is.
+    func endAccess(ofSession id: String) {
+        for handle in documents.withLock({ Array($0.values) }) {
+            let polls: [HTTPResponder] = handle.state.withLock { st in
+                var out: [HTTPResponder] = []
+                st.pollers.removeAll { p in
+                    guard p.caller.session?.id == id else { return false }
+                    out.append(p.responder)
+                    return true
+                }
+                return out
+            }
+            handle.events.close { $0.caller.session?.id == id }
+            for r in polls { r.send(APIError.unauthorized.response) }
+        }
+        pasteboards.events.close { $0.session == id }
+    }
+
+    /// Housekeeping: the streams and long-polls opened with a link that expired by `now` end
+    /// (long-polls `401 invalid_link`, as the link is now), within a tick of its expiry.
+    func endExpiredLinks(now: Double) {
+        for handle in documents.withLock({ Array($0.values) }) {
+            let rules = handle.access.withLock { $0 }
+            let expired = Set(rules.links.lazy.filter { !$0.revoked && ($0.expires.map { $0 <= now } ?? false) }.map(\.id))
+            guard !expired.isEmpty else { continue }
+            let opened: (Caller) -> Bool = { caller in caller.link.map { expired.contains($0.linkID) } ?? false }
+            let polls: [HTTPResponder] = handle.state.withLock { st in
+                var out: [HTTPResponder] = []
+                st.pollers.removeAll { p in
+                    guard opened(p.caller) else { return false }
+                    out.append(p.responder)
+                    return true
+                }
+                return out
+            }
+            handle.events.close { opened($0.caller) }
+            for r in polls { r.send(APIError.invalidLink.response) }
+        }
+    }
+}

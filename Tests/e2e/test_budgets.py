@@ -1,0 +1,198 @@
+"""Issue 38: large answers are paged, never built whole on an event loop (`GET …/edits` in
+pages of `maxBytes` with a `Link: rel="next"`, an event stream's catch-up over its byte
+budget answered with `reset`), and the server's memory and its only loop survive clients
+that ask for a long history and never read."""
+
+from __future__ import annotations
+
+import re
+import socket
+import threading
+import time
+from urllib.parse import urlsplit
+
+import pytest
+import requests
+
+from sse import SSEStream
+from tandem_client import Client, assert_error, describe, new_session
+
+LINK = re.compile(r'<([^>]+)>; rel="next"')
+
+
+def _fill(client: Client, doc: str, changes: int, size: int) -> None:
+    """`changes` edits of `size` characters each, every other one deleting the last, so the
+    text ends short while the log holds `changes * size / 2` characters."""
+    for i in range(changes):
+        if i % 2 == 0:
+            client.edit(doc, {"insert": chr(ord("a") + i % 26) * size, "at": 0})
+        else:
+            client.edit(doc, {"delete": {"from": 0, "to": size}})
+
+
+def _rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def test_a_long_log_is_read_in_pages_that_each_name_the_next(alice):
+    doc = alice.create_doc("")["id"]
+    _fill(alice, doc, changes=40, size=10_000)
+    seen: list[int] = []
+    url = f"/documents/{doc}/edits?since=0&maxBytes=50000"
+    pages = 0
+    while url:
+        r = alice.get(url)
+        assert r.status_code == 200, describe(r)
+        page = r.json()
+        pages += 1
+        # A page stops at the first change past maxBytes: at most one 10 KB change over it.
+        assert 1 <= len(page) and len(r.content) < 50_000 + 11_000, (len(page), len(r.content))
+        seen += [c["revision"] for c in page]
+        m = LINK.search(r.headers.get("Link", ""))
+        url = urlsplit(m.group(1))._replace(scheme="", netloc="").geturl() if m else None
+        if m:
+            assert f"since={page[-1]['revision']}" in url
+    assert seen == list(range(1, 41))
+    assert pages >= 4, f"20 inserts of 10 KB came in {pages} pages of 50 KB"
+
+
+def test_the_last_page_has_no_next_link(alice):
+    doc = alice.create_doc("")["id"]
+    alice.insert(doc, "one", 0)
+    r = alice.get(f"/documents/{doc}/edits", params={"since": 0})
+    assert r.status_code == 200 and [c["revision"] for c in r.json()] == [1]
+    assert "Link" not in r.headers
+
+
+@pytest.mark.parametrize("value", ["0", "1023", "-5", "lots", str(1 << 40)])
+def test_a_page_size_out_of_range_is_400(alice, value):
+    doc = alice.create_doc("x")["id"]
+    assert_error(alice.get(f"/documents/{doc}/edits", params={"since": 0, "maxBytes": value}), 400, "invalid_field")
+
+
+def test_a_catch_up_over_its_budget_is_a_reset_and_within_it_a_replay(servers):
+    server = servers(extra_args=("--catch-up-bytes", "60000"))
+    alice = new_session(server.base, "Alice")
+    doc = alice.create_doc("")["id"]
+    _fill(alice, doc, changes=12, size=10_000)
+    with SSEStream(server.base, f"/documents/{doc}/events", headers={"Last-Event-ID": "0"}) as s:
+        assert s.status == 200
+        first = s.next_event(timeout=5)
+        assert (first.type, first.json()) == ("reset", {"reason": "catch_up_too_large"})
+        assert first.id == "12"
+    # From revision 10 on, two changes: well within the budget, replayed as they were sent.
+    with SSEStream(server.base, f"/documents/{doc}/events", headers={"Last-Event-ID": "10"}) as s:
+        assert [int(s.next_change(timeout=5).id) for _ in range(2)] == [11, 12]
+
+
+class HealthPinger(threading.Thread):
+    """/healthz on its own keep-alive connection, one request after another, each timed."""
+
+    def __init__(self, base: str):
+        super().__init__(daemon=True)
+        self.base, self.times, self.failures = base, [], []
+        self.stopping = threading.Event()
+
+    def run(self):
+        http = requests.Session()
+        while not self.stopping.is_set():
+            start = time.perf_counter()
+            try:
+                r = http.get(self.base + "/healthz", timeout=10)
+                if r.status_code != 200:
+                    self.failures.append(r.status_code)
+            except requests.RequestException as e:
+                self.failures.append(repr(e))
+            self.times.append(time.perf_counter() - start)
+            time.sleep(0.002)
+
+    def stop(self) -> list[float]:
+        self.stopping.set()
+        self.join(30)
+        return sorted(self.times)
+
+
+def _ask_and_never_read(base: str, path: str, headers: dict | None = None) -> socket.socket:
+    u = urlsplit(base)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect((u.hostname, u.port))
+    lines = [f"GET {path} HTTP/1.1", f"Host: {u.hostname}:{u.port}"] + [f"{k}: {v}" for k, v in (headers or {}).items()]
+    sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+    return sock
+
+
+@pytest.mark.one_node("one event loop's latency and one process's RSS")
+def test_clients_that_ask_for_a_long_history_and_never_read_hold_neither_memory_nor_the_loop(servers):
+    server = servers(extra_args=("--event-loops", "1"))
+    alice = new_session(server.base, "Alice")
+    doc = alice.create_doc("")["id"]
+    # 8 MB of inserts in 80 changes of 200 KB, every other one a delete, the text empty at the end (the issue's attack, smaller).
+    _fill(alice, doc, changes=80, size=200_000)
+    rss_before = _rss_kib(server.process.pid)
+    pinger = HealthPinger(server.base)
+    pinger.start()
+    time.sleep(0.2)
+    readers = []
+    for _ in range(12):
+        readers.append(_ask_and_never_read(server.base, f"/documents/{doc}/edits?since=0"))
+        readers.append(_ask_and_never_read(server.base, f"/documents/{doc}/events", {"Last-Event-ID": "0"}))
+    time.sleep(1.5)
+    times = pinger.stop()
+    grown_mib = (_rss_kib(server.process.pid) - rss_before) / 1024
+    for s in readers:
+        s.close()
+    p99, worst = times[int(len(times) * 0.99)], times[-1]
+    print(f"\nhealthz: {len(times)} checks, p99 {p99 * 1000:.1f} ms, max {worst * 1000:.1f} ms; RSS +{grown_mib:.0f} MiB")
+    assert not pinger.failures, pinger.failures[:5]
+    assert len(times) >= 50
+    assert p99 < 0.050 and worst < 0.5, f"/healthz p99 {p99 * 1000:.1f} ms, max {worst * 1000:.0f} ms"
+    # Each reader holds one 1 MiB page (or a reset), not the 8 MB log: 24 of them, well under 200 MiB.
+    assert grown_mib < 100, f"RSS grew {grown_mib:.0f} MiB for 24 readers"
+
+
+@pytest.mark.one_node("measures one process's heavy-work pool")
+def test_one_documents_heavy_requests_do_not_queue_another_documents_read_behind_them(servers):
+    server = servers(extra_args=("--event-loops", "1"))
+    alice, bob = new_session(server.base, "Alice"), new_session(server.base, "Bob")
+    hog = alice.create_doc("")["id"]
+    # 300k units: reading its text is heavy work too, in its own document's turn.
+    read = bob.create_doc("r" * 300_000)["id"]
+    texts = ["a" * (4 << 20), "b" * (4 << 20)]
+    put_times: list[float] = []
+    stop = threading.Event()
+
+    def hammer():
+        client = Client(server.base, alice.token)
+        i = 0
+        while not stop.is_set():
+            start = time.perf_counter()
+            r = client.request("PUT", f"/documents/{hog}/text", data=texts[i % 2].encode(),
+                               headers={"Content-Type": "text/plain"}, timeout=120)
+            assert r.status_code == 200, describe(r)
+            put_times.append(time.perf_counter() - start)
+            i += 1
+
+    hammers = [threading.Thread(target=hammer, daemon=True) for _ in range(2)]
+    for t in hammers:
+        t.start()
+    while len(put_times) < 2:
+        time.sleep(0.05)
+    read_times = []
+    for _ in range(8):
+        start = time.perf_counter()
+        r = bob.get(f"/documents/{read}/text")
+        read_times.append(time.perf_counter() - start)
+        assert r.status_code == 200 and len(r.content) == 300_000
+    stop.set()
+    for t in hammers:
+        t.join(120)
+    put_times.sort()
+    median_put = put_times[len(put_times) // 2]
+    print(f"\nreads of the other document: max {max(read_times) * 1000:.0f} ms; the hog's PUTs: median {median_put * 1000:.0f} ms")
+    # One serial queue made every read wait for at least one of the hog's queued PUTs.
+    assert max(read_times) < median_put, (read_times, put_times)
