@@ -11,6 +11,7 @@ import { AccessUI } from './access-ui.js';
 import { ShareUI } from './share-ui.js';
 import { watchShake, shakeSetting } from './shake.js';
 import * as ot from './ot.js';
+import * as ss from './saved-state.js';
 
 export class DocView {
   constructor(api) {
@@ -80,7 +81,8 @@ export class DocView {
     $('#share-button').hidden = false;
     this.showTitle(doc.title);
     this.editor.setText(doc.text);
-    this.changeCount = doc.changeCount || 0;
+    this.saved = ss.opened(doc);
+    this.savedNumber = 0;
     this.docState = doc.state || 'normal';
     this.access.set(doc);
     this.setDocState(this.docState);
@@ -115,6 +117,40 @@ export class DocView {
     this.updateStatus();
     this.updateSaveStatus();
     await Promise.all([this.history.refresh(), this.versions.refresh(), this.clipboard.open(), this.presence.open()]);
+    if (ss.unknown(this.saved) && this.versions.latest && this.collab === collab) this.learnSaved(this.versions.latest);
+  }
+
+  /**
+   * Version `v` was saved: its text becomes the one "Unsaved changes" compares with. Read
+   * from the text here when it is the committed one, else from the server.
+   */
+  async learnSaved(v) {
+    const c = this.collab;
+    if (!c || !v || v.number <= this.savedNumber) return;
+    this.savedNumber = v.number;
+    let text = v.revision === c.revision ? c.serverText : null;
+    if (text === null) {
+      try {
+        text = await this.api.get(`${this.base}/versions/${v.number}/text`, { as: 'text' });
+      } catch { this.savedNumber = 0; return; /* the next save tells again */ }
+      if (this.collab !== c || v.number !== this.savedNumber) return;
+    }
+    this.saved = ss.savedAs(text, c.serverText);
+    this.updateSaveStatus();
+  }
+
+  /** Only the server knows whether there are unsaved changes (see saved-state.js): ask it, once for a burst. */
+  askSaved() {
+    clearTimeout(this.askSavedTimer);
+    const c = this.collab;
+    this.askSavedTimer = setTimeout(async () => {
+      try {
+        const doc = await this.api.get(this.base);
+        if (this.collab !== c || doc.revision !== c.revision) return;
+        this.saved = ss.told(this.saved, doc.hasUnsavedChanges);
+        this.updateSaveStatus();
+      } catch { /* the next change asks again */ }
+    }, 400);
   }
 
   /** Rebases `carry` through whatever changed on the server since its base, and sends it. */
@@ -193,10 +229,8 @@ export class DocView {
 
   onChange({ change, own }) {
     if (!own && change.session) this.editor.markMoved([change.session]);
-    // The server's changeCount is this session's own context's: count what lands in it.
-    const me = this.api.session && this.api.session.id;
-    const context = change.kind === 'edit' ? change.session : change.reverts && change.reverts.session;
-    if (me && context === me) this.changeCount += change.kind === 'undo' ? -1 : 1;
+    this.saved = ss.committed(this.saved, this.collab.serverText);
+    if (ss.unknown(this.saved)) this.askSaved();
     this.updateSaveStatus();
     this.presence.render();
     this.history.changed(change);
@@ -308,8 +342,8 @@ export class DocView {
   }
 
   onSaved(version) {
-    this.changeCount = 0;
-    this.lastSaved = version;
+    if (!this.lastSaved || version.number > this.lastSaved.number) this.lastSaved = version;
+    this.learnSaved(version);
     this.updateSaveStatus();
     this.versions.refresh();
   }
@@ -357,8 +391,9 @@ export class DocView {
   }
 
   /**
-   * Every change is stored as soon as the server has it, so "Saved" means nothing typed
-   * here is still on its way. Checkpoints (versions) are shown apart from it.
+   * Typing still on its way says so first; then whether the text is the last saved
+   * version's ("Saved") or not ("Unsaved changes", as hasUnsavedChanges has it), which
+   * is what a person means by saved. The last version is shown beside it.
    */
   updateSaveStatus() {
     const s = $('#save-status');
@@ -367,10 +402,14 @@ export class DocView {
     // A failed attempt since the last acknowledgement (the server away or refusing to
     // store) is not "saving" either.
     const reachable = c && c.stream.status === 'open' && c.retryDelay <= 500;
-    if (!pending) {
+    if (!pending && this.saved && this.saved.unsaved) {
+      s.dataset.state = 'unsaved';
+      s.textContent = 'Unsaved changes';
+      s.title = 'The text differs from the last saved version. A version is saved on its own after a pause, or with Save version.';
+    } else if (!pending) {
       s.dataset.state = 'saved';
       s.textContent = 'Saved';
-      s.title = 'Everything you typed is stored on the server';
+      s.title = 'The text is the last saved version';
     } else if (reachable) {
       s.dataset.state = 'saving';
       s.textContent = 'Saving…';
@@ -385,8 +424,7 @@ export class DocView {
     if (!last) { v.textContent = ''; v.title = ''; return; }
     const when = new Date(last.time < 1e12 ? last.time * 1000 : last.time);
     v.textContent = `Version ${last.number} · ${when.toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' })}`;
-    v.title = `Version ${last.number} saved ${when.toLocaleString()}` +
-      (this.changeCount ? `; ${Math.abs(this.changeCount)} of your change(s) since` : '');
+    v.title = `Version ${last.number} saved ${when.toLocaleString()}`;
   }
 
   /** Where a change of ours landed, when the server gave no range. */

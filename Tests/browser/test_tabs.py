@@ -33,9 +33,10 @@ def test_typing_at_once_converges(server, windows, who):
         w.faults("f.delayEditAnswersMs = 0;")
     text = converged(a, b, server, doc["id"])
     assert text == "[start]" + "".join(a_words) + "\n[end]" + "".join(b_words), text
-    # Both say so honestly: nothing waiting, the text the server has.
+    # Both say so honestly: nothing waiting, and once autosave has kept the text, "Saved".
     for w in (a, b):
-        assert w.js("return document.getElementById('save-status').textContent") == "Saved"
+        w.wait(lambda: w.js("return document.getElementById('save-status').textContent") == "Saved", 10,
+               w.js("return document.getElementById('save-status').textContent"))
 
 
 def test_a_duplicated_tab_sees_no_flag_of_its_own(server, windows):
