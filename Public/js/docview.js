@@ -98,7 +98,7 @@ export class DocView {
     collab.addEventListener('history', (e) => this.history.onEvent(e.detail));
     collab.addEventListener('saved', (e) => this.onSaved(e.detail));
     collab.addEventListener('state', (e) => this.setDocState(e.detail && e.detail.state));
-    collab.addEventListener('access', () => this.recheckAccess(collab));
+    collab.addEventListener('access', (e) => { this.access.announceMode(e.detail && e.detail.access); this.recheckAccess(collab); });
     collab.addEventListener('pasteboard', (e) => this.clipboard.onEvent(e.detail));
     collab.addEventListener('reset', (e) => this.onReset(e.detail));
     collab.addEventListener('failed', (e) => this.onFailed(e.detail));
@@ -116,6 +116,7 @@ export class DocView {
     }
     this.updateStatus();
     this.updateSaveStatus();
+    if (this.focusNext === id) this.focusWhenShown(id);
     await Promise.all([this.history.refresh(), this.versions.refresh(), this.clipboard.open(), this.presence.open()]);
     if (ss.unknown(this.saved) && this.versions.latest && this.collab === collab) this.learnSaved(this.versions.latest);
   }
@@ -153,6 +154,17 @@ export class DocView {
     }, 400);
   }
 
+  /**
+   * Puts the focus in the text of document `id` as soon as it is shown and nothing modal
+   * is in front of it (the owner link's dialog calls this again once closed).
+   */
+  focusWhenShown(id) {
+    const shown = this.id === id && !this.section.hidden;
+    if (!shown || document.querySelector('dialog[open]')) { this.focusNext = id; return; }
+    this.focusNext = null;
+    if (this.access.canEdit) this.editor.textarea.focus();
+  }
+
   /** Rebases `carry` through whatever changed on the server since its base, and sends it. */
   carryOver(carry, text) {
     let op;
@@ -173,7 +185,7 @@ export class DocView {
    * change): fetch the document again, retrying while the server is away, and carry what
    * is typed and unacknowledged over to it. The editor stays up and editable meanwhile.
    */
-  async reopen(old, { keepPending = true, sayLost = true } = {}) {
+  async reopen(old, { keepPending = true, sayLost = true, rightsLost = false } = {}) {
     const id = this.id;
     old.stop();
     this.updateStatus();
@@ -192,9 +204,11 @@ export class DocView {
     }
     if (this.collab !== old) return;
     const pending = old.takePending();
-    const carry = keepPending ? pending : null;
-    if (pending && !carry && sayLost) toast('Reloaded the document; your last changes could not be sent.', { kind: 'error', ms: 6000 });
+    const carry = keepPending && !rightsLost ? pending : null;
+    if (pending && !carry && sayLost && !rightsLost) toast('Reloaded the document; your last changes could not be sent.', { kind: 'error', ms: 6000 });
     await this.show(id, { doc, carry });
+    // After show (which clears the notice): what was typed stays in sight, to copy.
+    if (rightsLost) this.access.lost(pending);
   }
 
   close({ keepVisible = false } = {}) {
@@ -299,7 +313,8 @@ export class DocView {
       if (this.collab !== collab) return;
       this.showTitle(doc.title);
       // The owner may have changed who may edit while the stream was down.
-      if ((doc.canEdit !== false) !== this.access.canEdit) this.reopen(collab);
+      this.access.announceMode(doc.access);
+      if ((doc.canEdit !== false) !== this.access.canEdit) this.reopen(collab, { rightsLost: doc.canEdit === false });
     } catch { /* the next rename's event brings it */ }
   }
 
@@ -308,7 +323,10 @@ export class DocView {
     try {
       const doc = await this.api.get(this.base);
       if (this.collab !== collab) return;
-      if ((doc.canEdit !== false) !== this.access.canEdit) this.reopen(collab);
+      const canEdit = doc.canEdit !== false;
+      if (canEdit === this.access.canEdit) return;
+      if (canEdit) toast('You can edit this document now.', { ms: 5000 });
+      this.reopen(collab, { rightsLost: !canEdit });
     } catch { /* a stream that lost access ends, and its end says why */ }
   }
 
@@ -363,13 +381,9 @@ export class DocView {
     const keepPending = error.status !== 403 && !again;
     this.lastCarryFailed = keepPending ? Date.now() : 0;
     const readOnly = error.code === 'read_only' || (error.status === 403 && this.docState !== 'editingDisabled');
-    if (readOnly) {
-      // The owner took editing away (no event tells it before an edit is refused).
-      toast('You can no longer edit this document: it is view only for you now. What you just typed was not saved.', { kind: 'error', ms: 7000 });
-    } else {
-      toast(`The server refused a change (${error.message}). Reloading the document.`, { kind: 'error', ms: 6000 });
-    }
-    this.reopen(this.collab, { keepPending, sayLost: !readOnly });
+    if (!readOnly) toast(`The server refused a change (${error.message}). Reloading the document.`, { kind: 'error', ms: 6000 });
+    // Editing taken away (or turned off) under typing: the notice says so and keeps the text.
+    this.reopen(this.collab, { keepPending, sayLost: !readOnly, rightsLost: readOnly || error.status === 403 });
   }
 
   /**
