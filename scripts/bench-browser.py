@@ -18,7 +18,7 @@ the middle of the document. For every keystroke it prints, as p50/p95 in millise
            laid out.
 
   TANDEM_BIN=.build/release/tandem scripts/bench-browser.py [--sizes 10,200,1000]
-      [--people 1,10] [--keys 60] [--interval 80] [--public DIR] [--profile FILE]
+      [--people 1,10] [--keys 60] [--interval 80] [--public DIR] [--detail] [--profile FILE]
 
 Bounded: it stops by itself after --deadline seconds (default 900), whatever happens.
 Only loopback addresses are used; Chromium's own background networking is turned off.
@@ -103,11 +103,16 @@ window.addEventListener('keydown', (e) => {
   current = { t0: e.timeStamp, epoch: performance.timeOrigin + e.timeStamp, input: null, frame: null };
   probe.keys.push(current);
 }, true);
-// Bubbling to the window comes after the editor's own input listener on the textarea.
+// Capturing at the window comes before the editor's own input listener on the textarea,
+// bubbling to it after: the browser's editing, the page's handlers, the layout left.
+window.addEventListener('input', (e) => { if (e.target === ta && current) current.edited = performance.now() - current.t0; }, true);
 window.addEventListener('input', (e) => {
   if (e.target !== ta || !current) return;
   const k = current;
+  k.handlers = performance.now() - k.t0 - k.edited;
+  const before = performance.now();
   void ta.scrollHeight; void document.body.offsetHeight; // the layout the change left to do
+  k.layout = performance.now() - before;
   k.input = performance.now() - k.t0;
   requestAnimationFrame((frameStart) => {
     void ta.scrollHeight; void document.body.offsetHeight;
@@ -197,6 +202,10 @@ def run_one(base, size_kb, others, args, typist, observer, profile=None):
     keys = typist.execute_script("return window.__probe.keys")
     seen = observer.execute_script("return window.__probe.seen")
     handled = [k["input"] + (k["frame"] or 0) for k in keys if k["input"] is not None]
+    if args.detail:
+        parts = {name: [k[name] or 0 for k in keys if k["input"] is not None] for name in ("edited", "handlers", "layout", "frame")}
+        print("    where a keystroke's time goes (p50 ms): " + ", ".join(
+            f"{name} {pct(xs, 50):.1f}" for name, xs in parts.items()), flush=True)
     visible = []
     for i, k in enumerate(keys):
         at = next((t for n, t in seen if n >= i + 1), None)
@@ -212,6 +221,9 @@ def main():
     ap.add_argument("--keys", type=int, default=60, help="keystrokes per configuration")
     ap.add_argument("--interval", type=float, default=80, help="ms between keystrokes")
     ap.add_argument("--public", default=str(ROOT / "Public"), help="the client to serve")
+    ap.add_argument("--detail", action="store_true",
+                    help="also print where a typist's keystroke goes: the browser's editing up to the input event, "
+                         "the page's input handlers, the layout left after them, the next frame's work")
     ap.add_argument("--profile", default=None, help="write the typist's CPU profile of the last run here (.cpuprofile)")
     ap.add_argument("--deadline", type=float, default=900, help="stop after this many seconds, whatever happens")
     args = ap.parse_args()
