@@ -150,6 +150,9 @@ export class Editor extends EventTarget {
     const mayFocus = active === ta || ((!active || active === document.body) && matchMedia('(pointer: fine)').matches);
     if (mayFocus && !this.composing) {
       const readOnly = ta.readOnly;
+      // The command reveals the place it edits: the page stays where the reader has it
+      // (the textarea's own scroll is put back by the caller).
+      const { scrollX, scrollY } = window;
       this.applying = true;
       try {
         if (active !== ta) ta.focus({ preventScroll: true });
@@ -158,6 +161,7 @@ export class Editor extends EventTarget {
         const done = text ? document.execCommand('insertText', false, text) : (from === to || document.execCommand('delete'));
         if (readOnly) ta.readOnly = true;
         if (active !== ta) ta.blur();
+        if (window.scrollX !== scrollX || window.scrollY !== scrollY) window.scrollTo(scrollX, scrollY);
         if (done && ta.value.length === this.value.length) return;
       } finally {
         this.applying = false;
