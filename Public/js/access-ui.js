@@ -3,6 +3,7 @@
 // off, a "View only" badge; others' changes still stream in). And what the page says when
 // a document cannot be shown, or stops being ours to read while it is open.
 import { $, toast } from './ui.js';
+import { copyButton } from './copy-text.js';
 
 export const MODES = {
   open: { name: 'Open', about: 'Anyone can read and edit it.' },
@@ -22,6 +23,35 @@ export class AccessUI {
     this.seen = new Set(); // documents shown in this page: one gone since is "no longer available"
     this.linkRefused = new Set(); // documents whose link the server refused (revoked, expired)
     view.api.links.onRejected((id) => this.onLinkRefused(id));
+    copyButton($('#notice-copy'), $('#notice-unsent-text'), $('#notice-copy-status'));
+    $('#notice-dismiss').addEventListener('click', () => { $('#notice').hidden = true; });
+  }
+
+  /**
+   * Editing was taken from this window while it had typing on its way (`pending`, from
+   * Collab.takePending, or null): say so where it stays, and keep what was typed, read-only
+   * and copyable, until the person dismisses it.
+   */
+  lost(pending) {
+    const typed = pending ? insertedText(pending.op) : '';
+    const why = this.view.docState === 'editingDisabled'
+      ? 'Editing was turned off for this document.'
+      : `You can no longer edit this document: ${MODES[this.mode] ? `it is ${MODES[this.mode].name.toLowerCase()} and ` : ''}you may only read it now.`;
+    $('#notice-text').textContent = typed
+      ? `${why} What you typed since was not saved; it is below.`
+      : why;
+    $('#notice-unsent').hidden = !typed;
+    $('#notice-unsent-text').value = typed;
+    $('#notice-copy-status').textContent = '';
+    $('#notice').hidden = false;
+  }
+
+  /** The owner changed the mode (an `access` event): everyone is told, in words. */
+  announceMode(mode) {
+    if (!MODES[mode] || mode === this.mode) return;
+    this.mode = mode;
+    if (this.role === 'owner') return; // the owner's own Share dialog says it
+    toast(`This document is now ${MODES[mode].name.toLowerCase()}: ${MODES[mode].about}`, { ms: 6000 });
   }
 
   set(doc) {
@@ -54,6 +84,7 @@ export class AccessUI {
 
   close() {
     $('#access-badge').hidden = true;
+    $('#notice').hidden = true;
     this.canEdit = true;
     this.role = null;
   }
@@ -79,4 +110,9 @@ export class AccessUI {
     $('#missing-view').hidden = false;
     document.title = `${heading} · Tandem`;
   }
+}
+
+/** The text an operation inserts, its pieces in order (what a person typed, to copy). */
+export function insertedText(op) {
+  return (op || []).filter((c) => typeof c === 'string').join('\n');
 }

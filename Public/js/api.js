@@ -1,8 +1,10 @@
 // The REST client: one session per tab (its token lives in sessionStorage, so two windows
-// are two people; a duplicated tab copies it and shares the session, which collab-state.js
+// are two people; a duplicated tab, which starts with a copy of it, takes its own: see
+// tab-session.js; two browsers given one token still share it, which collab-state.js
 // allows for), JSON in and out, errors as ApiError with the server's code. A request about
 // a document also presents the share link this browser holds for it (links.js).
 import { LinkStore, documentOf } from './links.js';
+import { TabSession } from './tab-session.js';
 
 const SESSION_KEY = 'tandem.session';
 const NAME_KEY = 'tandem.name';
@@ -46,16 +48,26 @@ export class Api {
     this.sessionPromise = null;
     this.listeners = new Set();
     this.links = new LinkStore();
+    this.tabs = new TabSession();
+    // A session found in sessionStorage is checked once with the other tabs before use.
+    this.checked = !this.session;
   }
 
   onSessionChange(fn) { this.listeners.add(fn); }
 
   /** The tab's session, created on first use. */
   async ensureSession() {
-    if (this.session) return this.session;
+    if (this.session && this.checked) return this.session;
     if (!this.sessionPromise) {
       this.sessionPromise = (async () => {
+        if (this.session && !this.checked) {
+          const taken = await this.tabs.taken(this.session.id);
+          this.checked = true;
+          if (!taken) { this.tabs.hold(this.session.id); return this.session; }
+          this.forgetSession(); // the tab this one was duplicated from holds it
+        }
         const s = await this.request('POST', '/sessions', { body: { name: preferredName() }, auth: false });
+        this.tabs.hold(s.id);
         this.session = s;
         sessionStorage.setItem(SESSION_KEY, JSON.stringify(s));
         for (const fn of this.listeners) fn(s);
@@ -111,7 +123,7 @@ export class Api {
    * the request goes again without it.
    * Resolves to parsed JSON (or text with `as: 'text'`).
    */
-  async request(method, path, { body, text, headers = {}, idempotencyKey, auth = true, as = 'json', signal, renewSession = true } = {}) {
+  async request(method, path, { body, text, headers = {}, idempotencyKey, auth = true, as = 'json', signal, renewSession = true, keepalive = false } = {}) {
     if (auth) await this.ensureSession();
     const used = this.session && this.session.id;
     const h = { ...headers };
@@ -122,7 +134,7 @@ export class Api {
     else if (body !== undefined) { payload = JSON.stringify(body); h['Content-Type'] = 'application/json'; }
     let res;
     try {
-      res = await fetch(this.base + path, { method, headers: h, body: payload, signal, cache: 'no-store' });
+      res = await fetch(this.base + path, { method, headers: h, body: payload, signal, cache: 'no-store', keepalive });
     } catch (e) {
       if (e && e.name === 'AbortError') throw e;
       throw new ApiError(0, 'network', 'The server cannot be reached');

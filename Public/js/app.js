@@ -8,8 +8,13 @@ import { DocView } from './docview.js';
 import { shakeSetting, requestMotionPermission } from './shake.js';
 
 const api = new Api();
-const list = new ListView(api);
 const doc = new DocView(api);
+const list = new ListView(api, { focusEditor: (id) => doc.focusWhenShown(id) });
+// The owner deletes the open document (Share): the list shows it going, with Undo.
+window.addEventListener('tandem:delete', (e) => {
+  location.hash = '#/';
+  list.deleteSoon(e.detail);
+});
 
 function route() {
   const hash = location.hash || '#/';

@@ -11,6 +11,7 @@ import { AccessUI } from './access-ui.js';
 import { ShareUI } from './share-ui.js';
 import { watchShake, shakeSetting } from './shake.js';
 import * as ot from './ot.js';
+import * as ss from './saved-state.js';
 
 export class DocView {
   constructor(api) {
@@ -80,7 +81,8 @@ export class DocView {
     $('#share-button').hidden = false;
     this.showTitle(doc.title);
     this.editor.setText(doc.text);
-    this.changeCount = doc.changeCount || 0;
+    this.saved = ss.opened(doc);
+    this.savedNumber = 0;
     this.docState = doc.state || 'normal';
     this.access.set(doc);
     this.setDocState(this.docState);
@@ -96,7 +98,7 @@ export class DocView {
     collab.addEventListener('history', (e) => this.history.onEvent(e.detail));
     collab.addEventListener('saved', (e) => this.onSaved(e.detail));
     collab.addEventListener('state', (e) => this.setDocState(e.detail && e.detail.state));
-    collab.addEventListener('access', () => this.recheckAccess(collab));
+    collab.addEventListener('access', (e) => { this.access.announceMode(e.detail && e.detail.access); this.recheckAccess(collab); });
     collab.addEventListener('pasteboard', (e) => this.clipboard.onEvent(e.detail));
     collab.addEventListener('reset', (e) => this.onReset(e.detail));
     collab.addEventListener('failed', (e) => this.onFailed(e.detail));
@@ -114,7 +116,53 @@ export class DocView {
     }
     this.updateStatus();
     this.updateSaveStatus();
+    if (this.focusNext === id) this.focusWhenShown(id);
     await Promise.all([this.history.refresh(), this.versions.refresh(), this.clipboard.open(), this.presence.open()]);
+    if (ss.unknown(this.saved) && this.versions.latest && this.collab === collab) this.learnSaved(this.versions.latest);
+  }
+
+  /**
+   * Version `v` was saved: its text becomes the one "Unsaved changes" compares with. Read
+   * from the text here when it is the committed one, else from the server.
+   */
+  async learnSaved(v) {
+    const c = this.collab;
+    if (!c || !v || v.number <= this.savedNumber) return;
+    this.savedNumber = v.number;
+    let text = v.revision === c.revision ? c.serverText : null;
+    if (text === null) {
+      try {
+        text = await this.api.get(`${this.base}/versions/${v.number}/text`, { as: 'text' });
+      } catch { this.savedNumber = 0; return; /* the next save tells again */ }
+      if (this.collab !== c || v.number !== this.savedNumber) return;
+    }
+    this.saved = ss.savedAs(text, c.serverText);
+    this.updateSaveStatus();
+  }
+
+  /** Only the server knows whether there are unsaved changes (see saved-state.js): ask it, once for a burst. */
+  askSaved() {
+    clearTimeout(this.askSavedTimer);
+    const c = this.collab;
+    this.askSavedTimer = setTimeout(async () => {
+      try {
+        const doc = await this.api.get(this.base);
+        if (this.collab !== c || doc.revision !== c.revision) return;
+        this.saved = ss.told(this.saved, doc.hasUnsavedChanges);
+        this.updateSaveStatus();
+      } catch { /* the next change asks again */ }
+    }, 400);
+  }
+
+  /**
+   * Puts the focus in the text of document `id` as soon as it is shown and nothing modal
+   * is in front of it (the owner link's dialog calls this again once closed).
+   */
+  focusWhenShown(id) {
+    const shown = this.id === id && !this.section.hidden;
+    if (!shown || document.querySelector('dialog[open]')) { this.focusNext = id; return; }
+    this.focusNext = null;
+    if (this.access.canEdit) this.editor.textarea.focus();
   }
 
   /** Rebases `carry` through whatever changed on the server since its base, and sends it. */
@@ -137,7 +185,7 @@ export class DocView {
    * change): fetch the document again, retrying while the server is away, and carry what
    * is typed and unacknowledged over to it. The editor stays up and editable meanwhile.
    */
-  async reopen(old, { keepPending = true, sayLost = true } = {}) {
+  async reopen(old, { keepPending = true, sayLost = true, rightsLost = false } = {}) {
     const id = this.id;
     old.stop();
     this.updateStatus();
@@ -156,9 +204,11 @@ export class DocView {
     }
     if (this.collab !== old) return;
     const pending = old.takePending();
-    const carry = keepPending ? pending : null;
-    if (pending && !carry && sayLost) toast('Reloaded the document; your last changes could not be sent.', { kind: 'error', ms: 6000 });
+    const carry = keepPending && !rightsLost ? pending : null;
+    if (pending && !carry && sayLost && !rightsLost) toast('Reloaded the document; your last changes could not be sent.', { kind: 'error', ms: 6000 });
     await this.show(id, { doc, carry });
+    // After show (which clears the notice): what was typed stays in sight, to copy.
+    if (rightsLost) this.access.lost(pending);
   }
 
   close({ keepVisible = false } = {}) {
@@ -193,10 +243,8 @@ export class DocView {
 
   onChange({ change, own }) {
     if (!own && change.session) this.editor.markMoved([change.session]);
-    // The server's changeCount is this session's own context's: count what lands in it.
-    const me = this.api.session && this.api.session.id;
-    const context = change.kind === 'edit' ? change.session : change.reverts && change.reverts.session;
-    if (me && context === me) this.changeCount += change.kind === 'undo' ? -1 : 1;
+    this.saved = ss.committed(this.saved, this.collab.serverText);
+    if (ss.unknown(this.saved)) this.askSaved();
     this.updateSaveStatus();
     this.presence.render();
     this.history.changed(change);
@@ -265,7 +313,8 @@ export class DocView {
       if (this.collab !== collab) return;
       this.showTitle(doc.title);
       // The owner may have changed who may edit while the stream was down.
-      if ((doc.canEdit !== false) !== this.access.canEdit) this.reopen(collab);
+      this.access.announceMode(doc.access);
+      if ((doc.canEdit !== false) !== this.access.canEdit) this.reopen(collab, { rightsLost: doc.canEdit === false });
     } catch { /* the next rename's event brings it */ }
   }
 
@@ -274,7 +323,10 @@ export class DocView {
     try {
       const doc = await this.api.get(this.base);
       if (this.collab !== collab) return;
-      if ((doc.canEdit !== false) !== this.access.canEdit) this.reopen(collab);
+      const canEdit = doc.canEdit !== false;
+      if (canEdit === this.access.canEdit) return;
+      if (canEdit) toast('You can edit this document now.', { ms: 5000 });
+      this.reopen(collab, { rightsLost: !canEdit });
     } catch { /* a stream that lost access ends, and its end says why */ }
   }
 
@@ -308,8 +360,8 @@ export class DocView {
   }
 
   onSaved(version) {
-    this.changeCount = 0;
-    this.lastSaved = version;
+    if (!this.lastSaved || version.number > this.lastSaved.number) this.lastSaved = version;
+    this.learnSaved(version);
     this.updateSaveStatus();
     this.versions.refresh();
   }
@@ -329,13 +381,9 @@ export class DocView {
     const keepPending = error.status !== 403 && !again;
     this.lastCarryFailed = keepPending ? Date.now() : 0;
     const readOnly = error.code === 'read_only' || (error.status === 403 && this.docState !== 'editingDisabled');
-    if (readOnly) {
-      // The owner took editing away (no event tells it before an edit is refused).
-      toast('You can no longer edit this document: it is view only for you now. What you just typed was not saved.', { kind: 'error', ms: 7000 });
-    } else {
-      toast(`The server refused a change (${error.message}). Reloading the document.`, { kind: 'error', ms: 6000 });
-    }
-    this.reopen(this.collab, { keepPending, sayLost: !readOnly });
+    if (!readOnly) toast(`The server refused a change (${error.message}). Reloading the document.`, { kind: 'error', ms: 6000 });
+    // Editing taken away (or turned off) under typing: the notice says so and keeps the text.
+    this.reopen(this.collab, { keepPending, sayLost: !readOnly, rightsLost: readOnly || error.status === 403 });
   }
 
   /**
@@ -357,8 +405,9 @@ export class DocView {
   }
 
   /**
-   * Every change is stored as soon as the server has it, so "Saved" means nothing typed
-   * here is still on its way. Checkpoints (versions) are shown apart from it.
+   * Typing still on its way says so first; then whether the text is the last saved
+   * version's ("Saved") or not ("Unsaved changes", as hasUnsavedChanges has it), which
+   * is what a person means by saved. The last version is shown beside it.
    */
   updateSaveStatus() {
     const s = $('#save-status');
@@ -367,10 +416,14 @@ export class DocView {
     // A failed attempt since the last acknowledgement (the server away or refusing to
     // store) is not "saving" either.
     const reachable = c && c.stream.status === 'open' && c.retryDelay <= 500;
-    if (!pending) {
+    if (!pending && this.saved && this.saved.unsaved) {
+      s.dataset.state = 'unsaved';
+      s.textContent = 'Unsaved changes';
+      s.title = 'The text differs from the last saved version. A version is saved on its own after a pause, or with Save version.';
+    } else if (!pending) {
       s.dataset.state = 'saved';
       s.textContent = 'Saved';
-      s.title = 'Everything you typed is stored on the server';
+      s.title = 'The text is the last saved version';
     } else if (reachable) {
       s.dataset.state = 'saving';
       s.textContent = 'Saving…';
@@ -385,8 +438,7 @@ export class DocView {
     if (!last) { v.textContent = ''; v.title = ''; return; }
     const when = new Date(last.time < 1e12 ? last.time * 1000 : last.time);
     v.textContent = `Version ${last.number} · ${when.toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' })}`;
-    v.title = `Version ${last.number} saved ${when.toLocaleString()}` +
-      (this.changeCount ? `; ${Math.abs(this.changeCount)} of your change(s) since` : '');
+    v.title = `Version ${last.number} saved ${when.toLocaleString()}`;
   }
 
   /** Where a change of ours landed, when the server gave no range. */

@@ -1,8 +1,12 @@
 // The text surface: a textarea whose input is diffed into operations, which remote
 // operations update in place (keeping the caret where the typist expects it), with an
-// overlay behind it that mirrors its text layout to draw other people's carets and
-// selections.
+// overlay over it for other people's carets and selections. Their places are measured
+// in a hidden copy of the text cut into blocks (text-mirror.js): a change rewrites one
+// block, and only what is in view is drawn, once a frame, so a keystroke costs the same
+// in a page of text as in a book.
 import * as ot from './ot.js';
+import { TextMirror } from './text-mirror.js';
+import { textOn } from './contrast.js';
 
 // A textarea's value turns every CR into LF; a stand-in of the same UTF-16 length keeps
 // positions equal to the server's.
@@ -12,6 +16,7 @@ const toDisplay = (s) => (s.includes(CR) ? s.replaceAll(CR, CR_STAND_IN) : s);
 const fromDisplay = (s) => (s.includes(CR_STAND_IN) ? s.replaceAll(CR_STAND_IN, CR) : s);
 
 const FLAG_MS = 2500; // how long a name flag shows after its person's caret moved
+const MARGIN = 400; // px above and below the view where others' marks are drawn too
 
 const ACTION_FOR_INPUT = {
   insertFromPaste: 'Paste',
@@ -21,6 +26,14 @@ const ACTION_FOR_INPUT = {
   deleteByDrag: 'Drag',
 };
 
+/** What `op` changes, as one span: [from, oldEnd) of the old text became [from, newEnd). */
+export function spanOf(op, oldLength, newLength) {
+  const lead = typeof op[0] === 'number' && op[0] > 0 ? op[0] : 0;
+  const last = op[op.length - 1];
+  const trail = op.length > 1 && typeof last === 'number' && last > 0 ? last : 0;
+  return { from: lead, oldEnd: oldLength - trail, newEnd: newLength - trail };
+}
+
 export class Editor extends EventTarget {
   constructor(root) {
     super();
@@ -28,17 +41,20 @@ export class Editor extends EventTarget {
     this.textarea = root.querySelector('textarea');
     this.overlay = root.querySelector('.overlay');
     this.overlayInner = root.querySelector('.overlay-inner');
-    this.mirror = root.querySelector('.mirror');
+    this.mirror = new TextMirror(root.querySelector('.mirror'));
     this.value = '';
     this.sink = null; // (op, meta) => void, the collab client
     this.composing = false;
     this.others = [];
     this.movedAt = new Map(); // person id → when their caret last moved, for the name flag
     this.flagTimer = null;
+    this.frame = 0;
+    this.applying = false; // true while another person's change is put into the textarea
     this.pendingInputType = null;
 
     const ta = this.textarea;
     ta.addEventListener('beforeinput', (e) => {
+      if (this.applying) return; // another person's change, put in as typing is (replaceRange)
       if (e.inputType === 'historyUndo' || e.inputType === 'historyRedo') {
         // The browser's own undo would fight the server's: ask the server instead.
         e.preventDefault();
@@ -48,7 +64,7 @@ export class Editor extends EventTarget {
       this.pendingInputType = e.inputType;
     });
     ta.addEventListener('input', (e) => {
-      if (this.composing || e.isComposing) return;
+      if (this.applying || this.composing || e.isComposing) return;
       this.flushInput(e.inputType);
     });
     ta.addEventListener('compositionstart', () => {
@@ -60,20 +76,23 @@ export class Editor extends EventTarget {
       this.flushInput('insertCompositionText');
       this.emit('compositionend');
     });
-    ta.addEventListener('scroll', () => this.syncScroll());
+    // Others' marks move with the text at once; those coming into view are drawn next frame.
+    ta.addEventListener('scroll', () => { this.syncScroll(); this.scheduleRender(); });
     document.addEventListener('selectionchange', () => {
-      if (document.activeElement === ta) this.emit('selection');
+      if (document.activeElement === ta && !this.applying) this.emit('selection');
     });
     ta.addEventListener('select', () => this.emit('selection'));
-    new ResizeObserver(() => this.render()).observe(ta);
+    new ResizeObserver(() => this.scheduleRender()).observe(ta);
   }
 
   emit(type, detail) { this.dispatchEvent(new CustomEvent(type, { detail })); }
 
   setText(text) {
     this.value = text;
-    this.textarea.value = toDisplay(text);
-    this.render();
+    const shown = toDisplay(text);
+    this.textarea.value = shown;
+    this.mirror.reset(shown);
+    this.scheduleRender();
   }
 
   getText() { return this.value; }
@@ -81,14 +100,18 @@ export class Editor extends EventTarget {
   /** Turns whatever the textarea gained since last time into one local operation. */
   flushInput(inputType = this.pendingInputType) {
     if (this.composing) return;
-    const now = fromDisplay(this.textarea.value);
+    const shown = this.textarea.value;
+    const now = fromDisplay(shown);
     if (now === this.value) return;
-    const op = ot.diff(this.value, now, this.textarea.selectionEnd);
+    const before = this.value;
+    const op = ot.diff(before, now, this.textarea.selectionEnd);
     this.value = now;
+    const { from, oldEnd, newEnd } = spanOf(op, before.length, now.length);
+    this.mirror.splice(shown, from, oldEnd, newEnd);
     const actionName = ACTION_FOR_INPUT[inputType];
     this.pendingInputType = null;
     if (this.sink) this.sink(op, actionName ? { actionName, newGroup: true } : {});
-    this.render();
+    this.scheduleRender();
   }
 
   /** Applies another person's (already transformed) operation to the text. */
@@ -101,16 +124,52 @@ export class Editor extends EventTarget {
     const focused = document.activeElement === ta;
     const before = this.value;
     this.value = ot.apply(before, op);
-    ta.value = toDisplay(this.value);
+    const { from, oldEnd, newEnd } = spanOf(op, before.length, this.value.length);
+    this.replaceRange(from, oldEnd, toDisplay(this.value.slice(from, newEnd)));
+    this.mirror.splice(ta.value, from, oldEnd, newEnd);
     // A caret pushed by an insert right at it would jump over the other person's
     // words; one that stays put is what editors do for remote typing at the caret.
     const caret = start === end;
     const s = ot.transformPosition(start, op, caret);
     const e = caret ? s : Math.max(s, ot.transformPosition(end, op, true));
     ta.setSelectionRange(s, e, dir);
-    ta.scrollTop = scroll;
+    if (ta.scrollTop !== scroll) ta.scrollTop = scroll;
     if (!focused && document.activeElement === ta) ta.blur();
-    this.render();
+    this.scheduleRender();
+  }
+
+  /**
+   * Replaces [from, to) of the textarea's text with `text`; the caller puts the caret back.
+   * As typing does it when it can (an editing command: the textarea lays out again from
+   * the change, a few ms in a megabyte), else by its value (all of it laid out again, a
+   * third of a second in a megabyte), where a command would take the focus from elsewhere.
+   */
+  replaceRange(from, to, text) {
+    const ta = this.textarea;
+    const active = document.activeElement;
+    const mayFocus = active === ta || ((!active || active === document.body) && matchMedia('(pointer: fine)').matches);
+    if (mayFocus && !this.composing) {
+      const readOnly = ta.readOnly;
+      // The command reveals the place it edits: the page stays where the reader has it
+      // (the textarea's own scroll is put back by the caller).
+      const { scrollX, scrollY } = window;
+      this.applying = true;
+      try {
+        if (active !== ta) ta.focus({ preventScroll: true });
+        if (readOnly) ta.readOnly = false;
+        ta.setSelectionRange(from, to);
+        const done = text ? document.execCommand('insertText', false, text) : (from === to || document.execCommand('delete'));
+        if (readOnly) ta.readOnly = true;
+        if (active !== ta) ta.blur();
+        if (window.scrollX !== scrollX || window.scrollY !== scrollY) window.scrollTo(scrollX, scrollY);
+        if (done && ta.value.length === this.value.length) return;
+      } finally {
+        this.applying = false;
+      }
+    }
+    // Not done (or not as expected): the value itself, which cannot go wrong.
+    const shown = toDisplay(this.value);
+    if (ta.value !== shown) ta.value = shown;
   }
 
   selection() {
@@ -149,23 +208,21 @@ export class Editor extends EventTarget {
     return Number.isFinite(lh) ? lh : 20;
   }
 
+  /** The mirror wraps where the textarea does: at its width without the scroll bar. */
+  syncWidth() {
+    const w = `${this.textarea.clientWidth}px`;
+    if (this.mirror.root.style.width !== w) this.mirror.root.style.width = w;
+  }
+
   /** The y offset of a position inside the textarea's content. */
   offsetOf(pos) {
-    const m = this.mirror;
-    m.style.width = `${this.textarea.clientWidth}px`;
-    m.textContent = '';
-    m.append(document.createTextNode(toDisplay(this.value.slice(0, pos))));
-    const marker = document.createElement('span');
-    marker.textContent = '\u200b';
-    m.append(marker);
-    const y = marker.offsetTop;
-    m.textContent = '';
-    return y;
+    this.syncWidth();
+    return this.mirror.offsetOf(pos);
   }
 
   setOthers(list) {
     this.others = list.filter((p) => p.selection);
-    this.render();
+    this.scheduleRender();
   }
 
   /** These people just moved or typed: their name flags show for a moment. */
@@ -184,72 +241,69 @@ export class Editor extends EventTarget {
   scheduleFlags(now) {
     clearTimeout(this.flagTimer);
     const due = this.others.map((p) => this.movedAt.get(p.id)).filter((at) => at !== undefined && now - at < FLAG_MS);
-    if (due.length) this.flagTimer = setTimeout(() => this.render(), FLAG_MS - (now - Math.min(...due)) + 20);
+    if (due.length) this.flagTimer = setTimeout(() => this.scheduleRender(), FLAG_MS - (now - Math.min(...due)) + 20);
   }
 
   syncScroll() {
     this.overlayInner.style.transform = `translate(${-this.textarea.scrollLeft}px, ${-this.textarea.scrollTop}px)`;
   }
 
-  /** Redraws other people's carets and selections on the overlay. */
+  /** Draws once in the next frame, however many changes come before it. */
+  scheduleRender() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => { this.frame = 0; this.render(); });
+  }
+
+  /** Draws other people's carets and selections that are in (or near) the view. */
   render() {
     const ta = this.textarea;
-    this.overlay.style.width = `${ta.clientWidth}px`;
-    this.overlay.style.height = `${ta.clientHeight}px`;
     const inner = this.overlayInner;
     if (!this.others.length) {
       if (inner.childNodes.length) inner.textContent = '';
       return;
     }
-    const text = this.value;
-    const len = text.length;
+    const w = `${ta.clientWidth}px`;
+    const h = `${ta.clientHeight}px`;
+    if (this.overlay.style.width !== w) this.overlay.style.width = w;
+    if (this.overlay.style.height !== h) this.overlay.style.height = h;
+    this.syncWidth();
+    const len = this.value.length;
     const now = Date.now();
     this.scheduleFlags(now);
-    const marks = [];
+    const view = this.mirror.visibleSpan(ta.scrollTop - MARGIN, ta.scrollTop + ta.clientHeight + MARGIN);
+    const frag = document.createDocumentFragment();
+    const carets = [];
     for (const p of this.others) {
       const a = Math.min(Math.max(p.selection.anchor, 0), len);
-      const h = Math.min(Math.max(p.selection.head, 0), len);
-      if (a !== h) marks.push({ at: Math.min(a, h), kind: 'start', p }, { at: Math.max(a, h), kind: 'end', p });
-      marks.push({ at: h, kind: 'caret', p });
-    }
-    const order = { end: 0, caret: 1, start: 2 };
-    marks.sort((x, y) => x.at - y.at || order[x.kind] - order[y.kind]);
-    const frag = document.createDocumentFragment();
-    const open = [];
-    let index = 0;
-    const flushText = (to) => {
-      if (to <= index) return;
-      const piece = toDisplay(text.slice(index, to));
-      if (open.length) {
-        const span = document.createElement('span');
-        span.className = 'remote-selection';
-        span.style.setProperty('--who', open[open.length - 1].color);
-        span.textContent = piece;
-        frag.append(span);
-      } else {
-        frag.append(document.createTextNode(piece));
+      const head = Math.min(Math.max(p.selection.head, 0), len);
+      const from = Math.max(Math.min(a, head), view.from);
+      const to = Math.min(Math.max(a, head), view.to);
+      if (from < to) {
+        for (const r of this.mirror.rects(from, to)) {
+          const mark = document.createElement('div');
+          mark.className = 'remote-selection';
+          mark.style.cssText = `left:${r.x}px;top:${r.y}px;width:${r.w}px;height:${r.h}px`;
+          mark.style.setProperty('--who', p.color);
+          frag.append(mark);
+        }
       }
-      index = to;
-    };
-    for (const m of marks) {
-      flushText(m.at);
-      if (m.kind === 'start') open.push(m.p);
-      else if (m.kind === 'end') open.splice(open.indexOf(m.p), 1);
-      else {
-        const caret = document.createElement('span');
-        caret.className = this.flagShown(m.p, now) ? 'remote-caret recent' : 'remote-caret';
-        caret.style.setProperty('--who', m.p.color);
-        const label = document.createElement('span');
-        label.className = 'remote-label';
-        label.textContent = m.p.name;
-        caret.append(label);
-        frag.append(caret);
-      }
+      if (head >= view.from && (head < view.to || head === len)) carets.push([p, head]);
     }
-    flushText(len);
-    frag.append(document.createTextNode('\u200b'));
-    inner.textContent = '';
-    inner.append(frag);
+    const lh = this.lineHeight();
+    for (const [p, head] of carets) {
+      const c = this.mirror.caret(head);
+      const caret = document.createElement('span');
+      caret.className = this.flagShown(p, now) ? 'remote-caret recent' : 'remote-caret';
+      caret.style.cssText = `left:${c.x}px;top:${c.y}px;height:${c.h || lh}px`;
+      caret.style.setProperty('--who', p.color);
+      caret.style.setProperty('--who-text', textOn(p.color));
+      const label = document.createElement('span');
+      label.className = 'remote-label';
+      label.textContent = p.name;
+      caret.append(label);
+      frag.append(caret);
+    }
+    inner.replaceChildren(frag);
     this.syncScroll();
   }
 }

@@ -1,7 +1,7 @@
 // Undo you can see: Undo/Redo buttons titled by the server, the scope switch, the undo
 // stack panel (with "Undo this" for an older group of ours), and the shake-to-undo alert.
 import { $, el, ago, toast } from './ui.js';
-import { displayName, possessive, resultMessage, othersGroup, undoneByOthersNotice, touchesOwnHistory } from './undo-notices.js';
+import { displayName, resultMessage, othersGroup, undoneByOthersNotice, touchesOwnHistory } from './undo-notices.js';
 
 const SCOPE_KEY = 'tandem.undoScope';
 
@@ -10,6 +10,8 @@ export class HistoryUI {
     this.view = view;
     this.state = null;
     this.fetchedAt = -1; // the revision the shown history was fetched at
+    this.asked = 0; // refreshes asked for, numbered
+    this.shown = 0; // the number of the one shown: an older answer arriving later is dropped
     this.timer = null;
     this.scope = localStorage.getItem(SCOPE_KEY) === 'document' ? 'document' : 'session';
     for (const r of document.querySelectorAll('input[name="scope"]')) {
@@ -31,9 +33,14 @@ export class HistoryUI {
     const c = this.view.collab;
     if (!c) return;
     const at = c.revision;
+    const ask = ++this.asked;
+    const { scope } = this;
     try {
       const h = await this.view.api.get(this.path);
-      if (this.view.collab !== c) return;
+      // An answer older than the one shown (or for the scope left) would title the
+      // buttons with a stack that is no longer there.
+      if (this.view.collab !== c || ask < this.shown || scope !== this.scope) return;
+      this.shown = ask;
       this.fetchedAt = at;
       this.render(h);
     } catch (e) {
@@ -62,17 +69,6 @@ export class HistoryUI {
     if (this.scope === 'document' || touchesOwnHistory(change, me)) this.schedule();
   }
 
-  /** "Undo Ada's Typing" when the change is someone else's (everyone's scope). */
-  title(kind, h) {
-    const own = kind === 'undo' ? h.undoMenuItemTitle : h.redoMenuItemTitle;
-    const stack = kind === 'undo' ? h.undoStack : h.redoStack;
-    const top = stack && stack[stack.length - 1];
-    const me = this.view.api.session && this.view.api.session.id;
-    if (this.scope !== 'document' || !top || !top.session || top.session === me) return own || (kind === 'undo' ? 'Undo' : 'Redo');
-    const verb = kind === 'undo' ? 'Undo' : 'Redo';
-    return `${verb} ${possessive(this.nameOf(top.session))} ${top.actionName || 'Change'}`;
-  }
-
   nameOf(session) {
     return displayName(session ? this.view.presence.names().get(session) : null);
   }
@@ -83,20 +79,26 @@ export class HistoryUI {
     const redo = $('#redo-button');
     // A reader sees the history but changes nothing (the read-only view).
     const canEdit = this.view.access.canEdit;
-    undo.disabled = !h.canUndo || !canEdit;
-    redo.disabled = !h.canRedo || !canEdit;
-    const undoTitle = this.title('undo', h);
-    const redoTitle = this.title('redo', h);
-    $('#undo-label').textContent = undoTitle;
-    $('#redo-label').textContent = redoTitle;
-    undo.title = `${undoTitle} (Ctrl+Z)`;
-    redo.title = `${redoTitle} (Ctrl+Shift+Z)`;
+    const titles = menuTitles(h);
+    undo.disabled = !titles.canUndo || !canEdit;
+    redo.disabled = !titles.canRedo || !canEdit;
+    // The label may be cut short on screen ("Undo Ada's T…"): the full title is the
+    // button's name and its tooltip.
+    $('#undo-label').textContent = titles.undo;
+    $('#redo-label').textContent = titles.redo;
+    undo.setAttribute('aria-label', titles.undo);
+    redo.setAttribute('aria-label', titles.redo);
+    undo.title = `${titles.undo} (Ctrl+Z)`;
+    redo.title = `${titles.redo} (Ctrl+Shift+Z)`;
 
     const list = $('#history-list');
     list.textContent = '';
     const stack = (h.undoStack || []).slice().reverse();
     const people = this.view.presence.names();
     const me = this.view.api.session && this.view.api.session.id;
+    // In everyone's scope the top may be an open group, which the next undo leaves alone:
+    // the one marked next is the top group named as the server's title names it.
+    const next = this.scope === 'session' ? 0 : stack.findIndex((e) => (e.actionName || '') === (h.undoActionName || ''));
     stack.forEach((entry, i) => {
       const who = entry.session === me ? 'You' : (people.get(entry.session) || (entry.session ? 'Someone' : 'Anonymous'));
       const name = entry.actionName || 'Change';
@@ -105,7 +107,7 @@ export class HistoryUI {
         ? el('button', { type: 'button', class: 'button small quiet history-undo', text: 'Undo this',
           'aria-label': `Undo ${name} only`, onclick: () => this.perform('undo', { group: entry.id }) })
         : null;
-      list.append(el('li', { class: i === 0 ? 'history-item next' : 'history-item' },
+      list.append(el('li', { class: i === next && h.canUndo ? 'history-item next' : 'history-item' },
         el('span', { class: 'history-name', text: name }),
         el('span', { class: 'history-meta', text: [this.scope === 'document' ? who : null, ago(entry.time)].filter(Boolean).join(' · ') }),
         only));
@@ -146,7 +148,7 @@ export class HistoryUI {
         if (group !== null && e.status >= 400) this.refresh();
         throw e; // view.action shows the server's message
       }
-      if (res.history) { this.fetchedAt = res.revision; this.render(res.history); }
+      if (res.history) { this.shown = ++this.asked; this.fetchedAt = res.revision; this.render(res.history); }
       view.selectWhenReached(res.revision, res.range || view.constructor.rangeOf(res.ops));
       const me = view.api.session && view.api.session.id;
       const owner = othersGroup(res, me);
@@ -173,4 +175,18 @@ export class HistoryUI {
       else if (dialog.returnValue === 'redo') this.perform('redo');
     }, { once: true });
   }
+}
+
+/**
+ * What the Undo and Redo buttons say and whether they work, exactly as the server's
+ * GET …/history answer for the scope shown says: only the server knows which group the
+ * next undo reverts (an open group, or one others erased, is not it).
+ */
+export function menuTitles(h) {
+  return {
+    undo: (h && h.undoMenuItemTitle) || 'Undo',
+    redo: (h && h.redoMenuItemTitle) || 'Redo',
+    canUndo: !!(h && h.canUndo),
+    canRedo: !!(h && h.canRedo),
+  };
 }

@@ -10,14 +10,15 @@ export class OwnerLinkUI {
     copyButton($('#owner-link-copy'), $('#owner-link-url'), $('#owner-link-status'));
   }
 
-  /** `doc` is the answer to POST /documents, with its ownerLink. */
-  show(doc) {
+  /** `doc` is the answer to POST /documents, with its ownerLink; `then()` runs once it is closed. */
+  show(doc, then = () => {}) {
     const dialog = $('#owner-link-dialog');
     const title = doc.title || 'Untitled';
     $('#owner-link-heading').textContent = `Owner link for “${title}”`;
     $('#owner-link-url').value = linkURL(doc.id, doc.ownerLink.token);
     $('#owner-link-status').textContent = '';
     dialog.returnValue = '';
+    dialog.addEventListener('close', then, { once: true });
     if (!dialog.open) dialog.showModal();
     $('#owner-link-copy').focus();
   }

@@ -1,12 +1,53 @@
-// Who is here: avatars in the app bar, and their carets and selections in the text.
+// Who is here: avatars in the app bar (as many as the bar has room for, then "+N"), and
+// their carets and selections in the text.
 import { $, el, initials } from './ui.js';
 import { freeGuestName } from './api.js';
+import { textOn } from './contrast.js';
+
+/**
+ * The avatars to show of `people` (me first) when `max` fit: all of them, or max − 1 and
+ * the rest counted in a "+N". Pure: {shown, more}.
+ */
+export function collapse(people, me, max) {
+  const sorted = people.slice().sort((a, b) => (a.id === me ? -1 : b.id === me ? 1 : 0));
+  if (sorted.length <= max) return { shown: sorted, more: [] };
+  const keep = Math.max(0, max - 1);
+  return { shown: sorted.slice(0, keep), more: sorted.slice(keep) };
+}
 
 export class PresenceUI {
   constructor(view) {
     this.view = view;
     this.people = [];
     this.known = new Map(); // session id → name, kept for the history panel
+    this.max = 0;
+    // How many fit is the stylesheet's to say (--avatars-max, by the width of the screen).
+    window.addEventListener('resize', () => { if (this.maxAvatars() !== this.max) this.renderAvatars(); });
+  }
+
+  maxAvatars() {
+    const n = parseInt(getComputedStyle($('#people')).getPropertyValue('--avatars-max'), 10);
+    return Number.isFinite(n) && n > 0 ? n : 5;
+  }
+
+  renderAvatars() {
+    const me = this.view.api.session && this.view.api.session.id;
+    const ul = $('#people');
+    this.max = this.maxAvatars();
+    const { shown, more } = collapse(this.people, me, this.max);
+    const items = shown.map((p) => {
+      const label = p.id === me ? `${p.name} (you)` : p.name;
+      return el('li', { class: p.id === me ? 'avatar me' : 'avatar', style: `--who:${p.color};--who-text:${textOn(p.color)}`, title: label },
+        el('span', { 'aria-hidden': 'true', text: initials(p.name) }),
+        el('span', { class: 'visually-hidden', text: label }));
+    });
+    if (more.length) {
+      const names = more.map((p) => (p.id === me ? `${p.name} (you)` : p.name)).join(', ');
+      items.push(el('li', { class: 'avatar more', title: names },
+        el('span', { 'aria-hidden': 'true', text: `+${more.length}` }),
+        el('span', { class: 'visually-hidden', text: `and ${more.length} more: ${names}` })));
+    }
+    ul.replaceChildren(...items);
   }
 
   async open() {
@@ -27,15 +68,7 @@ export class PresenceUI {
     const history = this.view.history;
     if (renamed && history.state) history.render(history.state);
     const me = this.view.api.session && this.view.api.session.id;
-    const ul = $('#people');
-    ul.textContent = '';
-    const sorted = people.slice().sort((a, b) => (a.id === me ? -1 : b.id === me ? 1 : 0));
-    for (const p of sorted) {
-      const label = p.id === me ? `${p.name} (you)` : p.name;
-      ul.append(el('li', { class: p.id === me ? 'avatar me' : 'avatar', style: `--who:${p.color}`, title: label },
-        el('span', { 'aria-hidden': 'true', text: initials(p.name) }),
-        el('span', { class: 'visually-hidden', text: label })));
-    }
+    this.renderAvatars();
     this.render();
     this.avoidNameClash(people, me);
   }

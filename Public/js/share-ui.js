@@ -24,6 +24,12 @@ export class ShareUI {
     this.dialog = $('#share-dialog');
     $('#share-button').addEventListener('click', () => this.open());
     $('#share-close').addEventListener('click', () => this.dialog.close());
+    $('#share-delete').addEventListener('click', () => {
+      const doc = this.view.doc;
+      if (!doc) return;
+      this.dialog.close();
+      window.dispatchEvent(new CustomEvent('tandem:delete', { detail: { id: doc.id, title: doc.title, length: doc.length } }));
+    });
     for (const r of document.querySelectorAll('input[name="share-access"]')) {
       r.addEventListener('change', () => { if (r.checked) this.setMode(r.value); });
     }
@@ -54,10 +60,16 @@ export class ShareUI {
   async refresh() {
     const view = this.view;
     this.rules = null;
-    try {
-      this.rules = await this.api.get(`${this.base}/access`);
-    } catch (e) {
-      if (e.status !== 403 && e.status !== 404) this.say(`Could not load who has access: ${e.message}`, 'error');
+    // Only the owner may read the rules: anyone else asking would be refused (a 403 in
+    // the console for nothing), so they read the document's mode and their role instead.
+    if (view.access.role === 'owner') {
+      try {
+        this.rules = await this.api.get(`${this.base}/access`);
+      } catch (e) {
+        if (e.status !== 403 && e.status !== 404) this.say(`Could not load who has access: ${e.message}`, 'error');
+      }
+    }
+    if (!this.rules) {
       try {
         const doc = await this.api.get(this.base);
         if (view.doc) view.doc.access = doc.access;
@@ -78,10 +90,15 @@ export class ShareUI {
       r.disabled = !owner;
     }
     const role = view.access.role;
+    // The choices are written for the owner ("only you and editors"): others read the mode
+    // said of its owner, and what they themselves may do.
+    const about = MODES[mode] ? `It is ${MODES[mode].name.toLowerCase()}: ${MODES[mode].about} ` : '';
     $('#share-about').textContent = owner
       ? 'You own this document: you decide who can open and edit it.'
-      : `Only the document’s owner can change who may open or edit it. ${this.aboutYou(role)}`;
+      : `${about}Only its owner can change who may open or edit it. ${this.aboutYou(role)}`;
+    $('#share-mode').hidden = !owner;
     $('#share-members').hidden = !owner;
+    $('#share-delete-section').hidden = !owner;
     $('#share-links').hidden = !owner;
     if (owner) {
       this.renderMembers();

@@ -130,7 +130,7 @@ def test_the_mode_changes_what_another_browser_may_do(server, windows):
     close_owner_dialog(a)
     a.type_at(0, "Hello")
     b = windows().open(doc_id)
-    b.allow_console("403")  # the refused edit, and …/access for someone not the owner
+    b.allow_console("403")  # the refused edit
     b.allow_console("404")  # the document once private
     assert b.text() == "Hello"
     assert read_only_state(b)["badge"] is None
@@ -154,12 +154,13 @@ def test_the_mode_changes_what_another_browser_may_do(server, windows):
     a.type_at(5, " world")
     b.wait(lambda: b.text() == "Hello world")
     assert read_only_state(b) == VIEW_ONLY
-    # b is not the owner: the dialog shows the mode and says so, and changes nothing.
+    # b is not the owner: the dialog says the mode (as said of its owner, not "only you"),
+    # that only the owner changes it, and offers nothing to change.
     open_share(b)
-    assert js_text(b, "share-about") == ("Only the document’s owner can change who may open or edit it. "
-                                         "You can read it but not edit it.")
-    assert mode_radios(b) == {"open": [False, True], "editable": [False, True], "locked": [True, True], "private": [False, True]}
-    assert b.js("return [document.getElementById('share-members').hidden, document.getElementById('share-links').hidden]") == [True, True]
+    assert js_text(b, "share-about") == ("It is locked: Anyone can read it; only its owner and editors can edit it. "
+                                         "Only its owner can change who may open or edit it. You can read it but not edit it.")
+    assert b.js("return ['share-mode', 'share-members', 'share-links']"
+                ".map((id) => document.getElementById(id).hidden)") == [True, True, True]
     b.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
     b.wait(lambda: not dialog_open(b, "share-dialog"))
 

@@ -1,5 +1,8 @@
-"""Concurrent typing converges, whether from two people or from two tabs of one person (a
-duplicated tab shares its session: Chrome's Duplicate Tab copies sessionStorage)."""
+"""Concurrent typing converges, whether from two people or from two browsers given one
+session; a duplicated tab (Duplicate Tab copies sessionStorage, the session with it) takes
+a session of its own, since a session is one tab's undo context."""
+import time
+
 import pytest
 
 from test_sync import converged, put_caret, put_caret_at_end
@@ -33,9 +36,10 @@ def test_typing_at_once_converges(server, windows, who):
         w.faults("f.delayEditAnswersMs = 0;")
     text = converged(a, b, server, doc["id"])
     assert text == "[start]" + "".join(a_words) + "\n[end]" + "".join(b_words), text
-    # Both say so honestly: nothing waiting, the text the server has.
+    # Both say so honestly: nothing waiting, and once autosave has kept the text, "Saved".
     for w in (a, b):
-        assert w.js("return document.getElementById('save-status').textContent") == "Saved"
+        w.wait(lambda: w.js("return document.getElementById('save-status').textContent") == "Saved", 10,
+               w.js("return document.getElementById('save-status').textContent"))
 
 
 def test_a_duplicated_tab_sees_no_flag_of_its_own(server, windows):
@@ -48,3 +52,27 @@ def test_a_duplicated_tab_sees_no_flag_of_its_own(server, windows):
     a.wait(lambda: a.text() == "some! text")
     # One person, one caret: the other tab of the same session draws none for it.
     assert a.js("return document.querySelectorAll('.remote-caret').length") == 0
+
+
+def test_a_duplicated_tab_takes_its_own_session_so_its_typing_is_one_undo_group(server, windows):
+    doc = server.create_document("Duplicated", "Start.\n")
+    a = windows().open(doc["id"])
+    first = a.driver.current_window_handle
+    original = a.js("return window.tandem.api.session.id")
+    # window.open copies sessionStorage, as Duplicate Tab does: the session with it.
+    a.js("sessionStorage.setItem('tandem.probe', 'copied'); window.open(location.href);")
+    a.wait(lambda: len(a.driver.window_handles) == 2)
+    a.driver.switch_to.window([h for h in a.driver.window_handles if h != first][0])
+    a.wait_synced()
+    assert a.js("return sessionStorage.getItem('tandem.probe')") == "copied"
+    mine = a.js("return window.tandem.api.session")
+    assert mine["id"] != original
+    # Typing at a person's pace, with the first tab open on the same document.
+    put_caret_at_end(a)
+    for word in ["Forty ", "chara", "cters ", "typed ", "in one", " run ", "here."]:
+        a.textarea.send_keys(word)
+        time.sleep(0.25)
+    a.wait_synced()
+    status, history = server.request("GET", f"/documents/{doc['id']}/history?scope=session", token=mine["token"])
+    assert status == 200
+    assert [e["actionName"] for e in history["undoStack"]] == ["Typing"], history["undoStack"]
