@@ -75,6 +75,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Bytes of missed changes an event stream resumed with Last-Event-ID may replay; more sends a reset event and the client reloads (env: TANDEM_CATCH_UP_BYTES, default: 4194304).")
     var catchUpBytes: Int?
 
+    @Option(help: "Bytes of changed text a document's change log may hold in memory (deleted and inserted text, 2 bytes a UTF-16 unit); past it the oldest changes are dropped from memory, keeping the newest half, and a base or since older than what is kept is 410 revision_trimmed (env: TANDEM_LOG_BUDGET_BYTES, default: 134217728).")
+    var logBudgetBytes: Int?
+
     mutating func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if let d = durability, !["full", "normal", "off"].contains(d) {
@@ -125,6 +128,8 @@ struct Serve: ParsableCommand {
         guard c.editsPageBytes >= 1024 else { throw ValidationError("--edits-page-bytes must be 1024 or more") }
         c.catchUpBytes = try catchUpBytes ?? Environment.int("TANDEM_CATCH_UP_BYTES") ?? c.catchUpBytes
         guard c.catchUpBytes >= 0 else { throw ValidationError("--catch-up-bytes must be 0 or more") }
+        c.logBudgetBytes = try logBudgetBytes ?? Environment.int("TANDEM_LOG_BUDGET_BYTES") ?? c.logBudgetBytes
+        guard c.logBudgetBytes >= 1 << 20 else { throw ValidationError("--log-budget-bytes must be 1048576 or more") }
         return c
     }
 

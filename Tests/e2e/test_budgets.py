@@ -196,3 +196,25 @@ def test_one_documents_heavy_requests_do_not_queue_another_documents_read_behind
     print(f"\nreads of the other document: max {max(read_times) * 1000:.0f} ms; the hog's PUTs: median {median_put * 1000:.0f} ms")
     # One serial queue made every read wait for at least one of the hog's queued PUTs.
     assert max(read_times) < median_put, (read_times, put_times)
+
+
+def test_a_change_log_over_its_byte_budget_keeps_only_its_newest_half_in_memory(servers):
+    # 1 MiB of changed text at most (2 bytes a UTF-16 unit): 24 changes of 40,000 characters
+    # are 1.9 MB, so the oldest go within a housekeeping tick or two.
+    srv = servers(name="log-budget", extra_args=["--log-budget-bytes", "1048576"])
+    anon = Client(srv.base)
+    d = anon.create_doc("")
+    _fill(anon, d["id"], 24, 40_000)
+    revision = anon.doc(d["id"])["revision"]
+    deadline = time.monotonic() + 15
+    while anon.get(f"/documents/{d['id']}/edits", params={"since": 0}).status_code != 410:
+        assert time.monotonic() < deadline, "the log was never cut back to its byte budget"
+        time.sleep(0.2)
+    assert_error(anon.get(f"/documents/{d['id']}/edits", params={"since": 0}), 410, "revision_trimmed")
+    # The newest changes are still there for stale bases and catching up: half the budget
+    # holds six changes of 40,000 characters (80 KB each).
+    r = anon.get(f"/documents/{d['id']}/edits", params={"since": revision - 6})
+    assert r.status_code == 200 and len(r.json()) == 6, describe(r)
+    # And the newest group still undoes.
+    assert anon.undo(d["id"], scope="document").status_code == 200
+    assert len(anon.text(d["id"])) == 40_000

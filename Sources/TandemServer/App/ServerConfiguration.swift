@@ -45,6 +45,9 @@ public struct ServerConfiguration: Sendable {
     /// Bytes of changes an event stream's `Last-Event-ID` catch-up may replay; more is a
     /// `reset` event and the client reloads the document.
     public var catchUpBytes = 4 << 20
+    /// Bytes of changed text (2 a UTF-16 unit, deleted and inserted) a document's change log
+    /// holds in memory; past it the oldest changes go, keeping the newest half.
+    public var logBudgetBytes = 128 << 20
 
     public init() {}
 }

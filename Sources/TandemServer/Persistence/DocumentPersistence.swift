@@ -61,13 +61,32 @@ extension DocumentService {
     /// Changes kept in memory for `since`/`base` after a trim.
     static let logKept = 10_000
 
-    /// Cuts a log that grew past twice `logKept` back to `logKept`; never past what is
-    /// committed: the committed text is worked out from the changes in flight
-    /// (DocumentState.committedRope).
+    /// Cuts a log that grew past twice `logKept` back to `logKept`, and one whose text grew past
+    /// `budget` bytes back to the newest changes holding half of it (a few changes of megabytes
+    /// each weigh more than thousands of keystrokes); never past what is committed: the
+    /// committed text is worked out from the changes in flight (DocumentState.committedRope).
     /// In a cluster (`journaled` false) each node trims its memory alone, unjournaled.
-    static func trimToKeptTail(_ st: inout DocumentState, journaled: Bool) {
-        guard st.document.revision - st.document.firstAvailableRevision > 2 * logKept else { return }
-        st.document.trimLog(through: min(st.document.revision - logKept, st.committedRevision), journaled: journaled)
+    static func trimToKeptTail(_ st: inout DocumentState, journaled: Bool, budget: Int) {
+        let document = st.document
+        var through = document.firstAvailableRevision - 1
+        if document.revision - document.firstAvailableRevision > 2 * logKept { through = document.revision - logKept }
+        if overBudget(document, budget) {
+            // The oldest revision whose later changes fit in half the budget.
+            var lo = through, hi = document.revision
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2
+                if document.loggedUnits(since: mid) * 2 <= budget / 2 { hi = mid } else { lo = mid + 1 }
+            }
+            through = lo
+        }
+        let end = min(through, st.committedRevision)
+        guard end >= document.firstAvailableRevision else { return }
+        document.trimLog(through: end, journaled: journaled)
+    }
+
+    /// Whether a document's change log holds more changed text than `budget` bytes.
+    static func overBudget(_ document: Document, _ budget: Int) -> Bool {
+        document.loggedUnits(since: 0) * 2 > budget
     }
 
     /// A new document's state, its journal wired to a fresh buffer. A rebuilt document's
@@ -308,7 +327,9 @@ extension DocumentService {
                 // store did not take. Pending events are drained into the snapshot, so that
                 // path still waits until everything before them is committed.
                 guard !st.savingError, !st.deleted,
-                      all ? changes > 0 || pending : Self.snapshotDue(changes: changes, seconds: now() - st.lastSnapshotTime),
+                      all ? changes > 0 || pending
+                          : Self.snapshotDue(changes: changes, seconds: now() - st.lastSnapshotTime)
+                          || (changes > 0 && Self.overBudget(st.document, configuration.logBudgetBytes)),
                       all || !pending,
                       !pending || st.committedRevision == st.document.revision
                 else { return nil }
@@ -317,7 +338,7 @@ extension DocumentService {
                 // shutdown snapshot never carries a long history into the next start-up
                 // (see docs/performance.md). (`pending` was read before: the trim's own
                 // journal event goes with the next change, as the trim after a snapshot's does.)
-                Self.trimToKeptTail(&st, journaled: cluster == nil)
+                Self.trimToKeptTail(&st, journaled: cluster == nil, budget: configuration.logBudgetBytes)
                 let snap = st.document.snapshot()
                 // Encoded outside the lock, as it takes milliseconds: edits go on meanwhile.
                 // The store keeps the newest snapshot whatever order they land in, and a
@@ -354,7 +375,7 @@ extension DocumentService {
                 st.lastSnapshotRevision = max(st.lastSnapshotRevision, revision)
                 st.lastSnapshotTime = now()
                 // Changes that came while it was encoded and stored.
-                Self.trimToKeptTail(&st, journaled: cluster == nil)
+                Self.trimToKeptTail(&st, journaled: cluster == nil, budget: configuration.logBudgetBytes)
             }
         }
     }
