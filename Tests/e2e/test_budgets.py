@@ -218,3 +218,27 @@ def test_a_change_log_over_its_byte_budget_keeps_only_its_newest_half_in_memory(
     # And the newest group still undoes.
     assert anon.undo(d["id"], scope="document").status_code == 200
     assert len(anon.text(d["id"])) == 40_000
+
+
+def test_pasteboards_have_a_byte_budget_per_session_and_for_everyone(servers):
+    srv = servers(name="pasteboard-budget",
+                  extra_args=["--pasteboard-session-bytes", "100000", "--pasteboard-total-bytes", "250000"])
+    blob = "x" * 60_000
+
+    def fill(client: Client, name: str) -> requests.Response:
+        assert client.post("/pasteboards", {"name": name}).status_code == 201
+        return client.put(f"/pasteboards/{name}/items", [[{"type": "text/plain", "string": blob}]])
+
+    ada = new_session(srv.base, "Ada")
+    assert fill(ada, "ada-1").status_code == 200
+    # A second 60 KB pasteboard would take Ada's to 120 KB: refused, and it stays empty.
+    assert_error(fill(ada, "ada-2"), 413, "pasteboard_session_budget")
+    assert ada.get("/pasteboards/ada-2").json()["items"] == []
+    # Everyone's together: 60 KB more each until 250 KB would be passed.
+    others = [new_session(srv.base, f"P{i}") for i in range(4)]
+    for i, person in enumerate(others[:3]):
+        assert fill(person, f"p-{i}").status_code == 200
+    assert_error(fill(others[3], "p-3"), 507, "pasteboard_storage_full")
+    # Shrinking is always allowed, and frees room.
+    assert ada.put("/pasteboards/ada-1/items", [[{"type": "text/plain", "string": "small"}]]).status_code == 200
+    assert others[3].put("/pasteboards/p-3/items", [[{"type": "text/plain", "string": blob}]]).status_code == 200

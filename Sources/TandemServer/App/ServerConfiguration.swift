@@ -48,6 +48,8 @@ public struct ServerConfiguration: Sendable {
     /// Bytes of changed text (2 a UTF-16 unit, deleted and inserted) a document's change log
     /// holds in memory; past it the oldest changes go, keeping the newest half.
     public var logBudgetBytes = 128 << 20
+    /// Bytes one session's pasteboards, and all pasteboards, may hold together.
+    public var pasteboardBudget = PasteboardBudget()
 
     public init() {}
 }

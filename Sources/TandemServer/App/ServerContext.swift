@@ -27,6 +27,7 @@ final class ServerContext: Sendable {
         self.metrics = metrics
         self.logger = logger
         let pasteboards = PasteboardRegistry(store: store, limits: PasteboardRegistry.limits(configuration.pasteboardLimits, maxBodyBytes: configuration.maxBodyBytes),
+                                             budget: configuration.pasteboardBudget,
                                              events: EventChannel(coalescing: configuration.eventCoalescingMilliseconds / 1000),
                                              shared: store is PostgresStore)
         self.pasteboards = pasteboards

@@ -1,6 +1,7 @@
 import Logging
 import Synchronization
 import TandemCore
+import TandemHTTP
 import TandemStore
 
 /// Every pasteboard. `boards` guards the map and is held only for a moment (never while
@@ -16,6 +17,8 @@ final class PasteboardRegistry: Sendable {
     let limits: PasteboardLimits
     /// Pasteboards one session may own at once.
     let maxPerSession: Int
+    /// Bytes one session's pasteboards may hold together, and all pasteboards together.
+    let budget: PasteboardBudget
     /// `GET /pasteboards/events`.
     let events: EventChannel
     private let store: any DocumentStore
@@ -30,8 +33,9 @@ final class PasteboardRegistry: Sendable {
     /// once when nothing needed storing. The next writer starts only after it returns.
     typealias Then<T> = @Sendable (Result<T, APIError>) -> Void
 
-    init(store: any DocumentStore, limits: PasteboardLimits, maxPerSession: Int = 100, events: EventChannel = EventChannel(),
-         shared: Bool = false) {
+    init(store: any DocumentStore, limits: PasteboardLimits, maxPerSession: Int = 100, budget: PasteboardBudget = .init(),
+         events: EventChannel = EventChannel(), shared: Bool = false) {
+        self.budget = budget
         self.store = store
         self.shared = shared
         self.limits = limits
@@ -143,9 +147,26 @@ final class PasteboardRegistry: Sendable {
     /// The pasteboard as `body` would leave it, without changing anything (inside `serially`).
     func stage(_ name: String, _ body: (inout Pasteboard, PasteboardLimits) throws(PasteboardError) -> Void) throws(APIError) -> Staged {
         guard var p = boards.withLock({ $0[name] }) else { throw .notFound("pasteboard '\(name)'") }
-        let before = p.types
+        let before = p.types, bytesBefore = p.byteCount
         do throws(PasteboardError) { try body(&p, limits) } catch { throw .pasteboard(error) }
+        if p.byteCount > bytesBefore { try checkBudget(owner: p.owner, growing: p.byteCount - bytesBefore) }
         return Staged(pasteboard: p, change: Pasteboard.change(from: before, to: p.types), shared: shared)
+    }
+
+    /// Refuses a write that would take a session's pasteboards, or all of them, past their
+    /// budget (inside `serially`, so no other write grows them meanwhile).
+    private func checkBudget(owner: String?, growing: Int) throws(APIError) {
+        let (own, all) = boards.withLock { boards in
+            boards.values.reduce((0, 0)) { sums, p in (sums.0 + (owner != nil && p.owner == owner ? p.byteCount : 0), sums.1 + p.byteCount) }
+        }
+        if owner != nil, own + growing > budget.sessionBytes {
+            throw APIError(.payloadTooLarge, "pasteboard_session_budget",
+                           "a session's pasteboards hold at most \(budget.sessionBytes) bytes together (--pasteboard-session-bytes)")
+        }
+        guard all + growing <= budget.totalBytes else {
+            throw APIError(HTTPStatus(507), "pasteboard_storage_full",
+                           "all pasteboards hold at most \(budget.totalBytes) bytes together (--pasteboard-total-bytes)")
+        }
     }
 
     /// Makes a staged write visible and publishes it (inside `serially`, once it is stored).
@@ -290,5 +311,16 @@ extension APIError {
         case .emptyItem: .unprocessable(error.description, code: "empty_item")
         case .duplicateType: .unprocessable(error.description, code: "duplicate_type")
         }
+    }
+}
+
+/// What all pasteboards may hold: one session's together, and everyone's together.
+public struct PasteboardBudget: Sendable, Hashable {
+    public var sessionBytes: Int
+    public var totalBytes: Int
+
+    public init(sessionBytes: Int = 64 << 20, totalBytes: Int = 1 << 30) {
+        self.sessionBytes = sessionBytes
+        self.totalBytes = totalBytes
     }
 }

@@ -32,7 +32,10 @@ extension ServerContext {
             }
             responses.append(Endpoint.error(422, "Range out of the text, splitting a surrogate pair, empty where text is needed, or a non-UTF-8 representation"))
             if action == .cut || action == .copy || action == .paste {
-                responses.append(Endpoint.error(413, "The text is beyond the pasteboard's limits"))
+                responses.append(Endpoint.error(413, "The text is beyond the pasteboard's limits or the session's pasteboard budget"))
+            }
+            if action == .cut || action == .copy {
+                responses.append(Endpoint.error(507, "All pasteboards together would pass their budget"))
             }
             if action == .cut || action == .paste || action == .delete || action == .copy {
                 responses.append(Endpoint.error(503, "The store cannot save"))
