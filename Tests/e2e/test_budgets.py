@@ -242,3 +242,17 @@ def test_pasteboards_have_a_byte_budget_per_session_and_for_everyone(servers):
     # Shrinking is always allowed, and frees room.
     assert ada.put("/pasteboards/ada-1/items", [[{"type": "text/plain", "string": "small"}]]).status_code == 200
     assert others[3].put("/pasteboards/p-3/items", [[{"type": "text/plain", "string": blob}]]).status_code == 200
+
+
+def test_a_session_may_nest_64_undo_groups_and_registration_disables_and_no_more(base):
+    ada = new_session(base, "Ada")
+    d = ada.create_doc("")
+    for level in range(1, 65):
+        r = ada.post(f"/documents/{d['id']}/history/groups")
+        assert r.status_code == 200 and r.json()["groupingLevel"] == level, describe(r)
+    assert_error(ada.post(f"/documents/{d['id']}/history/groups"), 507, "open_groups_full")
+    assert ada.history(d["id"])["groupingLevel"] == 64
+    for _ in range(64):
+        assert ada.post(f"/documents/{d['id']}/history/registration/disable").status_code == 200
+    assert_error(ada.post(f"/documents/{d['id']}/history/registration/disable"), 507, "registration_disables_full")
+    assert ada.post(f"/documents/{d['id']}/history/registration/enable").json()["disabledLevel"] == 63

@@ -85,6 +85,10 @@ extension DocumentService {
         }
     }
 
+    /// How deep a session may nest undo groups, or registration disables: each level is state
+    /// the document keeps (and journals) until its end comes.
+    static let maxNesting = 64
+
     /// `beginUndoGrouping` (`begin`) or `endUndoGrouping` for the session; answers the
     /// grouping level after it.
     func grouping(begin: Bool, in handle: DocumentHandle, by session: Session, completion: @escaping Completion<Int>) {
@@ -92,6 +96,9 @@ extension DocumentService {
             if !begin { sendHistoryEvent(handle, "willCloseUndoGroup", session: session.id) }
             sendHistoryEvent(handle, begin ? "didOpenUndoGroup" : "didCloseUndoGroup", session: session.id)
         }) { st throws(APIError) in
+            if begin, st.document.undoManager.groupingLevel(.session(session.id)) >= Self.maxNesting {
+                throw APIError(HTTPStatus(507), "open_groups_full", "at most \(Self.maxNesting) undo groups may be open one inside another")
+            }
             do throws(DocumentError) {
                 return begin ? st.document.undoManager.beginUndoGrouping(session: session.id)
                              : try st.document.undoManager.endUndoGrouping(session: session.id)
@@ -106,6 +113,10 @@ extension DocumentService {
     func registration(enable: Bool, in handle: DocumentHandle, by session: Session, completion: @escaping Completion<RegistrationState>) {
         commitUndoState(handle, completion: completion) { st throws(APIError) in
             let um = st.document.undoManager
+            if !enable, um.sessionRegistrationDisabledLevel(session.id) >= Self.maxNesting {
+                throw APIError(HTTPStatus(507), "registration_disables_full",
+                               "at most \(Self.maxNesting) disableUndoRegistration calls may wait for their enable")
+            }
             do throws(DocumentError) {
                 if enable { try um.enableUndoRegistration(session: session.id) } else { um.disableUndoRegistration(session: session.id) }
             } catch {

@@ -85,7 +85,7 @@ extension ServerContext {
                 summary: "beginUndoGrouping for the session (nestable)", tag: "Undo",
                 responses: [Endpoint.json(200, "The grouping level now", Schemas.ref("GroupingLevel")),
                             Endpoint.error(401, "A session is needed"), Endpoint.error(404, "No such document"),
-                            Endpoint.error(503, "The store cannot save")],
+                            Endpoint.error(503, "The store cannot save"), Endpoint.error(507, "64 groups are open one inside another")],
                 handler: { [self] req, ctx, res in grouping(req, ctx, res, begin: true) }
             ),
             Endpoint(
@@ -103,7 +103,8 @@ extension ServerContext {
                 requestBody: Endpoint.jsonBody(Schemas.object([], required: []), required: false),
                 responses: [Endpoint.json(200, "The session's registration now", Schemas.ref("UndoRegistration")),
                             Endpoint.error(400, "A body other than {}"), Endpoint.error(401, "A session is needed"),
-                            Endpoint.error(404, "No such document"), Endpoint.error(503, "The store cannot save")],
+                            Endpoint.error(404, "No such document"), Endpoint.error(503, "The store cannot save"),
+                            Endpoint.error(507, "64 disables wait for their enable")],
                 handler: { [self] req, ctx, res in registration(req, ctx, res, enable: false) }
             ),
             Endpoint(
