@@ -256,3 +256,15 @@ def test_a_session_may_nest_64_undo_groups_and_registration_disables_and_no_more
         assert ada.post(f"/documents/{d['id']}/history/registration/disable").status_code == 200
     assert_error(ada.post(f"/documents/{d['id']}/history/registration/disable"), 507, "registration_disables_full")
     assert ada.post(f"/documents/{d['id']}/history/registration/enable").json()["disabledLevel"] == 63
+
+
+def test_a_metadata_patch_longer_than_64_kib_is_refused_unread(base):
+    ada = new_session(base, "Ada")
+    d = ada.create_doc("")
+    # An owner's field hidden at the end of a long body: refused whole, nothing changes.
+    body = '{"title": "' + "t" * 70_000 + '", "editingDisabled": true}'
+    for path in (f"/documents/{d['id']}", f"/documents/{d['id']}/history"):
+        r = ada.request("PATCH", path, data=body.encode(), headers={"Content-Type": "application/json"})
+        assert_error(r, 413, "body_too_large")
+    doc = ada.doc(d["id"])
+    assert doc["title"] != "t" * 70_000 and doc["state"] == "normal", doc

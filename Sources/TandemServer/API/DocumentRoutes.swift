@@ -84,6 +84,7 @@ extension ServerContext {
         let handle: DocumentHandle, patch: DocumentPatch
         do throws(APIError) {
             handle = try ctx.requestedDocument()
+            try RouteAccess.checkMetadataBody(req)
             let body = try RequestBody.object(req, allowEmpty: false)
             try body.allowOnly(["title", "editingDisabled", "secure", "levelsOfUndo", "access", "owner"])
             let title = try body.string("title")

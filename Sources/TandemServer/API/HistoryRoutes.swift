@@ -90,6 +90,7 @@ extension ServerContext {
         let handle: DocumentHandle, scope: UndoScope, patch: HistoryPatch
         do throws(APIError) {
             (handle, scope, _) = try historyTarget(req, ctx)
+            try RouteAccess.checkMetadataBody(req)
             let body = try RequestBody.object(req, allowEmpty: false)
             try body.allowOnly(["actionName", "levelsOfUndo", "actionIsDiscardable"])
             let name = try body.string("actionName")

@@ -45,9 +45,23 @@ enum RouteAccess {
         }
     }
 
-    /// The members of a JSON object body (none when it is not one: the route then says why).
+    /// The most a `PATCH` of a document's or a history's fields may be: their values are short
+    /// (a title of 500 characters, a name of 200), and the body is read to decide who may
+    /// send it before the request could go off the event loop.
+    static let metadataBodyBytes = 64 * 1024
+
+    /// `413 body_too_large` for a metadata `PATCH` longer than `metadataBodyBytes`: its route
+    /// refuses it before reading it, as `bodyKeys` never parses it.
+    static func checkMetadataBody(_ request: HTTPRequest) throws(APIError) {
+        guard request.body.count <= metadataBodyBytes else {
+            throw APIError(.payloadTooLarge, "body_too_large", "this body may be at most \(metadataBodyBytes) bytes")
+        }
+    }
+
+    /// The members of a JSON object body (none when it is not one, or too long to be a
+    /// metadata `PATCH`: the route then says why, before changing anything).
     static func bodyKeys(_ request: HTTPRequest) -> Set<String> {
-        guard !request.body.isEmpty, let keys = (try? JSONParser.parse(request.body))?.objectKeys else { return [] }
+        guard !request.body.isEmpty, request.body.count <= metadataBodyBytes, let keys = (try? JSONParser.parse(request.body))?.objectKeys else { return [] }
         return Set(keys)
     }
 }

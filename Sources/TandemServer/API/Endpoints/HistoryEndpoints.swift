@@ -60,7 +60,8 @@ extension ServerContext {
                                                                ("actionIsDiscardable", Schemas.boolean)], required: [])),
                 responses: [Endpoint.json(200, "The history", Schemas.ref("History")),
                             Endpoint.error(400, "Malformed JSON, field or scope"), Endpoint.error(401, "Bad token"),
-                            Endpoint.error(404, "No such document"), Endpoint.error(409, "Nothing to name or mark"), Endpoint.error(415, "Body is not JSON"),
+                            Endpoint.error(404, "No such document"), Endpoint.error(409, "Nothing to name or mark"),
+                            Endpoint.error(413, "A body of more than 64 KiB"), Endpoint.error(415, "Body is not JSON"),
                             Endpoint.error(503, "The store cannot save")],
                 handler: { [self] req, ctx, res in patchHistory(req, ctx, res) }
             ),
