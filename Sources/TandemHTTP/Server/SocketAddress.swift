@@ -9,7 +9,7 @@ public enum HTTPServerError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .addressInUse(let address): "\(address) is already in use (another tandem serve, or another program, listens there)"
+        case .addressInUse(let address): "\(address): address already in use (another tandem serve, or another program, listens there)"
         case .system(let call, let code): "\(call): \(String(cString: strerror(code)))"
         case .resolve(let host, let why): "cannot resolve \(host): \(why)"
         case .alreadyStarted: "the server was already started"
