@@ -179,6 +179,7 @@ extension ServerContext {
         endpoints += pasteboardEndpoints
         endpoints += actionEndpoints
         endpoints += accessEndpoints
+        endpoints = endpoints.map(ClientLimitsMiddleware.documentingLimit)
         let described = endpoints
         let openAPI = Mutex<[UInt8]?>(nil)
         endpoints += serviceEndpoints(openAPI: {

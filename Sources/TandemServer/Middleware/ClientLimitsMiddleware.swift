@@ -20,4 +20,12 @@ struct ClientLimitsMiddleware: RouteMiddleware {
             next(request, context, responder)
         }
     }
+
+    /// The route with the `429` its limit may answer, for `/openapi.json`.
+    static func documentingLimit(_ endpoint: Endpoint) -> Endpoint {
+        guard let name = limitedRoutes[endpoint.operationID] else { return endpoint }
+        var e = endpoint
+        e.responses.append(Endpoint.error(429, "Rate limit '\(name.rawValue)' of this client address reached (rate_limited, Retry-After)"))
+        return e
+    }
 }
