@@ -13,9 +13,9 @@ public struct RateLimits: Sendable, Equatable {
         public var perSecond: Double { Double(count) / seconds }
     }
 
-    /// Above what the end-to-end suite does from one address in a minute (it creates a few
-    /// thousand sessions and documents over many minutes, and hundreds of refused credentials
-    /// in the access matrix), far below the thousands per second an attack makes.
+    /// Far above what a person or an office behind one address does in a minute, far below
+    /// the thousands per second an attack makes. The e2e harness raises them: its access
+    /// matrix makes documents and links at a pace no client does.
     public var rules: [Name: Rule] = [
         .sessions: Rule(count: 1000, seconds: 60),
         .documents: Rule(count: 1000, seconds: 60),
