@@ -51,6 +51,10 @@ final class RateLimiter: Sendable {
         return wait
     }
 
+    /// False while no client's `auth` bucket can be empty: the check every credentialed
+    /// request makes first, before its address is even parsed.
+    var mayRefuseCredentials: Bool { authExhausted.load(ordering: .relaxed) }
+
     /// The seconds until `client` may try a credential again, or nil if it may now.
     func refusesCredentials(from client: IPAddress) -> Double? {
         guard authExhausted.load(ordering: .relaxed), let rule = limits.rules[.auth], rule.count > 0 else { return nil }

@@ -17,7 +17,7 @@ struct AuthenticationMiddleware: RouteMiddleware {
     func wrap(_ next: @escaping RouteHandler, for route: Endpoint) -> RouteHandler {
         { [session, link, operatorKey, limiter, clients] request, context, responder in
             var context = context
-            if Self.presentsCredentials(request), let client = clients.client(of: request),
+            if limiter.mayRefuseCredentials, Self.presentsCredentials(request), let client = clients.client(of: request),
                let wait = limiter.refusesCredentials(from: client) {
                 return responder.send(limiter.refusal(.auth, retryAfter: wait).response)
             }
