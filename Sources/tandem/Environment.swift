@@ -7,6 +7,11 @@ enum Environment {
         return v
     }
 
+    /// A comma-separated list, for settings a flag may repeat.
+    static func list(_ name: String) -> [String] {
+        (string(name) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
     static func int(_ name: String) throws -> Int? {
         guard let s = string(name) else { return nil }
         guard let v = Int(s) else { throw EnvironmentError(name: name, value: s, expected: "an integer") }

@@ -66,7 +66,7 @@ struct Serve: ParsableCommand {
     @Option(help: "Access mode of new documents that ask for none: open, editable, locked or private (env: TANDEM_DEFAULT_ACCESS, default: open).")
     var defaultAccess: String?
 
-    @Option(help: "Operator key: sent as Tandem-Admin-Key, it may list, reassign and delete any document and end any session (env: TANDEM_ADMIN_KEY, default: none).")
+    @Option(help: "Operator key: sent as Tandem-Admin-Key, it may list, reassign and delete any document and end any session; at least 16 bytes with 8 distinct non-whitespace characters (env: TANDEM_ADMIN_KEY, default: none).")
     var adminKey: String?
 
     @Option(help: "Bytes of one page of GET …/edits; a client may ask for 1,024 up to the largest body with maxBytes (env: TANDEM_EDITS_PAGE_BYTES, default: 1048576).")
@@ -83,6 +83,15 @@ struct Serve: ParsableCommand {
 
     @Option(help: "Bytes all pasteboards may hold together; a write past it is 507 pasteboard_storage_full (env: TANDEM_PASTEBOARD_TOTAL_BYTES, default: 1073741824).")
     var pasteboardTotalBytes: Int?
+
+    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("A proxy (CIDR, IPv4 or IPv6, repeatable) whose X-Forwarded-For names the client for the per-client limits; its own connections are not capped (env: TANDEM_TRUSTED_PROXIES, comma-separated, default: none).", valueName: "cidr"))
+    var trustedProxies: [String] = []
+
+    @Option(name: .customLong("rate-limit"), help: ArgumentHelp("NAME=COUNT/SECONDS, repeatable: each client address may make COUNT at once and gets them back over SECONDS; NAME is sessions, documents, pasteboards, links (created) or auth (refused credentials); COUNT 0 turns one off; past it, 429 rate_limited with Retry-After (env: TANDEM_RATE_LIMITS, comma-separated, default: \(RateLimits().description.replacingOccurrences(of: " ", with: ","))).", valueName: "limit"))
+    var rateLimits: [String] = []
+
+    @Option(help: "Connections one client address (IPv6: one /64) may hold; one more is answered 429 and closed; 0 = no cap (env: TANDEM_MAX_CONNECTIONS_PER_ADDRESS, default: 1000).")
+    var maxConnectionsPerAddress: Int?
 
     mutating func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
@@ -119,7 +128,7 @@ struct Serve: ParsableCommand {
             || !schema.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || (48...57).contains($0) || (97...122).contains($0) }) {
             throw ValidationError("the database schema must be 1 to 63 of a-z, 0-9 and _")
         }
-        if let key = c.adminKey, key.utf8.count < 16 { throw ValidationError("the operator key must be at least 16 bytes") }
+        if let key = c.adminKey, let problem = OperatorKeyRule.problem(with: key) { throw ValidationError(problem) }
         guard (0...1000).contains(c.eventCoalescingMilliseconds) else {
             throw ValidationError("the event coalescing must be 0 to 1000 milliseconds")
         }
@@ -142,6 +151,18 @@ struct Serve: ParsableCommand {
             ?? c.pasteboardBudget.totalBytes
         guard c.pasteboardBudget.sessionBytes >= 0, c.pasteboardBudget.totalBytes >= 0 else {
             throw ValidationError("--pasteboard-session-bytes and --pasteboard-total-bytes must be 0 or more")
+        }
+        let proxies = trustedProxies.isEmpty ? Environment.list("TANDEM_TRUSTED_PROXIES") : trustedProxies
+        c.trustedProxies = try proxies.map { text in
+            guard let cidr = CIDR(text) else { throw ValidationError("--trusted-proxy \(text): not an IPv4 or IPv6 address or CIDR range") }
+            return cidr
+        }
+        for spec in rateLimits.isEmpty ? Environment.list("TANDEM_RATE_LIMITS") : rateLimits {
+            do { try c.rateLimits.set(spec) } catch { throw ValidationError("--rate-limit \(error)") }
+        }
+        c.maxConnectionsPerAddress = try maxConnectionsPerAddress ?? Environment.int("TANDEM_MAX_CONNECTIONS_PER_ADDRESS") ?? c.maxConnectionsPerAddress
+        guard (0...1_000_000).contains(c.maxConnectionsPerAddress) else {
+            throw ValidationError("--max-connections-per-address must be 0 to 1,000,000")
         }
         return c
     }

@@ -243,8 +243,17 @@ struct ConnectionLifecycleTests {
 
     // MARK: timeouts
 
+    @Test func aConnectionThatNeverSendsAByteIsClosedAfterTheHeadTimeoutFromAccept() {
+        expectActions([
+            (.tick(at: 1.9), []),
+            (.tick(at: 2.1), ["close"]),
+        ])
+    }
+
     @Test func anIdleConnectionIsClosedAfterTheIdleTimeout() {
         expectActions([
+            (.receive(Raw.get("/a")), ["dispatch 0 GET /a"]),
+            (.answer(0, "a"), ["write [200]a"]),
             (.tick(at: 4.9), []),
             (.tick(at: 5.1), ["close"]),
         ])

@@ -65,7 +65,7 @@ struct TLSServerTests {
             #expect(HTTPProbe.get(path: "/healthz", port: server.boundPort, tls: false) == .status(200, address: "127.0.0.1:\(server.boundPort)"))
         }
         // A port nothing listens on (bound, then released).
-        let fd = try SocketAddress.listen(on: SocketAddress.resolve(host: "127.0.0.1", port: 0)[0])
+        let fd = try SocketAddress.listen(on: SocketAddress.resolve(host: "127.0.0.1", port: 0)[0], shared: false)
         let port = SocketAddress.port(of: fd)
         close(fd)
         guard case .failed(let reason) = HTTPProbe.get(path: "/healthz", port: port, tls: false) else {

@@ -131,6 +131,12 @@ class TandemServer:
                 args += ["--typing-pause", _num(self.typing_pause)]
             if self.session_timeout is not None:
                 args += ["--session-timeout", _num(self.session_timeout)]
+            # The per-client rate limits far above what the suite does from 127.0.0.1: the
+            # access matrix alone makes ~1,600 documents and thousands of links in ~30 s, a pace
+            # no default that stops an attack allows. A test's own `--rate-limit NAME=…`
+            # (later on the line) replaces its one limit; test_client_limits.py tests them.
+            args += [a for name in ("sessions", "documents", "pasteboards", "links", "auth")
+                     for a in ("--rate-limit", f"{name}=1000000/1")]
             args += list(self.extra_args)
             if ON_POSTGRES and self.on_postgres and "--database" not in self.extra_args:
                 args += ["--database", os.environ["TANDEM_TEST_DATABASE_URL"], "--database-schema", self.schema]

@@ -171,13 +171,25 @@ final class EventLoop: @unchecked Sendable {
                 server.configuration.logger.notice("accept: descriptors available again")
             }
             guard server.admitConnection() else {
-                turnAway(fd)
+                turnAway(fd, ServerCore.overloadedResponse(date: date.bytes))
                 continue
+            }
+            var counted: IPAddress?
+            if server.configuration.maxConnectionsPerAddress > 0, let peer = IPAddress(storage) {
+                switch server.admitConnection(from: peer) {
+                case .uncounted: break
+                case .counted(let key): counted = key
+                case .refused:
+                    server.releaseConnection()
+                    turnAway(fd, ServerCore.perAddressResponse(date: date.bytes, cap: server.configuration.maxConnectionsPerAddress))
+                    continue
+                }
             }
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let transport = server.configuration.transportFactory(fd)
             let conn = HTTPConnection(loop: self, transport: transport, remoteAddress: SocketAddress.describe(storage))
+            conn.countedPeer = counted
             if Int(fd) >= connections.count {
                 connections.append(contentsOf: repeatElement(nil, count: Int(fd) + 64 - connections.count))
             }
@@ -188,9 +200,8 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Over the limit: a 503, best effort, and close (no state is kept).
-    private func turnAway(_ fd: Int32) {
-        let response = ServerCore.overloadedResponse(date: date.bytes)
+    /// Over a limit: its answer, best effort, and close (no state is kept).
+    private func turnAway(_ fd: Int32, _ response: [UInt8]) {
         _ = response.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, PlainTransport.noSignal | PlainTransport.dontWait) }
         Glibc.close(fd)
     }
@@ -206,7 +217,7 @@ final class EventLoop: @unchecked Sendable {
             Glibc.close(spareFD)
             spareFD = -1
             let fd = server.configuration.accept(listener, nil, nil, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
-            if fd >= 0 { turnAway(fd) }
+            if fd >= 0 { turnAway(fd, ServerCore.overloadedResponse(date: date.bytes)) }
             spareFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
         }
         if listenersPausedUntil == 0 {
@@ -220,6 +231,7 @@ final class EventLoop: @unchecked Sendable {
             connections[Int(fd)] = nil
             connectionCount -= 1
             server.releaseConnection()
+            if let peer = conn.countedPeer { server.releaseConnection(from: peer) }
         }
     }
 

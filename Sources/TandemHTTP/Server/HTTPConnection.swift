@@ -24,6 +24,8 @@ final class HTTPConnection: @unchecked Sendable {
     /// `run` is performing actions: an answer a handler gives at once is only recorded, and
     /// the run under way goes on with it.
     @exclusivity(unchecked) private var running = false
+    /// The client this connection counts against in the per-address cap (nil: not counted).
+    var countedPeer: IPAddress?
 
     init(loop: EventLoop, transport: Transport, remoteAddress: String) {
         self.loop = loop
@@ -221,7 +223,7 @@ final class HTTPConnection: @unchecked Sendable {
         guard logger.logLevel <= .info else { return }
         let micros = (MonotonicClock.now() &- slot.started) / 1000
         // Written straight into one string's storage: interpolation grew it piece by piece.
-        let method = slot.method.rawValue, target = slot.target
+        let method = slot.method.rawValue, target = LogRedaction.target(slot.target)
         let line = String(unsafeUninitializedCapacity: method.utf8.count + target.utf8.count + 72) { buffer in
             var out = ByteCursor(buffer)
             out.put(method)

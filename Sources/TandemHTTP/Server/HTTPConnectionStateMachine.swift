@@ -259,7 +259,7 @@ struct HTTPConnectionStateMachine {
         }
         if streaming || pendingCount > 0 { return }
         if parser.isIdle {
-            if timers.idleExpired(now: now, shuttingDown: shuttingDown) { schedule(.close) }
+            if timers.silentTooLong(now: now) || timers.idleExpired(now: now, shuttingDown: shuttingDown) { schedule(.close) }
         } else if parser.isReadingBody {
             if timers.bodyOverdue(now: now) { timedOut("body_timeout", "the request body did not arrive in time", now: now) }
         } else if timers.headOverdue(now: now) {

@@ -21,8 +21,13 @@ struct HTTPConnectionTimers {
     /// How long a lingering close waits for the peer's EOF.
     static let lingerNanos: UInt64 = 2_000_000_000
 
+    /// No byte has come since accept: the head timeout runs from accept, not the idle one, so
+    /// connections that never speak cannot pile up for a minute each.
+    private(set) var silentSinceAccept = true
+
     init(timeouts: ServerCore.TimeoutNanos, now: UInt64) {
         self.timeouts = timeouts
+        headStarted = now
         lastRead = now
         lastWriteProgress = now
     }
@@ -30,6 +35,7 @@ struct HTTPConnectionTimers {
     // MARK: progress
 
     mutating func read(now: UInt64, startsHead: Bool) {
+        silentSinceAccept = false
         lastRead = now
         if startsHead { headStarted = now }
     }
@@ -107,6 +113,11 @@ struct HTTPConnectionTimers {
         let tooSlow = now &- bodyStarted > ServerCore.TimeoutNanos.allowance(
             grace: timeouts.bodyRead, bytes: bodyReceived, rate: timeouts.minimumBodyRate)
         return silent || tooSlow
+    }
+
+    /// Accepted a head timeout ago and never sent a byte.
+    func silentTooLong(now: UInt64) -> Bool {
+        silentSinceAccept && now &- headStarted > timeouts.headerRead
     }
 
     func headOverdue(now: UInt64) -> Bool {

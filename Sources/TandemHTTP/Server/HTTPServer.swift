@@ -5,7 +5,8 @@ import Logging
 import Synchronization
 
 /// The HTTP/1.1 server: `eventLoopCount` epoll threads, each with its own SO_REUSEPORT
-/// listeners, so the kernel spreads connections and no lock sits on the accept path.
+/// listeners, so the kernel spreads connections and no lock sits on the accept path. A port
+/// another process holds is refused first: SO_REUSEPORT is shared within this process only.
 public final class HTTPServer: Sendable {
     private struct State {
         var loops: [EventLoop] = []
@@ -44,11 +45,13 @@ public final class HTTPServer: Sendable {
             for _ in 0..<configuration.eventLoopCount { loops.append(try EventLoop(server: core)) }
             var port = configuration.port
             var names: [String] = []
+            // Every address before binding any: ours may overlap (0.0.0.0 and dual-stack ::).
+            if port != 0 { for address in addresses { try SocketAddress.requireUnused(address) } }
             do {
                 for i in addresses.indices {
                     if port != 0 { SocketAddress.setPort(&addresses[i], port) }
                     for loop in loops {
-                        let fd = try SocketAddress.listen(on: addresses[i])
+                        let fd = try SocketAddress.listen(on: addresses[i], shared: loops.count > 1)
                         loop.listeners.append(fd)
                         if port == 0 {
                             port = SocketAddress.port(of: fd)

@@ -47,6 +47,11 @@ extension HTTPServer {
         public var timeouts: Timeouts
         /// A stream refuses writes while more than this many bytes wait for a slow peer.
         public var maxStreamBufferBytes: Int
+        /// Connections one client address (an IPv6 /64) may hold; one more gets `429` and is
+        /// closed at accept. 0: no such cap.
+        public var maxConnectionsPerAddress = 0
+        /// Peers the per-address cap does not count (trusted proxies carry many clients).
+        public var uncappedPeer: @Sendable (IPAddress) -> Bool = { _ in false }
         /// Makes the byte stream of an accepted socket (TLS plugs in here).
         public var transportFactory: @Sendable (Int32) -> Transport
         /// One `.info` line per request; errors of the server itself at `.error`.

@@ -53,11 +53,54 @@ final class ServerCore: Sendable {
         connections.wrappingSubtract(1, ordering: .relaxed)
     }
 
+    /// Open connections per client (`limitKey`), kept only while a cap is set.
+    private let perAddress = Mutex<[IPAddress: Int]>([:])
+
+    enum PeerAdmission {
+        /// Not counted (no cap, or a trusted proxy): nothing to release later.
+        case uncounted
+        /// Counted against this key; release it when the connection ends.
+        case counted(IPAddress)
+        /// The peer already holds the cap: nothing was counted.
+        case refused
+    }
+
+    func admitConnection(from peer: IPAddress) -> PeerAdmission {
+        let cap = configuration.maxConnectionsPerAddress
+        guard cap > 0, !configuration.uncappedPeer(peer) else { return .uncounted }
+        let key = peer.limitKey
+        let admitted = perAddress.withLock { counts -> Bool in
+            let n = counts[key, default: 0]
+            guard n < cap else { return false }
+            counts[key] = n + 1
+            return true
+        }
+        return admitted ? .counted(key) : .refused
+    }
+
+    func releaseConnection(from key: IPAddress) {
+        perAddress.withLock { counts in
+            let n = (counts[key] ?? 1) - 1
+            counts[key] = n > 0 ? n : nil
+        }
+    }
+
     var connectionCount: Int { connections.load(ordering: .relaxed) }
+
+    /// The answer to a client that holds the per-address cap already.
+    static func perAddressResponse(date: [UInt8], cap: Int) -> [UInt8] {
+        serialize(HTTPResponse.error(
+            .tooManyRequests, code: "too_many_connections_from_address",
+            message: "this address already holds \(cap) connections (the per-address connection limit); close some or reuse them",
+            headers: ["Retry-After": "1"]), date: date)
+    }
 
     /// The answer to a connection turned away at accept, dated like every other response.
     static func overloadedResponse(date: [UInt8]) -> [UInt8] {
-        let error = HTTPResponse.error(.serviceUnavailable, code: "too_many_connections", message: "the server is at capacity")
+        serialize(HTTPResponse.error(.serviceUnavailable, code: "too_many_connections", message: "the server is at capacity"), date: date)
+    }
+
+    private static func serialize(_ error: HTTPResponse, date: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256)
         let body = error.bodyBytes ?? []

@@ -5,9 +5,11 @@ public enum HTTPServerError: Error, CustomStringConvertible {
     case system(String, Int32)
     case resolve(String, String)
     case alreadyStarted
+    case addressInUse(String)
 
     public var description: String {
         switch self {
+        case .addressInUse(let address): "\(address): address already in use (another tandem serve, or another program, listens there)"
         case .system(let call, let code): "\(call): \(String(cString: strerror(code)))"
         case .resolve(let host, let why): "cannot resolve \(host): \(why)"
         case .alreadyStarted: "the server was already started"
@@ -88,15 +90,33 @@ enum SocketAddress {
         }
     }
 
-    /// A non-blocking listening socket with SO_REUSEADDR and SO_REUSEPORT ("::" is dual-stack).
-    static func listen(on address: sockaddr_storage) throws -> Int32 {
+    /// A non-blocking listening socket with SO_REUSEADDR ("::" is dual-stack), and
+    /// SO_REUSEPORT when `shared`: the loops of this process each bind their own.
+    static func listen(on address: sockaddr_storage, shared: Bool) throws -> Int32 {
+        let fd = try bound(address, reusePort: shared)
+        guard Glibc.listen(fd, 1024) == 0 else {
+            let e = errno
+            Glibc.close(fd)
+            throw HTTPServerError.system("listen", e)
+        }
+        return fd
+    }
+
+    /// Fails with `addressInUse` if any socket (of any process) is bound to `address`: a
+    /// socket without SO_REUSEPORT cannot share a port, so a second server is refused before
+    /// its loops bind theirs with it. Nothing stays bound.
+    static func requireUnused(_ address: sockaddr_storage) throws {
+        Glibc.close(try bound(address, reusePort: false))
+    }
+
+    private static func bound(_ address: sockaddr_storage, reusePort: Bool) throws -> Int32 {
         let family = Int32(address.ss_family)
         let fd = socket(family, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw HTTPServerError.system("socket", errno) }
         var one: Int32 = 1, zero: Int32 = 0
         let size = socklen_t(MemoryLayout<Int32>.size)
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, size)
-        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, size)
+        if reusePort { setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, size) }
         if family == AF_INET6 { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &zero, size) }
         var a = address
         let length = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
@@ -104,12 +124,8 @@ enum SocketAddress {
         guard rc == 0 else {
             let e = errno
             Glibc.close(fd)
+            if e == EADDRINUSE { throw HTTPServerError.addressInUse(describe(address)) }
             throw HTTPServerError.system("bind \(describe(address))", e)
-        }
-        guard Glibc.listen(fd, 1024) == 0 else {
-            let e = errno
-            Glibc.close(fd)
-            throw HTTPServerError.system("listen", e)
         }
         return fd
     }

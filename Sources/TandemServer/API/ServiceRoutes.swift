@@ -1,3 +1,4 @@
+import Synchronization
 import TandemHTTP
 import TandemStore
 
@@ -49,9 +50,16 @@ extension ServerContext {
     /// 503 then, so that the container's health check (`tandem healthcheck`) sees it.
     func healthResponse() -> HTTPResponse {
         let health = service.storeHealthNow()
+        // A small probe may commit while a document's own write still fails (a full disk
+        // frees a page, not room for an edit): failing until every document has recovered.
+        let failingDocuments = service.documentsFailingWrites.load(ordering: .relaxed)
         var w = JSONWriter(capacity: 128)
         w.beginObject()
         switch health {
+        case .ok where failingDocuments > 0:
+            w.key("status"); w.string("failing")
+            w.key("store"); w.string("ok")
+            w.key("reason"); w.string("the last write of \(failingDocuments) document(s) failed; they refuse changes until it succeeds")
         case .ok:
             w.key("status"); w.string("ok")
             w.key("store"); w.string("ok")
@@ -67,8 +75,9 @@ extension ServerContext {
             let reachable = if case .failing(.io, _) = health { false } else { true }
             w.key("databaseReachable"); w.bool(reachable)
         }
+        w.key("failingDocuments"); w.int(failingDocuments)
         w.endObject()
-        guard case .ok = health else { return .json(w.bytes, status: .serviceUnavailable, headers: ["Retry-After": "5"]) }
+        guard case .ok = health, failingDocuments == 0 else { return .json(w.bytes, status: .serviceUnavailable, headers: ["Retry-After": "5"]) }
         return .json(w.bytes)
     }
 }

@@ -1,4 +1,5 @@
 import TandemCore
+import TandemHTTP
 
 /// Everything `tandem serve` can be told, with the embedded defaults.
 public struct ServerConfiguration: Sendable {
@@ -50,6 +51,13 @@ public struct ServerConfiguration: Sendable {
     public var logBudgetBytes = 128 << 20
     /// Bytes one session's pasteboards, and all pasteboards, may hold together.
     public var pasteboardBudget = PasteboardBudget()
+    /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`); their own
+    /// connections are not capped per address.
+    public var trustedProxies: [CIDR] = []
+    /// Per-client rate limits (`--rate-limit`).
+    public var rateLimits = RateLimits()
+    /// Connections one client address may hold at once; 0 for no cap.
+    public var maxConnectionsPerAddress = 1000
 
     public init() {}
 }

@@ -17,6 +17,9 @@ final class ServerContext: Sendable {
     let idempotency: any IdempotencyStore
     let logger: Logger
     let pasteboards: PasteboardRegistry
+    /// The per-client limits (`--rate-limit`) and whom they count (`--trusted-proxy`).
+    let rateLimiter: RateLimiter
+    let clients: ClientAddressResolver
 
     init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry, metrics: Metrics,
          idempotency: any IdempotencyStore = IdempotencyCache(), logger: Logger) {
@@ -26,6 +29,8 @@ final class ServerContext: Sendable {
         self.sessions = sessions
         self.metrics = metrics
         self.logger = logger
+        rateLimiter = RateLimiter(limits: configuration.rateLimits)
+        clients = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
         let pasteboards = PasteboardRegistry(store: store, limits: PasteboardRegistry.limits(configuration.pasteboardLimits, maxBodyBytes: configuration.maxBodyBytes),
                                              budget: configuration.pasteboardBudget,
                                              events: EventChannel(coalescing: configuration.eventCoalescingMilliseconds / 1000),

@@ -11,6 +11,8 @@ public final class TandemApp: Sendable {
     let context: ServerContext
     private let server: HTTPServer
     private let stopping = Atomic<Bool>(false)
+    /// One server per data folder (`DataFolderLock`), held until the process ends.
+    private let dataLock: DataFolderLock
 
     public convenience init(configuration: ServerConfiguration, logger: Logger) throws {
         try self.init(configuration: configuration, logger: logger, wrappingStore: { $0 })
@@ -20,6 +22,7 @@ public final class TandemApp: Sendable {
     /// whose writes are held back on purpose).
     init(configuration: ServerConfiguration, logger: Logger, wrappingStore: (any DocumentStore) -> any DocumentStore) throws {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        dataLock = try DataFolderLock(directory: configuration.dataDirectory)
         guard let durability = Durability(rawValue: configuration.durability) else {
             throw APIError.badRequest("unknown durability \(configuration.durability)")
         }
@@ -59,6 +62,9 @@ public final class TandemApp: Sendable {
             limits: HTTPLimits(maxBodyBytes: configuration.maxBodyBytes),
             logger: logger
         )
+        http.maxConnectionsPerAddress = configuration.maxConnectionsPerAddress
+        let clients = context.clients
+        http.uncappedPeer = { clients.isTrusted($0) }
         if let cert = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
             let tls = try TLSContext(certificatePath: cert, keyPath: key)
             http.transportFactory = { tls.makeTransport(fileDescriptor: $0) }
@@ -114,6 +120,7 @@ public final class TandemApp: Sendable {
         context.service.takeSnapshots(all: true)
         context.storeSessionActivity(interval: 0)
         context.store.close()
+        dataLock.release()
     }
 
     private func runHousekeeping() {
@@ -177,6 +184,7 @@ extension ServerContext {
         endpoints += pasteboardEndpoints
         endpoints += actionEndpoints
         endpoints += accessEndpoints
+        endpoints = endpoints.map(ClientLimitsMiddleware.documentingLimit)
         let described = endpoints
         let openAPI = Mutex<[UInt8]?>(nil)
         endpoints += serviceEndpoints(openAPI: {
@@ -191,10 +199,12 @@ extension ServerContext {
         let middleware: [any RouteMiddleware] = [
             ContentEncodingMiddleware(),
             MetricsMiddleware(metrics: metrics),
+            ClientLimitsMiddleware(limiter: rateLimiter, clients: clients),
             ClusterSyncMiddleware(service: service),
             AuthenticationMiddleware(session: { [self] request throws(APIError) in try session(of: request) },
                                      link: { [service] token throws(APIError) in try service.verifyLink(token) },
-                                     operatorKey: configuration.adminKey.map(OperatorKey.init)),
+                                     operatorKey: configuration.adminKey.map(OperatorKey.init),
+                                     limiter: rateLimiter, clients: clients),
             AccessMiddleware(service: service),
             IdempotencyMiddleware(store: idempotency),
             HeavyWorkMiddleware(pool: service.heavyWork),

@@ -58,7 +58,7 @@ extension DocumentService {
             let submitted: Swift.Result<(AccessRules, StoreTicket), APIError> = handle.state.withLock { st in
                 if st.deleted { return .failure(.notFound("document '\(handle.id)'")) }
                 var next = st
-                do throws(APIError) { try Self.apply(change, to: &next.access, sessions: sessions) } catch { return .failure(error) }
+                do throws(APIError) { try Self.apply(change, to: &next.access, sessions: sessions, now: now()) } catch { return .failure(error) }
                 let stored = StoredDocument(id: handle.id, title: st.title, created: st.created, modified: st.modified,
                                             metadata: DocumentMetadata(next).encoded)
                 let ticket = StoreTicket()
@@ -113,7 +113,7 @@ extension DocumentService {
         handle.events.send(ServerSentEvents.frame(id: revision, event: "access", data: w.bytes))
     }
 
-    private static func apply(_ change: AccessChange, to rules: inout AccessRules, sessions: SessionRegistry) throws(APIError) {
+    private static func apply(_ change: AccessChange, to rules: inout AccessRules, sessions: SessionRegistry, now: Double) throws(APIError) {
         switch change {
         case .grant(let session, let role):
             guard sessions.session(id: session) != nil else { throw .unknownSession(session) }
@@ -124,8 +124,13 @@ extension DocumentService {
                 throw APIError(.notFound, "member_not_found", "session '\(session)' has no role in this document")
             }
         case .addLink(let link):
-            guard rules.links.count < AccessRules.maxLinks else {
-                throw .conflict("too_many_links", "a document has at most \(AccessRules.maxLinks) share links")
+            // Only working links count; dead ones (revoked, expired) make room, oldest first,
+            // so the list `GET …/access` shows stays bounded too.
+            guard rules.links.count(where: { $0.isValid(at: now) }) < AccessRules.maxLinks else {
+                throw .conflict("too_many_links", "a document has at most \(AccessRules.maxLinks) working share links")
+            }
+            while rules.links.count >= AccessRules.maxLinks, let dead = rules.links.firstIndex(where: { !$0.isValid(at: now) }) {
+                rules.links.remove(at: dead)
             }
             rules.links.append(link)
         case .revokeLink(let id):

@@ -37,6 +37,8 @@ final class DocumentService: Sendable {
     let commits = CommitPublisher()
     /// Every document's share links by id, for `verifyLink` (kept in step with their rules).
     let links = Mutex<[String: IndexedLink]>([:])
+    /// Documents whose last write failed and have not recovered (`/healthz` is failing meanwhile).
+    let documentsFailingWrites = Atomic<Int>(0)
     /// New documents' access mode (`--default-access`).
     var defaultAccess: AccessMode { AccessMode(rawValue: configuration.defaultAccess) ?? .open }
     /// Open event streams over all documents (a metrics gauge).

@@ -4,15 +4,23 @@ import TandemHTTP
 /// share link (`Tandem-Link`, or `?link=` for a URL opened in a browser) and the operator key
 /// (`Tandem-Admin-Key`). A wrong, expired or revoked one is 401 on every route, before
 /// anything else (a cached idempotent answer included) can be reached with it. What they
-/// name goes down the chain as the context's `caller`.
+/// name goes down the chain as the context's `caller`. Each refused credential counts
+/// against the client's `auth` rate limit; past it, a request presenting any credential is
+/// `429 rate_limited` before it is checked, so guessing stays slow.
 struct AuthenticationMiddleware: RouteMiddleware {
     let session: @Sendable (HTTPRequest) throws(APIError) -> Session?
     let link: @Sendable (String) throws(APIError) -> Caller.PresentedLink
     let operatorKey: OperatorKey?
+    let limiter: RateLimiter
+    let clients: ClientAddressResolver
 
     func wrap(_ next: @escaping RouteHandler, for route: Endpoint) -> RouteHandler {
-        { [session, link, operatorKey] request, context, responder in
+        { [session, link, operatorKey, limiter, clients] request, context, responder in
             var context = context
+            if limiter.mayRefuseCredentials, Self.presentsCredentials(request), let client = clients.client(of: request),
+               let wait = limiter.refusesCredentials(from: client) {
+                return responder.send(limiter.refusal(.auth, retryAfter: wait).response)
+            }
             do throws(APIError) {
                 context.caller.session = try session(request)
                 if let token = request.headers["Tandem-Link"] ?? request.queryValue("link") {
@@ -23,10 +31,16 @@ struct AuthenticationMiddleware: RouteMiddleware {
                     context.caller.isOperator = true
                 }
             } catch {
+                if error.status == .unauthorized, let client = clients.client(of: request) { _ = limiter.take(.auth, for: client) }
                 return responder.send(error.response)
             }
             next(request, context, responder)
         }
+    }
+
+    static func presentsCredentials(_ request: HTTPRequest) -> Bool {
+        request.headers["Authorization"] != nil || request.headers["Tandem-Link"] != nil
+            || request.headers["Tandem-Admin-Key"] != nil || request.query?.contains("link=") == true
     }
 }
 

@@ -3,7 +3,9 @@ import TandemHTTP
 /// `Idempotency-Key` on every mutating route: a resend with the same key and the same
 /// request gets the first answer (or waits for it) instead of acting twice. Keys are scoped
 /// to the verified session or, anonymously, to the document the path names. A new session's
-/// answer holds its token: it is never kept or replayed.
+/// answer holds its token: it is never kept or replayed. An anonymous caller proves nothing
+/// with a key (another may send the same one), so a replay that would carry a secret (a
+/// link token, such as a new document's `ownerLink`) is `409 idempotent_answer_withheld` for it.
 struct IdempotencyMiddleware: RouteMiddleware {
     /// Where the answers live: this process, or the database the nodes share.
     let store: any IdempotencyStore
@@ -17,7 +19,8 @@ struct IdempotencyMiddleware: RouteMiddleware {
                 return responder.send(APIError.badRequest("Idempotency-Key must be 1 to \(IdempotencyCache.maxKeyLength) bytes",
                                                           code: "invalid_idempotency_key").response)
             }
-            store.perform(scoped, fingerprint: IdempotencyCache.fingerprint(of: request), responder: responder) { answering in
+            let answer = context.session == nil ? Self.withholdingSecrets(from: responder) : responder
+            store.perform(scoped, fingerprint: IdempotencyCache.fingerprint(of: request), responder: answer) { answering in
                 next(request, context, answering)
             }
         }
@@ -37,4 +40,33 @@ struct IdempotencyMiddleware: RouteMiddleware {
         }
         return scope + "\u{0}" + key
     }
+
+    /// `responder`, but a replayed answer holding a token goes out as a 409 instead: the
+    /// first answer (to whoever sent the request) passes unchanged.
+    static func withholdingSecrets(from responder: HTTPResponder) -> HTTPResponder {
+        HTTPResponder { response in
+            guard response.headers["Idempotent-Replayed"] == "true", carriesSecret(response) else { return responder.send(response) }
+            responder.send(APIError.idempotentAnswerWithheld.response)
+        }
+    }
+
+    /// Whether the answer shows a token: as a JSON key, `"token":` cannot occur inside a
+    /// string (its quotes would be escaped), so the bytes tell without parsing.
+    static func carriesSecret(_ response: HTTPResponse) -> Bool {
+        guard let body = response.bodyBytes else { return false }
+        let needle = Array(#""token":"#.utf8)
+        guard body.count >= needle.count else { return false }
+        for start in 0...(body.count - needle.count) where body[start] == needle[0] {
+            if body[start..<(start + needle.count)].elementsEqual(needle) { return true }
+        }
+        return false
+    }
+}
+
+extension APIError {
+    static let idempotentAnswerWithheld = APIError(
+        .conflict, "idempotent_answer_withheld",
+        "this Idempotency-Key was already answered, and that answer holds a secret (a link token) that is not sent again "
+            + "without a session: a key alone does not prove who sent the first request; what it did stands, so do not "
+            + "resend it: use a session's bearer token with keys to get replays")
 }

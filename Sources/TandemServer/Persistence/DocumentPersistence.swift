@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TandemCore
 import TandemHTTP
 import TandemStore
@@ -240,12 +241,14 @@ extension DocumentService {
             logger.error("could not reload \(handle.id) from the store: \(error)")
         }
         guard first else { return }
+        documentsFailingWrites.add(1, ordering: .relaxed)
         logger.error("store failed for \(handle.id): \(error); refusing changes until it recovers")
         broadcastState(handle)
         Thread.detachNewThread { [self] in recover(handle) }
     }
 
     private func recover(_ handle: DocumentHandle) {
+        defer { documentsFailingWrites.subtract(1, ordering: .relaxed) }
         while true {
             Thread.sleep(forTimeInterval: 1)
             if handle.state.withLock({ $0.deleted }) { return }
