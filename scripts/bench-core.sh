@@ -4,8 +4,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-3}
-TRACE=/work/shared/data/automerge-paper.json.gz
-PEER=/work/shared/bench/crdt/crdt_bench.py
+TRACE=../shared/data/automerge-paper.json.gz
+PEER=../shared/bench/crdt/crdt_bench.py
 VENV=/tmp/tandem-bench-venv
 OUT=$(mktemp -d)
 [ -x "$VENV/bin/python" ] || { python3 -m venv "$VENV" && "$VENV/bin/pip" install -q loro pycrdt; }

@@ -7,7 +7,7 @@
 #                  TANDEM_PATHS) instead of Hummingbird; the ratios are then tandem/base
 #   TANDEM_CMD   command serving Tandem on $TANDEM_PORT (default: release `tandem serve --port P --public DIR`)
 #   TANDEM_PATHS paths measured on Tandem   (default "/healthz /doc.json": health check and a 2 KB static JSON file)
-#   HB_DIR       Hummingbird anchor build dir (default /tmp/anchors/hb, built from /work/shared/bench/hummingbird)
+#   HB_DIR       Hummingbird anchor build dir (default /tmp/anchors/hb, built from ../shared/bench/hummingbird)
 #   HB_PATHS     the same two routes on Hummingbird (default "/hello /doc")
 # Cost per request is `perf stat -e instructions -p PID` over the wrk run divided by the requests;
 # where the machine has no hardware counters (VMs without a PMU) it falls back to task-clock,
@@ -24,7 +24,7 @@ set -uo pipefail
 ROUNDS=5; DUR=10; TANDEM_BIN=""; BASE_BIN=""
 while getopts "r:d:t:b:" o; do case $o in r) ROUNDS=$OPTARG;; d) DUR=$OPTARG;; t) TANDEM_BIN=$OPTARG;; b) BASE_BIN=$OPTARG;; *) exit 2;; esac; done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-SHARED=/work/shared/bench
+SHARED=$ROOT/../shared/bench
 WORK=${BENCH_DIR:-/tmp/tandem-bench}
 mkdir -p "$WORK/public" "$WORK/out"
 command -v wrk >/dev/null && command -v perf >/dev/null || apt-get install -y wrk linux-perf >/dev/null

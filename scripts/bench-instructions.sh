@@ -30,7 +30,7 @@ set -uo pipefail
 DUR=5; CONN=10; EDITS=0
 while getopts "d:c:e" o; do case $o in d) DUR=$OPTARG;; c) CONN=$OPTARG;; e) EDITS=1;; *) exit 2;; esac; done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-SHARED=/work/shared/bench
+SHARED=$ROOT/../shared/bench
 WORK=${BENCH_DIR:-/tmp/tandem-bench}
 mkdir -p "$WORK/public" "$WORK/out"
 command -v valgrind >/dev/null && command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y valgrind wrk; } >/dev/null
