@@ -1,10 +1,12 @@
 """Starting and stopping a process the e2e harness waits for on `/healthz`: a Tandem node or
-the nginx in front of two (`tandem_server.py`, `cluster.py`)."""
+the nginx in front of two (`tandem_server.py`, `cluster.py`); and `HealthPinger`, which times
+`/healthz` while an attack runs."""
 
 from __future__ import annotations
 
 import signal
 import subprocess
+import threading
 import time
 from typing import Callable
 
@@ -67,3 +69,33 @@ def terminate_and_wait(process: subprocess.Popen, timeout: float) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait(timeout=5)
+
+
+class HealthPinger(threading.Thread):
+    """Asks /healthz on its own keep-alive connection, one request after another, and keeps
+    each round trip's time."""
+
+    def __init__(self, base: str):
+        super().__init__(daemon=True)
+        self.base = base
+        self.times: list[float] = []
+        self.failures: list[str] = []
+        self.stopping = threading.Event()
+
+    def run(self):
+        http = requests.Session()
+        while not self.stopping.is_set():
+            start = time.perf_counter()
+            try:
+                r = http.get(self.base + "/healthz", timeout=10)
+                if r.status_code != 200:
+                    self.failures.append(f"{r.status_code} {r.text[:200]}")
+            except requests.RequestException as e:
+                self.failures.append(repr(e))
+            self.times.append(time.perf_counter() - start)
+            time.sleep(0.002)
+
+    def stop(self) -> list[float]:
+        self.stopping.set()
+        self.join(30)
+        return sorted(self.times)

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
+from healthz import HealthPinger
 from sse import SSEStream
 from tandem_client import Client, assert_error, describe, new_session
 
@@ -87,33 +88,6 @@ def test_a_catch_up_over_its_budget_is_a_reset_and_within_it_a_replay(servers):
     # From revision 10 on, two changes: well within the budget, replayed as they were sent.
     with SSEStream(server.base, f"/documents/{doc}/events", headers={"Last-Event-ID": "10"}) as s:
         assert [int(s.next_change(timeout=5).id) for _ in range(2)] == [11, 12]
-
-
-class HealthPinger(threading.Thread):
-    """/healthz on its own keep-alive connection, one request after another, each timed."""
-
-    def __init__(self, base: str):
-        super().__init__(daemon=True)
-        self.base, self.times, self.failures = base, [], []
-        self.stopping = threading.Event()
-
-    def run(self):
-        http = requests.Session()
-        while not self.stopping.is_set():
-            start = time.perf_counter()
-            try:
-                r = http.get(self.base + "/healthz", timeout=10)
-                if r.status_code != 200:
-                    self.failures.append(r.status_code)
-            except requests.RequestException as e:
-                self.failures.append(repr(e))
-            self.times.append(time.perf_counter() - start)
-            time.sleep(0.002)
-
-    def stop(self) -> list[float]:
-        self.stopping.set()
-        self.join(30)
-        return sorted(self.times)
 
 
 def _ask_and_never_read(base: str, path: str, headers: dict | None = None) -> socket.socket:

@@ -4,13 +4,12 @@ route allows while another client keeps asking /healthz on the same (only) event
 
 from __future__ import annotations
 
-import json
-import threading
 import time
 
 import pytest
 import requests
 
+from healthz import HealthPinger
 from tandem_client import Client, assert_error, new_session, unchanged, unique
 
 # Each once trapped on an overflow (`EditBodyScanner`, `CompactOperation`, `OperationBuilder`).
@@ -132,36 +131,6 @@ def one_loop(request):
     server.start()
     yield server
     server.cleanup()
-
-
-class HealthPinger(threading.Thread):
-    """Asks /healthz on its own keep-alive connection, one request after another, and keeps
-    each round trip's time."""
-
-    def __init__(self, base: str):
-        super().__init__(daemon=True)
-        self.base = base
-        self.times: list[float] = []
-        self.failures: list[str] = []
-        self.stopping = threading.Event()
-
-    def run(self):
-        http = requests.Session()
-        while not self.stopping.is_set():
-            start = time.perf_counter()
-            try:
-                r = http.get(self.base + "/healthz", timeout=10)
-                if r.status_code != 200:
-                    self.failures.append(f"{r.status_code} {r.text[:200]}")
-            except requests.RequestException as e:
-                self.failures.append(repr(e))
-            self.times.append(time.perf_counter() - start)
-            time.sleep(0.002)
-
-    def stop(self) -> list[float]:
-        self.stopping.set()
-        self.join(30)
-        return sorted(self.times)
 
 
 def test_the_worst_request_of_each_route_leaves_healthz_answering_on_the_same_loop(one_loop):
