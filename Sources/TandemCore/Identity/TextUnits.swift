@@ -2,10 +2,14 @@
 /// applies (see `UnitRuns`).
 ///
 /// Chunks of `maxRuns` runs (split when one grows to twice that), so a change edits one small
-/// chunk in place instead of moving the runs of the whole text.
+/// chunk in place instead of moving the runs of the whole text; the chunk holding a position
+/// is found through a Fenwick tree of their lengths, in a logarithm of their number (fifty
+/// people typing in turn make a run per keystroke, and hundreds of thousands of runs).
 struct TextUnits: Sendable {
     private(set) var chunks: [UnitRuns] = [UnitRuns()]
     private(set) var count = 0
+    /// Fenwick tree over the chunks' unit counts, 1-based.
+    private var tree: [Int] = [0, 0]
 
     static let maxRuns = 64
 
@@ -20,6 +24,42 @@ struct TextUnits: Sendable {
         }
         chunks.append(chunk)
         count = units.count
+        rebuildTree()
+    }
+
+    // MARK: the tree of chunk lengths
+
+    private mutating func rebuildTree() {
+        tree = [Int](repeating: 0, count: chunks.count + 1)
+        for i in chunks.indices {
+            var k = i + 1
+            tree[k] += chunks[i].count
+            let parent = k + (k & -k)
+            if parent < tree.count { tree[parent] += tree[k] }
+            k = parent
+        }
+    }
+
+    private mutating func grow(_ i: Int, by delta: Int) {
+        var k = i + 1
+        while k < tree.count { tree[k] += delta; k += k & -k }
+    }
+
+    /// The number of whole chunks before `target` units (`inclusive`: before or at), and
+    /// where the chunk after them starts.
+    private func descend(to target: Int, inclusive: Bool) -> (index: Int, start: Int) {
+        var k = 0, sum = 0
+        var step = 1
+        while step * 2 < tree.count { step *= 2 }
+        while step > 0 {
+            let next = k + step
+            if next < tree.count, inclusive ? sum + tree[next] <= target : sum + tree[next] < target {
+                k = next
+                sum += tree[next]
+            }
+            step /= 2
+        }
+        return (k, sum)
     }
 
     /// All the units, front to back.
@@ -28,9 +68,6 @@ struct TextUnits: Sendable {
         for chunk in chunks { result.append(chunk) }
         return result
     }
-
-    /// Where the last change landed: the next one is most likely in the same chunk.
-    private var hint: (index: Int, start: Int)?
 
     /// Applies `op` (on the text these units are), the units it inserts being `inserted`;
     /// gives `removed` the runs of units it deleted, in order.
@@ -65,21 +102,12 @@ struct TextUnits: Sendable {
 
     /// The chunk holding unit `position` (`inserting`: the chunk a unit inserted at `position`
     /// joins, the one ending there), and where it starts.
-    private mutating func chunk(at position: Int, inserting: Bool) -> (index: Int, start: Int) {
-        func holds(_ i: Int, _ start: Int) -> Bool {
-            let end = start + chunks[i].count
-            return inserting ? (start < position && position <= end) || (position == 0 && i == 0) : (start <= position && position < end)
-        }
-        if let hint, hint.index < chunks.count, holds(hint.index, hint.start) { return hint }
-        var start = 0
-        for i in chunks.indices {
-            if holds(i, start) { hint = (i, start); return (i, start) }
-            start += chunks[i].count
-        }
+    private func chunk(at position: Int, inserting: Bool) -> (index: Int, start: Int) {
+        if inserting && position == 0 { return (0, 0) }
+        let found = descend(to: position, inclusive: !inserting)
         // Past the end (or an empty text): the last chunk.
-        let last = (chunks.count - 1, count - chunks[chunks.count - 1].count)
-        hint = last
-        return last
+        guard found.index < chunks.count else { return (chunks.count - 1, count - chunks[chunks.count - 1].count) }
+        return found
     }
 
     /// Replaces `deleting` units at `position` with `count` units of `inserted` from `offset`.
@@ -88,18 +116,21 @@ struct TextUnits: Sendable {
         if deleting > 0 {
             var (i, start) = chunk(at: position, inserting: false)
             var local = position - start, left = deleting
+            var removedChunk = false
             while left > 0, i < chunks.count {
                 let gone = chunks[i].removeUnits(at: local, left, removed: removed)
                 left -= gone
                 count -= gone
                 if chunks[i].isEmpty && chunks.count > 1 {
                     chunks.remove(at: i)
-                    hint = nil
+                    removedChunk = true
                 } else {
+                    if !removedChunk { grow(i, by: -gone) }
                     i += 1
                 }
                 local = 0
             }
+            if removedChunk { rebuildTree() }
         }
         guard n > 0 else { return }
         let (i, start) = chunk(at: position, inserting: true)
@@ -113,7 +144,9 @@ struct TextUnits: Sendable {
         if chunks[i].runs.count > 2 * Self.maxRuns {
             let halves = TextUnits(chunks[i]).chunks
             chunks.replaceSubrange(i...i, with: halves)
-            hint = nil
+            rebuildTree()
+        } else {
+            grow(i, by: n)
         }
     }
 
