@@ -60,8 +60,7 @@ public struct UnitRuns: Sendable, Hashable {
     mutating func append(_ run: Run) {
         guard run.count > 0 else { return }
         count += Int(run.count)
-        if let last = runs.last, last.count <= Int32.max - run.count,
-           last.first == 0 ? run.first == 0 : (run.first != 0 && last.first + Int64(last.count) == run.first) {
+        if let last = runs.last, Self.joins(last, run) {
             runs[runs.count - 1].count += run.count
         } else {
             runs.append(run)
@@ -93,11 +92,22 @@ public struct UnitRuns: Sendable, Hashable {
     /// in a stored snapshot is damage.
     static let maxIdentity: Int64 = (1 << 42) - 1
 
-    /// Whether stored runs are well formed: positive counts, identities 0 or within range.
+    /// Whether stored runs are well formed: positive counts, identities 0 or within range, and
+    /// no run that continues the one before it (`append` would have joined them, so they
+    /// would load as other runs than stored, and be written back as other bytes).
     static func valid(counts: [Int32], firsts: [Int64]) -> Bool {
-        counts.count == firsts.count && zip(counts, firsts).allSatisfy { count, first in
+        guard counts.count == firsts.count, zip(counts, firsts).allSatisfy({ count, first in
             count > 0 && first >= 0 && first <= maxIdentity
+        }) else { return false }
+        for i in counts.indices.dropFirst() where joins(Run(count: counts[i - 1], first: firsts[i - 1]), Run(count: counts[i], first: firsts[i])) {
+            return false
         }
+        return true
+    }
+
+    /// Whether `append` makes one run of `a` followed by `b`.
+    static func joins(_ a: Run, _ b: Run) -> Bool {
+        Int(a.count) + Int(b.count) <= Int(Int32.max) && (a.first == 0 ? b.first == 0 : (b.first != 0 && a.first + Int64(a.count) == b.first))
     }
 
     /// Bytes allocated by the runs.
