@@ -78,6 +78,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Bytes of changed text a document's change log may hold in memory (deleted and inserted text, 2 bytes a UTF-16 unit); past it the oldest changes are dropped from memory, keeping the newest half, and a base or since older than what is kept is 410 revision_trimmed (env: TANDEM_LOG_BUDGET_BYTES, default: 134217728).")
     var logBudgetBytes: Int?
 
+    @Option(help: "Bytes of changed text all documents' change logs may hold in memory together; past it the largest logs are cut back first, each to an equal share of it, keeping its newest half (env: TANDEM_LOG_TOTAL_BYTES, default: 1073741824).")
+    var logTotalBytes: Int?
+
     @Option(help: "Bytes one session's pasteboards may hold together; a write past it is 413 pasteboard_session_budget (env: TANDEM_PASTEBOARD_SESSION_BYTES, default: 67108864).")
     var pasteboardSessionBytes: Int?
 
@@ -145,6 +148,8 @@ struct Serve: ParsableCommand {
         guard c.catchUpBytes >= 0 else { throw ValidationError("--catch-up-bytes must be 0 or more") }
         c.logBudgetBytes = try logBudgetBytes ?? Environment.int("TANDEM_LOG_BUDGET_BYTES") ?? c.logBudgetBytes
         guard c.logBudgetBytes >= 1 << 20 else { throw ValidationError("--log-budget-bytes must be 1048576 or more") }
+        c.logTotalBytes = try logTotalBytes ?? Environment.int("TANDEM_LOG_TOTAL_BYTES") ?? c.logTotalBytes
+        guard c.logTotalBytes >= 1 << 20 else { throw ValidationError("--log-total-bytes must be 1048576 or more") }
         c.pasteboardBudget.sessionBytes = try pasteboardSessionBytes ?? Environment.int("TANDEM_PASTEBOARD_SESSION_BYTES")
             ?? c.pasteboardBudget.sessionBytes
         c.pasteboardBudget.totalBytes = try pasteboardTotalBytes ?? Environment.int("TANDEM_PASTEBOARD_TOTAL_BYTES")

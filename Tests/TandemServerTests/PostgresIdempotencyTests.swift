@@ -100,6 +100,48 @@ final class PostgresIdempotencyTests: Sendable {
         #expect(never.runs == 0)
     }
 
+    /// An answer over `Idempotency.maxKeptAnswerBytes` is sent whole once and kept as a
+    /// marker: a resend on another node hears it was applied (409), and nothing runs twice.
+    @Test func aLargeAnswerIsNotKeptWholeAndAResendHearsItWasApplied() throws {
+        let a = try node("A"), b = try node("B")
+        let first = Box(), resend = Box(), work = Work(), never = Work()
+        let large = HTTPResponse.json(Array(repeating: UInt8(ascii: "x"), count: Idempotency.maxKeptAnswerBytes + 1))
+        a.perform("big", fingerprint: Self.request, responder: first.responder, work: work.run)
+        work.answer(large)
+        #expect(try #require(first.next()).bodyBytes?.count == Idempotency.maxKeptAnswerBytes + 1)
+        b.perform("big", fingerprint: Self.request, responder: resend.responder, work: never.run)
+        let replay = try #require(resend.next())
+        #expect(replay.status.code == 409)
+        #expect(String(decoding: replay.bodyBytes ?? [], as: UTF8.self).contains("idempotency_answer_not_kept"))
+        #expect(never.runs == 0)
+    }
+
+    /// Past the byte budget the oldest answers are forgotten, the newest kept (three of these
+    /// fit, sealed, with room for their headers; four do not).
+    @Test func answersOverTheByteBudgetAreForgottenOldestFirst() throws {
+        let clock = Mutex(1_000_000.0)
+        let url = try #require(TestDatabase.url, "CI=true but TANDEM_TEST_DATABASE_URL is unset")
+        let store = try PostgresStore(url: url, schema: schema)
+        stores.withLock { $0.append(store) }
+        let a = PostgresIdempotency(keys: PostgresIdempotencyKeys(store: store), node: "A",
+                                    logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+                                    pollInterval: 0.01, budgetBytes: 3 * (10_000 + 256 + 600), clock: { clock.withLock { $0 } })
+        let body = HTTPResponse.json(Array(repeating: UInt8(ascii: "y"), count: 10_000))
+        for i in 0..<5 {
+            clock.withLock { $0 += 1 }
+            let box = Box(), work = Work()
+            a.perform("k\(i)", fingerprint: Self.request, responder: box.responder, work: work.run)
+            work.answer(body)
+            _ = try #require(box.next())
+        }
+        let done = DispatchSemaphore(value: 0)
+        a.keys.deleteOverBudget(a.budgetBytes) { _ in done.signal() }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        let now = clock.withLock { $0 }
+        let kept = try (0..<5).filter { try a.keys.record(SealedAnswers.column("k\($0)"), now: now) != nil }
+        #expect(kept == [2, 3, 4])
+    }
+
     /// The answer is in the database before the client is sent it: a node asked the moment
     /// the first answer arrived finds it.
     @Test func theAnswerIsStoredBeforeItIsSent() throws {

@@ -195,6 +195,23 @@ def test_a_change_log_over_its_byte_budget_keeps_only_its_newest_half_in_memory(
     assert len(anon.text(d["id"])) == 40_000
 
 
+def test_all_change_logs_together_have_a_budget_that_cuts_the_largest_first(servers):
+    # Each log may hold 8 MiB, all of them 1 MiB: the 1.9 MB one is cut back, the small one is not.
+    srv = servers(name="log-total", extra_args=["--log-budget-bytes", "8388608", "--log-total-bytes", "1048576"])
+    anon = Client(srv.base)
+    large, small = anon.create_doc("")["id"], anon.create_doc("")["id"]
+    for word in ("one", " two", " three"):
+        anon.insert(small, word, len(anon.text(small)))
+    _fill(anon, large, 24, 40_000)
+    deadline = time.monotonic() + 15
+    while not all(anon.get(f"/documents/{large}/edits", params={"since": 0}).status_code == 410 for _ in range(4)):
+        assert time.monotonic() < deadline, "the largest log was never cut back to its share"
+        time.sleep(0.2)
+    assert_error(anon.get(f"/documents/{large}/edits", params={"since": 0}), 410, "revision_trimmed")
+    r = anon.get(f"/documents/{small}/edits", params={"since": 0})
+    assert r.status_code == 200 and [c["revision"] for c in r.json()] == [1, 2, 3], describe(r)
+
+
 def test_pasteboards_have_a_byte_budget_per_session_and_for_everyone(servers):
     srv = servers(name="pasteboard-budget",
                   extra_args=["--pasteboard-session-bytes", "100000", "--pasteboard-total-bytes", "250000"])

@@ -244,6 +244,20 @@ public final class Document {
         log.unitCount(since: max(revision, log.firstAvailableRevision - 1))
     }
 
+    /// UTF-16 units the logged changes after `revision` up to `last` inserted, with `perChange`
+    /// added for each, summed until the total passes `limit` (what a bounded answer asks:
+    /// whether they fit), from the log's counts without building the changes.
+    public func insertedUnits(since revision: Int, through last: Int, perChange: Int, stoppingAbove limit: Int) -> Int {
+        var total = 0
+        var next = max(revision, log.firstAvailableRevision - 1) + 1
+        while next <= min(last, log.revision), total <= limit {
+            total += perChange
+            log.forEachSplice(next) { _, _, inserted, _ in total += inserted }
+            next += 1
+        }
+        return total
+    }
+
     func change(at revision: Int) -> Change {
         let grouped = log.group(revision) != ChangeLog.noGroup
         let group = grouped ? Int(log.group(revision)) : -1

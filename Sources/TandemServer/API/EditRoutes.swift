@@ -89,17 +89,18 @@ extension ServerContext {
                 wait = v
             }
             let maxBytes = try pageBytes(req, default: configuration.editsPageBytes)
-            let answer: (bytes: [UInt8], next: Int?)? = try handle.state.withLock { st throws(APIError) -> (bytes: [UInt8], next: Int?)? in
+            let page: ChangesPage? = try handle.state.withLock { st throws(APIError) -> ChangesPage? in
                 if since > st.committedRevision && wait == 0 {
                     throw APIError.unprocessable("since \(since) is after the current revision \(st.committedRevision)", code: "revision_in_future")
                 }
                 // Core knows how far back its log goes; a base before that is 410.
                 do throws(DocumentError) { _ = try st.document.length(atRevision: min(since, st.document.revision)) } catch { throw .document(error) }
-                if since < st.committedRevision || wait == 0 { return service.changesJSON(st, since: since, maxBytes: maxBytes) }
+                if since < st.committedRevision || wait == 0 { return service.changesPage(st, since: since, maxBytes: maxBytes) }
                 st.pollers.append(DocumentState.Poller(since: since, deadline: service.now() + wait, responder: res, caller: ctx.caller))
                 return nil
             }
-            if let answer {
+            if let page {
+                let answer = page.encode(maxBytes: maxBytes)
                 // RFC 8288: the page was cut at about maxBytes; the rest starts after `next`.
                 let headers: HTTPHeaders = answer.next.map { ["Link": "<\(req.path)?since=\($0)&maxBytes=\(maxBytes)>; rel=\"next\""] } ?? [:]
                 res.send(.json(answer.bytes, headers: headers))

@@ -20,9 +20,10 @@ extension ServerContext {
             return
         }
         let resumeAfter = lastEventID
-        // A long catch-up is framed on the heavy-work pool, in the document's lane.
+        // A long catch-up is framed on the heavy-work pool, in the document's lane; so is any
+        // catch-up while another thread holds the document (the loop does not wait for it).
         let heavy = lastEventID.map { last in
-            handle.state.withLock { $0.document.loggedUnits(since: last) } >= Self.heavyTextLength
+            handle.state.withLockIfAvailable { $0.document.loggedUnits(since: last) }.map { $0 >= Self.heavyTextLength } ?? true
         } ?? false
         res.send(HTTPResponse(status: .ok, headers: ServerSentEvents.headers, body: .stream { [self] writer in
             if heavy {

@@ -53,12 +53,17 @@ final class PostgresIdempotency: IdempotencyStore {
     private let pollInterval: Double
     private let pollTimeout: Double
     private let staleAfter: Double
+    /// Bytes of answers the cluster keeps (`PostgresIdempotencyKeys.deleteOverBudget`), the
+    /// oldest forgotten first; each answer over `Idempotency.maxKeptAnswerBytes` is kept as
+    /// `Idempotency.notKept`.
+    let budgetBytes: Int
     private let local = Mutex(Local())
     private let polls = DispatchQueue(label: "tandem.idempotency-polls")
 
     init(keys: PostgresIdempotencyKeys, node: String, logger: Logger,
-         pollInterval: Double = 0.02, pollTimeout: Double = 10, staleAfter: Double = 30,
+         pollInterval: Double = 0.02, pollTimeout: Double = 10, staleAfter: Double = 30, budgetBytes: Int = 64 << 20,
          clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+        self.budgetBytes = budgetBytes
         self.keys = keys
         self.node = node
         self.logger = logger
@@ -98,6 +103,9 @@ final class PostgresIdempotency: IdempotencyStore {
         local.withLock { $0.unstored = $0.unstored.filter { now - $0.value.at < ttl } }
         keys.deleteExpired(now: now) { [logger] result in
             if case .failure(let error) = result { logger.warning("idempotency: deleting expired keys failed: \(error)") }
+        }
+        keys.deleteOverBudget(budgetBytes) { [logger] result in
+            if case .failure(let error) = result { logger.warning("idempotency: forgetting answers over the budget failed: \(error)") }
         }
     }
 
@@ -165,7 +173,9 @@ final class PostgresIdempotency: IdempotencyStore {
     private func run(_ key: String, started: Double, work: @escaping @Sendable (HTTPResponder) -> Void) {
         work(HTTPResponder { [self] response in
             let answered = clock()
-            guard Idempotency.keeps(response), let plain = StoredAnswer(response, answered: answered),
+            // A large answer is not kept whole: replays, on any node, hear that it was applied.
+            let kept = Idempotency.keptBytes(response) > Idempotency.maxKeptAnswerBytes ? Idempotency.notKept.response : response
+            guard Idempotency.keeps(response), let plain = StoredAnswer(kept, answered: answered),
                   let answer = SealedAnswers.seal(plain, key: key) else {
                 keys.forget(SealedAnswers.column(key), node: node, started: started) { [self] result in
                     if case .failure(let error) = result { logger.warning("idempotency: freeing a key failed: \(error)") }
@@ -180,7 +190,7 @@ final class PostgresIdempotency: IdempotencyStore {
                     logger.error("idempotency: storing an answer failed, only this node can replay it: \(error)")
                     local.withLock { local in
                         guard let flight = local.flights[key] else { return }
-                        local.unstored[key] = Unstored(response: response, at: answered, fingerprint: flight.fingerprint)
+                        local.unstored[key] = Unstored(response: kept, at: answered, fingerprint: flight.fingerprint)
                     }
                 }
                 finish(key, first: response, waiters: Idempotency.replayed(response))

@@ -49,6 +49,9 @@ public struct ServerConfiguration: Sendable {
     /// Bytes of changed text (2 a UTF-16 unit, deleted and inserted) a document's change log
     /// holds in memory; past it the oldest changes go, keeping the newest half.
     public var logBudgetBytes = 128 << 20
+    /// The same for all documents' logs together: past it, the largest logs are cut back
+    /// first, each to its share (`DocumentService.logShare`).
+    public var logTotalBytes = 1 << 30
     /// Bytes one session's pasteboards, and all pasteboards, may hold together.
     public var pasteboardBudget = PasteboardBudget()
     /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`); their own

@@ -173,6 +173,10 @@ extension ServerContext {
     /// log, an undo or redo mapped through every later change.
     static let historyOperations: Set<String> = ["listEdits", "undo", "redo"]
 
+    /// Operations that read the store (a saved version's text, of any size, from SQLite or
+    /// across the network from PostgreSQL): never on a loop, whatever the current text's length.
+    static let storeReadOperations: Set<String> = ["listVersions", "getVersionText", "revertToVersion"]
+
     func makeRouter() -> Router {
         var endpoints: [Endpoint] = []
         endpoints += sessionEndpoints

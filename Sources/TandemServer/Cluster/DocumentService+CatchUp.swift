@@ -15,7 +15,7 @@ extension DocumentService {
         /// Nothing new, or the document is busy with a change of this node's in flight (whose
         /// unit holds the row lock: it catches up itself).
         case nothing
-        case absorbed(woken: [(HTTPResponder, [UInt8])], undoState: Bool)
+        case absorbed(woken: [(HTTPResponder, ChangesPage)], undoState: Bool)
         /// The stored log does not continue this copy (trimmed past it, or a journal that does
         /// not extend the buffer): rebuild from the store.
         case diverged(String)
@@ -35,7 +35,7 @@ extension DocumentService {
         case .nothing:
             break
         case .absorbed(let woken, let undoState):
-            for (responder, body) in woken { responder.send(.json(body)) }
+            for (responder, page) in woken { responder.send(.json(page.encode(maxBytes: configuration.editsPageBytes).bytes)) }
             if undoState { broadcastState(handle) }
         case .diverged(let why):
             guard reloadAllowed else {

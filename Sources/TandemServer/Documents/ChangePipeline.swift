@@ -140,14 +140,15 @@ extension DocumentService {
         let history = ServerSentEvents.appendChangeEvents(entries.map { .init(change: $0.change, notification: $0.notification) }, to: &frames)
         let revisions = entries.first!.change.revision...entries.last!.change.revision
         let woken = handle.state.withLock { st in sendCommitted(&st, handle, frames.bytes, revisions: revisions, history: history) }
-        for (responder, body) in woken { responder.send(.json(body)) }
+        for (responder, page) in woken { responder.send(.json(page.encode(maxBytes: configuration.editsPageBytes).bytes)) }
     }
 
     /// Under the document's lock: committed changes' frames go out and readers move up to
     /// them, under the same lock under which a new subscriber replays what it missed, so none
-    /// is lost or doubled. Returns the long-polls woken, to answer after releasing the lock.
+    /// is lost or doubled. Returns the long-polls woken and their pages, to write and answer
+    /// after releasing the lock.
     func sendCommitted(_ st: inout DocumentState, _ handle: DocumentHandle, _ frames: [UInt8], revisions: ClosedRange<Int>,
-                       history: [EventChannel.Coalescable]) -> [(HTTPResponder, [UInt8])] {
+                       history: [EventChannel.Coalescable]) -> [(HTTPResponder, ChangesPage)] {
         let newest = revisions.upperBound
         st.committedRevision = max(st.committedRevision, newest)
         st.changeCommitted(newest)
@@ -156,6 +157,6 @@ extension DocumentService {
         let due = st.pollers.filter { $0.since < revision }
         guard !due.isEmpty else { return [] }
         st.pollers.removeAll { $0.since < revision }
-        return due.map { ($0.responder, changesJSON(st, since: $0.since, maxBytes: configuration.editsPageBytes).bytes) }
+        return due.map { ($0.responder, changesPage(st, since: $0.since, maxBytes: configuration.editsPageBytes)) }
     }
 }

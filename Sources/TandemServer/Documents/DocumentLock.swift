@@ -25,6 +25,14 @@ final class DocumentLock<Value>: @unchecked Sendable {
         return try body(&value)
     }
 
+    /// `body`'s result, or nil at once when another thread holds the lock: an event loop
+    /// deciding where work goes asks this way, so that it never waits behind heavy work.
+    func withLockIfAvailable<Result>(_ body: (inout sending Value) -> sending Result) -> sending Result? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { pthread_mutex_unlock(mutex) }
+        return body(&value)
+    }
+
     /// Runs `body` with every one of `locks` held, taken in the order given: callers pass
     /// them in one fixed order (by document id) so that two such calls never deadlock.
     /// `body` reaches each value through the `Held` it is given, by position.

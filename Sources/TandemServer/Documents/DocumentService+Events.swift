@@ -25,22 +25,20 @@ extension DocumentService {
         return w.bytes
     }
 
-    /// One page of `GET …/edits`: changes after `since`, up to what is committed, as a JSON
-    /// array of about `maxBytes` (at least one change); `next` is where the following page
-    /// starts, nil when this one reached the committed revision. Built under the document's
-    /// lock, so its work is bounded by the page, not by the log.
-    func changesJSON(_ st: DocumentState, since: Int, maxBytes: Int) -> (bytes: [UInt8], next: Int?) {
-        var w = JSONWriter(capacity: 256)
-        var last = since
-        w.beginArray()
+    /// One page of `GET …/edits`, in two steps so that the document's lock is held only to
+    /// copy the changes out: `changesPage` (under the lock) takes the changes after `since`,
+    /// up to what is committed, until their text alone fills `maxBytes`; `encode` (after
+    /// releasing it) writes them as a JSON array of about `maxBytes`, at least one change.
+    func changesPage(_ st: DocumentState, since: Int, maxBytes: Int) -> ChangesPage {
+        var changes: [Change] = []
+        var bytes = 0
         try? st.document.forEachChange(since: since) { c in
-            guard c.revision <= st.committedRevision, last == since || w.bytes.count < maxBytes else { return false }
-            DocumentJSON.change(c, to: &w)
-            last = c.revision
+            guard c.revision <= st.committedRevision, changes.isEmpty || bytes < maxBytes else { return false }
+            bytes += ChangesPage.leastBytes(of: c)
+            changes.append(c)
             return true
         }
-        w.endArray()
-        return (w.bytes, last < st.committedRevision ? last : nil)
+        return ChangesPage(since: since, changes: changes, committedRevision: st.committedRevision)
     }
 
     func broadcastState(_ handle: DocumentHandle) {

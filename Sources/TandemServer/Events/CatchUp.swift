@@ -8,6 +8,10 @@ enum CatchUp {
     static let overheadPerChange = 256
 
     static func changes(in st: DocumentState, since last: Int, budget: Int) -> [Change]? {
+        // Counted first from the log (UTF-16 units, no more than their UTF-8 bytes), so that a
+        // catch-up over the budget builds none of its changes.
+        guard st.document.insertedUnits(since: last, through: st.committedRevision, perChange: overheadPerChange,
+                                        stoppingAbove: budget) <= budget else { return nil }
         var missed: [Change] = []
         var bytes = 0
         do throws(DocumentError) {

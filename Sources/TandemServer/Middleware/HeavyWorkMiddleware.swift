@@ -2,20 +2,22 @@ import TandemHTTP
 
 /// Keeps work that grows with its input off the event loop that read it: a body of
 /// `heavyBodyBytes` or more, a whole-text operation (`wholeTextOperations`) on a text of
-/// `heavyTextLength` units or more, or work that grows with the change log
-/// (`historyOperations`) over a long one, runs on `pool`, in its document's lane; every
-/// other connection on that loop would wait for it otherwise.
+/// `heavyTextLength` units or more, work that grows with the change log
+/// (`historyOperations`) over a long one, and every read of the store (`storeReadOperations`)
+/// runs on `pool`, in its document's lane; every other connection on that loop would wait
+/// for it otherwise.
 struct HeavyWorkMiddleware: RouteMiddleware {
     let pool: HeavyWorkPool
 
     func wrap(_ next: @escaping RouteHandler, for route: Endpoint) -> RouteHandler {
         let wholeText = ServerContext.wholeTextOperations.contains(route.operationID)
         let history = ServerContext.historyOperations.contains(route.operationID)
+        let readsStore = ServerContext.storeReadOperations.contains(route.operationID)
         let operation = route.operationID
         return { [pool] request, context, responder in
             // The document `AccessMiddleware` found; its length read without its lock.
             let textLength = context.document?.lengthHint.load(ordering: .relaxed) ?? 0
-            if request.body.count >= ServerContext.heavyBodyBytes
+            if readsStore || request.body.count >= ServerContext.heavyBodyBytes
                 || (wholeText && textLength >= ServerContext.heavyTextLength)
                 || (history && context.document.map { Self.historyIsHeavy(operation, request, $0) } ?? false) {
                 pool.async(lane: context.document?.id ?? "") { next(request, context, responder) }
@@ -27,13 +29,17 @@ struct HeavyWorkMiddleware: RouteMiddleware {
 
     /// Whether the changes a request reads or maps through are too many for a loop: the
     /// units a page of `…/edits` would copy, the splices an undo (of `group=`, or of any
-    /// group in the log) maps its inverse through. Counted in O(1) under the document's lock.
+    /// group in the log) maps its inverse through. Counted in O(1) under the document's
+    /// lock, if it is free: when another thread holds it (heavy work, most likely), the
+    /// request goes to the pool rather than have the loop wait.
     static func historyIsHeavy(_ operation: String, _ request: HTTPRequest, _ handle: DocumentHandle) -> Bool {
         if operation == "listEdits" {
             let since = request.queryValue("since").flatMap { Int($0) } ?? 0
-            return handle.state.withLock { $0.document.loggedUnits(since: max(0, since)) } >= ServerContext.heavyTextLength
+            return handle.state.withLockIfAvailable { $0.document.loggedUnits(since: max(0, since)) }
+                .map { $0 >= ServerContext.heavyTextLength } ?? true
         }
         let since = request.queryValue("group").flatMap { Int($0) }.map { max(0, $0 - 1) } ?? 0
-        return handle.state.withLock { $0.document.loggedSplices(since: since) } > DocumentService.inlineRebaseWork
+        return handle.state.withLockIfAvailable { $0.document.loggedSplices(since: since) }
+            .map { $0 > DocumentService.inlineRebaseWork } ?? true
     }
 }

@@ -85,6 +85,24 @@ extension DocumentService {
         document.trimLog(through: end, journaled: journaled)
     }
 
+    /// The budget each log gets when all of them together may hold `total` bytes and one
+    /// `each`: the largest share (water-filling) under which the logs, each cut to it, fit
+    /// in `total`, so that the largest logs are cut first and small ones are left alone;
+    /// never under 1 MiB, the smallest a single log may be given.
+    static func logShare(sizes: [Int], total: Int, each: Int) -> Int {
+        guard sizes.reduce(0, +) > total else { return each }
+        let sorted = sizes.sorted(by: >)
+        // Smaller logs, whole, and `k` larger ones at the share: the share is what is left
+        // of `total` after the smaller ones, split among the larger.
+        var smaller = sorted.reduce(0, +)
+        for k in 1...sorted.count {
+            smaller -= sorted[k - 1]
+            let share = (total - smaller) / k
+            if k == sorted.count || share >= sorted[k] { return min(each, max(1 << 20, share)) }
+        }
+        return each
+    }
+
     /// Whether a document's change log holds more changed text than `budget` bytes.
     static func overBudget(_ document: Document, _ budget: Int) -> Bool {
         document.loggedUnits(since: 0) * 2 > budget
@@ -317,11 +335,22 @@ extension DocumentService {
         // In a cluster the pending events stay stored: other nodes hold them too, and take
         // them from the journal, never from a snapshot.
         let all = all && cluster == nil
-        for handle in documents.withLock({ Array($0.values) }) {
+        let handles = documents.withLock { Array($0.values) }
+        // Each log's budget this tick: the per-document one, or less while all of them
+        // together hold more than the server-wide one.
+        let budget = Self.logShare(sizes: handles.map { h in h.state.withLock { $0.document.loggedUnits(since: 0) * 2 } },
+                                   total: configuration.logTotalBytes, each: configuration.logBudgetBytes)
+        for handle in handles {
             enum Taken { case submitted(StoreTicket, Int), toEncode(DocumentSnapshot) }
             let taken: Taken? = handle.state.withLock { st in
                 let changes = st.document.revision - st.lastSnapshotRevision
                 let pending = !(st.journal?.events.isEmpty ?? true)
+                // A stored snapshot holds the whole log already: one over a smaller share
+                // than when it was taken (others grew) is cut back without another.
+                if changes == 0, !all, Self.overBudget(st.document, budget) {
+                    Self.trimToKeptTail(&st, journaled: cluster == nil, budget: budget)
+                    return nil
+                }
                 // Changes may still be waiting for their commit: a document under steady load
                 // always has some, and waiting for a quiet moment meant a snapshot only when
                 // one came, of everything since, the log in memory growing meanwhile (see
@@ -332,7 +361,7 @@ extension DocumentService {
                 guard !st.savingError, !st.deleted,
                       all ? changes > 0 || pending
                           : Self.snapshotDue(changes: changes, seconds: now() - st.lastSnapshotTime)
-                          || (changes > 0 && Self.overBudget(st.document, configuration.logBudgetBytes)),
+                          || (changes > 0 && Self.overBudget(st.document, budget)),
                       all || !pending,
                       !pending || st.committedRevision == st.document.revision
                 else { return nil }
@@ -341,7 +370,7 @@ extension DocumentService {
                 // shutdown snapshot never carries a long history into the next start-up
                 // (see docs/performance.md). (`pending` was read before: the trim's own
                 // journal event goes with the next change, as the trim after a snapshot's does.)
-                Self.trimToKeptTail(&st, journaled: cluster == nil, budget: configuration.logBudgetBytes)
+                Self.trimToKeptTail(&st, journaled: cluster == nil, budget: budget)
                 let snap = st.document.snapshot()
                 // Encoded outside the lock, as it takes milliseconds: edits go on meanwhile.
                 // The store keeps the newest snapshot whatever order they land in, and a
@@ -378,7 +407,7 @@ extension DocumentService {
                 st.lastSnapshotRevision = max(st.lastSnapshotRevision, revision)
                 st.lastSnapshotTime = now()
                 // Changes that came while it was encoded and stored.
-                Self.trimToKeptTail(&st, journaled: cluster == nil, budget: configuration.logBudgetBytes)
+                Self.trimToKeptTail(&st, journaled: cluster == nil, budget: budget)
             }
         }
     }

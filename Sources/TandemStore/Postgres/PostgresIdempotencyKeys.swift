@@ -101,6 +101,23 @@ public final class PostgresIdempotencyKeys: Sendable {
         }
     }
 
+    /// Deletes the oldest answered rows while all answered rows together take more than
+    /// `budget` bytes (their headers and bodies, and `rowOverhead` each): the byte budget of
+    /// the answers the cluster keeps, enforced by housekeeping on each node.
+    public func deleteOverBudget(_ budget: Int, rowOverhead: Int = 256,
+                                 completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
+        submit(completion) { c throws(StoreError) in
+            try c.query("""
+                DELETE FROM idempotency_keys WHERE key IN (
+                    SELECT key FROM (
+                        SELECT key, sum(coalesce(octet_length(headers), 0) + coalesce(octet_length(body), 0) + $2)
+                            OVER (ORDER BY answered DESC, key) AS newer
+                        FROM idempotency_keys WHERE state = 'done'
+                    ) kept WHERE newer > $1)
+                """, [.int(budget), .int(rowOverhead)])
+        }
+    }
+
     private func submit(_ completion: @escaping @Sendable (Result<Void, StoreError>) -> Void,
                         _ work: @escaping PostgresWriter.Work) {
         // Touches nothing the cluster feed names: other nodes read keys when asked, not on news.
