@@ -21,13 +21,14 @@ extension ServerContext {
         }
         let resumeAfter = lastEventID
         // A long catch-up is framed on the heavy-work pool, in the document's lane; so is any
-        // catch-up while another thread holds the document (the loop does not wait for it).
-        let heavy = lastEventID.map { last in
+        // start while another thread holds the document or heavy jobs of its own are queued
+        // (the loop does not wait for them).
+        let heavy = handle.heavyJobs.load(ordering: .relaxed) > 0 || lastEventID.map { last in
             handle.state.withLockIfAvailable { $0.document.loggedUnits(since: last) }.map { $0 >= Self.heavyTextLength } ?? true
         } ?? false
         res.send(HTTPResponse(status: .ok, headers: ServerSentEvents.headers, body: .stream { [self] writer in
             if heavy {
-                service.heavyWork.async(lane: handle.id) { [self] in startEvents(writer, handle: handle, session: session, resumeAfter: resumeAfter, caller: ctx.caller) }
+                service.heavyWork.async(for: handle) { [self] in startEvents(writer, handle: handle, session: session, resumeAfter: resumeAfter, caller: ctx.caller) }
             } else {
                 startEvents(writer, handle: handle, session: session, resumeAfter: resumeAfter, caller: ctx.caller)
             }

@@ -27,6 +27,10 @@ final class DocumentHandle: Sendable {
     /// stored), read by every request's access check without the document's lock, which a
     /// busy document's edits contend for.
     let access: Mutex<AccessRules>
+    /// Jobs queued or running in this document's heavy-work lane (`HeavyWorkPool.async(for:)`):
+    /// while there are any, its other requests follow them into the lane, rather than wait on
+    /// an event loop for the lock a heavy job holds.
+    let heavyJobs = Atomic<Int>(0)
 
     init(id: String, state: sending DocumentState, events: EventChannel) {
         self.id = id

@@ -58,3 +58,14 @@ final class HeavyWorkPool: Sendable {
         }
     }
 }
+
+extension HeavyWorkPool {
+    /// Queues `job` in `handle`'s lane, counted in `handle.heavyJobs` until it returns.
+    func async(for handle: DocumentHandle, _ job: @escaping Job) {
+        handle.heavyJobs.add(1, ordering: .relaxed)
+        async(lane: handle.id) {
+            job()
+            handle.heavyJobs.subtract(1, ordering: .relaxed)
+        }
+    }
+}

@@ -5,7 +5,8 @@ import TandemHTTP
 /// `heavyTextLength` units or more, work that grows with the change log
 /// (`historyOperations`) over a long one, and every read of the store (`storeReadOperations`)
 /// runs on `pool`, in its document's lane; every other connection on that loop would wait
-/// for it otherwise.
+/// for it otherwise. So does any request for a document while heavy jobs of its own are
+/// queued or running: on the loop it would wait for the lock they hold.
 struct HeavyWorkMiddleware: RouteMiddleware {
     let pool: HeavyWorkPool
 
@@ -17,10 +18,14 @@ struct HeavyWorkMiddleware: RouteMiddleware {
         return { [pool] request, context, responder in
             // The document `AccessMiddleware` found; its length read without its lock.
             let textLength = context.document?.lengthHint.load(ordering: .relaxed) ?? 0
-            if readsStore || request.body.count >= ServerContext.heavyBodyBytes
+            let heavy = readsStore || request.body.count >= ServerContext.heavyBodyBytes
                 || (wholeText && textLength >= ServerContext.heavyTextLength)
-                || (history && context.document.map { Self.historyIsHeavy(operation, request, $0) } ?? false) {
-                pool.async(lane: context.document?.id ?? "") { next(request, context, responder) }
+                || (history && context.document.map { Self.historyIsHeavy(operation, request, $0) } ?? false)
+            if let document = context.document, heavy || document.heavyJobs.load(ordering: .relaxed) > 0 {
+                // Behind the document's heavy jobs, in order, as the loop would have waited.
+                pool.async(for: document) { next(request, context, responder) }
+            } else if heavy {
+                pool.async(lane: "") { next(request, context, responder) }
             } else {
                 next(request, context, responder)
             }
