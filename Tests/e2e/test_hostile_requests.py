@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from healthz import HealthPinger
-from tandem_client import Client, assert_error, new_session, unchanged, unique
+from tandem_client import Client, assert_error, describe, new_session, unchanged, unique
 
 # Each once trapped on an overflow (`EditBodyScanner`, `CompactOperation`, `OperationBuilder`).
 CRASHERS = [
@@ -122,6 +122,19 @@ def test_a_stale_edit_past_the_transform_budget_is_422_and_within_it_applies(ano
     assert r.status_code == 200, r.text
     text = anon.text(doc_id)
     assert len(text) == 3000 + 1500 + 1000 and text.count("z") == 1000 and text.count("b") == 1500
+
+
+def test_a_stale_keystroke_behind_a_paste_of_many_splices_is_transformed_off_the_loop_and_applies(anon):
+    # One change back, but that change has 30,000 splices: over the inline budget of 20,000
+    # steps, counted under the document's lock, so the keystroke is transformed on the pool.
+    doc_id = anon.create_doc("a" * 60_000)["id"]
+    base = anon.doc(doc_id)["revision"]
+    r = anon.post(f"/documents/{doc_id}/edits", {"base": base, "ops": _spread(30_000, 60_000)})
+    assert r.status_code == 200, describe(r)
+    r = anon.post(f"/documents/{doc_id}/edits", {"base": base, "insert": "Q", "at": 60_000})
+    assert r.status_code == 200, describe(r)
+    text = anon.text(doc_id)
+    assert len(text) == 90_001 and text.endswith("Q") and text.count("z") == 30_000
 
 
 @pytest.fixture(scope="module")

@@ -17,20 +17,31 @@ extension DocumentService {
 
     /// `POST …/edits`: the edit, transformed through every change since its `base`.
     func edit(_ edit: EditRequest, in handle: DocumentHandle, by session: Session?, completion: @escaping Completion<EditResult>) {
+        let work: Int
         if let base = edit.base {
             let changes = handle.revisionHint.load(ordering: .relaxed) - base
-            let work = (edit.form.spliceCount + 1).multipliedReportingOverflow(by: max(changes, 0))
-            // The transform also steps through every splice of those changes: one paste of
-            // 100k splices is as heavy as 100k keystrokes. Counted in O(1) under the lock.
-            let logged = changes > 0 ? handle.state.withLock { $0.document.loggedSplices(since: base) } : 0
-            if work.overflow || work.partialValue + logged > Self.inlineRebaseWork {
-                heavyWork.async(lane: handle.id) { [self] in rebaseThenApply(edit, base: base, handle: handle, session: session, completion: completion) }
-                return
+            let steps = (edit.form.spliceCount + 1).multipliedReportingOverflow(by: max(changes, 0))
+            if steps.overflow || steps.partialValue > Self.inlineRebaseWork {
+                return rebaseOffTheLoop(edit, base: base, handle: handle, session: session, completion: completion)
             }
+            work = steps.partialValue
+        } else {
+            work = 0
         }
-        commitChange(handle, completion: completion) { [self] st throws(APIError) in
+        commitChange(handle, completion: { [self] (result: Swift.Result<EditResult, APIError>) in
+            // The logged splices were counted under the lock (below): too many, and the edit
+            // changed nothing there; it goes to the pool instead.
+            if case .failure(let error) = result, error == Self.rebaseTooHeavyInline, let base = edit.base {
+                return rebaseOffTheLoop(edit, base: base, handle: handle, session: session, completion: completion)
+            }
+            completion(result)
+        }) { [self] st throws(APIError) in
             let length: Int
             if let base = edit.base {
+                // The transform also steps through every splice of those changes: one paste of
+                // 100k splices is as heavy as 100k keystrokes. Counted in O(1), under the lock
+                // the edit takes anyway (a second take per keystroke cost the edit rate).
+                if work + st.document.loggedSplices(since: base) > Self.inlineRebaseWork { throw Self.rebaseTooHeavyInline }
                 length = try lengthAt(base, in: st.document)
             } else {
                 length = st.document.length
@@ -38,6 +49,14 @@ extension DocumentService {
             let op = try edit.build(length)
             return try apply(&st, op: op, base: edit.base, session: session, options: edit.options)
         }
+    }
+
+    /// Never answered: `edit` turns it into `rebaseOffTheLoop`.
+    private static let rebaseTooHeavyInline = APIError(.internalServerError, "rebase_too_heavy_inline", "a stale edit's transform goes to the pool")
+
+    private func rebaseOffTheLoop(_ edit: EditRequest, base: Int, handle: DocumentHandle, session: Session?,
+                                  completion: @escaping Completion<EditResult>) {
+        heavyWork.async(lane: handle.id) { [self] in rebaseThenApply(edit, base: base, handle: handle, session: session, completion: completion) }
     }
 
     /// A stale edit whose transform is heavy: transformed on `heavyWork` against a copy of
