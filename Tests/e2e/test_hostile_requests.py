@@ -137,6 +137,37 @@ def test_a_stale_keystroke_behind_a_paste_of_many_splices_is_transformed_off_the
     assert len(text) == 90_001 and text.endswith("Q") and text.count("z") == 30_000
 
 
+def _group_of_many_splices_under_keystrokes(base: str, later: int) -> tuple[Client, str]:
+    """Alice's group of 1,000 splices in a text of 4,000 units, then `later` keystrokes of Bob's."""
+    alice, bob = new_session(base, "Alice"), new_session(base, "Bob")
+    doc_id = alice.create_doc("a" * 4000)["id"]
+    assert alice.post(f"/documents/{doc_id}/edits", {"ops": _spread(1000, 4000)}).status_code == 200
+    session = requests.Session()
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {bob.token}"}
+    for _ in range(later):
+        r = session.post(bob.base + f"/documents/{doc_id}/edits", data=b'{"insert":"b","at":0}', headers=headers, timeout=30)
+        assert r.status_code == 200, r.text
+    return alice, doc_id
+
+
+def test_an_undo_mapped_past_the_transform_budget_is_422_and_changes_nothing(base):
+    # (1,000 splices + 1) x 2,100 later changes is over the 2,000,000 steps a stale edit may ask.
+    alice, doc_id = _group_of_many_splices_under_keystrokes(base, later=2100)
+    with unchanged(alice, doc_id):
+        err = assert_error(alice.undo(doc_id), 422, "undo_too_large")
+    assert "2100 changes" in err["message"], err
+    # The menu still names it (it is not mapped to find out), and its undo says why not.
+    history = alice.history(doc_id)
+    assert history["canUndo"] is True, history
+
+
+def test_an_undo_within_the_transform_budget_is_done_however_old(base):
+    alice, doc_id = _group_of_many_splices_under_keystrokes(base, later=1000)
+    r = alice.undo(doc_id)
+    assert r.status_code == 200, describe(r)
+    assert alice.text(doc_id) == "b" * 1000 + "a" * 4000
+
+
 @pytest.fixture(scope="module")
 def one_loop(request):
     from tandem_server import TandemServer

@@ -59,6 +59,14 @@ extension Document {
         // as done here, so its undo below leaves the count where it was.
         let context = um.session(ofContext: c)
         if um.groups.count > groupCount { countChange(.done, context: context, group: Int32(um.groups.count - 1)) }
+        if let g = selected ?? (redo ? um.contexts[c].redo.last : um.contexts[c].undoTop), selected != nil || g != um.contexts[c].openGroup {
+            do throws(DocumentError) { try um.checkMappingWork(g) } catch {
+                // Refused before anything is mapped; an open group it closed on the way stays
+                // closed, journaled so that a replay closes it too.
+                if um.openLevels != openLevels || um.groups.count > groupCount { log.journal?(event) }
+                throw error
+            }
+        }
         let noteScope = UndoManager.scope(ofSession: context)
         // As NSUndoManager: will/did notifications bracket the undo, and isUndoing
         // (isRedoing) is true while its change is applied and reported to the journal.

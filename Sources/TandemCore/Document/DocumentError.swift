@@ -9,6 +9,10 @@ public enum DocumentError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Transforming `splices` through the `changes` since the base would be more work than
     /// `Document.maxRebaseWork` allows (422).
     case rebaseTooLarge(splices: Int, changes: Int, limit: Int)
+    /// Undoing (redoing) the group would map it through `changes` later changes, more work
+    /// than `Document.maxRebaseWork` allows (422). Only an open group closed on the way
+    /// changes (as for `nothingToUndo`).
+    case undoTooLarge(group: Int, changes: Int, limit: Int)
     case nothingToUndo
     case nothingToRedo
     /// endUndoGrouping without an open group (409).
@@ -34,6 +38,7 @@ public enum DocumentError: Error, Equatable, Sendable, CustomStringConvertible {
         case .revisionInFuture: "revision_in_future"
         case .invalidOperation: "invalid_operation"
         case .rebaseTooLarge: "rebase_too_large"
+        case .undoTooLarge: "undo_too_large"
         case .nothingToUndo: "nothing_to_undo"
         case .nothingToRedo: "nothing_to_redo"
         case .noOpenGroup: "no_open_group"
@@ -56,6 +61,8 @@ public enum DocumentError: Error, Equatable, Sendable, CustomStringConvertible {
             error.description
         case let .rebaseTooLarge(splices, changes, limit):
             "transforming \(splices) splices through the \(changes) changes since the base revision is more than one edit may ask (\(limit) steps); send it on a newer base or in smaller parts"
+        case let .undoTooLarge(group, changes, limit):
+            "undoing group \(group) would map it through the \(changes) changes made since, more than one undo may ask (\(limit) steps)"
         case .nothingToUndo:
             "there is nothing to undo"
         case .nothingToRedo:

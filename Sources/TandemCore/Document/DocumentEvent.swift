@@ -43,7 +43,8 @@ extension Document {
         case let .revert(request):
             // An undo that found nothing left to undo is journaled for the groups it dropped
             // on the way; replayed, it drops them again and ends the same way.
-            do { try perform(request) } catch .nothingToUndo, .nothingToRedo {}
+            // So is one refused as too large after closing an open group.
+            do { try perform(request) } catch .nothingToUndo, .nothingToRedo, .undoTooLarge {}
         case let .undo(scope, time, nested):
             // An undo that found nothing left to undo is journaled for the groups it dropped
             // on the way; replayed, it drops them again and ends the same way.

@@ -269,6 +269,13 @@ extension UndoManager {
     func offered(context c: Int, redo: Bool) -> Int32? {
         let stack = redo ? contexts[c].redo[...] : contexts[c].undo[contexts[c].undoBottom...]
         guard var g = stack.last else { return nil }
+        // Too much to map to tell whether others erased it: offered, and its undo says why it
+        // cannot be done (`undoTooLarge`).
+        let group = groups[Int(g)]
+        let cachedAt = offeredCache[g].flatMap { e in
+            e.first == group.first && e.last == group.last && e.mappedAt == mapped[g]?.validAt ? e.inverse.validAt : nil
+        }
+        if mappingWork(g, cachedAt: cachedAt) > Document.maxRebaseWork { return g }
         let text = currentText()
         var m = cachedUpToDate(g)
         var below = stack.count - 1

@@ -133,7 +133,7 @@ extension APIError {
         case .invalidOperation(let e): .operation(e)
         case .revisionTrimmed: APIError(.gone, "revision_trimmed", "\(error)")
         case .revisionInFuture: .unprocessable("\(error)", code: "revision_in_future")
-        case .rebaseTooLarge: .unprocessable(error.message, code: error.code)
+        case .rebaseTooLarge, .undoTooLarge: .unprocessable(error.message, code: error.code)
         case .nothingToUndo: .conflict("nothing_to_undo", "there is nothing to undo")
         case .nothingToRedo: .conflict("nothing_to_redo", "there is nothing to redo")
         case .noOpenGroup: .conflict("group_not_open", "no undo group is open")

@@ -25,7 +25,8 @@ extension ServerContext {
                              Endpoint.header("Idempotency-Key", "Makes a resend safe")],
                 requestBody: Endpoint.jsonBody(Schemas.object([], required: []), required: false),
                 responses: [Endpoint.json(200, "The undo as applied", Schemas.ref("UndoResult")),
-                            Endpoint.error(409, "Nothing to undo (nothing_to_undo), or undo groups nested more than one level deep are open (group_open)")]
+                            Endpoint.error(409, "Nothing to undo (nothing_to_undo), or undo groups nested more than one level deep are open (group_open)"),
+                            Endpoint.error(422, "Mapping the group through the changes made since is more work than one undo may ask (undo_too_large)")]
                     + changeErrors.map { $0.status == 403 ? Endpoint.error(403, "Editing is disabled, or group= names another session's group (not_your_group)")
                                         : $0.status == 404 ? Endpoint.error(404, "No such document, or no stack holds group= (group_not_found)") : $0 },
                 handler: { [self] req, ctx, res in undoOrRedo(req, ctx, res, redo: false) }
@@ -36,7 +37,8 @@ extension ServerContext {
                 parameters: [scope, Endpoint.header("Idempotency-Key", "Makes a resend safe")],
                 requestBody: Endpoint.jsonBody(Schemas.object([], required: []), required: false),
                 responses: [Endpoint.json(200, "The redo as applied", Schemas.ref("UndoResult")),
-                            Endpoint.error(409, "Nothing to redo")] + changeErrors,
+                            Endpoint.error(409, "Nothing to redo"),
+                            Endpoint.error(422, "Mapping the group through the changes made since is more work than one redo may ask (undo_too_large)")] + changeErrors,
                 handler: { [self] req, ctx, res in undoOrRedo(req, ctx, res, redo: true) }
             ),
             Endpoint(
