@@ -20,6 +20,7 @@ the middle of the document. For every keystroke it prints, as p50/p95 in millise
 
   TANDEM_BIN=.build/release/tandem scripts/bench-browser.py [--sizes 10,200,1000]
       [--people 1,10] [--keys 60] [--interval 80] [--public DIR] [--detail] [--profile FILE]
+      [--trace FILE]
 
 Bounded: it stops by itself after --deadline seconds (default 900), whatever happens.
 Only loopback addresses are used; Chromium's own background networking is turned off.
@@ -144,6 +145,53 @@ ed.applyRemote = (op, ...rest) => {
 """
 
 
+class Tracer:
+    """A timeline trace of one page (CDP Tracing over the page's own DevTools socket: the
+    trace comes back as events and a stream, which Selenium's CDP calls cannot wait for)."""
+
+    CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline",
+                  "disabled-by-default-devtools.timeline.frame", "v8.execute", "toplevel",
+                  "blink.user_timing", "input", "disabled-by-default-v8.cpu_profiler"]
+
+    def __init__(self, d):
+        import websocket  # Selenium's own dependency
+        address = d.capabilities["goog:chromeOptions"]["debuggerAddress"]
+        with urllib.request.urlopen(f"http://{address}/json", timeout=10) as r:
+            pages = [p for p in json.loads(r.read()) if p["type"] == "page"]
+        self.ws = websocket.create_connection(pages[0]["webSocketDebuggerUrl"], suppress_origin=True, timeout=60)
+        self.next_id = 0
+        self.stream = None
+
+    def call(self, method, params=None):
+        self.next_id += 1
+        self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params or {}}))
+        while True:
+            m = json.loads(self.ws.recv())
+            if m.get("method") == "Tracing.tracingComplete":
+                self.stream = m["params"]["stream"]
+            if m.get("id") == self.next_id:
+                return m.get("result", {})
+
+    def start(self):
+        self.call("Tracing.start", {"transferMode": "ReturnAsStream",
+                                    "traceConfig": {"includedCategories": self.CATEGORIES}})
+
+    def stop(self, path):
+        self.call("Tracing.end")
+        while self.stream is None:
+            m = json.loads(self.ws.recv())
+            if m.get("method") == "Tracing.tracingComplete":
+                self.stream = m["params"]["stream"]
+        with open(path, "w") as out:
+            while True:
+                r = self.call("IO.read", {"handle": self.stream, "size": 1 << 20})
+                out.write(r["data"])
+                if r.get("eof"):
+                    break
+        self.call("IO.close", {"handle": self.stream})
+        self.ws.close()
+
+
 def open_doc(d, base, doc_id):
     d.get(f"{base}/#/doc/{doc_id}")
     WebDriverWait(d, 60).until(lambda _: d.execute_script(
@@ -169,7 +217,7 @@ def pct(xs, p):
     return xs[i]
 
 
-def run_one(base, size_kb, others, args, typist, observer, profile=None):
+def run_one(base, size_kb, others, args, typist, observer, profile=None, trace=None):
     text = prose(size_kb * 1000)
     doc = request(base, "POST", "/documents", {"title": f"Bench {size_kb} KB, {others} others", "text": text})
     doc_id = doc["id"]
@@ -193,6 +241,9 @@ def run_one(base, size_kb, others, args, typist, observer, profile=None):
         typist.execute_cdp_cmd("Profiler.enable", {})
         typist.execute_cdp_cmd("Profiler.setSamplingInterval", {"interval": 200})
         typist.execute_cdp_cmd("Profiler.start", {})
+    tracer = Tracer(typist) if trace else None
+    if tracer:
+        tracer.start()
     typed = "".join(WORDS[i % len(WORDS)][0] if i % 6 else " " for i in range(args.keys))
     for ch in typed:
         key(typist, ch)
@@ -200,6 +251,8 @@ def run_one(base, size_kb, others, args, typist, observer, profile=None):
     if profile:
         prof = typist.execute_cdp_cmd("Profiler.stop", {})["profile"]
         Path(profile).write_text(json.dumps(prof))
+    if tracer:
+        tracer.stop(trace)
     # Everything arrived in the second window (bounded).
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -237,6 +290,9 @@ def main():
                     help="also print where a typist's keystroke goes: the browser's editing up to the input event, "
                          "the page's input handlers, the layout left after them, the next frame's work")
     ap.add_argument("--profile", default=None, help="write the typist's CPU profile of the last run here (.cpuprofile)")
+    ap.add_argument("--trace", default=None,
+                    help="write a timeline trace of the typist's tab during the last run's typing here (.json, for "
+                         "Chrome DevTools' Performance panel)")
     ap.add_argument("--deadline", type=float, default=900, help="stop after this many seconds, whatever happens")
     args = ap.parse_args()
 
@@ -266,8 +322,10 @@ def main():
         print(f"{'document':>9} {'others':>6} | {'handled p50':>11} {'p95':>6} | {'visible p50':>11} {'p95':>6} | keys")
         configs = [(int(s), int(p)) for s in args.sizes.split(",") for p in args.people.split(",")]
         for n, (size, others) in enumerate(configs):
-            profile = args.profile if args.profile and n == len(configs) - 1 else None
-            handled, visible, count = run_one(base, size, others, args, typist, observer, profile)
+            last = n == len(configs) - 1
+            profile = args.profile if last else None
+            trace = args.trace if last else None
+            handled, visible, count = run_one(base, size, others, args, typist, observer, profile, trace)
             label = f"{size / 1000:g} MB" if size >= 1000 else f"{size} KB"
             print(f"{label:>9} {others:>6} | {pct(handled, 50):11.1f} {pct(handled, 95):6.1f} | "
                   f"{pct(visible, 50):11.1f} {pct(visible, 95):6.1f} | {count}", flush=True)
