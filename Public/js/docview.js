@@ -1,5 +1,5 @@
 // One open document: wires the editor, the OT client and the panels together.
-import { $, toast } from './ui.js';
+import { $, setStatus, toast } from './ui.js';
 import { enc, randomKey } from './api.js';
 import { Collab } from './collab.js';
 import { Editor } from './editor.js';
@@ -396,11 +396,10 @@ export class DocView {
     if (!c) return;
     const open = c.stream.status === 'open';
     const state = open ? 'online' : (this.everOnline ? 'offline' : 'connecting');
-    pill.dataset.state = state;
-    pill.textContent = { online: 'Online', offline: 'Offline', connecting: 'Connecting…' }[state];
-    pill.title = { online: 'Connected: you see others’ changes as they make them',
-      offline: 'Not connected: reconnecting on its own. What you type is kept here meanwhile.',
-      connecting: 'Connecting to the server…' }[state];
+    setStatus(pill, state, { online: 'Online', offline: 'Offline', connecting: 'Connecting…' }[state],
+      { online: 'Connected: you see others’ changes as they make them',
+        offline: 'Not connected: reconnecting on its own. What you type is kept here meanwhile.',
+        connecting: 'Connecting to the server…' }[state]);
     this.updateSaveStatus();
   }
 
@@ -417,28 +416,22 @@ export class DocView {
     // store) is not "saving" either.
     const reachable = c && c.stream.status === 'open' && c.retryDelay <= 500;
     if (!pending && this.saved && this.saved.unsaved) {
-      s.dataset.state = 'unsaved';
-      s.textContent = 'Unsaved changes';
-      s.title = 'The text differs from the last saved version. A version is saved on its own after a pause, or with Save version.';
+      setStatus(s, 'unsaved', 'Unsaved changes',
+        'The text differs from the last saved version. A version is saved on its own after a pause, or with Save version.');
     } else if (!pending) {
-      s.dataset.state = 'saved';
-      s.textContent = 'Saved';
-      s.title = 'The text is the last saved version';
+      setStatus(s, 'saved', 'Saved', 'The text is the last saved version');
     } else if (reachable) {
-      s.dataset.state = 'saving';
-      s.textContent = 'Saving…';
-      s.title = 'Sending your latest changes';
+      setStatus(s, 'saving', 'Saving…', 'Sending your latest changes');
     } else {
-      s.dataset.state = 'waiting';
-      s.textContent = 'Not saved yet';
-      s.title = `${pending === 1 ? 'A change' : `${pending} changes`} kept here, sent when the server is back`;
+      setStatus(s, 'waiting', 'Not saved yet',
+        `${pending === 1 ? 'A change' : `${pending} changes`} kept here, sent when the server is back`);
     }
     const v = $('#version-status');
     const last = this.lastSaved || this.versions.latest;
-    if (!last) { v.textContent = ''; v.title = ''; return; }
+    if (!last) { setStatus(v, undefined, '', ''); return; }
     const when = new Date(last.time < 1e12 ? last.time * 1000 : last.time);
-    v.textContent = `Version ${last.number} · ${when.toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' })}`;
-    v.title = `Version ${last.number} saved ${when.toLocaleString()}`;
+    setStatus(v, undefined, `Version ${last.number} · ${when.toLocaleTimeString([], { hour: 'numeric', minute: '2-digit' })}`,
+      `Version ${last.number} saved ${when.toLocaleString()}`);
   }
 
   /** Where a change of ours landed, when the server gave no range. */

@@ -244,22 +244,21 @@ export class Editor extends EventTarget {
     if (due.length) this.flagTimer = setTimeout(() => this.scheduleRender(), FLAG_MS - (now - Math.min(...due)) + 20);
   }
 
-  syncScroll() {
-    this.overlayInner.style.transform = `translate(${-this.textarea.scrollLeft}px, ${-this.textarea.scrollTop}px)`;
-  }
-
   /** Draws once in the next frame, however many changes come before it. */
   scheduleRender() {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => { this.frame = 0; this.render(); });
   }
 
-  /** Draws other people's carets and selections that are in (or near) the view. */
+  /**
+   * Draws other people's carets and selections that are in (or near) the view. Each mark
+   * is described first; only marks whose description changed touch the page, so a frame in
+   * which nobody's mark moved on screen costs the measuring alone (no style, layout, paint).
+   */
   render() {
     const ta = this.textarea;
-    const inner = this.overlayInner;
     if (!this.others.length) {
-      if (inner.childNodes.length) inner.textContent = '';
+      this.draw([]);
       return;
     }
     const w = `${ta.clientWidth}px`;
@@ -271,7 +270,7 @@ export class Editor extends EventTarget {
     const now = Date.now();
     this.scheduleFlags(now);
     const view = this.mirror.visibleSpan(ta.scrollTop - MARGIN, ta.scrollTop + ta.clientHeight + MARGIN);
-    const frag = document.createDocumentFragment();
+    const marks = [];
     const carets = [];
     for (const p of this.others) {
       const a = Math.min(Math.max(p.selection.anchor, 0), len);
@@ -280,30 +279,54 @@ export class Editor extends EventTarget {
       const to = Math.min(Math.max(a, head), view.to);
       if (from < to) {
         for (const r of this.mirror.rects(from, to)) {
-          const mark = document.createElement('div');
-          mark.className = 'remote-selection';
-          mark.style.cssText = `left:${r.x}px;top:${r.y}px;width:${r.w}px;height:${r.h}px`;
-          mark.style.setProperty('--who', p.color);
-          frag.append(mark);
+          marks.push({ tag: 'div', className: 'remote-selection', who: p.color,
+            css: `left:${r.x}px;top:${r.y}px;width:${r.w}px;height:${r.h}px` });
         }
       }
       if (head >= view.from && (head < view.to || head === len)) carets.push([p, head]);
     }
-    const lh = this.lineHeight();
+    const lh = carets.length ? this.lineHeight() : 0;
     for (const [p, head] of carets) {
       const c = this.mirror.caret(head);
-      const caret = document.createElement('span');
-      caret.className = this.flagShown(p, now) ? 'remote-caret recent' : 'remote-caret';
-      caret.style.cssText = `left:${c.x}px;top:${c.y}px;height:${c.h || lh}px`;
-      caret.style.setProperty('--who', p.color);
-      caret.style.setProperty('--who-text', textOn(p.color));
-      const label = document.createElement('span');
-      label.className = 'remote-label';
-      label.textContent = p.name;
-      caret.append(label);
-      frag.append(caret);
+      marks.push({ tag: 'span', className: this.flagShown(p, now) ? 'remote-caret recent' : 'remote-caret',
+        who: p.color, label: p.name, css: `left:${c.x}px;top:${c.y}px;height:${c.h || lh}px` });
     }
-    inner.replaceChildren(frag);
+    this.draw(marks);
     this.syncScroll();
   }
+
+  /** Puts `marks` in the overlay, replacing only those that differ from the ones drawn. */
+  draw(marks) {
+    const inner = this.overlayInner;
+    const drawn = this.drawn || (this.drawn = []);
+    const keys = marks.map((m) => `${m.tag}|${m.className}|${m.who}|${m.label || ''}|${m.css}`);
+    for (let i = 0; i < marks.length; i += 1) {
+      if (drawn[i] && drawn[i].key === keys[i]) continue;
+      const el = markElement(marks[i]);
+      if (drawn[i]) drawn[i].el.replaceWith(el); else inner.append(el);
+      drawn[i] = { key: keys[i], el };
+    }
+    for (const d of drawn.splice(marks.length)) d.el.remove();
+  }
+
+  syncScroll() {
+    const t = `translate(${-this.textarea.scrollLeft}px, ${-this.textarea.scrollTop}px)`;
+    if (t !== this.shownScroll) this.overlayInner.style.transform = this.shownScroll = t;
+  }
+}
+
+/** The element of one mark described by Editor.render. */
+function markElement(m) {
+  const e = document.createElement(m.tag);
+  e.className = m.className;
+  e.style.cssText = m.css;
+  e.style.setProperty('--who', m.who);
+  if (m.label !== undefined) {
+    e.style.setProperty('--who-text', textOn(m.who));
+    const label = document.createElement('span');
+    label.className = 'remote-label';
+    label.textContent = m.label;
+    e.append(label);
+  }
+  return e;
 }

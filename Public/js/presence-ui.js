@@ -35,6 +35,10 @@ export class PresenceUI {
     const ul = $('#people');
     this.max = this.maxAvatars();
     const { shown, more } = collapse(this.people, me, this.max);
+    // A caret moving sends everyone again: the list is rebuilt only when it would differ.
+    const key = JSON.stringify([me, shown.map((p) => [p.id, p.name, p.color]), more.map((p) => [p.id, p.name])]);
+    if (key === this.shownKey && ul.childNodes.length) return;
+    this.shownKey = key;
     const items = shown.map((p) => {
       const label = p.id === me ? `${p.name} (you)` : p.name;
       return el('li', { class: p.id === me ? 'avatar me' : 'avatar', style: `--who:${p.color};--who-text:${textOn(p.color)}`, title: label },

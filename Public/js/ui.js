@@ -15,6 +15,16 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/**
+ * Sets `node`'s state (data-state), text and title, each only if it differs: a status
+ * rewritten with what it already says would be laid out (and announced) again for nothing.
+ */
+export function setStatus(node, state, text, title) {
+  if (state !== undefined && node.dataset.state !== state) node.dataset.state = state;
+  if (node.textContent !== text) node.textContent = text;
+  if (node.title !== title) node.title = title;
+}
+
 let toastTimer = null;
 
 /** A short message at the bottom of the screen, read out by screen readers. */
