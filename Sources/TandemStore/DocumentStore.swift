@@ -59,6 +59,15 @@ public protocol DocumentStore: Sendable {
     /// Removes the changes with `revision <= through` (usually those a snapshot covers).
     func trimChanges(document: String, through: Int) throws(StoreError)
 
+    // MARK: Archive
+    /// Archived runs (`ArchivedRun`, written with `StoreWrite.archive`) holding the changes
+    /// after `after` with no gap, oldest first, until their payloads hold `maxBytes` (at
+    /// least one run, at most `ArchiveReading.boundsLimit`): empty when no run holds
+    /// `after + 1`. A deleted document's runs are gone with it.
+    func archivedRuns(document: String, after: Int, maxBytes: Int) throws(StoreError) -> [ArchivedRun]
+    /// The bytes of archived payload each document holds (documents with none are absent).
+    func archiveSizes() throws(StoreError) -> [String: Int]
+
     // MARK: Versions
     /// `.conflict` if that number exists for the document, `.notFound` if no document.
     func addVersion(_ version: StoredVersion) throws(StoreError)

@@ -11,6 +11,12 @@ public enum StoreWrite: Sendable {
     case addVersion(StoredVersion)
     case writeSnapshot(StoredSnapshot)
     case trimChanges(document: String, through: Int)
+    /// Keeps a run of changes that left the server's memory. A run starting where a kept one
+    /// starts (another node's) is not stored again, and one of a document no longer stored
+    /// is dropped: neither is an error.
+    case archive(ArchivedRun)
+    /// Removes a document's oldest archived runs until the rest hold at most `keepBytes`.
+    case trimArchive(document: String, keepBytes: Int)
     case upsertPasteboard(StoredPasteboard)
     case deletePasteboard(String)
     case upsertSession(StoredSession)

@@ -81,6 +81,12 @@ struct Serve: ParsableCommand {
     @Option(help: "Bytes of changed text all documents' change logs may hold in memory together; past it the largest logs are cut back first, each to an equal share of it, keeping its newest half (env: TANDEM_LOG_TOTAL_BYTES, default: 1073741824).")
     var logTotalBytes: Int?
 
+    @Option(help: "Bytes (gzipped) of changes that left memory the store keeps per document, for GET …/edits to page through; past it the oldest go, and a since older than what is kept is 410 revision_trimmed; 0 keeps none (env: TANDEM_ARCHIVE_BYTES, default: 67108864).")
+    var archiveBytes: Int?
+
+    @Option(help: "Bytes of archived changes all documents may hold together; past it the largest archives are cut back first, each to an equal share (env: TANDEM_ARCHIVE_TOTAL_BYTES, default: 4294967296).")
+    var archiveTotalBytes: Int?
+
     @Option(help: "Bytes one session's pasteboards may hold together; a write past it is 413 pasteboard_session_budget (env: TANDEM_PASTEBOARD_SESSION_BYTES, default: 67108864).")
     var pasteboardSessionBytes: Int?
 
@@ -150,6 +156,10 @@ struct Serve: ParsableCommand {
         guard c.logBudgetBytes >= 1 << 20 else { throw ValidationError("--log-budget-bytes must be 1048576 or more") }
         c.logTotalBytes = try logTotalBytes ?? Environment.int("TANDEM_LOG_TOTAL_BYTES") ?? c.logTotalBytes
         guard c.logTotalBytes >= 1 << 20 else { throw ValidationError("--log-total-bytes must be 1048576 or more") }
+        c.archiveBytes = try archiveBytes ?? Environment.int("TANDEM_ARCHIVE_BYTES") ?? c.archiveBytes
+        guard c.archiveBytes == 0 || c.archiveBytes >= 1 << 20 else { throw ValidationError("--archive-bytes must be 0 or 1048576 or more") }
+        c.archiveTotalBytes = try archiveTotalBytes ?? Environment.int("TANDEM_ARCHIVE_TOTAL_BYTES") ?? c.archiveTotalBytes
+        guard c.archiveTotalBytes >= 1 << 20 else { throw ValidationError("--archive-total-bytes must be 1048576 or more") }
         c.pasteboardBudget.sessionBytes = try pasteboardSessionBytes ?? Environment.int("TANDEM_PASTEBOARD_SESSION_BYTES")
             ?? c.pasteboardBudget.sessionBytes
         c.pasteboardBudget.totalBytes = try pasteboardTotalBytes ?? Environment.int("TANDEM_PASTEBOARD_TOTAL_BYTES")

@@ -67,6 +67,10 @@ final class GatedStore: DocumentStore, Sendable {
     func writeSnapshot(_ snapshot: StoredSnapshot) throws(StoreError) { try inner.writeSnapshot(snapshot) }
     func snapshot(document: String) throws(StoreError) -> StoredSnapshot? { try inner.snapshot(document: document) }
     func trimChanges(document: String, through: Int) throws(StoreError) { try inner.trimChanges(document: document, through: through) }
+    func archivedRuns(document: String, after: Int, maxBytes: Int) throws(StoreError) -> [ArchivedRun] {
+        try inner.archivedRuns(document: document, after: after, maxBytes: maxBytes)
+    }
+    func archiveSizes() throws(StoreError) -> [String: Int] { try inner.archiveSizes() }
     func addVersion(_ version: StoredVersion) throws(StoreError) { try inner.addVersion(version) }
     func versions(document: String) throws(StoreError) -> [StoredVersion] { try inner.versions(document: document) }
     func version(document: String, number: Int) throws(StoreError) -> StoredVersion? { try inner.version(document: document, number: number) }

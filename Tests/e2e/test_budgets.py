@@ -5,8 +5,10 @@ that ask for a long history and never read."""
 
 from __future__ import annotations
 
+import random
 import re
 import socket
+import string
 import threading
 import time
 from urllib.parse import urlsplit
@@ -175,7 +177,8 @@ def test_one_documents_heavy_requests_do_not_queue_another_documents_read_behind
 def test_a_change_log_over_its_byte_budget_keeps_only_its_newest_half_in_memory(servers):
     # 1 MiB of changed text at most (2 bytes a UTF-16 unit): 24 changes of 40,000 characters
     # are 1.9 MB, so the oldest go within a housekeeping tick or two.
-    srv = servers(name="log-budget", extra_args=["--log-budget-bytes", "1048576"])
+    # No archive, so that `since=0` shows what memory holds.
+    srv = servers(name="log-budget", extra_args=["--log-budget-bytes", "1048576", "--archive-bytes", "0"])
     anon = Client(srv.base)
     d = anon.create_doc("")
     _fill(anon, d["id"], 24, 40_000)
@@ -197,7 +200,7 @@ def test_a_change_log_over_its_byte_budget_keeps_only_its_newest_half_in_memory(
 
 def test_all_change_logs_together_have_a_budget_that_cuts_the_largest_first(servers):
     # Each log may hold 8 MiB, all of them 1 MiB: the 1.9 MB one is cut back, the small one is not.
-    srv = servers(name="log-total", extra_args=["--log-budget-bytes", "8388608", "--log-total-bytes", "1048576"])
+    srv = servers(name="log-total", extra_args=["--log-budget-bytes", "8388608", "--log-total-bytes", "1048576", "--archive-bytes", "0"])
     anon = Client(srv.base)
     large, small = anon.create_doc("")["id"], anon.create_doc("")["id"]
     for word in ("one", " two", " three"):
@@ -210,6 +213,54 @@ def test_all_change_logs_together_have_a_budget_that_cuts_the_largest_first(serv
     assert_error(anon.get(f"/documents/{large}/edits", params={"since": 0}), 410, "revision_trimmed")
     r = anon.get(f"/documents/{small}/edits", params={"since": 0})
     assert r.status_code == 200 and [c["revision"] for c in r.json()] == [1, 2, 3], describe(r)
+
+
+def _random_letters(n: int) -> str:
+    return "".join(random.Random(n).choices(string.ascii_letters, k=n))
+
+
+def test_the_archive_of_changes_that_left_memory_has_a_byte_budget_per_document_and_in_all(servers):
+    # Each archive may hold 1 MiB (gzipped), all of them 2 MiB. 100 changes, every other one
+    # 40,000 random letters (about 30 KB gzipped each, 1.5 MB), overflow one archive, and
+    # three such documents the total, so the largest are cut to a share.
+    srv = servers(name="archive-budget", extra_args=["--log-kept", "2", "--archive-bytes", "1048576",
+                                                     "--archive-total-bytes", "2097152"])
+    anon = Client(srv.base)
+    docs = [anon.create_doc("")["id"] for _ in range(3)]
+    for doc in docs:
+        for i in range(100):
+            anon.edit(doc, {"insert": _random_letters(40_000 + i), "at": 0} if i % 2 == 0
+                      else {"delete": {"from": 0, "to": 40_000 + i - 1}})
+    small = anon.create_doc("")["id"]
+    for word in ("one", " two", " three", " four"):
+        anon.insert(small, word, len(anon.text(small)))
+    deadline = time.monotonic() + 20
+    while not all(anon.get(f"/documents/{doc}/edits", params={"since": 0}).status_code == 410 for doc in docs for _ in range(2)):
+        assert time.monotonic() < deadline, "the archives were never cut back to their budget"
+        time.sleep(0.3)
+    for doc in docs:
+        assert_error(anon.get(f"/documents/{doc}/edits", params={"since": 0}), 410, "revision_trimmed")
+        # The newest archived changes are kept: they and the log in memory list the end.
+        assert [c["revision"] for c in anon.changes(doc, since=90)] == list(range(91, 101))
+    # A small archive is left whole.
+    assert [c["revision"] for c in anon.changes(small, since=0)] == [1, 2, 3, 4]
+    # On SQLite, the store holds the total budget (and the small archive), not the 4.5 MB
+    # of history written.
+    database = srv.data / "tandem.sqlite"
+    if database.exists():
+        deadline = time.monotonic() + 10
+        while (held := _archive_bytes(database)) > 2097152 + 65536:
+            assert time.monotonic() < deadline, f"the archives hold {held} bytes"
+            time.sleep(0.3)
+
+
+def _archive_bytes(database) -> int:
+    import sqlite3
+    db = sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=10)
+    try:
+        return db.execute("SELECT coalesce(sum(bytes), 0) FROM change_archive").fetchone()[0]
+    finally:
+        db.close()
 
 
 def test_pasteboards_have_a_byte_budget_per_session_and_for_everyone(servers):

@@ -2,7 +2,7 @@
 
 import time
 
-from tandem_client import Client, assert_error, describe, unchanged
+from tandem_client import Client, assert_error, describe, new_session, unchanged
 from utf16 import apply_ops
 
 
@@ -211,8 +211,9 @@ def _dumps(body):
 
 def test_base_older_than_the_kept_log_is_410(servers):
     """With --log-kept 2 the server keeps only the last two changes in memory: a base
-    before them cannot be transformed any more and is refused, changing nothing."""
-    srv = servers(extra_args=("--log-kept", "2"), name="trimmed-log")
+    before them cannot be transformed any more and is refused, changing nothing. With no
+    archive (--archive-bytes 0) their changes cannot be listed either."""
+    srv = servers(extra_args=("--log-kept", "2", "--archive-bytes", "0"), name="trimmed-log")
     anon = Client(srv.base)
     d = anon.create_doc("abc")
     for i in range(5):
@@ -237,3 +238,56 @@ def _wait_trimmed(client, doc_id, deadline_s=10):
             return
         time.sleep(0.2)
     raise AssertionError("the log was not trimmed to --log-kept")
+
+
+def _pages(client, doc_id, since, max_bytes):
+    """Every change after `since`, following `Link: rel="next"` page by page."""
+    out, path = [], f"/documents/{doc_id}/edits?since={since}&maxBytes={max_bytes}"
+    while path:
+        r = client.get(path)
+        assert r.status_code == 200, describe(r)
+        out.extend(r.json())
+        link = r.headers.get("Link")
+        path = link[1:link.index(">")] if link else None
+    return out
+
+
+def _wait_left_memory(client, doc_id, base, deadline_s=15):
+    """Until a selection on `base` is 410 on four requests in a row (on two nodes, each
+    has cut its own copy of the log): the changes after it left memory."""
+    deadline = time.monotonic() + deadline_s
+    while not all(client.put(f"/documents/{doc_id}/selection", {"anchor": 0, "head": 0, "base": base}).status_code == 410
+                  for _ in range(4)):
+        assert time.monotonic() < deadline, "the log was not trimmed to --log-kept"
+        time.sleep(0.2)
+
+
+def test_changes_that_left_memory_are_still_listed_from_the_store_in_pages_and_after_a_restart(servers):
+    """With --log-kept 2 only the last two changes stay in memory; the others are archived
+    in the store, and `GET …/edits` pages through them exactly as it listed them before."""
+    srv = servers(extra_args=("--log-kept", "2"), name="archived-log")
+    ada = new_session(srv.base, "Ada")
+    d = ada.create_doc("abc")
+    for i in range(30):
+        ada.insert(d["id"], f"<{i}>" * 20, 0)
+    assert ada.undo(d["id"]).status_code == 200
+    listed = ada.changes(d["id"], since=0)
+    assert [c["revision"] for c in listed] == list(range(1, 32)), listed
+    _wait_left_memory(ada, d["id"], 1)
+    # Small pages: the archive's answer is cut like the log's, and continues into memory.
+    assert _pages(ada, d["id"], 0, 1024) == listed
+    assert _pages(ada, d["id"], 17, 1024) == listed[17:]
+    assert ada.changes(d["id"], since=5) == listed[5:]
+    # Stale bases are still refused: the archive lists changes, it does not transform edits.
+    with unchanged(ada, d["id"]):
+        assert_error(ada.post(f"/documents/{d['id']}/edits", {"base": 1, "insert": "x", "at": 0}), 410, "revision_trimmed")
+    srv.restart()
+    ada = Client(srv.base, token=ada.token, session=ada.session)  # the port is new
+    assert _pages(ada, d["id"], 0, 1024) == listed
+    srv.kill()
+    srv.start()
+    ada = Client(srv.base, token=ada.token, session=ada.session)
+    assert ada.changes(d["id"], since=0) == listed
+    # A deleted document's archive goes with it.
+    assert ada.delete(f"/documents/{d['id']}").status_code == 204
+    assert_error(ada.get(f"/documents/{d['id']}/edits", params={"since": 0}), 404, "not_found")

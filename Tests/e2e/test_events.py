@@ -263,7 +263,7 @@ def test_keep_alive_comments_arrive(servers):
 def test_resume_from_a_trimmed_revision_gets_a_reset(servers):
     """With --log-kept 2 only the last two changes can be replayed: a client resuming from
     before them is told to reload, then goes on live."""
-    srv = servers(extra_args=("--log-kept", "2"), name="sse-reset")
+    srv = servers(extra_args=("--log-kept", "2", "--archive-bytes", "0"), name="sse-reset")
     anon = Client(srv.base)
     d = anon.create_doc("abc")
     for i in range(5):

@@ -89,21 +89,36 @@ extension ServerContext {
                 wait = v
             }
             let maxBytes = try pageBytes(req, default: configuration.editsPageBytes)
-            let page: ChangesPage? = try handle.state.withLock { st throws(APIError) -> ChangesPage? in
+            enum Answer { case page(ChangesPage), archived, waiting }
+            let answer = try handle.state.withLock { st throws(APIError) -> Answer in
                 if since > st.committedRevision && wait == 0 {
                     throw APIError.unprocessable("since \(since) is after the current revision \(st.committedRevision)", code: "revision_in_future")
                 }
+                // Changes that left memory are read from the store's archive, off the loop.
+                if since < st.document.firstAvailableRevision - 1, configuration.archiveBytes > 0 { return .archived }
                 // Core knows how far back its log goes; a base before that is 410.
                 do throws(DocumentError) { _ = try st.document.length(atRevision: min(since, st.document.revision)) } catch { throw .document(error) }
-                if since < st.committedRevision || wait == 0 { return service.changesPage(st, since: since, maxBytes: maxBytes) }
+                if since < st.committedRevision || wait == 0 { return .page(service.changesPage(st, since: since, maxBytes: maxBytes)) }
                 st.pollers.append(DocumentState.Poller(since: since, deadline: service.now() + wait, responder: res, caller: ctx.caller))
-                return nil
+                return .waiting
             }
-            if let page {
+            // RFC 8288: the page was cut at about maxBytes; the rest starts after `next`.
+            let link = { @Sendable (next: Int?) -> HTTPHeaders in
+                next.map { ["Link": "<\(req.path)?since=\($0)&maxBytes=\(maxBytes)>; rel=\"next\""] } ?? [:]
+            }
+            switch answer {
+            case .page(let page):
                 let answer = page.encode(maxBytes: maxBytes)
-                // RFC 8288: the page was cut at about maxBytes; the rest starts after `next`.
-                let headers: HTTPHeaders = answer.next.map { ["Link": "<\(req.path)?since=\($0)&maxBytes=\(maxBytes)>; rel=\"next\""] } ?? [:]
-                res.send(.json(answer.bytes, headers: headers))
+                res.send(.json(answer.bytes, headers: link(answer.next)))
+            case .archived:
+                service.heavyWork.async(for: handle) { [service, since] in
+                    switch service.archivedPage(of: handle, since: since, maxBytes: maxBytes) {
+                    case .success(let page): res.send(.json(page.bytes, headers: link(page.next)))
+                    case .failure(let error): res.send(error.response)
+                    }
+                }
+            case .waiting:
+                break
             }
         } catch {
             res.send(error.response)

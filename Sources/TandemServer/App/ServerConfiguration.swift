@@ -52,6 +52,11 @@ public struct ServerConfiguration: Sendable {
     /// The same for all documents' logs together: past it, the largest logs are cut back
     /// first, each to its share (`DocumentService.logShare`).
     public var logTotalBytes = 1 << 30
+    /// Bytes (compressed) of changes that left memory the store keeps per document for
+    /// `GET …/edits`, the oldest going first; 0 keeps none.
+    public var archiveBytes = 64 << 20
+    /// The same for all documents together: past it the largest archives are cut back first.
+    public var archiveTotalBytes = 4 << 30
     /// Bytes one session's pasteboards, and all pasteboards, may hold together.
     public var pasteboardBudget = PasteboardBudget()
     /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`); their own

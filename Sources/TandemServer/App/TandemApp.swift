@@ -50,6 +50,8 @@ public final class TandemApp: Sendable {
                                     idempotency: idempotency, logger: logger)
         self.context = context
         try context.service.restoreDocuments(contents.documents)
+        let archived = try store.archiveSizes()
+        context.service.archiveSizes.withLock { $0 = archived }
         context.startPasteboards(contents.pasteboards)
         if let cluster = context.service.cluster, let feedHead {
             cluster.gate.withLock { $0.applied = feedHead }

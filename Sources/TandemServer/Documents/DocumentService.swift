@@ -49,6 +49,9 @@ final class DocumentService: Sendable {
     let heavyWork = HeavyWorkPool(width: max(2, ProcessInfo.processInfo.activeProcessorCount - 1))
     /// Set when the store is PostgreSQL: other nodes may share it (docs/scale-out.md).
     let cluster: Cluster?
+    /// Bytes each document's archive holds in the store, as this process knows them: read
+    /// at start, then counted as it archives and trims (`DocumentService+Archive`).
+    let archiveSizes = Mutex<[String: Int]>([:])
 
     init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry,
          pasteboards: PasteboardRegistry, metrics: Metrics, logger: Logger) {

@@ -67,7 +67,8 @@ extension DocumentService {
     /// each weigh more than thousands of keystrokes); never past what is committed: the
     /// committed text is worked out from the changes in flight (DocumentState.committedRope).
     /// In a cluster (`journaled` false) each node trims its memory alone, unjournaled.
-    static func trimToKeptTail(_ st: inout DocumentState, journaled: Bool, budget: Int) {
+    /// Returns the changes that left memory when `archiving` (for `archive`), else none.
+    static func trimToKeptTail(_ st: inout DocumentState, journaled: Bool, budget: Int, archiving: Bool) -> [Change] {
         let document = st.document
         var through = document.firstAvailableRevision - 1
         if document.revision - document.firstAvailableRevision > 2 * logKept { through = document.revision - logKept }
@@ -81,15 +82,29 @@ extension DocumentService {
             through = lo
         }
         let end = min(through, st.committedRevision)
-        guard end >= document.firstAvailableRevision else { return }
+        guard end >= document.firstAvailableRevision else { return [] }
+        let leaving = archiving ? Self.changes(of: document, through: end) : []
         document.trimLog(through: end, journaled: journaled)
+        return leaving
+    }
+
+    /// The changes still in memory up to `end`, oldest first.
+    static func changes(of document: Document, through end: Int) -> [Change] {
+        var changes: [Change] = []
+        changes.reserveCapacity(max(0, end - document.firstAvailableRevision + 1))
+        try? document.forEachChange(since: document.firstAvailableRevision - 1) { c in
+            guard c.revision <= end else { return false }
+            changes.append(c)
+            return true
+        }
+        return changes
     }
 
     /// The budget each log gets when all of them together may hold `total` bytes and one
     /// `each`: the largest share (water-filling) under which the logs, each cut to it, fit
     /// in `total`, so that the largest logs are cut first and small ones are left alone;
-    /// never under 1 MiB, the smallest a single log may be given.
-    static func logShare(sizes: [Int], total: Int, each: Int) -> Int {
+    /// never under `floor`, 1 MiB, the smallest a single log may be given.
+    static func logShare(sizes: [Int], total: Int, each: Int, floor: Int = 1 << 20) -> Int {
         guard sizes.reduce(0, +) > total else { return each }
         let sorted = sizes.sorted(by: >)
         // Smaller logs, whole, and `k` larger ones at the share: the share is what is left
@@ -98,7 +113,7 @@ extension DocumentService {
         for k in 1...sorted.count {
             smaller -= sorted[k - 1]
             let share = (total - smaller) / k
-            if k == sorted.count || share >= sorted[k] { return min(each, max(1 << 20, share)) }
+            if k == sorted.count || share >= sorted[k] { return min(each, max(floor, share)) }
         }
         return each
     }
@@ -340,15 +355,18 @@ extension DocumentService {
         // together hold more than the server-wide one.
         let budget = Self.logShare(sizes: handles.map { h in h.state.withLock { $0.document.loggedUnits(since: 0) * 2 } },
                                    total: configuration.logTotalBytes, each: configuration.logBudgetBytes)
+        let archiving = configuration.archiveBytes > 0
+        defer { keepArchivesWithinTotal() }
         for handle in handles {
             enum Taken { case submitted(StoreTicket, Int), toEncode(DocumentSnapshot) }
+            var leaving: [Change] = []
             let taken: Taken? = handle.state.withLock { st in
                 let changes = st.document.revision - st.lastSnapshotRevision
                 let pending = !(st.journal?.events.isEmpty ?? true)
                 // A stored snapshot holds the whole log already: one over a smaller share
                 // than when it was taken (others grew) is cut back without another.
                 if changes == 0, !all, Self.overBudget(st.document, budget) {
-                    Self.trimToKeptTail(&st, journaled: cluster == nil, budget: budget)
+                    leaving = Self.trimToKeptTail(&st, journaled: cluster == nil, budget: budget, archiving: archiving)
                     return nil
                 }
                 // Changes may still be waiting for their commit: a document under steady load
@@ -370,7 +388,7 @@ extension DocumentService {
                 // shutdown snapshot never carries a long history into the next start-up
                 // (see docs/performance.md). (`pending` was read before: the trim's own
                 // journal event goes with the next change, as the trim after a snapshot's does.)
-                Self.trimToKeptTail(&st, journaled: cluster == nil, budget: budget)
+                leaving = Self.trimToKeptTail(&st, journaled: cluster == nil, budget: budget, archiving: archiving)
                 let snap = st.document.snapshot()
                 // Encoded outside the lock, as it takes milliseconds: edits go on meanwhile.
                 // The store keeps the newest snapshot whatever order they land in, and a
@@ -387,6 +405,8 @@ extension DocumentService {
                 ]) { ticket.finish($0) }
                 return .submitted(ticket, snap.revision)
             }
+            // Submitted before the snapshot that no longer holds them.
+            archive(leaving, of: handle.id)
             let ticket: StoreTicket, revision: Int
             switch taken {
             case nil: continue
@@ -403,12 +423,13 @@ extension DocumentService {
                 logger.warning("snapshot of \(handle.id) failed: \(error)")
                 continue
             }
-            handle.state.withLock { st in
+            let later = handle.state.withLock { st in
                 st.lastSnapshotRevision = max(st.lastSnapshotRevision, revision)
                 st.lastSnapshotTime = now()
                 // Changes that came while it was encoded and stored.
-                Self.trimToKeptTail(&st, journaled: cluster == nil, budget: budget)
+                return Self.trimToKeptTail(&st, journaled: cluster == nil, budget: budget, archiving: archiving)
             }
+            archive(later, of: handle.id)
         }
     }
 

@@ -135,6 +135,16 @@ public final class InMemoryStore: DocumentStore {
         try writer.perform { state throws(StoreError) in try state.trimChanges(document: document, through: through) }
     }
 
+    // MARK: Archive
+
+    public func archivedRuns(document: String, after: Int, maxBytes: Int) throws(StoreError) -> [ArchivedRun] {
+        try read { $0.archivedRuns(document: document, after: after, maxBytes: maxBytes) }
+    }
+
+    public func archiveSizes() throws(StoreError) -> [String: Int] {
+        try read { $0.archiveSizes }
+    }
+
     // MARK: Versions
 
     public func addVersion(_ version: StoredVersion) throws(StoreError) {

@@ -17,6 +17,22 @@ extension MemoryState {
         documents[MemoryKey(id)]?.snapshot
     }
 
+    func archivedRuns(document id: String, after: Int, maxBytes: Int) -> [ArchivedRun] {
+        guard let archive = documents[MemoryKey(id)]?.archive else { return [] }
+        let bounds = archive.values.filter { $0.last > after }.sorted { $0.last < $1.last }
+            .prefix(ArchiveReading.boundsLimit)
+            .map { ArchiveReading.Bounds(first: $0.first, last: $0.last, bytes: $0.payload.count) }
+        return ArchiveReading.chosen(Array(bounds), after: after, maxBytes: maxBytes).map { archive[$0.first]! }
+    }
+
+    var archiveSizes: [String: Int] {
+        var sizes: [String: Int] = [:]
+        for (key, document) in documents where !document.archive.isEmpty {
+            sizes[key.string] = document.archive.values.reduce(0) { $0 + $1.payload.count }
+        }
+        return sizes
+    }
+
     func versions(document id: String) -> [StoredVersion] {
         guard let versions = documents[MemoryKey(id)]?.versions else { return [] }
         return versions.keys.sorted().map { versions[$0]! }

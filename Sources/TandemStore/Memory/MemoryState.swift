@@ -11,6 +11,8 @@ struct MemoryState: Sendable {
         var changes: [StoredChange] = []
         var snapshot: StoredSnapshot?
         var versions: [Int: StoredVersion] = [:]
+        /// Archived runs by first revision.
+        var archive: [Int: ArchivedRun] = [:]
     }
 
     private(set) var documents: [MemoryKey: Document] = [:]
@@ -31,6 +33,7 @@ struct MemoryState: Sendable {
         case trimmed(MemoryKey, [StoredChange])
         case snapshot(MemoryKey, StoredSnapshot?)
         case version(MemoryKey, number: Int)
+        case archive(MemoryKey, [Int: ArchivedRun])
         case session(MemoryKey, StoredSession?)
         case pasteboard(MemoryKey, StoredPasteboard?)
         case meta(MemoryKey, [UInt8]?)
@@ -60,6 +63,7 @@ struct MemoryState: Sendable {
         case .trimmed(let key, let changes): documents[key]!.changes.insert(contentsOf: changes, at: 0)
         case .snapshot(let key, let snapshot): documents[key]!.snapshot = snapshot
         case .version(let key, let number): documents[key]!.versions[number] = nil
+        case .archive(let key, let archive): documents[key]!.archive = archive
         case .session(let key, let session): sessions[key] = session
         case .pasteboard(let key, let pasteboard): pasteboards[key] = pasteboard
         case .meta(let key, let value): meta[key] = value
@@ -76,6 +80,8 @@ struct MemoryState: Sendable {
         case .addVersion(let version): try addVersion(version)
         case .writeSnapshot(let snapshot): try writeSnapshot(snapshot)
         case .trimChanges(let document, let through): try trimChanges(document: document, through: through)
+        case .archive(let run): archive(run)
+        case .trimArchive(let document, let keepBytes): trimArchive(document: document, keepBytes: keepBytes)
         case .upsertPasteboard(let pasteboard): upsertPasteboard(pasteboard)
         case .deletePasteboard(let name): deletePasteboard(name)
         case .upsertSession(let session): try upsertSession(session)
@@ -154,6 +160,29 @@ struct MemoryState: Sendable {
         guard count > 0 else { return }
         undoLog.append(.trimmed(key, Array(documents[key]!.changes[..<count])))
         documents[key]!.changes.removeFirst(count)
+    }
+
+    // MARK: Archive
+
+    mutating func archive(_ run: ArchivedRun) {
+        let key = MemoryKey(run.documentID)
+        guard let archive = documents[key]?.archive, archive[run.first] == nil else { return }
+        undoLog.append(.archive(key, archive))
+        documents[key]!.archive[run.first] = run
+    }
+
+    mutating func trimArchive(document id: String, keepBytes: Int) {
+        let key = MemoryKey(id)
+        guard let archive = documents[key]?.archive else { return }
+        var newer = 0
+        var kept = archive
+        for first in archive.keys.sorted(by: >) {
+            newer += archive[first]!.payload.count
+            if newer > keepBytes { kept[first] = nil }
+        }
+        guard kept.count != archive.count else { return }
+        undoLog.append(.archive(key, archive))
+        documents[key]!.archive = kept
     }
 
     // MARK: Versions

@@ -58,7 +58,7 @@ public struct ClusterEntry: Sendable, Equatable {
             case .deletePasteboard(let name): add(.pasteboard, name)
             case .setMeta(let key, _) where key.hasPrefix(journalPrefix): add(.journal, String(key.dropFirst(journalPrefix.count)))
             case .setMeta(let key, _) where key.hasPrefix(selectionPrefix): add(.selection, String(key.dropFirst(selectionPrefix.count)))
-            case .setMeta, .writeSnapshot, .trimChanges: break
+            case .setMeta, .writeSnapshot, .trimChanges, .archive, .trimArchive: break
             }
         }
         return out

@@ -97,6 +97,19 @@ enum PostgresSchema {
         // Keys are kept as digests and answers sealed from now on (`SealedAnswers`): rows kept
         // the old way (plain, at most a day's) go.
         (4, "DELETE FROM idempotency_keys"),
+        // Changes that left the servers' memory, as `GET …/edits` serves them (`ArchivedRun`).
+        // Nodes archive what they trim alone, so runs may overlap: one per first revision.
+        (5, """
+            CREATE TABLE change_archive (
+                document TEXT COLLATE "C" NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+                first BIGINT NOT NULL,
+                last BIGINT NOT NULL,
+                bytes BIGINT NOT NULL,
+                payload BYTEA NOT NULL,
+                PRIMARY KEY (document, first)
+            );
+            CREATE INDEX change_archive_last ON change_archive (document, last);
+            """),
     ]
 
     static var latestVersion: Int { migrations.last!.version }

@@ -31,6 +31,8 @@ extension PostgresStore {
         case .addVersion(let version): try addVersion(version, in: c)
         case .writeSnapshot(let snapshot): try writeSnapshot(snapshot, in: c)
         case .trimChanges(let document, let through): try trimChanges(document: document, through: through, in: c)
+        case .archive(let run): try archive(run, in: c)
+        case .trimArchive(let document, let keepBytes): try trimArchive(document: document, keepBytes: keepBytes, in: c)
         case .upsertPasteboard(let pasteboard): try upsertPasteboard(pasteboard, in: c)
         case .deletePasteboard(let name): try deletePasteboard(name, in: c)
         case .upsertSession(let session): try upsertSession(session, in: c)
@@ -165,7 +167,7 @@ extension PostgresStore {
 
     /// False if there was no such document.
     static func deleteDocument(_ id: String, in c: PGConnection) throws(StoreError) -> Bool {
-        for table in ["change_runs", "snapshots", "versions"] {
+        for table in ["change_runs", "change_archive", "snapshots", "versions"] {
             try c.query("DELETE FROM \(table) WHERE document = $1", [.text(id)])
         }
         return try c.query("DELETE FROM documents WHERE id = $1", [.text(id)]).affected > 0

@@ -20,6 +20,8 @@ extension SQLiteStore {
         case .addVersion(let version): try addVersion(version, in: db)
         case .writeSnapshot(let snapshot): try writeSnapshot(snapshot, in: db)
         case .trimChanges(let document, let through): try trimChanges(document: document, through: through, in: db)
+        case .archive(let run): try archive(run, in: db)
+        case .trimArchive(let document, let keepBytes): try trimArchive(document: document, keepBytes: keepBytes, in: db)
         case .upsertPasteboard(let pasteboard): try upsertPasteboard(pasteboard, in: db)
         case .deletePasteboard(let name): try deletePasteboard(name, in: db)
         case .upsertSession(let session): try upsertSession(session, in: db)

@@ -3,7 +3,8 @@ import GRDB
 /// The schema, as GRDB migrations so that later versions can add to it.
 /// `documents.revision` is the last stored revision: appends move it forward only by
 /// compare-and-set, which is what makes revisions gap-free. Changes are stored as runs
-/// (`change_runs`, v2), one per document per group commit.
+/// (`change_runs`, v2), one per document per group commit; changes that left the server's
+/// memory are archived in `change_archive` (v3).
 enum Schema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -79,6 +80,21 @@ enum Schema {
                 try insert.execute(arguments: [document, revision, revision, ChangeRun.encode([change]).blob])
             }
             try db.execute(sql: "DROP TABLE changes")
+        }
+        // Changes that left the server's memory, as `GET …/edits` serves them (`ArchivedRun`).
+        // Runs of different nodes may overlap: one per first revision, read by last.
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: """
+                CREATE TABLE change_archive (
+                    document TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+                    first INTEGER NOT NULL,
+                    last INTEGER NOT NULL,
+                    bytes INTEGER NOT NULL,
+                    payload BLOB NOT NULL,
+                    UNIQUE (document, first)
+                );
+                CREATE INDEX change_archive_last ON change_archive (document, last);
+                """)
         }
         return migrator
     }

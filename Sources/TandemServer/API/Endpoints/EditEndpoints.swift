@@ -47,7 +47,7 @@ extension ServerContext {
                     Endpoint.error(400, "Bad since, wait or maxBytes"),
                     Endpoint.error(401, "Bad token"),
                     Endpoint.error(404, "No such document"),
-                    Endpoint.error(410, "since is older than the kept history"),
+                    Endpoint.error(410, "since is older than the kept history: the log in memory and the archive in the store (--archive-bytes)"),
                     Endpoint.error(422, "since is after the current revision"),
                 ],
                 handler: { [self] req, ctx, res in listEdits(req, ctx, res) }
