@@ -5,6 +5,8 @@ private documents leaking nothing, `--default-access`, the document's `access`/`
 
 from __future__ import annotations
 
+import contextlib
+
 import statistics
 import time
 import uuid
@@ -297,7 +299,9 @@ def test_the_document_shows_each_caller_its_role(abase):
         d = create(owner, mode)
         grant(owner, d["id"], viewer, "viewer")
         grant(owner, d["id"], editor, "editor")
-        viewer_link = link_client(abase, new_link(owner, d["id"], "viewer")["token"])
+        # A viewer link only where it means something (locked, private): elsewhere its
+        # holder would edit like everyone, so it is refused (test_viewer_links_...).
+        viewer_link = link_client(abase, new_link(owner, d["id"], "viewer")["token"]) if mode in ("locked", "private") else None
         editor_link = link_client(abase, new_link(owner, d["id"], "editor")["token"])
         operator = anonymous(abase)
         operator.http.headers.update(OPERATOR)
@@ -312,6 +316,8 @@ def test_the_document_shows_each_caller_its_role(abase):
             "editor link": (editor_link, am.Caller("editor link", "editor", False)),
         }
         for name, (client, c) in callers.items():
+            if client is None:
+                continue
             r = client.get(f"/documents/{d['id']}")
             if not am.may_read(mode, c):
                 if r.status_code != 404:
@@ -326,6 +332,38 @@ def test_the_document_shows_each_caller_its_role(abase):
             if got != want:
                 failures.append(f"{mode}/{name}: {got} != {want}")
     assert not failures, "\n".join(failures)
+
+
+def test_a_viewer_link_is_refused_where_the_address_lets_its_holder_edit_and_the_mode_stays_where_viewer_links_work(abase):
+    ada = session(abase, "Ada")
+    for mode in ("open", "editable"):
+        d = create(ada, mode)
+        with unchanged_access(ada, d["id"]):
+            assert_error(ada.post(f"/documents/{d['id']}/links", {"role": "viewer"}), 409, "link_grants_less")
+        # Editor and owner links are made in every mode.
+        for role in ("editor", "owner"):
+            assert ada.post(f"/documents/{d['id']}/links", {"role": role}).status_code == 201
+    d = create(ada, "locked")
+    link = new_link(ada, d["id"], "viewer")
+    for mode in ("open", "editable"):
+        with unchanged_access(ada, d["id"]):
+            assert_error(ada.patch(f"/documents/{d['id']}", {"access": mode}), 409, "viewer_links_work")
+    # Private keeps what a viewer link means; once it is revoked, open is fine.
+    assert ada.patch(f"/documents/{d['id']}", {"access": "private"}).status_code == 200
+    assert ada.delete(f"/documents/{d['id']}/links/{link['id']}").status_code == 204
+    assert ada.patch(f"/documents/{d['id']}", {"access": "open"}).json()["access"] == "open"
+    # An expired viewer link does not hold the mode either.
+    e = create(ada, "locked")
+    assert ada.post(f"/documents/{e['id']}/links", {"role": "viewer", "expiresIn": 1}).status_code == 201
+    time.sleep(1.2)
+    assert ada.patch(f"/documents/{e['id']}", {"access": "editable"}).json()["access"] == "editable"
+
+
+@contextlib.contextmanager
+def unchanged_access(client, doc_id):
+    before = client.get(f"/documents/{doc_id}/access").json()
+    yield
+    assert client.get(f"/documents/{doc_id}/access").json() == before
 
 
 def test_a_viewer_may_read_but_not_edit(abase):

@@ -116,7 +116,7 @@ CASES: tuple[Case, ...] = (
     Case("GET", "/documents/{id}/access"),
     Case("PUT", "/documents/{id}/members/{session}", body={"role": "viewer"}, steps=("third",)),
     Case("DELETE", "/documents/{id}/members/{session}", steps=("third_member",), success=204),
-    Case("POST", "/documents/{id}/links", body={"role": "viewer"}, success=201),
+    Case("POST", "/documents/{id}/links", body={"role": "editor"}, success=201),
     Case("DELETE", "/documents/{id}/links/{linkId}", steps=("link",), success=204),
 )
 
@@ -251,7 +251,7 @@ class Matrix:
             cell.params["session"] = self.w.sid("third")
             self.owner(cell, "PUT", "/documents/{id}/members/{session}", {"role": "viewer"})
         elif name == "link":
-            cell.params["linkId"] = self.owner(cell, "POST", "/documents/{id}/links", {"role": "viewer"}, want=201).json()["id"]
+            cell.params["linkId"] = self.owner(cell, "POST", "/documents/{id}/links", {"role": "editor"}, want=201).json()["id"]
 
     def prepare(self, cell: Cell) -> Cell:
         try:

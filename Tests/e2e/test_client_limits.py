@@ -59,7 +59,7 @@ def test_making_documents_pasteboards_and_links_past_their_rate_limit_is_429(ser
             return ada.post("/documents", {"text": ""})
         if limit == "pasteboards":
             return ada.post("/pasteboards", {"name": unique("pb")})
-        return ada.post(f"/documents/{doc['id']}/links", {"role": "viewer"})
+        return ada.post(f"/documents/{doc['id']}/links", {"role": "editor"})
 
     for _ in range(2):
         r = make()

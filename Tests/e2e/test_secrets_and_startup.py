@@ -29,13 +29,13 @@ def test_link_tokens_bearer_tokens_and_the_operator_key_never_reach_the_log_even
     created = requests.post(f"{srv.base}/documents", json={"text": "secret"}, timeout=10)
     assert created.status_code == 201, describe(created)
     doc_id, owner_token = created.json()["id"], created.json()["ownerLink"]["token"]
-    link = ada.post(f"/documents/{doc_id}/links", {"role": "viewer"}, headers={"Tandem-Link": owner_token})
+    link = ada.post(f"/documents/{doc_id}/links", {"role": "editor"}, headers={"Tandem-Link": owner_token})
     assert link.status_code == 201, describe(link)
-    viewer_token = link.json()["token"]
+    link_token = link.json()["token"]
     for r in (
-        requests.get(f"{srv.base}/documents/{doc_id}?link={viewer_token}", timeout=10),
+        requests.get(f"{srv.base}/documents/{doc_id}?link={link_token}", timeout=10),
         requests.get(f"{srv.base}/documents/{doc_id}?x=1&link={owner_token}", timeout=10),
-        requests.get(f"{srv.base}/documents/{doc_id}", headers={"Tandem-Link": viewer_token}, timeout=10),
+        requests.get(f"{srv.base}/documents/{doc_id}", headers={"Tandem-Link": link_token}, timeout=10),
         requests.get(f"{srv.base}/documents", headers={"Tandem-Admin-Key": STRONG_KEY}, timeout=10),
         requests.get(f"{srv.base}/documents?link=l_wrong.guess", timeout=10),
     ):
@@ -43,7 +43,7 @@ def test_link_tokens_bearer_tokens_and_the_operator_key_never_reach_the_log_even
     srv.stop()  # flushes the log
     log = srv.log_path.read_text(errors="replace")
     assert f"/documents/{doc_id}?link=REDACTED" in log, "the access log did not log the request at all"
-    for secret in (owner_token, viewer_token, STRONG_KEY, ada.token, "l_wrong.guess"):
+    for secret in (owner_token, link_token, STRONG_KEY, ada.token, "l_wrong.guess"):
         assert secret not in log, f"a secret is in the log: {secret[:6]}…"
 
 
@@ -109,7 +109,7 @@ def test_revoked_and_expired_links_do_not_count_toward_the_cap(base):
     doc_id = ada.create_doc("links")["id"]
 
     def make(**extra) -> requests.Response:
-        return ada.post(f"/documents/{doc_id}/links", {"role": "viewer", **extra})
+        return ada.post(f"/documents/{doc_id}/links", {"role": "editor", **extra})
 
     short = make(expiresIn=1)
     assert short.status_code == 201, describe(short)

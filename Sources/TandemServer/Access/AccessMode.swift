@@ -9,6 +9,11 @@ enum AccessMode: String, Sendable, CaseIterable {
     case locked
     /// Only the owner and members; to everyone else the document does not exist.
     case `private`
+
+    /// Whether a viewer link grants anything here: only where a session may not edit by
+    /// the address alone. On an `open` or `editable` document it would grant less than the
+    /// address does (its holder edits anyway), so it is refused rather than mislead.
+    var viewerLinksMeanSomething: Bool { self == .locked || self == .private }
 }
 
 /// What a caller may be in one document, lowest first.

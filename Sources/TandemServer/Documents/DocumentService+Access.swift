@@ -124,6 +124,7 @@ extension DocumentService {
                 throw APIError(.notFound, "member_not_found", "session '\(session)' has no role in this document")
             }
         case .addLink(let link):
+            guard link.role != .viewer || rules.access.viewerLinksMeanSomething else { throw .viewerLinkGrantsLess(rules.access) }
             // Only working links count; dead ones (revoked, expired) make room, oldest first,
             // so the list `GET …/access` shows stays bounded too.
             guard rules.links.count(where: { $0.isValid(at: now) }) < AccessRules.maxLinks else {
@@ -145,5 +146,16 @@ extension DocumentService {
 extension APIError {
     static func unknownSession(_ id: String) -> APIError {
         .unprocessable("no live session '\(id)'", code: "unknown_session")
+    }
+
+    static func viewerLinkGrantsLess(_ mode: AccessMode) -> APIError {
+        .conflict("link_grants_less", "this document is \(mode.rawValue): \(mode == .open ? "anyone" : "any session") with its address "
+                  + "may edit it, so a viewer link would grant less than the address does; make it locked or private first, "
+                  + "or share an editor link")
+    }
+
+    static func viewerLinksWork(_ mode: AccessMode, count: Int) -> APIError {
+        .conflict("viewer_links_work", "\(count) working viewer link\(count == 1 ? "" : "s") would let \(mode == .open ? "anyone" : "any session") "
+                  + "holding them edit once the document is \(mode.rawValue): revoke \(count == 1 ? "it" : "them") first")
     }
 }

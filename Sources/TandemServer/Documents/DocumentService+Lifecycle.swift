@@ -196,7 +196,13 @@ extension DocumentService {
         if let title = patch.title { next.title = title }
         if let editingDisabled = patch.editingDisabled { next.editingDisabled = editingDisabled }
         if let secure = patch.secure { next.secure = secure }
-        if let access = patch.access { next.access.access = access }
+        if let access = patch.access {
+            // A viewer link never grants less than the address: one that works keeps the
+            // document where it means something.
+            let viewers = next.access.links.count { $0.role == .viewer && $0.isValid(at: now()) }
+            guard access.viewerLinksMeanSomething || viewers == 0 else { throw .viewerLinksWork(access, count: viewers) }
+            next.access.access = access
+        }
         if let owner = patch.owner {
             guard sessions.session(id: owner) != nil else { throw .unknownSession(owner) }
             next.access.owner = owner

@@ -43,7 +43,7 @@ extension ServerContext {
                     ("expiresIn", ["type": "integer", "minimum": 1, "maximum": .integer(Self.maxLinkLifetime)]),
                 ], required: ["role"])),
                 responses: [Endpoint.json(201, "The link and its token", Schemas.ref("ShareLink")),
-                            Endpoint.error(400, "Malformed JSON, role or expiresIn"), Endpoint.error(409, "Too many links"),
+                            Endpoint.error(400, "Malformed JSON, role or expiresIn"), Endpoint.error(409, "Too many links (too_many_links), or a viewer link on an open or editable document (link_grants_less)"),
                             Endpoint.error(415, "Body is not JSON"), stored] + ownerOnly,
                 handler: { [self] req, ctx, res in createLink(req, ctx, res) }
             ),

@@ -68,6 +68,7 @@ extension ServerContext {
                     Endpoint.error(400, "Malformed JSON or field"),
                     Endpoint.error(401, "Bad token"),
                     Endpoint.error(404, "No such document"),
+                    Endpoint.error(409, "access open or editable while viewer links work (viewer_links_work)"),
                     Endpoint.error(413, "A body of more than 64 KiB"),
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save"),
