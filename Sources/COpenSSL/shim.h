@@ -7,6 +7,8 @@
 #include <openssl/sha.h>
 #include <openssl/rand.h>
 #include <openssl/evp.h>
+#include <openssl/kdf.h>
+#include <openssl/core_names.h>
 
 static inline long shim_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
 static inline long shim_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int v) { return SSL_CTX_set_min_proto_version(ctx, v); }
@@ -51,6 +53,30 @@ static inline int shim_aes256gcm_open(const unsigned char *key, const unsigned c
         && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, (void *)(in + textlen)) == 1
         && EVP_DecryptFinal_ex(ctx, out + len, &len) == 1;
     EVP_CIPHER_CTX_free(ctx);
+    return ok;
+}
+
+// scrypt (RFC 7914) through OpenSSL 3's KDF: `outlen` bytes of key from the password and
+// salt with cost N (a power of two), block size r and parallelism p. Memory is capped at
+// `maxmem` bytes (scrypt needs 128 * N * r * p and a little more). Returns 1 on success.
+static inline int shim_scrypt(const unsigned char *pass, size_t passlen, const unsigned char *salt, size_t saltlen,
+                              uint64_t n, uint32_t r, uint32_t p, uint64_t maxmem, unsigned char *out, size_t outlen) {
+    EVP_KDF *kdf = EVP_KDF_fetch(NULL, "SCRYPT", NULL);
+    if (kdf == NULL) return 0;
+    EVP_KDF_CTX *ctx = EVP_KDF_CTX_new(kdf);
+    EVP_KDF_free(kdf);
+    if (ctx == NULL) return 0;
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_PASSWORD, (void *)pass, passlen),
+        OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, (void *)salt, saltlen),
+        OSSL_PARAM_construct_uint64(OSSL_KDF_PARAM_SCRYPT_N, &n),
+        OSSL_PARAM_construct_uint32(OSSL_KDF_PARAM_SCRYPT_R, &r),
+        OSSL_PARAM_construct_uint32(OSSL_KDF_PARAM_SCRYPT_P, &p),
+        OSSL_PARAM_construct_uint64(OSSL_KDF_PARAM_SCRYPT_MAXMEM, &maxmem),
+        OSSL_PARAM_construct_end(),
+    };
+    int ok = EVP_KDF_derive(ctx, out, outlen, params) == 1;
+    EVP_KDF_CTX_free(ctx);
     return ok;
 }
 
