@@ -8,23 +8,26 @@ extension UndoManager {
     /// for each later change, plus those changes' own splices, from the newer of `mapped`'s
     /// entry and `cachedAt` (a read-only cache's revision). O(1).
     func mappingWork(_ g: Int32, cachedAt: Int? = nil) -> Int {
+        mappingCost(g, cachedAt: cachedAt).work
+    }
+
+    /// `mappingWork`, and the number of later changes it walks.
+    private func mappingCost(_ g: Int32, cachedAt: Int? = nil) -> (work: Int, changes: Int) {
         let group = groups[Int(g)]
         let first = log.firstAvailableRevision - 1
         let from = max(mapped[g]?.validAt ?? Int(group.last), cachedAt ?? -1, first)
         let changes = log.revision - from
-        guard changes > 0 else { return 0 }
+        guard changes > 0 else { return (0, 0) }
         let splices = mapped[g]?.inverse.spliceCount
             ?? (log.spliceCount(since: max(Int(group.first) - 1, first)) - log.spliceCount(since: max(Int(group.last), first)))
         let (product, overflow) = (splices + 1).multipliedReportingOverflow(by: changes)
-        return overflow ? Int.max : product + log.spliceCount(since: from)
+        return (overflow ? Int.max : product + log.spliceCount(since: from), changes)
     }
 
     /// `undoTooLarge` for group `g` when mapping it is over the budget.
     func checkMappingWork(_ g: Int32) throws(DocumentError) {
-        let work = mappingWork(g)
-        guard work > Document.maxRebaseWork else { return }
-        let group = groups[Int(g)]
-        throw .undoTooLarge(group: Int(group.id), changes: log.revision - max(mapped[g]?.validAt ?? Int(group.last), log.firstAvailableRevision - 1),
-                            limit: Document.maxRebaseWork)
+        let cost = mappingCost(g)
+        guard cost.work > Document.maxRebaseWork else { return }
+        throw .undoTooLarge(group: Int(groups[Int(g)].id), changes: cost.changes, limit: Document.maxRebaseWork)
     }
 }
