@@ -83,6 +83,10 @@ public protocol DocumentStore: Sendable {
     /// sessions no longer stored are left absent.
     func updateSessionsLastSeen(_ lastSeen: [String: Double]) throws(StoreError)
     func sessions() throws(StoreError) -> [StoredSession]
+    /// Every user, by id.
+    func users() throws(StoreError) -> [StoredUser]
+    /// The user with this sign-in name, if any.
+    func user(named name: String) throws(StoreError) -> StoredUser?
     func upsertPasteboard(_ pasteboard: StoredPasteboard) throws(StoreError)
     func deletePasteboard(_ name: String) throws(StoreError)
     func pasteboards() throws(StoreError) -> [StoredPasteboard]

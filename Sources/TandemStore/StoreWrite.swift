@@ -24,6 +24,10 @@ public enum StoreWrite: Sendable {
     case deleteSession(String)
     /// Sets (or with `nil` removes) a meta entry.
     case setMeta(String, [UInt8]?)
+    /// Adds or replaces a user (by id); `.conflict` if another user has its name.
+    case upsertUser(StoredUser)
+    /// Removes a user and its stored sessions; absent is not an error.
+    case deleteUser(String)
 
     var isAppend: Bool {
         if case .append = self { return true }

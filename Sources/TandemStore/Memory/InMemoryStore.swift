@@ -135,6 +135,16 @@ public final class InMemoryStore: DocumentStore {
         try writer.perform { state throws(StoreError) in try state.trimChanges(document: document, through: through) }
     }
 
+    // MARK: Users
+
+    public func users() throws(StoreError) -> [StoredUser] {
+        try read { $0.sortedUsers }
+    }
+
+    public func user(named name: String) throws(StoreError) -> StoredUser? {
+        try read { state in state.sortedUsers.first { $0.name == name } }
+    }
+
     // MARK: Archive
 
     public func archivedRuns(document: String, after: Int, maxBytes: Int) throws(StoreError) -> [ArchivedRun] {

@@ -47,6 +47,11 @@ extension MemoryState {
         sessions.keys.sorted().map { sessions[$0]! }
     }
 
+    /// Users by id.
+    var sortedUsers: [StoredUser] {
+        users.keys.sorted().map { users[$0]! }
+    }
+
     /// Pasteboards by name.
     var sortedPasteboards: [StoredPasteboard] {
         pasteboards.keys.sorted().map { pasteboards[$0]! }

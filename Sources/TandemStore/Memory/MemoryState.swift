@@ -17,6 +17,7 @@ struct MemoryState: Sendable {
 
     private(set) var documents: [MemoryKey: Document] = [:]
     private(set) var sessions: [MemoryKey: StoredSession] = [:]
+    private(set) var users: [MemoryKey: StoredUser] = [:]
     private(set) var pasteboards: [MemoryKey: StoredPasteboard] = [:]
     private(set) var meta: [MemoryKey: [UInt8]] = [:]
     /// What undoes the current unit's writes, newest last (see `unit`).
@@ -35,6 +36,7 @@ struct MemoryState: Sendable {
         case version(MemoryKey, number: Int)
         case archive(MemoryKey, [Int: ArchivedRun])
         case session(MemoryKey, StoredSession?)
+        case user(MemoryKey, StoredUser?)
         case pasteboard(MemoryKey, StoredPasteboard?)
         case meta(MemoryKey, [UInt8]?)
     }
@@ -65,6 +67,7 @@ struct MemoryState: Sendable {
         case .version(let key, let number): documents[key]!.versions[number] = nil
         case .archive(let key, let archive): documents[key]!.archive = archive
         case .session(let key, let session): sessions[key] = session
+        case .user(let key, let user): users[key] = user
         case .pasteboard(let key, let pasteboard): pasteboards[key] = pasteboard
         case .meta(let key, let value): meta[key] = value
         }
@@ -87,6 +90,8 @@ struct MemoryState: Sendable {
         case .upsertSession(let session): try upsertSession(session)
         case .deleteSession(let id): deleteSession(id)
         case .setMeta(let key, let value): setMeta(key, value)
+        case .upsertUser(let user): try upsertUser(user)
+        case .deleteUser(let id): deleteUser(id)
         }
     }
 
@@ -205,6 +210,22 @@ struct MemoryState: Sendable {
     }
 
     /// Absent is no error.
+    mutating func upsertUser(_ user: StoredUser) throws(StoreError) {
+        if users.values.contains(where: { $0.name == user.name && $0.id != user.id }) {
+            throw .conflict("a user named \(user.name) exists")
+        }
+        let key = MemoryKey(user.id)
+        undoLog.append(.user(key, users[key]))
+        users[key] = user
+    }
+
+    mutating func deleteUser(_ id: String) {
+        for (key, session) in sessions where session.userID == id { deleteSession(key.string) }
+        let key = MemoryKey(id)
+        guard let old = users.removeValue(forKey: key) else { return }
+        undoLog.append(.user(key, old))
+    }
+
     mutating func deleteSession(_ id: String) {
         put(nil, at: MemoryKey(id), in: \.sessions, undo: Undo.session)
     }

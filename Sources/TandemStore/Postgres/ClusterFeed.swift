@@ -58,7 +58,9 @@ public struct ClusterEntry: Sendable, Equatable {
             case .deletePasteboard(let name): add(.pasteboard, name)
             case .setMeta(let key, _) where key.hasPrefix(journalPrefix): add(.journal, String(key.dropFirst(journalPrefix.count)))
             case .setMeta(let key, _) where key.hasPrefix(selectionPrefix): add(.selection, String(key.dropFirst(selectionPrefix.count)))
-            case .setMeta, .writeSnapshot, .trimChanges, .archive, .trimArchive: break
+            // Users are read from the store when someone signs in, and the nodes learn of a removed
+            // one from the `users` meta generation (as from a process that is no node).
+            case .setMeta, .writeSnapshot, .trimChanges, .archive, .trimArchive, .upsertUser, .deleteUser: break
             }
         }
         return out

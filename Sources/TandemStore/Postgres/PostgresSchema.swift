@@ -110,6 +110,17 @@ enum PostgresSchema {
             );
             CREATE INDEX change_archive_last ON change_archive (document, last);
             """),
+        // People who sign in (`StoredUser`), and the user each session belongs to.
+        (6, """
+            CREATE TABLE users (
+                id TEXT COLLATE "C" PRIMARY KEY,
+                name BYTEA NOT NULL UNIQUE,
+                display_name BYTEA NOT NULL,
+                password_hash TEXT,
+                created DOUBLE PRECISION NOT NULL
+            );
+            ALTER TABLE sessions ADD COLUMN user_id TEXT COLLATE "C";
+            """),
     ]
 
     static var latestVersion: Int { migrations.last!.version }

@@ -38,6 +38,8 @@ extension PostgresStore {
         case .upsertSession(let session): try upsertSession(session, in: c)
         case .deleteSession(let id): try deleteSession(id, in: c)
         case .setMeta(let key, let value): try setMeta(key, value, in: c)
+        case .upsertUser(let user): try upsertUser(user, in: c)
+        case .deleteUser(let id): try deleteUser(id, in: c)
         }
     }
 
@@ -189,11 +191,11 @@ extension PostgresStore {
     static func upsertSession(_ session: StoredSession, in c: PGConnection) throws(StoreError) {
         try NotNull.check(session)
         try c.query("""
-            INSERT INTO sessions (id, token_hash, name, color, created, last_seen) VALUES ($1, $2, $3, $4, $5, $6)
+            INSERT INTO sessions (id, token_hash, name, color, created, last_seen, user_id) VALUES ($1, $2, $3, $4, $5, $6, $7)
             ON CONFLICT (id) DO UPDATE SET token_hash = excluded.token_hash, name = excluded.name,
-                color = excluded.color, created = excluded.created, last_seen = excluded.last_seen
+                color = excluded.color, created = excluded.created, last_seen = excluded.last_seen, user_id = excluded.user_id
             """, [.text(session.id), .bytes(session.tokenHash), .utf8(session.name), .text(session.color),
-                  .double(session.created), .double(session.lastSeen)])
+                  .double(session.created), .double(session.lastSeen), session.userID.map(PGValue.text) ?? .null])
     }
 
     static func deleteSession(_ id: String, in c: PGConnection) throws(StoreError) {

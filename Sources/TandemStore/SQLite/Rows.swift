@@ -54,11 +54,21 @@ extension StoredVersion {
 }
 
 extension StoredSession {
-    static let columns = "id, token_hash, name, color, created, last_seen"
-    static let selected = "id, token_hash, CAST(name AS BLOB), color, created, last_seen"
+    static let columns = "id, token_hash, name, color, created, last_seen, user_id"
+    static let selected = "id, token_hash, CAST(name AS BLOB), color, created, last_seen, user_id"
 
     init(row: Row) {
-        self.init(id: row[0], tokenHash: [UInt8](blob: row, 1), name: String(utf8Blob: row, 2), color: row[3], created: row[4], lastSeen: row[5])
+        self.init(id: row[0], tokenHash: [UInt8](blob: row, 1), name: String(utf8Blob: row, 2), color: row[3], created: row[4],
+                  lastSeen: row[5], userID: row[6])
+    }
+}
+
+extension StoredUser {
+    static let columns = "id, name, display_name, password_hash, created"
+    static let selected = "id, CAST(name AS BLOB), CAST(display_name AS BLOB), password_hash, created"
+
+    init(row: Row) {
+        self.init(id: row[0], name: String(utf8Blob: row, 1), displayName: String(utf8Blob: row, 2), passwordHash: row[3], created: row[4])
     }
 }
 

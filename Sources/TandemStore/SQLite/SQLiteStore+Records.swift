@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 extension SQLiteStore {
@@ -37,8 +38,9 @@ extension SQLiteStore {
 
     static func upsertSession(_ session: StoredSession, in db: Database) throws {
         try db.execute(
-            sql: "INSERT OR REPLACE INTO sessions (\(StoredSession.columns)) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [session.id, session.tokenHash.blob, session.name.utf8Blob, session.color, session.created, session.lastSeen])
+            sql: "INSERT OR REPLACE INTO sessions (\(StoredSession.columns)) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            arguments: [session.id, session.tokenHash.blob, session.name.utf8Blob, session.color, session.created, session.lastSeen,
+                        session.userID])
     }
 
     public func deleteSession(_ id: String) throws(StoreError) {
@@ -55,6 +57,33 @@ extension SQLiteStore {
 
     static func sessions(in db: Database) throws -> [StoredSession] {
         try Row.fetchAll(db, sql: "SELECT \(StoredSession.selected) FROM sessions ORDER BY id").map(StoredSession.init(row:))
+    }
+
+    // MARK: Users
+
+    static func upsertUser(_ user: StoredUser, in db: Database) throws {
+        // A name taken by another user violates the UNIQUE constraint: `.conflict`.
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO users (\(StoredUser.columns)) SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM users WHERE name = ? AND id != ?)",
+            arguments: [user.id, Data(user.name.utf8), Data(user.displayName.utf8), user.passwordHash, user.created,
+                        Data(user.name.utf8), user.id])
+        if db.changesCount == 0 { throw StoreError.conflict("a user named \(user.name) exists") }
+    }
+
+    static func deleteUser(_ id: String, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [id])
+        try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [id])
+    }
+
+    public func users() throws(StoreError) -> [StoredUser] {
+        try read { db in try Row.fetchAll(db, sql: "SELECT \(StoredUser.selected) FROM users ORDER BY id").map(StoredUser.init(row:)) }
+    }
+
+    public func user(named name: String) throws(StoreError) -> StoredUser? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT \(StoredUser.selected) FROM users WHERE name = ?", arguments: [Data(name.utf8)])
+                .map(StoredUser.init(row:))
+        }
     }
 
     // MARK: Pasteboards

@@ -27,6 +27,8 @@ extension SQLiteStore {
         case .upsertSession(let session): try upsertSession(session, in: db)
         case .deleteSession(let id): try deleteSession(id, in: db)
         case .setMeta(let key, let value): try setMeta(key, value, in: db)
+        case .upsertUser(let user): try upsertUser(user, in: db)
+        case .deleteUser(let id): try deleteUser(id, in: db)
         }
     }
 }

@@ -96,6 +96,19 @@ enum Schema {
                 CREATE INDEX change_archive_last ON change_archive (document, last);
                 """)
         }
+        // People who sign in (`StoredUser`), and the user each session belongs to.
+        migrator.registerMigration("v4") { db in
+            try db.execute(sql: """
+                CREATE TABLE users (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name BLOB NOT NULL UNIQUE,
+                    display_name BLOB NOT NULL,
+                    password_hash TEXT,
+                    created REAL NOT NULL
+                );
+                ALTER TABLE sessions ADD COLUMN user_id TEXT;
+                """)
+        }
         return migrator
     }
 }
