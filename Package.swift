@@ -48,7 +48,7 @@ let package = Package(
         .executableTarget(
             name: "tandem",
             dependencies: [
-                "TandemServer", "TandemHTTP",
+                "TandemServer", "TandemHTTP", "TandemStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

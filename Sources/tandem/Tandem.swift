@@ -9,6 +9,6 @@ struct Tandem: ParsableCommand {
             Every option of `serve` can also come from the environment (TANDEM_PORT, …);
             a flag on the command line wins over the environment, which wins over the default.
             """,
-        subcommands: [Serve.self, Healthcheck.self]
+        subcommands: [Serve.self, Healthcheck.self, User.self]
     )
 }

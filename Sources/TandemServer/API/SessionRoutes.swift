@@ -6,7 +6,21 @@ extension ServerContext {
     /// token yet).
     func createSession(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         let name: String?
-        do throws(APIError) { name = try sessionName(req, allowEmpty: true) } catch { return res.send(error.response) }
+        do throws(APIError) {
+            let body = try RequestBody.object(req, allowEmpty: true)
+            try body.allowOnly(["name", "user", "password"])
+            let user = try body.string("user"), password = try body.string("password")
+            if user != nil || password != nil {
+                guard try body.string("name") == nil else {
+                    throw .invalidField("name", "a user's sessions carry the user's display name")
+                }
+                guard let user, let password else { throw .invalidField(user == nil ? "user" : "password", "user and password go together") }
+                return signIn(user: user, password: password, request: req, res)
+            }
+            name = try sessionName(req, allowEmpty: true)
+        } catch {
+            return res.send(error.response)
+        }
         let (session, token) = sessions.create(name: name, now: now())
         store.submit([.upsertSession(stored(session, name: session.name))]) { [self] result in
             if case .failure(let error) = result {
@@ -65,7 +79,7 @@ extension ServerContext {
     }
 
     private func stored(_ s: Session, name: String) -> StoredSession {
-        StoredSession(id: s.id, tokenHash: s.tokenHash, name: name, color: s.color, created: s.created, lastSeen: s.lastSeen)
+        StoredSession(id: s.id, tokenHash: s.tokenHash, name: name, color: s.color, created: s.created, lastSeen: s.lastSeen, userID: s.userID)
     }
 
     /// Everyone looking at a document with this session in it sees its new name.
@@ -98,6 +112,7 @@ extension ServerContext {
         if let token { w.key("token"); w.string(token) }
         w.key("name"); w.string(s.name)
         w.key("color"); w.string(s.color)
+        if let user = s.userID { w.key("user"); w.string(user) }
         w.endObject()
         return w.bytes
     }

@@ -20,6 +20,10 @@ final class ServerContext: Sendable {
     /// The per-client limits (`--rate-limit`) and whom they count (`--trusted-proxy`).
     let rateLimiter: RateLimiter
     let clients: ClientAddressResolver
+    /// Failed sign-ins per account (`SignIn`).
+    let accountThrottle = AccountThrottle()
+    /// The users generation last seen (`endSessionsOfRemovedUsers`); nil while there is none.
+    let usersGeneration: Mutex<[UInt8]?>
 
     init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry, metrics: Metrics,
          idempotency: any IdempotencyStore = IdempotencyCache(), logger: Logger) {
@@ -29,6 +33,7 @@ final class ServerContext: Sendable {
         self.sessions = sessions
         self.metrics = metrics
         self.logger = logger
+        usersGeneration = Mutex((try? store.meta(Accounts.generationKey)) ?? nil)
         rateLimiter = RateLimiter(limits: configuration.rateLimits)
         clients = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
         let pasteboards = PasteboardRegistry(store: store, limits: PasteboardRegistry.limits(configuration.pasteboardLimits, maxBodyBytes: configuration.maxBodyBytes),

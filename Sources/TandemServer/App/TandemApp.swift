@@ -44,7 +44,7 @@ public final class TandemApp: Sendable {
         let feedHead = try (engine as? PostgresStore)?.clusterHead()
         let contents = try store.loadAll()
         let sessions = SessionRegistry(restoring: contents.sessions.map {
-            Session(id: $0.id, name: $0.name, color: $0.color, created: $0.created, lastSeen: $0.lastSeen, tokenHash: $0.tokenHash)
+            Session(id: $0.id, name: $0.name, color: $0.color, created: $0.created, lastSeen: $0.lastSeen, tokenHash: $0.tokenHash, userID: $0.userID)
         })
         let context = ServerContext(configuration: configuration, store: store, sessions: sessions, metrics: metrics,
                                     idempotency: idempotency, logger: logger)
@@ -142,6 +142,7 @@ public final class TandemApp: Sendable {
             if now - lastSessionSweep >= 1 {
                 lastSessionSweep = now
                 context.sweepSessions(now: now)
+                context.endSessionsOfRemovedUsers()
                 context.storeSessionActivity(interval: context.lastSeenStoreInterval)
                 context.service.trimLogsToConfiguredLength()
                 context.service.autosave(now: now)

@@ -211,7 +211,7 @@ extension DocumentService {
         guard let cluster else { return }
         if let stored = try cluster.store.session(id) {
             sessions.refresh(Session(id: stored.id, name: stored.name, color: stored.color, created: stored.created,
-                                     lastSeen: stored.lastSeen, tokenHash: stored.tokenHash))
+                                     lastSeen: stored.lastSeen, tokenHash: stored.tokenHash, userID: stored.userID))
         } else if sessions.remove(id: id) != nil {
             // Ended on another node: its selections go here too, and whoever sees it present
             // hears it left (its undo groups go with the documents' journals).

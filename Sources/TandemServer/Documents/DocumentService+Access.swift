@@ -156,6 +156,6 @@ extension APIError {
 
     static func viewerLinksWork(_ mode: AccessMode, count: Int) -> APIError {
         .conflict("viewer_links_work", "\(count) working viewer link\(count == 1 ? "" : "s") would let \(mode == .open ? "anyone" : "any session") "
-                  + "holding them edit once the document is \(mode.rawValue): revoke \(count == 1 ? "it" : "them") first")
+                  + "holding \(count == 1 ? "it" : "them") edit once the document is \(mode.rawValue): revoke \(count == 1 ? "it" : "them") first")
     }
 }

@@ -35,11 +35,15 @@ enum Schemas {
             ("error", object([("code", string), ("message", string)], required: ["code", "message"])),
         ], required: ["error"])),
         ("Session", object([
-            ("id", string), ("name", string), ("color", string),
+            ("id", string), ("name", string), ("color", string), ("user", string),
         ], required: ["id", "name", "color"])),
         ("SessionCreated", object([
-            ("id", string), ("token", string), ("name", string), ("color", string),
+            ("id", string), ("token", string), ("name", string), ("color", string), ("user", string),
         ], required: ["id", "token", "name", "color"])),
+        ("CurrentUser", object([
+            ("id", ["type": ["string", "null"]]), ("name", ["type": ["string", "null"]]), ("displayName", string),
+            ("guest", boolean), ("session", string),
+        ], required: ["id", "name", "displayName", "guest", "session"])),
         ("Operation", [
             "description": "Compact TextOperation: a positive integer retains, a string inserts, a negative integer deletes. Lengths in UTF-16 code units.",
             "type": "array",

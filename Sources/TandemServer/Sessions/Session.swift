@@ -9,13 +9,16 @@ public struct Session: Sendable, Equatable {
     public var lastSeen: Double
     /// SHA-256 of the secret half of the token; the token itself is never kept.
     public var tokenHash: [UInt8]
+    /// The user it belongs to (`StoredUser.id`); nil for a guest.
+    public var userID: String?
 
-    public init(id: String, name: String, color: String, created: Double, lastSeen: Double, tokenHash: [UInt8]) {
+    public init(id: String, name: String, color: String, created: Double, lastSeen: Double, tokenHash: [UInt8], userID: String? = nil) {
         self.id = id
         self.name = name
         self.color = color
         self.created = created
         self.lastSeen = lastSeen
         self.tokenHash = tokenHash
+        self.userID = userID
     }
 }

@@ -23,7 +23,7 @@ public final class SessionRegistry: Sendable {
     }
 
     /// Creates a session; returns it and the bearer token, which is shown only this once.
-    public func create(name: String?, now: Double) -> (Session, token: String) {
+    public func create(name: String?, userID: String? = nil, now: Double) -> (Session, token: String) {
         let id = "s_" + Secrets.base64url(Secrets.randomBytes(9))
         let secret = Secrets.randomBytes(32)
         let n = counter.withLock { c in c += 1; return c }
@@ -33,7 +33,8 @@ public final class SessionRegistry: Sendable {
             color: palette[(n - 1) % palette.count],
             created: now,
             lastSeen: now,
-            tokenHash: Secrets.sha256(secret)
+            tokenHash: Secrets.sha256(secret),
+            userID: userID
         )
         sessions.withLock { $0[id] = session }
         stored.withLock { $0[id] = now }
@@ -61,6 +62,9 @@ public final class SessionRegistry: Sendable {
     }
 
     public func session(id: String) -> Session? { sessions.withLock { $0[id] } }
+
+    /// The live sessions that belong to users (for `DocumentService.endSessionsOfRemovedUsers`).
+    public var userSessions: [Session] { sessions.withLock { $0.values.filter { $0.userID != nil } } }
 
     /// A session as another node stored it (created or renamed there): its activity here is
     /// kept if newer.

@@ -7,15 +7,32 @@ extension ServerContext {
         [
             Endpoint(
                 method: .post, path: "/sessions", operationID: "createSession",
-                summary: "Start a session; the token is shown only in this answer", tag: "Sessions",
-                requestBody: Endpoint.jsonBody(Schemas.object([("name", ["type": "string", "maxLength": 100])], required: []), required: false),
+                summary: "Start a session (a guest's, or with user and password a local account's); the token is shown only in this answer", tag: "Sessions",
+                requestBody: Endpoint.jsonBody(Schemas.object([("name", ["type": "string", "maxLength": 100]), ("user", Schemas.string),
+                                                               ("password", Schemas.string)], required: []), required: false),
                 responses: [
                     Endpoint.json(201, "The new session and its bearer token", Schemas.ref("SessionCreated")),
                     Endpoint.error(400, "Malformed JSON or field"),
+                    Endpoint.error(401, "No account with that user and password (invalid_credentials)"),
                     Endpoint.error(415, "Body is not JSON"),
+                    Endpoint.error(429, "Too many failed sign-ins to the account (rate_limited, Retry-After)"),
                     Endpoint.error(503, "The store cannot save the session"),
                 ],
                 handler: { [self] req, ctx, res in createSession(req, ctx, res) }
+            ),
+            Endpoint(
+                method: .get, path: "/users/me", operationID: "getCurrentUser",
+                summary: "The user the calling session belongs to (a guest's session: guest true, id null)", tag: "Sessions",
+                responses: [
+                    Endpoint.json(200, "The user", Schemas.ref("CurrentUser")),
+                    Endpoint.error(401, "No session (session_required), or a wrong or expired token"),
+                ],
+                handler: { [self] req, ctx, res in
+                    let session: Session
+                    do throws(APIError) { session = try ctx.requireSession(for: "GET /users/me") } catch { return res.send(error.response) }
+                    // A read of the store: off the loop.
+                    service.heavyWork.async(lane: Self.signInLane) { [self] in res.respond { () throws(APIError) in try currentUser(session) } }
+                }
             ),
             Endpoint(
                 method: .get, path: "/sessions/me", operationID: "getSession",

@@ -1,0 +1,105 @@
+import Foundation
+import TandemHTTP
+import TandemStore
+
+/// Signing in to a local account: `POST /sessions {"user","password"}` makes a session that
+/// belongs to the user. The check runs on the heavy-work pool, one at a time (`lane`): scrypt
+/// takes 32 MiB and a tenth of a second, so a burst of sign-ins holds neither a loop nor more
+/// than one check's memory. A wrong password and an unknown name are one answer, `401
+/// invalid_credentials`, in the same time; failures count toward the address's `auth` limit
+/// and the account's throttle (`AccountThrottle`), whose `429` comes before any check.
+extension ServerContext {
+    static let signInLane = "sign-in"
+    /// Checked when the name is unknown, so that the answer takes as long as for a known one.
+    private static let stand = PasswordHash.make("no such user: the time of a check")
+
+    func signIn(user name: String, password: String, request: HTTPRequest, _ res: HTTPResponder) {
+        let client = clients.client(of: request)
+        service.heavyWork.async(lane: Self.signInLane) { [self] in
+            res.send(signInNow(name: name, password: password, client: client))
+        }
+    }
+
+    private func signInNow(name: String, password: String, client: IPAddress?) -> HTTPResponse {
+        let key = UserName.normalized(name)
+        if let key, let wait = accountThrottle.wait(for: key, now: now()) {
+            let after = max(1, Int(wait.rounded(.up)))
+            return APIError(.tooManyRequests, "rate_limited", "too many failed sign-ins to this account; retry in \(after) s",
+                            headers: ["Retry-After": String(after)]).response
+        }
+        let stored: StoredUser?
+        do {
+            stored = try key.flatMap { key throws(StoreError) in try store.user(named: key) }
+        } catch {
+            logger.error("could not read users: \(error)")
+            return APIError.storageFailing.response
+        }
+        let hash = stored?.passwordHash.flatMap(PasswordHash.init(encoded:))
+        let matches = (hash ?? Self.stand)?.verify(password) ?? false
+        guard let user = stored, hash != nil, matches else {
+            if let key { accountThrottle.failed(key, now: now()) }
+            if let client { _ = rateLimiter.take(.auth, for: client) }
+            return APIError(.unauthorized, "invalid_credentials", "no account with that name and password").response
+        }
+        accountThrottle.succeeded(user.name)
+        var writes: [StoreWrite] = []
+        if let hash, hash.needsRehash, let fresh = PasswordHash.make(password) {
+            var rehashed = user
+            rehashed.passwordHash = fresh.encoded
+            writes.append(.upsertUser(rehashed))
+        }
+        let (session, token) = sessions.create(name: user.displayName, userID: user.id, now: now())
+        writes.append(.upsertSession(StoredSession(id: session.id, tokenHash: session.tokenHash, name: session.name, color: session.color,
+                                                   created: session.created, lastSeen: session.lastSeen, userID: user.id)))
+        do {
+            try store.perform(writes)
+        } catch {
+            sessions.remove(id: session.id)
+            logger.error("could not store a session of \(user.id): \(error)")
+            return APIError.storageFailing.response
+        }
+        metrics.increment("tandem_sessions_created_total")
+        return .json(sessionJSON(session, token: token), status: .created)
+    }
+
+    /// `GET /users/me`: who the caller's session belongs to.
+    func currentUser(_ session: Session) throws(APIError) -> HTTPResponse {
+        var w = JSONWriter(capacity: 160)
+        w.beginObject()
+        if let id = session.userID {
+            let user: StoredUser?
+            do { user = try store.users().first { $0.id == id } } catch { throw .storageFailing }
+            guard let user else { throw .unauthorized }
+            w.key("id"); w.string(user.id)
+            w.key("name"); w.string(user.name)
+            w.key("displayName"); w.string(user.displayName)
+            w.key("guest"); w.bool(false)
+        } else {
+            w.key("id"); w.null()
+            w.key("name"); w.null()
+            w.key("displayName"); w.string(session.name)
+            w.key("guest"); w.bool(true)
+        }
+        w.key("session"); w.string(session.id)
+        w.endObject()
+        return .json(w.bytes)
+    }
+
+    /// When the users generation changed (an account removed or its password changed, by
+    /// `tandem user` or on another node), ends here every session of a user that the store no
+    /// longer holds. Runs on housekeeping, about once a second: one meta read when nothing changed.
+    func endSessionsOfRemovedUsers() {
+        let generation: [UInt8]?
+        do { generation = try store.meta(Accounts.generationKey) } catch { return }
+        let changed = usersGeneration.withLock { last -> Bool in
+            defer { last = generation }
+            return last != generation
+        }
+        guard changed, let stored = try? Set(store.sessions().map(\.id)) else { return }
+        for session in sessions.userSessions where !stored.contains(session.id) {
+            endSession(session.id) { [logger] result in
+                if case .failure(let error) = result { logger.warning("could not end session \(session.id): \(error)") }
+            }
+        }
+    }
+}
