@@ -4,15 +4,7 @@
 // a document cannot be shown, or stops being ours to read while it is open.
 import { $, toast } from './ui.js';
 import { copyButton } from './copy-text.js';
-
-export const MODES = {
-  open: { name: 'Open', about: 'Anyone can read and edit it.' },
-  editable: { name: 'Editable', about: 'Anyone can read it; anyone using Tandem can edit it (callers without a session only read).' },
-  locked: { name: 'Locked', about: 'Anyone can read it; only its owner and editors can edit it.' },
-  private: { name: 'Private', about: 'Only its owner and the people it is shared with can open it; to anyone else it does not exist.' },
-};
-
-export const ROLES = { owner: 'the owner', editor: 'an editor', viewer: 'a viewer' };
+import { MODES, ROLES } from './access-rules.js';
 
 export class AccessUI {
   constructor(view) {

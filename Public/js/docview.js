@@ -98,7 +98,12 @@ export class DocView {
     collab.addEventListener('history', (e) => this.history.onEvent(e.detail));
     collab.addEventListener('saved', (e) => this.onSaved(e.detail));
     collab.addEventListener('state', (e) => this.setDocState(e.detail && e.detail.state));
-    collab.addEventListener('access', (e) => { this.access.announceMode(e.detail && e.detail.access); this.recheckAccess(collab); });
+    collab.addEventListener('access', (e) => {
+      const mode = e.detail && e.detail.access;
+      this.access.announceMode(mode);
+      this.share.onAccess(mode);
+      this.recheckAccess(collab);
+    });
     collab.addEventListener('pasteboard', (e) => this.clipboard.onEvent(e.detail));
     collab.addEventListener('reset', (e) => this.onReset(e.detail));
     collab.addEventListener('failed', (e) => this.onFailed(e.detail));

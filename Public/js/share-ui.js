@@ -1,12 +1,13 @@
 // The Share dialog: who may open and edit the document (its access mode), the people
 // given a role in it, and share links by role (made with an optional expiry, shown once,
 // revocable). Only the owner changes any of it (GET …/access answers others 403); everyone
-// else sees the mode and their own role.
+// else sees the mode and their own role. A link never grants less than the address: on an
+// open or editable document the dialog offers no viewer link, and says why.
 import { $, el, ago } from './ui.js';
 import { enc } from './api.js';
 import { linkURL, linkIdOf } from './links.js';
 import { copyButton } from './copy-text.js';
-import { MODES, ROLES } from './access-ui.js';
+import { MODES, ROLES, aboutYou, sentence, viewerLinkAllowed, viewerLinkNote } from './access-rules.js';
 
 const ROLE_NAMES = { owner: 'Owner', editor: 'Editor', viewer: 'Viewer' };
 const days = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
@@ -21,6 +22,9 @@ export class ShareUI {
   constructor(view) {
     this.view = view;
     this.rules = null; // GET …/access, when we own the document
+    this.canEdit = null; // what the document last said we may do, read when the dialog opens
+    this.reads = 0; // refreshes started: only the latest one shows what it read
+    this.roleForced = false; // the viewer link was chosen, then ruled out by the mode: editor meanwhile
     this.dialog = $('#share-dialog');
     $('#share-button').addEventListener('click', () => this.open());
     $('#share-close').addEventListener('click', () => this.dialog.close());
@@ -35,6 +39,7 @@ export class ShareUI {
     }
     $('#share-member-form').addEventListener('submit', (e) => { e.preventDefault(); this.grant(); });
     $('#share-link-form').addEventListener('submit', (e) => { e.preventDefault(); this.createLink(); });
+    $('#share-link-role').addEventListener('change', () => { this.roleForced = false; });
     copyButton($('#share-new-link-copy'), $('#share-new-link-url'), $('#share-new-link-status'));
   }
 
@@ -47,6 +52,7 @@ export class ShareUI {
     $('#share-heading').textContent = `Share “${view.doc.title || 'Untitled'}”`;
     $('#share-new-link').hidden = true;
     this.say('');
+    this.canEdit = null;
     this.dialog.returnValue = '';
     await this.refresh();
     if (!this.dialog.open) this.dialog.showModal();
@@ -56,28 +62,48 @@ export class ShareUI {
     if (focus) focus.focus();
   }
 
-  /** Reads the access rules; only the owner may (others: 403, or 404 for a private one). */
+  /**
+   * Reads the access rules; only the owner may (others: 403, or 404 for a private one).
+   * What it read replaces the dialog's rules only once read (a mode change waiting for its
+   * answer still has them), and only if no later refresh started meanwhile.
+   */
   async refresh() {
     const view = this.view;
-    this.rules = null;
+    const read = ++this.reads;
+    let rules = null;
+    let doc = null;
     // Only the owner may read the rules: anyone else asking would be refused (a 403 in
     // the console for nothing), so they read the document's mode and their role instead.
     if (view.access.role === 'owner') {
       try {
-        this.rules = await this.api.get(`${this.base}/access`);
+        rules = await this.api.get(`${this.base}/access`);
       } catch (e) {
         if (e.status !== 403 && e.status !== 404) this.say(`Could not load who has access: ${e.message}`, 'error');
       }
     }
-    if (!this.rules) {
-      try {
-        const doc = await this.api.get(this.base);
-        if (view.doc) view.doc.access = doc.access;
-        view.access.mode = doc.access || view.access.mode;
-        view.access.role = doc.role || null;
-      } catch { /* show what we know */ }
+    if (!rules) {
+      try { doc = await this.api.get(this.base); } catch { /* show what we know */ }
+    }
+    if (read !== this.reads) return;
+    this.rules = rules;
+    if (doc) {
+      if (view.doc) view.doc.access = doc.access;
+      view.access.mode = doc.access || view.access.mode;
+      view.access.role = doc.role || null;
+      this.canEdit = doc.canEdit !== false;
     }
     this.render();
+  }
+
+  /**
+   * The rules changed (an `access` event, with the document's mode now): an open dialog
+   * shows them. The owner's own change is already shown; anyone else's role may have changed
+   * with the same mode, so they read it again.
+   */
+  onAccess(mode) {
+    if (!this.dialog.open) return;
+    if (this.rules && this.rules.access === mode) return;
+    this.refresh();
   }
 
   render() {
@@ -95,20 +121,16 @@ export class ShareUI {
     const about = MODES[mode] ? `It is ${MODES[mode].name.toLowerCase()}: ${MODES[mode].about} ` : '';
     $('#share-about').textContent = owner
       ? 'You own this document: you decide who can open and edit it.'
-      : `${about}Only its owner can change who may open or edit it. ${this.aboutYou(role)}`;
+      : `${about}Only its owner can change who may open or edit it. ${aboutYou({ role, mode, canEdit: this.canEdit ?? view.access.canEdit })}`;
     $('#share-mode').hidden = !owner;
     $('#share-members').hidden = !owner;
     $('#share-delete-section').hidden = !owner;
     $('#share-links').hidden = !owner;
     if (owner) {
       this.renderMembers();
+      this.renderLinkChoice(mode);
       this.renderLinks();
     }
-  }
-
-  aboutYou(role) {
-    const can = this.view.access.canEdit ? 'can edit it' : 'can read it but not edit it';
-    return role ? `You are ${ROLES[role] || role} and ${can}.` : `You ${can}.`;
   }
 
   /** A short message in the dialog (read out: role=status). */
@@ -123,11 +145,21 @@ export class ShareUI {
     if (!this.rules || access === before) return;
     try {
       const doc = await this.api.patch(this.base, { access });
-      this.rules.access = doc.access || access;
-      if (this.view.doc) this.view.doc.access = this.rules.access;
-      this.view.access.mode = this.rules.access;
-      this.say(`Now ${MODES[this.rules.access].name.toLowerCase()}: ${MODES[this.rules.access].about}`);
+      const now = doc.access || access;
+      // The rules may have been read again meanwhile (an `access` event): they say it too.
+      if (this.rules) this.rules.access = now;
+      if (this.view.doc) this.view.doc.access = now;
+      this.view.access.mode = now;
+      this.say(`Now ${MODES[now].name.toLowerCase()}: ${MODES[now].about}`);
     } catch (e) {
+      if (e.code === 'viewer_links_work') {
+        // Viewer links still work: the server says how many, and to revoke them first. The
+        // mode stays; the list (perhaps with links made elsewhere) is read again.
+        const stays = MODES[before] ? ` It stays ${MODES[before].name.toLowerCase()}.` : '';
+        this.say(`${sentence(e.message)}${stays}`, 'error');
+        await this.refresh();
+        return;
+      }
       this.say(`Could not change who has access: ${e.message}`, 'error');
     }
     this.render();
@@ -195,6 +227,27 @@ export class ShareUI {
 
   // ---- links ----
 
+  /**
+   * The new link's roles in `mode`: no viewer link where anyone with the address may edit
+   * (the option disabled, the line below the form saying why). A viewer choice the mode rules
+   * out becomes editor, and viewer again if the mode allows it before the person picks.
+   */
+  renderLinkChoice(mode) {
+    const select = $('#share-link-role');
+    const allowed = viewerLinkAllowed(mode);
+    select.querySelector('option[value="viewer"]').disabled = !allowed;
+    if (!allowed && select.value === 'viewer') {
+      select.value = 'editor';
+      this.roleForced = true;
+    } else if (allowed && this.roleForced) {
+      select.value = 'viewer';
+      this.roleForced = false;
+    }
+    const note = $('#share-link-note');
+    note.textContent = viewerLinkNote(mode);
+    note.hidden = !note.textContent;
+  }
+
   renderLinks() {
     const ul = $('#share-link-list');
     ul.textContent = '';
@@ -228,6 +281,12 @@ export class ShareUI {
     try {
       link = await this.api.post(`${this.base}/links`, body);
     } catch (e) {
+      if (e.code === 'link_grants_less') {
+        // The mode changed under the dialog: the server says why, and the choice follows.
+        this.say(sentence(e.message), 'error');
+        await this.refresh();
+        return;
+      }
       this.say(`Could not create the link: ${e.message}`, 'error');
       return;
     }

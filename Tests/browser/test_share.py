@@ -1,7 +1,10 @@
 """Sharing (issue 28): the owner link shown once at creation, the Share dialog (access mode,
 people, share links), the read-only view, and what another browser sees when its access
-changes. Every browser here is its own profile: its own localStorage, its own session."""
+changes. Issue 39: a share link never grants less than the address, and the dialog says so.
+Every browser here is its own profile: its own localStorage, its own session."""
 import re
+
+from conftest import FAULTS_JS
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -280,3 +283,177 @@ def test_the_owner_gives_and_takes_roles(server, windows):
     status, doc = server.request("GET", f"/documents/{doc_id}/access", headers={"Tandem-Link": a.js(
         f"return JSON.parse(localStorage.getItem('tandem.links'))['{doc_id}'].token")})
     assert (status, doc["access"], doc["members"]) == (200, "locked", [])
+
+
+# Issue 39: a share link never grants less than the address, and the dialog says why.
+
+OPEN_NOTE = "Anyone with the address can already edit this open document: make it Locked or Private to share a read-only link."
+EDITABLE_NOTE = ("Anyone using Tandem can already edit this editable document: make it Locked or Private to share"
+                 " a read-only link.")
+
+
+def owner_token(w, doc_id):
+    return w.js(f"return JSON.parse(localStorage.getItem('tandem.links'))['{doc_id}'].token")
+
+
+def link_choice(w):
+    """The new link's role select as shown: its options [value, disabled], the value chosen,
+    and the line under the form (None when hidden)."""
+    return w.js("""
+      const s = document.getElementById('share-link-role'), n = document.getElementById('share-link-note');
+      return {options: [...s.options].map((o) => [o.value, o.disabled]), value: s.value,
+              note: n.hidden || n.offsetParent === null ? null : n.textContent};
+    """)
+
+
+def accessible(w, css):
+    """What a screen reader is given for the element `css` finds: Chromium's accessibility
+    tree's name, description and whether it is disabled."""
+    root = w.driver.execute_cdp_cmd("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    node = w.driver.execute_cdp_cmd("DOM.querySelector", {"nodeId": root, "selector": css})["nodeId"]
+    ax = w.driver.execute_cdp_cmd("Accessibility.getPartialAXTree", {"nodeId": node, "fetchRelatives": False})["nodes"][0]
+    props = {p["name"]: p["value"].get("value") for p in ax.get("properties", [])}
+    return {"name": ax.get("name", {}).get("value"), "description": ax.get("description", {}).get("value"),
+            "disabled": bool(props.get("disabled"))}
+
+
+def create_link(w, role_text):
+    w.driver.find_element(By.ID, "share-link-role").send_keys(role_text)
+    w.button("share-link-create").click()
+    w.wait(lambda: w.button("share-new-link-url").is_displayed())
+
+
+def test_an_open_document_offers_no_viewer_link_and_says_why_until_it_is_locked(server, windows):
+    a = windows()
+    doc_id, _ = create_in_browser(a, "Handout")
+    close_owner_dialog(a)
+    open_share(a)
+    # Open (the default): anyone with the address edits, so a viewer link would give less.
+    assert link_choice(a) == {"options": [["viewer", True], ["editor", False]], "value": "editor", "note": OPEN_NOTE}
+    # A screen reader hears why with the choice, and that the viewer option is unavailable.
+    assert accessible(a, "#share-link-role") == {"name": "Role the link gives", "description": OPEN_NOTE, "disabled": False}
+    assert accessible(a, "#share-link-role option[value=viewer]")["disabled"] is True
+    a.screenshot("share-dialog-open-no-viewer-link")
+    choose_mode(a, "editable")
+    a.wait(lambda: js_text(a, "share-status").startswith("Now editable:"))
+    assert link_choice(a) == {"options": [["viewer", True], ["editor", False]], "value": "editor", "note": EDITABLE_NOTE}
+    # Locked: the viewer link is offered again, and chosen as it was before the mode ruled it out.
+    choose_mode(a, "locked")
+    a.wait(lambda: js_text(a, "share-status").startswith("Now locked:"))
+    assert link_choice(a) == {"options": [["viewer", False], ["editor", False]], "value": "viewer", "note": None}
+    assert accessible(a, "#share-link-role")["description"] in (None, "")
+
+    # The mode changed elsewhere (another tab, the API): the open dialog follows its event.
+    status, _ = server.request("PATCH", f"/documents/{doc_id}", {"access": "editable"},
+                               headers={"Tandem-Link": owner_token(a, doc_id)})
+    assert status == 200
+    a.wait(lambda: mode_radios(a)["editable"] == [True, False], 10, "the dialog kept the old mode")
+    assert link_choice(a) == {"options": [["viewer", True], ["editor", False]], "value": "editor", "note": EDITABLE_NOTE}
+    # An editor link may be made in every mode.
+    create_link(a, "Editor")
+    assert js_text(a, "share-new-link-label") == "New editor link: copy it now, it is shown only this once."
+
+    choose_mode(a, "private")
+    a.wait(lambda: js_text(a, "share-status").startswith("Now private:"))
+    # Editor was only the mode's doing (the person picked no other): viewer is chosen again.
+    assert link_choice(a) == {"options": [["viewer", False], ["editor", False]], "value": "viewer", "note": None}
+    create_link(a, "Viewer")
+    a.wait(lambda: js_text(a, "share-new-link-label") == "New viewer link: copy it now, it is shown only this once.")
+    assert [r[0] for r in link_rows(a)] == ["Viewer link", "Editor link", "Owner link"]
+
+
+def test_switching_to_open_while_a_viewer_link_works_says_to_revoke_it_first(server, windows):
+    a = windows()
+    a.allow_console("409")  # the refused mode
+    doc_id, _ = create_in_browser(a, "Press release")
+    close_owner_dialog(a)
+    open_share(a)
+    choose_mode(a, "locked")
+    a.wait(lambda: js_text(a, "share-status").startswith("Now locked:"))
+    create_link(a, "Viewer")
+    assert link_rows(a)[0][:3] == ["Viewer link", "created just now · never expires", "active"]
+
+    choose_mode(a, "open")
+    a.wait(lambda: a.js("return document.getElementById('share-status').dataset.kind") == "error", 10, js_text(a, "share-status"))
+    assert js_text(a, "share-status") == ("1 working viewer link would let anyone holding them edit once the document is open:"
+                                          " revoke it first. It stays locked.")
+    assert mode_radios(a) == {"open": [False, False], "editable": [False, False], "locked": [True, False], "private": [False, False]}
+    assert server.request("GET", f"/documents/{doc_id}")[1]["access"] == "locked"
+    assert link_choice(a)["options"] == [["viewer", False], ["editor", False]]
+    a.screenshot("share-dialog-viewer-links-work")
+
+    # Revoked, the link no longer stands in the way.
+    a.click("#share-link-list li[data-status=active] button[aria-label^='Revoke the viewer link']")
+    a.wait(lambda: link_rows(a)[0][2] == "revoked")
+    choose_mode(a, "open")
+    a.wait(lambda: js_text(a, "share-status") == "Now open: Anyone can read and edit it.")
+    assert mode_radios(a)["open"] == [True, False]
+    assert link_choice(a) == {"options": [["viewer", True], ["editor", False]], "value": "editor", "note": OPEN_NOTE}
+
+
+def test_a_viewer_link_the_server_refuses_says_why_and_the_choice_follows(server, windows):
+    a = windows()
+    a.allow_console("409")  # the refused link
+    a.before_load(FAULTS_JS)
+    doc_id, _ = create_in_browser(a, "Refused link")
+    close_owner_dialog(a)
+    open_share(a)
+    choose_mode(a, "locked")
+    a.wait(lambda: js_text(a, "share-status").startswith("Now locked:"))
+    assert link_choice(a)["value"] == "viewer"
+    # The mode changes elsewhere, and its event is slow to arrive: the dialog still offers a
+    # viewer link, which the server refuses.
+    a.faults("f.delayEventsMs = 3000;")
+    status, _ = server.request("PATCH", f"/documents/{doc_id}", {"access": "open"},
+                               headers={"Tandem-Link": owner_token(a, doc_id)})
+    assert status == 200
+    a.button("share-link-create").click()
+    a.wait(lambda: js_text(a, "share-status").startswith("This document is open"), 10, js_text(a, "share-status"))
+    assert js_text(a, "share-status") == (
+        "This document is open: anyone with its address may edit it, so a viewer link would grant less than the"
+        " address does; make it locked or private first, or share an editor link.")
+    assert a.js("return document.getElementById('share-status').dataset.kind") == "error"
+    assert a.js("return document.getElementById('share-new-link').hidden")
+    # The dialog read the rules again: open, and no viewer link offered.
+    a.wait(lambda: mode_radios(a)["open"] == [True, False])
+    assert link_choice(a) == {"options": [["viewer", True], ["editor", False]], "value": "editor", "note": OPEN_NOTE}
+    a.faults("f.delayEventsMs = 0;")
+    assert [r[0] for r in link_rows(a)] == ["Owner link"]
+
+
+def test_a_viewer_on_an_open_document_is_told_they_can_edit_and_why(server, windows):
+    a = windows()
+    doc_id, _ = create_in_browser(a, "Agenda")
+    close_owner_dialog(a)
+    b = windows().open(doc_id)
+    b.allow_console("403")  # an edit refused once the document is locked
+    b_id = b.js("return window.tandem.api.session.id")
+    b_name = b.js("return window.tandem.api.session.name")
+    # The owner makes b a viewer: a member may be a viewer in every mode.
+    open_share(a)
+    a.driver.find_element(By.ID, "share-member-session").send_keys(b_id)
+    a.driver.find_element(By.ID, "share-member-role").send_keys("Viewer")
+    a.driver.find_element(By.CSS_SELECTOR, "#share-member-form button[type=submit]").click()
+    a.wait(lambda: js_text(a, "share-status") == f"{b_name} is now a viewer.")
+
+    # b is a viewer, yet the open document lets anyone edit: b is told so, and can.
+    open_share(b)
+    assert js_text(b, "share-about") == (
+        "It is open: Anyone can read and edit it. Only its owner can change who may open or edit it."
+        " You are a viewer, but this document is open: anyone with its address can edit it, so you can too.")
+    assert b.js("return window.tandem.view.access.role") == "viewer"
+    assert read_only_state(b)["readOnly"] is False
+
+    # b's dialog stays open while the owner changes the mode: it follows, and stays true.
+    choose_mode(a, "editable")
+    b.wait(lambda: js_text(b, "share-about").startswith("It is editable:"), 10, js_text(b, "share-about"))
+    assert js_text(b, "share-about") == (
+        "It is editable: Anyone can read it; anyone using Tandem can edit it (callers without a session only read)."
+        " Only its owner can change who may open or edit it."
+        " You are a viewer, but this document is editable: anyone using Tandem can edit it, so you can too.")
+    choose_mode(a, "locked")
+    b.wait(lambda: js_text(b, "share-about").startswith("It is locked:"), 10, js_text(b, "share-about"))
+    assert js_text(b, "share-about") == (
+        "It is locked: Anyone can read it; only its owner and editors can edit it."
+        " Only its owner can change who may open or edit it. You are a viewer and can read it but not edit it.")
+    b.wait(lambda: read_only_state(b) == VIEW_ONLY, 10, "b never became view only")
