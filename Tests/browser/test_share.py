@@ -375,7 +375,7 @@ def test_switching_to_open_while_a_viewer_link_works_says_to_revoke_it_first(ser
 
     choose_mode(a, "open")
     a.wait(lambda: a.js("return document.getElementById('share-status').dataset.kind") == "error", 10, js_text(a, "share-status"))
-    assert js_text(a, "share-status") == ("1 working viewer link would let anyone holding them edit once the document is open:"
+    assert js_text(a, "share-status") == ("1 working viewer link would let anyone holding it edit once the document is open:"
                                           " revoke it first. It stays locked.")
     assert mode_radios(a) == {"open": [False, False], "editable": [False, False], "locked": [True, False], "private": [False, False]}
     assert server.request("GET", f"/documents/{doc_id}")[1]["access"] == "locked"
