@@ -25,7 +25,13 @@ struct ClientLimitsMiddleware: RouteMiddleware {
     static func documentingLimit(_ endpoint: Endpoint) -> Endpoint {
         guard let name = limitedRoutes[endpoint.operationID] else { return endpoint }
         var e = endpoint
-        e.responses.append(Endpoint.error(429, "Rate limit '\(name.rawValue)' of this client address reached (rate_limited, Retry-After)"))
+        let limit = "Rate limit '\(name.rawValue)' of this client address reached (rate_limited, Retry-After)"
+        // One 429 per route: a route with a 429 of its own says both.
+        if let i = e.responses.firstIndex(where: { $0.status == 429 }) {
+            e.responses[i].description = limit + "; or " + e.responses[i].description.prefix(1).lowercased() + e.responses[i].description.dropFirst()
+        } else {
+            e.responses.append(Endpoint.error(429, limit))
+        }
         return e
     }
 }
