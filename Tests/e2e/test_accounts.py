@@ -15,6 +15,7 @@ import requests
 from sse import SSEStream
 from tandem_client import Client, assert_error, describe, new_session, unique
 from tandem_server import ON_POSTGRES, binary_path
+from test_access_ends import stream_ends
 
 PASSWORD = "correct horse battery"
 
@@ -114,18 +115,6 @@ def test_failed_sign_ins_count_toward_the_addresss_auth_limit(servers):
     assert_error(r, 429, "rate_limited")
 
 
-def _stream_ends(s: SSEStream, within: float) -> bool:
-    deadline = time.monotonic() + within
-    while (left := deadline - time.monotonic()) > 0:
-        try:
-            s.next_event(timeout=left)
-        except ConnectionError:
-            return True
-        except TimeoutError:
-            return False
-    return False
-
-
 def test_removing_an_account_or_changing_its_password_ends_its_sessions_and_streams(servers):
     srv = servers(name="accounts-remove")
     name, other = unique("fay"), unique("gus")
@@ -137,7 +126,7 @@ def test_removing_an_account_or_changing_its_password_ends_its_sessions_and_stre
         assert s.status == 200
         r = tandem_user(srv, "passwd", name, password="a brand new password")
         assert r.returncode == 0, r.stderr
-        assert _stream_ends(s, within=5), "the stream outlived the password change"
+        assert stream_ends(s, within=5), "the stream outlived the password change"
     assert_error(fay.get("/users/me"), 401, "unauthorized")
     assert_error(sign_in(srv.base, name), 401, "invalid_credentials")
     fay = signed_in(srv.base, name, "a brand new password")
