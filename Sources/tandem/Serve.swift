@@ -87,6 +87,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Bytes of archived changes all documents may hold together; past it the largest archives are cut back first, each to an equal share (env: TANDEM_ARCHIVE_TOTAL_BYTES, default: 4294967296).")
     var archiveTotalBytes: Int?
 
+    @Option(help: "What guests (no signed-in user, no share link) may do: edit (what each document's mode allows), read (read only), or off (only sign in) (env: TANDEM_GUESTS, default: edit).")
+    var guests: String?
+
     @Option(help: "Bytes one session's pasteboards may hold together; a write past it is 413 pasteboard_session_budget (env: TANDEM_PASTEBOARD_SESSION_BYTES, default: 67108864).")
     var pasteboardSessionBytes: Int?
 
@@ -156,6 +159,9 @@ struct Serve: ParsableCommand {
         guard c.logBudgetBytes >= 1 << 20 else { throw ValidationError("--log-budget-bytes must be 1048576 or more") }
         c.logTotalBytes = try logTotalBytes ?? Environment.int("TANDEM_LOG_TOTAL_BYTES") ?? c.logTotalBytes
         guard c.logTotalBytes >= 1 << 20 else { throw ValidationError("--log-total-bytes must be 1048576 or more") }
+        let guestPolicy = guests ?? Environment.string("TANDEM_GUESTS") ?? c.guests.rawValue
+        guard let policy = GuestPolicy(rawValue: guestPolicy) else { throw ValidationError("--guests must be edit, read or off, not \(guestPolicy)") }
+        c.guests = policy
         c.archiveBytes = try archiveBytes ?? Environment.int("TANDEM_ARCHIVE_BYTES") ?? c.archiveBytes
         guard c.archiveBytes == 0 || c.archiveBytes >= 1 << 20 else { throw ValidationError("--archive-bytes must be 0 or 1048576 or more") }
         c.archiveTotalBytes = try archiveTotalBytes ?? Environment.int("TANDEM_ARCHIVE_TOTAL_BYTES") ?? c.archiveTotalBytes

@@ -17,6 +17,7 @@ extension ServerContext {
                 guard let user, let password else { throw .invalidField(user == nil ? "user" : "password", "user and password go together") }
                 return signIn(user: user, password: password, request: req, res)
             }
+            guard configuration.guests != .off else { throw .guestsOff }
             name = try sessionName(req, allowEmpty: true)
         } catch {
             return res.send(error.response)

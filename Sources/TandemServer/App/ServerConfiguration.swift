@@ -34,6 +34,8 @@ public struct ServerConfiguration: Sendable {
 
     /// The access mode of new documents that ask for none: open, editable, locked, private.
     public var defaultAccess = "open"
+    /// What callers with no user's session, link or operator key may do (`--guests`).
+    public var guests: GuestPolicy = .edit
     /// A PostgreSQL URL (`--database`): every durable thing lives there instead of the
     /// SQLite file under `dataDirectory`. Nil for the embedded SQLite store.
     public var databaseURL: String?

@@ -212,6 +212,7 @@ extension ServerContext {
                                      link: { [service] token throws(APIError) in try service.verifyLink(token) },
                                      operatorKey: configuration.adminKey.map(OperatorKey.init),
                                      limiter: rateLimiter, clients: clients),
+            GuestsMiddleware(guests: configuration.guests),
             AccessMiddleware(service: service),
             IdempotencyMiddleware(store: idempotency),
             HeavyWorkMiddleware(pool: service.heavyWork),
