@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tandem_client import Client, new_session
+import tandem_server
 from tandem_server import ADMIN_KEY, NODES, ServerStartError, TandemServer
 
 # A long typing pause on the shared server keeps "Typing" coalescing independent of how
@@ -33,6 +34,29 @@ def one_node_reason(item) -> str | None:
 def pytest_collection_modifyitems(config, items):
     for item in items:
         one_node_reason(item)  # a marker without a reason fails the run at once
+
+
+def pytest_runtest_setup(item):
+    item.stash[_servers_before] = len(tandem_server.CREATED)
+
+
+_servers_before = pytest.StashKey[int]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failing test's report ends with the logs of the servers it started and of the shared
+    one it used: a failure seen only in CI is explained by what the server said."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed:
+        return
+    servers = tandem_server.CREATED[item.stash.get(_servers_before, len(tandem_server.CREATED)):]
+    for name in ("server", "access_server"):
+        if isinstance(item.funcargs.get(name), TandemServer) and item.funcargs[name] not in servers:
+            servers.append(item.funcargs[name])
+    for srv in servers[:6]:
+        report.sections.append((f"server log: {srv.name}", srv.log_tail(60)))
 
 
 @pytest.fixture(scope="session")

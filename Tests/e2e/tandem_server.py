@@ -20,6 +20,10 @@ REPO = Path(__file__).resolve().parents[2]
 # The operator key (`--admin-key`) of the access tests' server; the shared server has none.
 ADMIN_KEY = "e2e-operator-key-7f3c9a"
 
+# Every server (or cluster) created, in order: a failing test's report shows the logs of
+# those it started (conftest.py), since the folders holding them go when the run ends.
+CREATED: list["TandemServer"] = []
+
 
 def binary_path() -> Path:
     """The server binary: `$TANDEM_BIN`, else this checkout's debug build."""
@@ -88,6 +92,8 @@ class TandemServer:
         self._keep_port = False  # a node restarted alone comes back on the port nginx knows
         self.nodes: list[TandemServer] = []
         self.nginx: Nginx | None = None
+        if _workdir is None:
+            CREATED.append(self)
         if NODES == 2 and ON_POSTGRES and on_postgres and not one_node:
             self.nodes = [TandemServer(typing_pause=typing_pause, session_timeout=session_timeout,
                                        extra_args=extra_args, env=env, name=f"{name}-node{i}", one_node=True,

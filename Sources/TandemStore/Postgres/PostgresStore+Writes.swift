@@ -241,11 +241,13 @@ extension PostgresStore {
     }
 
     public func writeSnapshot(_ snapshot: StoredSnapshot) throws(StoreError) {
-        try write { c throws(StoreError) in try Self.writeSnapshot(snapshot, in: c) }
+        try write(touching: [.writeSnapshot(snapshot)]) { c throws(StoreError) in try Self.writeSnapshot(snapshot, in: c) }
     }
 
     public func trimChanges(document: String, through: Int) throws(StoreError) {
-        try write { c throws(StoreError) in try Self.trimChanges(document: document, through: through, in: c) }
+        try write(touching: [.trimChanges(document: document, through: through)]) { c throws(StoreError) in
+            try Self.trimChanges(document: document, through: through, in: c)
+        }
     }
 
     public func addVersion(_ version: StoredVersion) throws(StoreError) {

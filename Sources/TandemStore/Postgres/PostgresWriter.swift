@@ -105,17 +105,14 @@ final class PostgresWriter: ThreadedWriter {
 
     /// Locks the head rows of the documents the batch writes, in id order, before anything
     /// else: the order sequenced units take them in, so a batch and another node's unit wait
-    /// for each other instead of deadlocking.
+    /// for each other instead of deadlocking. Every write naming a document counts, those the
+    /// feed does not announce too: inserting a snapshot or an archived run takes a key-share
+    /// lock on its document's row, and taken after a pasteboard's row it closed a cycle with
+    /// a unit holding the head and cutting onto that pasteboard.
     private func lockHeads(of batch: [Job]) throws(StoreError) {
         var ids = Set<String>()
         for job in batch {
-            for (kind, key) in ClusterEntry.touched(by: job.writes) {
-                switch kind {
-                case .changes, .journal, .updated, .deleted, .version: ids.insert(key)
-                case .selection: if let slash = key.firstIndex(of: "/") { ids.insert(String(key[..<slash])) }
-                case .created, .session, .pasteboard: break
-                }
-            }
+            for write in job.writes { write.addDocuments(to: &ids) }
         }
         guard !ids.isEmpty else { return }
         try connection.query("SELECT id FROM documents WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE",
@@ -228,6 +225,27 @@ extension PostgresWriter.Job.Work {
         case .writes(let writes): for write in writes { try PostgresStore.run(write, in: connection) }
         case .closure(let work, _): try work(connection)
         case .sequenced: throw .io("a sequenced unit runs in a transaction of its own")
+        }
+    }
+}
+
+extension StoreWrite {
+    /// Adds the ids of the documents whose rows the write changes or refers to.
+    func addDocuments(to ids: inout Set<String>) {
+        switch self {
+        case .append(let changes): for c in changes { ids.insert(c.documentID) }
+        case .createDocument(let d, _), .updateDocument(let d): ids.insert(d.id)
+        case .deleteDocument(let id): ids.insert(id)
+        case .addVersion(let v): ids.insert(v.documentID)
+        case .writeSnapshot(let s): ids.insert(s.documentID)
+        case .trimChanges(let id, _), .trimArchive(let id, _): ids.insert(id)
+        case .archive(let run): ids.insert(run.documentID)
+        case .setMeta(let key, _) where key.hasPrefix(ClusterEntry.journalPrefix):
+            ids.insert(String(key.dropFirst(ClusterEntry.journalPrefix.count)))
+        case .setMeta(let key, _) where key.hasPrefix(ClusterEntry.selectionPrefix):
+            let rest = key.dropFirst(ClusterEntry.selectionPrefix.count)
+            ids.insert(String(rest[..<(rest.firstIndex(of: "/") ?? rest.endIndex)]))
+        case .setMeta, .upsertPasteboard, .deletePasteboard, .upsertSession, .deleteSession, .upsertUser, .deleteUser: break
         }
     }
 }
