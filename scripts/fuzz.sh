@@ -5,6 +5,7 @@
 # libFuzzer found nothing: no crash, no broken property, no input slower than the timeout, no
 # runaway memory. A finding prints its reproducer's path and bytes, to become a test row.
 #   scripts/fuzz.sh [SECONDS]        FUZZ_TARGETS="http json" narrows the run to some targets;
+#                                    FUZZ_JOBS=N runs N at a time (default: the cores);
 #                                    FUZZ_SEED=N (default 1) picks libFuzzer's seed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,9 +37,13 @@ BIN=$ROOT/.build-fuzz/release
 echo "fuzz: built in $(( $(date +%s) - build_start )) s"
 
 WORK=$(mktemp -d /tmp/tandem-fuzz.XXXXXX)
-passed=0
-failed=0
-for target in $TARGETS; do
+# libFuzzer runs on one core: the targets run FUZZ_JOBS at a time (default: the cores), each
+# for SECONDS_EACH, so a run takes about targets / jobs times that.
+JOBS=${FUZZ_JOBS:-$(nproc)}
+
+# Runs one target and writes its report to $WORK/<target>/report; exits 1 on a finding.
+run_target() {
+    local target=$1 exe corpus artifacts log start status execs findings
     exe=$BIN/$(module "$target")
     corpus=$WORK/$target/corpus
     artifacts=$WORK/$target/findings
@@ -49,9 +54,9 @@ for target in $TARGETS; do
     # -timeout: one input slower than 5 s is a finding (a hang or a quadratic path);
     # leaks are not looked for (the Swift runtime keeps caches until exit), and Swift's own
     # backtracer stays off: it reads memory in ways ASan reports over the real finding.
-    set +e
     # A fixed seed (FUZZ_SEED, default 1) makes a run repeat the same mutations from the same
     # corpus: CI finds what a developer's run of the same length finds; vary it to explore.
+    set +e
     ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no "$exe" "$corpus" -seed="${FUZZ_SEED:-1}" -max_total_time="$SECONDS_EACH" -timeout=5 -rss_limit_mb=2048 \
         -artifact_prefix="$artifacts/" -print_final_stats=1 > "$log" 2>&1
     status=$?
@@ -59,17 +64,33 @@ for target in $TARGETS; do
     execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$' || true)
     [ -n "$execs" ] || execs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#' || true)
     findings=$(find "$artifacts" -type f | sort)
-    echo "fuzz $target: ${execs:-0} executions in $(( $(date +%s) - start )) s, corpus $(ls "$corpus" | wc -l) inputs"
-    if [ $status -eq 0 ] && [ -z "$findings" ]; then
-        passed=$((passed + 1))
-        continue
-    fi
-    failed=$((failed + 1))
-    echo "fuzz $target: FOUND (libFuzzer exit $status), log $log"
-    grep -E "fuzz property violated|ERROR: libFuzzer|ERROR: AddressSanitizer|Fatal error|SUMMARY|ALARM" "$log" | head -8 | sed 's/^/    /'
-    for f in $findings; do
-        echo "  reproducer $f ($(stat -c %s "$f") bytes):"
-        python3 -c 'import sys; print("    " + repr(open(sys.argv[1], "rb").read(2000)))' "$f"
+    {
+        echo "fuzz $target: ${execs:-0} executions in $(( $(date +%s) - start )) s, corpus $(ls "$corpus" | wc -l) inputs"
+        if [ $status -eq 0 ] && [ -z "$findings" ]; then exit 0; fi
+        echo "fuzz $target: FOUND (libFuzzer exit $status), log $log"
+        grep -E "fuzz property violated|ERROR: libFuzzer|ERROR: AddressSanitizer|Fatal error|SUMMARY|ALARM" "$log" | head -8 | sed 's/^/    /'
+        for f in $findings; do
+            echo "  reproducer $f ($(stat -c %s "$f") bytes):"
+            python3 -c 'import sys; print("    " + repr(open(sys.argv[1], "rb").read(2000)))' "$f"
+        done
+        exit 1
+    } > "$WORK/$target/report"
+}
+
+passed=0
+failed=0
+pending=($TARGETS)
+while [ ${#pending[@]} -gt 0 ]; do
+    batch=("${pending[@]:0:$JOBS}")
+    pending=("${pending[@]:$JOBS}")
+    pids=()
+    for target in "${batch[@]}"; do
+        run_target "$target" &
+        pids+=($!)
+    done
+    for i in "${!batch[@]}"; do
+        if wait "${pids[$i]}"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+        cat "$WORK/${batch[$i]}/report" 2>/dev/null || echo "fuzz ${batch[$i]}: FAILED before libFuzzer ran"
     done
 done
 echo "fuzz: work files in $WORK"

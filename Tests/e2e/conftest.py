@@ -6,7 +6,7 @@ import pytest
 
 from tandem_client import Client, new_session
 import tandem_server
-from tandem_server import ADMIN_KEY, NODES, ServerStartError, TandemServer
+from tandem_server import ADMIN_KEY, NODES, ON_POSTGRES, ServerStartError, TandemServer
 
 # A long typing pause on the shared server keeps "Typing" coalescing independent of how
 # busy the machine is; the pause itself is tested on a server of its own.
@@ -18,6 +18,9 @@ def pytest_configure(config):
         "markers", "one_node(reason): under TANDEM_E2E_NODES=2 the test's servers (the shared one and "
         "those it starts through `servers`) run as one node on PostgreSQL, without nginx; the "
         "reason says why the test needs one process (e.g. it tests Tandem's own HTTP parsing)")
+    config.addinivalue_line(
+        "markers", "sqlite_only(reason): the test runs only its servers on SQLite (on_postgres=False) and "
+        "so runs in the SQLite pass only; under TANDEM_E2E_DATABASE=postgres it would repeat it as is")
 
 
 def one_node_reason(item) -> str | None:
@@ -34,6 +37,9 @@ def one_node_reason(item) -> str | None:
 def pytest_collection_modifyitems(config, items):
     for item in items:
         one_node_reason(item)  # a marker without a reason fails the run at once
+        marker = item.get_closest_marker("sqlite_only")
+        if marker is not None and ON_POSTGRES:
+            item.add_marker(pytest.mark.skip(reason=f"ran in the SQLite pass: {marker.args[0]}"))
 
 
 def pytest_runtest_setup(item):

@@ -3,6 +3,7 @@
 import re
 import time
 
+import pytest
 import requests
 from openapi_spec_validator import validate
 
@@ -213,6 +214,7 @@ def test_metrics_count_each_route_and_status_exactly(servers):
     assert count - count_before == 3 + 2 + 1 + 2 + 1
 
 
+@pytest.mark.sqlite_only("WAL flushes are SQLite's")
 def test_metrics_show_the_store_group_commit_and_its_time(servers):
     """The store's counters move with durable edits: every change appended once, at least
     one transaction and one WAL flush (durability full, the default), and the time spent in

@@ -114,6 +114,7 @@ def _history(count: int) -> tuple[TandemServer, str]:
     return srv, doc_id
 
 
+@pytest.mark.sqlite_only("start-up replays the SQLite file's snapshots and log")
 @pytest.mark.timeout(300)
 def test_startup_after_200k_changes_is_about_as_quick_as_after_2k(capsys):
     figures, crash_figures = {}, {}

@@ -17,6 +17,8 @@ from tandem_client import Client, assert_error, describe, new_session
 from tandem_server import ServerStartError, TandemServer
 from utf16 import apply_ops
 
+pytestmark = pytest.mark.sqlite_only("a full disk is a small tmpfs under the SQLite file")
+
 START = "disk test\n"
 CHUNK = "x" * 4000  # large inserts reach a full disk quickly
 RECOVERY_WAIT = 30  # seconds; the server retries every second
