@@ -88,7 +88,7 @@ import TandemCore
     }
 
     @Test func pasteTakesOnlyTheFirstItemsPlainText() throws {
-        var p = Pasteboard.general()
+        var p = Pasteboard.general(of: "s1")
         try p.setItems([item(("public.png", "x")), item(("public.utf8-plain-text", "t"))], limits: PasteboardLimits())
         #expect(p.string == nil)
         #expect(!p.hasStrings)

@@ -17,7 +17,7 @@ import TandemCore
         #expect(cut["selection"] == ["anchor": 6, "head": 6])
         #expect(cut["changeCount"] == 1)
         #expect(try c.text("d") == "hello world")
-        #expect(try c.pasteboard("general")["items"] == [[["type": "public.utf8-plain-text", "string": "brave "]]])
+        #expect(try c.send("GET", "/pasteboards/general", token: a.token)["items"] == [[["type": "public.utf8-plain-text", "string": "brave "]]])
         let actions = try c.send("GET", "/documents/d/actions", token: a.token)
         #expect(actions["undoMenuItemTitle"] == "Undo Cut")
 
@@ -26,7 +26,7 @@ import TandemCore
         #expect(undo["actionName"] == "Cut")
         #expect(try c.text("d") == "hello brave world")
         #expect(undo["selection"] == ["anchor": 6, "head": 12])
-        let g = try c.pasteboard("general")
+        let g = try c.send("GET", "/pasteboards/general", token: a.token)
         #expect(g["changeCount"] == 1)
         #expect(g["items"] == [[["type": "public.utf8-plain-text", "string": "brave "]]])
         #expect(try c.send("GET", "/documents/d/actions", token: a.token)["redoMenuItemTitle"] == "Redo Cut")
@@ -38,7 +38,7 @@ import TandemCore
         let c = server.client
         let a = try c.session("A"), b = try c.session("B")
         try c.document("d", text: "hello world")
-        #expect(try c.send("PUT", "/pasteboards/general/items", body: Array("big ".utf8), contentType: "text/plain").status == 200)
+        #expect(try c.send("PUT", "/pasteboards/general/items", token: a.token, body: Array("big ".utf8), contentType: "text/plain").status == 200)
         try c.select("d", 6, 6, token: a.token)
         // B types before A's caret while A is about to paste.
         #expect(try c.send("POST", "/documents/d/edits", token: b.token, json: #"{"insert":">> ","at":0}"#).status == 200)
@@ -59,7 +59,7 @@ import TandemCore
         let a = try c.session("A")
         try c.document("d", text: "one two three")
         #expect(try c.send("POST", "/pasteboards", token: a.token, json: #"{"name":"clip"}"#).status == 201)
-        #expect(try c.send("PUT", "/pasteboards/clip/items", json: #"[[{"type":"text/html","string":"<i>2</i>"},{"type":"text/plain","string":"2"}]]"#).status == 200)
+        #expect(try c.send("PUT", "/pasteboards/clip/items", token: a.token, json: #"[[{"type":"text/html","string":"<i>2</i>"},{"type":"text/plain","string":"2"}]]"#).status == 200)
         try c.select("d", 4, 7, token: a.token)
         #expect(try c.send("POST", "/documents/d/paste", token: a.token, json: #"{"pasteboard":"clip"}"#).status == 200)
         #expect(try c.text("d") == "one 2 three")
@@ -73,7 +73,7 @@ import TandemCore
         let empty = try c.send("POST", "/documents/d/paste", token: a.token)
         #expect(empty.status == 409)
         #expect(try c.send("POST", "/documents/d/paste", token: a.token, json: #"{"pasteboard":"gone"}"#).status == 404)
-        #expect(try c.send("PUT", "/pasteboards/general/items", body: [0xFF, 0xFE], contentType: "text/plain").status == 200)
+        #expect(try c.send("PUT", "/pasteboards/general/items", token: a.token, body: [0xFF, 0xFE], contentType: "text/plain").status == 200)
         let notText = try c.send("POST", "/documents/d/paste", token: a.token)
         #expect(notText.status == 422)
         #expect(notText["error"]?["code"] == "not_text")
@@ -104,7 +104,7 @@ import TandemCore
         #expect(try c.send("POST", "/documents/d/delete", json: #"{"from":3,"to":9}"#).status == 422)
         #expect(try c.send("POST", "/documents/d/delete", json: #"{"from":3}"#).status == 400)
         #expect(try c.send("POST", "/documents/d/delete", json: #"{"from":1,"to":2,"pasteboard":"general"}"#).status == 400)
-        #expect(try c.pasteboard("general")["changeCount"] == 0)
+        #expect(try c.send("GET", "/pasteboards/general", token: a.token)["changeCount"] == 0)
 
         // Anonymous delete of a range lands in the document's undo manager.
         let del = try c.send("POST", "/documents/d/delete", json: #"{"from":1,"to":3}"#)
@@ -122,7 +122,7 @@ import TandemCore
         #expect(history["undoActionName"] == "Delete")
         #expect(try c.send("POST", "/documents/d/undo?scope=document").status == 200)
         #expect(try c.text("d") == "abcdef")
-        #expect(try c.pasteboard("general")["changeCount"] == 0)
+        #expect(try c.send("GET", "/pasteboards/general", token: a.token)["changeCount"] == 0)
     }
 
     @Test func selectTakesTheWordAroundTheCaretAndSelectAllTheText() throws {
@@ -157,18 +157,18 @@ import TandemCore
         let c = server.client
         let a = try c.session("A")
         let owner = try c.document("pw", text: "hunter2 is secret")
-        #expect(try c.send("PUT", "/pasteboards/general/items", body: Array("before".utf8), contentType: "text/plain").status == 200)
+        #expect(try c.send("PUT", "/pasteboards/general/items", token: a.token, body: Array("before".utf8), contentType: "text/plain").status == 200)
         #expect(try c.asOwner(owner, "PATCH", "/documents/pw", json: #"{"secure":true}"#)["secure"] == true)
         try c.select("pw", 0, 7, token: a.token)
         for action in ["copy", "cut"] {
             let r = try c.send("POST", "/documents/pw/\(action)", token: a.token)
             #expect(r.status == 403)
             #expect(r["error"]?["code"] == "secure_document")
-            let explicit = try c.send("POST", "/documents/pw/\(action)", json: #"{"from":0,"to":7}"#)
+            let explicit = try c.send("POST", "/documents/pw/\(action)", token: a.token, json: #"{"from":0,"to":7}"#)
             #expect(explicit.status == 403)
         }
         #expect(try c.text("pw") == "hunter2 is secret")
-        let g = try c.pasteboard("general")
+        let g = try c.send("GET", "/pasteboards/general", token: a.token)
         #expect(g["changeCount"] == 1)
         #expect(!g.text.contains("hunter2"))
         let actions = try c.send("GET", "/documents/pw/actions", token: a.token)
@@ -180,7 +180,7 @@ import TandemCore
         #expect(try c.send("POST", "/documents/pw/paste", token: a.token).status == 200)
         #expect(try c.text("pw") == "before is secret")
         #expect(try c.asOwner(owner, "PATCH", "/documents/pw", json: #"{"secure":false}"#).status == 200)
-        #expect(try c.send("POST", "/documents/pw/copy", json: #"{"from":0,"to":6}"#).status == 200)
+        #expect(try c.send("POST", "/documents/pw/copy", token: a.token, json: #"{"from":0,"to":6}"#).status == 200)
     }
 
     @Test func actionsFollowTheMenuRulesInEveryState() throws {
@@ -208,11 +208,11 @@ import TandemCore
         try c.select("d", 4, 4, token: a.token)
         expected["select"] = true
         #expect(try actions(a.token) == expected)
-        #expect(try c.send("PUT", "/pasteboards/general/items", body: [1, 2, 3], contentType: "image/png").status == 200)
+        #expect(try c.send("PUT", "/pasteboards/general/items", token: a.token, body: [1, 2, 3], contentType: "image/png").status == 200)
         #expect(try actions(a.token) == expected)
-        #expect(try c.send("POST", "/pasteboards/general/items", body: Array("t".utf8), contentType: "text/plain").status == 200)
+        #expect(try c.send("POST", "/pasteboards/general/items", token: a.token, body: Array("t".utf8), contentType: "text/plain").status == 200)
         #expect(try actions(a.token)["paste"] == false, "only the first item counts")
-        #expect(try c.send("PUT", "/pasteboards/general/items", body: Array("t".utf8), contentType: "text/plain").status == 200)
+        #expect(try c.send("PUT", "/pasteboards/general/items", token: a.token, body: Array("t".utf8), contentType: "text/plain").status == 200)
         expected["paste"] = true
         #expect(try actions(a.token) == expected)
         // A named empty pasteboard, and an unknown one.

@@ -4,7 +4,7 @@ import TandemCore
 @testable import TandemServer
 
 @Suite struct PasteboardRoutesTests {
-    @Test func copyInOneSessionPastesInAnotherSessionsDocument() throws {
+    @Test func copyInOneDocumentPastesInAnotherAndNotForSomeoneElse() throws {
         let server = try TestServer()
         defer { server.stopAndRemove() }
         let c = server.client
@@ -17,7 +17,11 @@ import TandemCore
         #expect(copied["pasteboard"] == "general")
         #expect(copied["changeCount"] == 1)
         try c.select("two", 6, 6, token: b.token)
-        let pasted = try c.send("POST", "/documents/two/paste", token: b.token)
+        let nothing = try c.send("POST", "/documents/two/paste", token: b.token)
+        #expect(nothing.status == 409)
+        #expect(nothing["error"]?["code"] == "nothing_to_paste")
+        try c.select("two", 6, 6, token: a.token)
+        let pasted = try c.send("POST", "/documents/two/paste", token: a.token)
         #expect(pasted.status == 200, "\(pasted.text)")
         #expect(pasted["actionName"] == "Paste")
         #expect(pasted["selection"] == ["anchor": 11, "head": 11])
@@ -28,7 +32,7 @@ import TandemCore
     @Test func itemsWithSeveralRepresentationsComeBackByteForByte() throws {
         let server = try TestServer()
         defer { server.stopAndRemove() }
-        let c = server.client
+        let c = try server.client.person("P")
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0xFF, 0xFE, 0x80, 0x7F, 0x00]
         let html = "<p>caf\u{E9} <b>\u{1F600}</b> \"q\"</p>"
         let body = """
@@ -95,11 +99,11 @@ import TandemCore
         let taken = try c.send("POST", "/pasteboards", token: a.token, json: #"{"name":"notes"}"#)
         #expect(taken.status == 409)
         #expect(taken["error"]?["code"] == "name_taken")
-        #expect(try c.send("POST", "/pasteboards", token: a.token, json: #"{"name":"general"}"#).status == 409)
+        #expect(try c.send("POST", "/pasteboards", token: a.token, json: #"{"name":"general"}"#).status == 400)
         #expect(try c.send("POST", "/pasteboards", json: #"{"name":"x"}"#).status == 401)
         #expect(try c.send("POST", "/pasteboards", token: a.token, json: #"{"name":"a b"}"#).status == 400)
         #expect(try c.send("POST", "/pasteboards", token: a.token, json: #"{"name":"events"}"#).status == 400)
-        let list = try c.send("GET", "/pasteboards").json.arrayValue ?? []
+        let list = try c.send("GET", "/pasteboards", token: a.token).json.arrayValue ?? []
         #expect(list.compactMap { $0["name"]?.stringValue }.sorted() == ([one["name"], two["name"]].compactMap { $0?.stringValue } + ["general", "notes"]).sorted())
         #expect(try c.pasteboard("nope").status == 404)
     }
@@ -109,8 +113,8 @@ import TandemCore
         defer { server.stopAndRemove() }
         let c = server.client
         let a = try c.session("A"), b = try c.session("B")
-        #expect(try c.send("POST", "/pasteboards", token: a.token, json: #"{"name":"mine"}"#).status == 201)
-        // Anyone may write its items, as with UIPasteboard(name:).
+        #expect(try c.send("POST", "/pasteboards", token: a.token, json: #"{"name":"mine","shared":"everyone"}"#).status == 201)
+        // Shared with everyone: anyone may write its items, as with UIPasteboard(name:).
         #expect(try c.send("PUT", "/pasteboards/mine/items", token: b.token, body: Array("hi".utf8), contentType: "text/plain").status == 200)
         let patch = try c.send("PATCH", "/pasteboards/mine", token: b.token, json: #"{"persistent":true}"#)
         #expect(patch.status == 403)
@@ -125,44 +129,86 @@ import TandemCore
         #expect(try c.send("PATCH", "/pasteboards/general", token: a.token, json: #"{"persistent":false}"#).status == 403)
         #expect(try c.send("DELETE", "/pasteboards/mine", token: a.token).status == 204)
         #expect(try c.pasteboard("mine").status == 404)
-        #expect(try c.pasteboard("general").status == 200)
+        #expect(try c.send("GET", "/pasteboards/general", token: a.token).status == 200)
     }
 
-    @Test func endingASessionRemovesItsTemporaryPasteboardsAndPersistentOnesSurviveARestart() throws {
+    /// A guest session is a person of its own: when it ends nobody can read its private
+    /// pasteboards any more, so they go, persistent or not, its general too; one it shared
+    /// with everyone stays, nobody's, and survives a restart.
+    @Test func endingAGuestSessionRemovesItsPrivatePasteboardsAndSharedOnesSurviveARestart() throws {
         let first = try TestServer()
         let dir = first.directory
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var c = first.client
-        let a = try c.session("A")
+        let a = try c.session("A"), b = try c.session("B")
         #expect(try c.send("POST", "/pasteboards", token: a.token, json: #"{"name":"temp"}"#).status == 201)
         #expect(try c.send("POST", "/pasteboards", token: a.token, json: #"{"name":"keep","persistent":true}"#).status == 201)
-        #expect(try c.send("PUT", "/pasteboards/keep/items", json: #"[[{"type":"text/plain","string":"kept"},{"type":"image/png","base64":"AAEC"}]]"#).status == 200)
-        #expect(try c.send("PUT", "/pasteboards/general/items", body: Array("shared".utf8), contentType: "text/plain").status == 200)
+        #expect(try c.send("POST", "/pasteboards", token: a.token, json: #"{"name":"team","persistent":true,"shared":"everyone"}"#).status == 201)
+        #expect(try c.send("PUT", "/pasteboards/team/items", token: b.token, json: #"[[{"type":"text/plain","string":"kept"},{"type":"image/png","base64":"AAEC"}]]"#).status == 200)
+        #expect(try c.send("PUT", "/pasteboards/general/items", token: a.token, body: Array("mine".utf8), contentType: "text/plain").status == 200)
         #expect(try c.send("DELETE", "/sessions/me", token: a.token).status == 204)
-        #expect(try c.pasteboard("temp").status == 404)
-        let keep = try c.pasteboard("keep")
-        #expect(keep.status == 200)
-        #expect(keep["owner"] == .null)
+        for name in ["temp", "keep"] { #expect(try c.send("GET", "/pasteboards/\(name)", token: b.token).status == 404) }
+        let team = try c.send("GET", "/pasteboards/team", token: b.token)
+        #expect(team.status == 200)
+        #expect(team["owner"] == .null)
+        #expect(team["shared"] == "everyone")
         first.stop()
 
         let second = try TestServer(directory: dir)
         defer { second.stop() }
         c = second.client
-        let names = (try c.send("GET", "/pasteboards").json.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
-        #expect(names == ["general", "keep"])
-        let kept = try c.pasteboard("keep")
+        let names = (try c.send("GET", "/pasteboards", token: b.token).json.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+        #expect(names == ["general", "team"])
+        let kept = try c.send("GET", "/pasteboards/team", token: b.token)
         #expect(kept["changeCount"] == 1)
         #expect(kept["items"] == [[["type": "public.utf8-plain-text", "string": "kept"], ["type": "public.png", "base64": "AAEC"]]])
-        #expect(try c.pasteboard("general")["items"] == [[["type": "public.utf8-plain-text", "string": "shared"]]])
+        #expect(try c.send("GET", "/pasteboards/general", token: b.token)["numberOfItems"] == 0)
         // Owned by nobody now, so any session may remove it.
-        let b = try c.session("B")
-        #expect(try c.send("DELETE", "/pasteboards/keep", token: b.token).status == 204)
+        #expect(try c.send("DELETE", "/pasteboards/team", token: b.token).status == 204)
+    }
+
+    /// Everyone has a general of their own; a named pasteboard is its owner's until shared.
+    @Test func generalIsEachPersonsOwnAndNamedOnesArePrivateUntilShared() throws {
+        let server = try TestServer()
+        defer { server.stopAndRemove() }
+        let c = server.client
+        let a = try c.session("A"), b = try c.session("B")
+        #expect(try c.send("PUT", "/pasteboards/general/items", token: a.token, body: Array("a's".utf8), contentType: "text/plain").status == 200)
+        #expect(try c.send("GET", "/pasteboards/general/items/0", token: a.token).text == "a's")
+        #expect(try c.send("GET", "/pasteboards/general", token: b.token)["numberOfItems"] == 0)
+        #expect(try c.send("GET", "/pasteboards/general").status == 401)
+        #expect(try c.send("POST", "/pasteboards", token: a.token, json: #"{"name":"notes"}"#).status == 201)
+        for (method, path) in [("GET", "/pasteboards/notes"), ("GET", "/pasteboards/notes/items/0"), ("PUT", "/pasteboards/notes/items"),
+                               ("PATCH", "/pasteboards/notes"), ("DELETE", "/pasteboards/notes")] {
+            let json = method == "PATCH" ? #"{"shared":"everyone"}"# : method == "PUT" ? #"[[{"type":"text/plain","string":"x"}]]"# : nil
+            #expect(try c.send(method, path, token: b.token, json: json).status == 404, "\(method) \(path)")
+        }
+        let listed = { (token: String) throws -> [String] in
+            (try c.send("GET", "/pasteboards", token: token).json.arrayValue ?? []).compactMap { $0["name"]?.stringValue }
+        }
+        #expect(try listed(a.token) == ["general", "notes"])
+        #expect(try listed(b.token) == ["general"])
+        let shared = try c.send("PATCH", "/pasteboards/notes", token: a.token, json: #"{"shared":"everyone"}"#)
+        #expect(shared.status == 200)
+        #expect(shared["shared"] == "everyone")
+        #expect(try listed(b.token) == ["general", "notes"])
+        #expect(try c.send("PUT", "/pasteboards/notes/items", token: b.token, body: Array("b's".utf8), contentType: "text/plain").status == 200)
+        #expect(try c.send("PATCH", "/pasteboards/notes", token: b.token, json: #"{"shared":"none"}"#).status == 403)
+        #expect(try c.send("PATCH", "/pasteboards/notes", token: a.token, json: #"{"shared":"nobody"}"#).status == 400)
+        #expect(try c.send("POST", "/pasteboards", token: b.token, json: #"{"name":"notes"}"#).status == 409)
+        #expect(try c.send("POST", "/pasteboards", token: b.token, json: #"{"name":"general"}"#).status == 400)
+        // Copy goes to the copier's own general.
+        try c.document("doc", text: "secret words")
+        try c.select("doc", 0, 6, token: b.token)
+        #expect(try c.send("POST", "/documents/doc/copy", token: b.token).status == 200)
+        #expect(try c.send("GET", "/pasteboards/general/items/0", token: b.token).text == "secret")
+        #expect(try c.send("GET", "/pasteboards/general/items/0", token: a.token).text == "a's")
     }
 
     @Test func badInputChangesNothing() throws {
         let server = try TestServer()
         defer { server.stopAndRemove() }
-        let c = server.client
+        let c = try server.client.person("P")
         #expect(try c.send("PUT", "/pasteboards/general/items", body: Array("x".utf8), contentType: "text/plain").status == 200)
         let cases: [(Reply, Int, String)] = [
             (try c.send("PUT", "/pasteboards/general/items", json: #"[[{"type":"image/png","base64":"***"}]]"#), 400, "invalid_field"),
@@ -190,8 +236,9 @@ import TandemCore
         let limits = PasteboardLimits(maxRepresentationBytes: 64, maxItems: 3, maxRepresentationsPerItem: 2, maxTotalBytes: 100)
         let server = try TestServer(limits: limits)
         defer { server.stopAndRemove() }
-        let c = server.client
+        var c = server.client
         let a = try c.session("A")
+        c.defaultToken = a.token
         #expect(try c.send("PUT", "/pasteboards/general/items", body: [UInt8](repeating: 65, count: 64), contentType: "text/plain").status == 200)
         let tooBig = try c.send("PUT", "/pasteboards/general/items", body: [UInt8](repeating: 65, count: 65), contentType: "text/plain")
         #expect(tooBig.status == 413)
@@ -213,22 +260,27 @@ import TandemCore
         #expect(g["numberOfItems"] == 2)
     }
 
-    @Test func eventsReachThePasteboardStreamAndTheRightDocumentStreams() throws {
+    /// Who hears of a pasteboard is who may read it: its owner (a general only its own), and
+    /// everyone for one shared with everyone, on the pasteboards' stream and document streams.
+    @Test func eventsReachOnlyThoseWhoMayReadThePasteboard() throws {
         let server = try TestServer()
         defer { server.stopAndRemove() }
         let c = server.client
         let a = try c.session("A"), b = try c.session("B")
         try c.document("doc", text: "some text")
         #expect(try c.send("POST", "/pasteboards", token: a.token, json: #"{"name":"a-own"}"#).status == 201)
+        #expect(try c.send("POST", "/pasteboards", token: a.token, json: #"{"name":"team","shared":"everyone"}"#).status == 201)
 
-        let boards = try EventStream(port: server.port, path: "/pasteboards/events")
+        let boards = try EventStream(port: server.port, path: "/pasteboards/events", token: a.token)
         try boards.waitForPreamble()
+        let boardsB = try EventStream(port: server.port, path: "/pasteboards/events", token: b.token)
+        try boardsB.waitForPreamble()
         let docA = try EventStream(port: server.port, path: "/documents/doc/events", token: a.token)
         _ = try docA.next("presence")
         let docB = try EventStream(port: server.port, path: "/documents/doc/events", token: b.token)
         _ = try docB.next("presence")
 
-        #expect(try c.send("PUT", "/pasteboards/general/items", json: #"[[{"type":"text/plain","string":"x"},{"type":"text/html","string":"<b>x</b>"}]]"#).status == 200)
+        #expect(try c.send("PUT", "/pasteboards/general/items", token: a.token, json: #"[[{"type":"text/plain","string":"x"},{"type":"text/html","string":"<b>x</b>"}]]"#).status == 200)
         var e = try boards.next()
         #expect(e.event == "changed")
         #expect(e.json["name"] == "general")
@@ -236,7 +288,7 @@ import TandemCore
         #expect(e.json["typesAdded"]?.strings == ["public.utf8-plain-text", "public.html"])
         #expect(e.json["typesRemoved"]?.strings == [])
 
-        #expect(try c.send("PUT", "/pasteboards/a-own/items", body: [1, 2], contentType: "image/png").status == 200)
+        #expect(try c.send("PUT", "/pasteboards/a-own/items", token: a.token, body: [1, 2], contentType: "image/png").status == 200)
         e = try boards.next()
         #expect(e.event == "changed")
         #expect(e.json["name"] == "a-own")
@@ -250,25 +302,25 @@ import TandemCore
         #expect(e.json["typesAdded"]?.strings == [])
         #expect(e.json["typesRemoved"]?.strings == ["public.html"])
 
+        #expect(try c.send("PUT", "/pasteboards/team/items", token: b.token, body: Array("t".utf8), contentType: "text/plain").status == 200)
+        e = try boards.next()
+        #expect(e.json["name"] == "team")
+
         #expect(try c.send("DELETE", "/pasteboards/a-own", token: a.token).status == 204)
         e = try boards.next()
         #expect(e.event == "removed")
         #expect(e.json["name"] == "a-own")
 
-        // A hears general, its own pasteboard's change and removal; B hears only general.
         var seenByA: [String] = []
-        for _ in 0..<4 {
+        for _ in 0..<5 {
             let p = try docA.next("pasteboard")
             seenByA.append("\(p.json["kind"]?.stringValue ?? "?") \(p.json["name"]?.stringValue ?? "?")")
         }
-        #expect(seenByA == ["changed general", "changed a-own", "changed general", "removed a-own"])
-        var seenByB: [String] = []
-        for _ in 0..<2 {
-            let p = try docB.next("pasteboard")
-            seenByB.append("\(p.json["kind"]?.stringValue ?? "?") \(p.json["name"]?.stringValue ?? "?") \(p.json["changeCount"]?.intValue ?? -1)")
-        }
-        // B's next pasteboard event after its first is general's second change: a-own's never came.
-        #expect(seenByB == ["changed general 1", "changed general 2"])
+        #expect(seenByA == ["changed general", "changed a-own", "changed general", "changed team", "removed a-own"])
+        // B's first pasteboard event, on both streams, is the team pasteboard's: nothing of A's came.
+        let p = try docB.next("pasteboard")
+        #expect("\(p.json["kind"]?.stringValue ?? "?") \(p.json["name"]?.stringValue ?? "?")" == "changed team")
+        #expect(try boardsB.next().json["name"] == "team")
     }
 }
 

@@ -57,6 +57,8 @@ struct Reply {
 /// A deliberately small HTTP/1.1 client over a blocking socket: one connection per request.
 struct TestClient {
     let port: Int
+    /// The token sent when a request names none: a client that is one person.
+    var defaultToken: String? = nil
 
     static func connect(port: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -95,7 +97,7 @@ struct TestClient {
     func send(_ method: String, _ path: String, token: String? = nil, json: String? = nil,
               body: [UInt8]? = nil, contentType: String? = nil, headers: [(String, String)] = []) throws -> Reply {
         var h = headers
-        if let token { h.append(("Authorization", "Bearer \(token)")) }
+        if let token = token ?? defaultToken { h.append(("Authorization", "Bearer \(token)")) }
         var payload: [UInt8] = []
         if let json {
             payload = Array(json.utf8)
@@ -144,6 +146,13 @@ struct TestClient {
     }
 
     // MARK: conveniences
+
+    /// A client that sends a new session's token with every request that names none.
+    func person(_ name: String) throws -> TestClient {
+        var c = self
+        c.defaultToken = try session(name).token
+        return c
+    }
 
     func session(_ name: String) throws -> (id: String, token: String) {
         let r = try send("POST", "/sessions", json: #"{"name":"\#(name)"}"#)

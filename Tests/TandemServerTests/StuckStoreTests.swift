@@ -57,7 +57,7 @@ import TandemStore
         let owner = try client.session("owner")
         try client.document("cut", text: "abcdef")
         #expect(try client.send("POST", "/documents", json: #"{"id": "free"}"#).status == 201)
-        #expect(try client.send("POST", "/pasteboards", token: owner.token, json: #"{"name": "keep", "persistent": true}"#).status == 201)
+        #expect(try client.send("POST", "/pasteboards", token: owner.token, json: #"{"name": "keep", "persistent": true, "shared": "everyone"}"#).status == 201)
 
         store.close(gate: true)
         let answers = Answers()

@@ -122,6 +122,7 @@ import Testing
         try store.upsertPasteboard(general)
         try store.upsertPasteboard(mine)
         mine.changeCount = 1
+        mine.shared = true
         mine.payload = Array("[[{\"type\":\"public.utf8-plain-text\",\"string\":\"x\"}]]".utf8)
         try store.upsertPasteboard(mine)
         #expect(try store.pasteboards() == [general, mine])

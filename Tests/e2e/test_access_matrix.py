@@ -29,6 +29,9 @@ from tandem_server import ADMIN_KEY
 
 WORKERS = 8
 TEXT = "hello world"
+# Cut, copy and paste go through a pasteboard everyone shares: what they may do to the
+# document is this matrix's; whose a clipboard is, test_clipboard_privacy.py's.
+TEAM_BOARD = "matrix-team"
 
 # Every route of /openapi.json that names no document, with where it is checked.
 NOT_DOCUMENT_ROUTES = {
@@ -55,7 +58,7 @@ class Case:
     steps: tuple[str, ...] = ()                      # preconditions, see Matrix.step
     success: int = 200
     sse: bool = False
-    pasteboard: bool = False                         # touches `general`: run one at a time
+    pasteboard: bool = False                         # touches TEAM_BOARD: run one at a time
 
     @property
     def key(self):
@@ -106,9 +109,9 @@ CASES: tuple[Case, ...] = (
     Case("GET", "/documents/{id}/versions"),
     Case("GET", "/documents/{id}/versions/{n}/text", steps=("save",)),
     Case("POST", "/documents/{id}/versions/{n}/revert", steps=("save", "owner_edit")),
-    Case("POST", "/documents/{id}/cut", body={"from": 0, "to": 1}, pasteboard=True),
-    Case("POST", "/documents/{id}/copy", body={"from": 0, "to": 1}, pasteboard=True),
-    Case("POST", "/documents/{id}/paste", body={"from": 0, "to": 0}, pasteboard=True),
+    Case("POST", "/documents/{id}/cut", body={"from": 0, "to": 1, "pasteboard": TEAM_BOARD}, pasteboard=True),
+    Case("POST", "/documents/{id}/copy", body={"from": 0, "to": 1, "pasteboard": TEAM_BOARD}, pasteboard=True),
+    Case("POST", "/documents/{id}/paste", body={"from": 0, "to": 0, "pasteboard": TEAM_BOARD}, pasteboard=True),
     Case("POST", "/documents/{id}/delete", body={"from": 0, "to": 1}),
     Case("POST", "/documents/{id}/select", body={"from": 0, "to": 1}),
     Case("POST", "/documents/{id}/selectAll"),
@@ -170,7 +173,9 @@ class World:
             r = requests.post(base + "/sessions", json={"name": f"matrix {name}"}, timeout=15)
             assert r.status_code == 201, brief(r)
             self.sessions[name] = r.json()
-        r = call(base, "PUT", "/pasteboards/general/items", body=[[{"type": "text/plain", "string": "pasted"}]])
+        r = call(base, "POST", "/pasteboards", self.auth("third"), body={"name": TEAM_BOARD, "shared": "everyone"})
+        assert r.status_code == 201, brief(r)
+        r = call(base, "PUT", f"/pasteboards/{TEAM_BOARD}/items", body=[[{"type": "text/plain", "string": "pasted"}]])
         assert r.status_code == 200, brief(r)
 
     def auth(self, name) -> dict:
@@ -297,7 +302,7 @@ class Matrix:
                  "versions": (d + "/versions", None), "presence": (d + "/presence", None),
                  "edits": (d + "/edits", {"since": "0"})}
         if cell.case.pasteboard:
-            views["pasteboard general"] = ("/pasteboards/general", None)
+            views["team pasteboard"] = (f"/pasteboards/{TEAM_BOARD}", None)
         out = {}
         for name, (path, params) in views.items():
             r = call(self.base, "GET", path, auth, params=params)

@@ -61,31 +61,33 @@ def test_persistent_pasteboards_survive_and_others_do_not(servers, stop):
     anon = Client(srv.base)
     ada = Client(srv.base, token=ada.token, session=ada.session)  # the port is new
     for name, was in before.items():
-        now = _pasteboard(anon, name)
+        now = _pasteboard(ada, name)
         assert now["items"] == was["items"], name
         assert now["changeCount"] == was["changeCount"], name
         assert now["persistent"] is True
     # The bytes come back exactly, with their type.
-    r = anon.get("/pasteboards/team-notes/items/3")
+    r = ada.get("/pasteboards/team-notes/items/3")
     assert r.status_code == 200 and r.content == PNG, describe(r)
     assert r.headers["X-Pasteboard-Type"] == "public.png"
-    r = anon.get("/pasteboards/general/items/0")
+    # Still Ada's alone.
+    assert_error(anon.get("/pasteboards/team-notes/items/3"), 404)
+    r = ada.get("/pasteboards/general/items/0")
     assert r.status_code == 200 and r.content.decode() == "héllo 😀", describe(r)
     if srv.on_postgres and ON_POSTGRES:
         # On PostgreSQL every node must find it, so it is stored: it goes with its owner's
         # session (docs/API.md), not with one node's process.
-        r = anon.get("/pasteboards/scratch")
+        r = ada.get("/pasteboards/scratch")
         assert r.status_code == 200 and r.json()["persistent"] is False, describe(r)
     else:
         # The transient one went with the process.
-        assert_error(anon.get("/pasteboards/scratch"), 404)
+        assert_error(ada.get("/pasteboards/scratch"), 404)
     # Ada's token still works after the restart and she still owns her pasteboard.
-    r = ada.patch("/pasteboards/team-notes", {"persistent": False})
+    r = ada.patch("/pasteboards/team-notes", {"persistent": False, "shared": "everyone"})
     assert r.status_code == 200, describe(r)
     bob = new_session(srv.base, "Bob")
     assert_error(bob.delete("/pasteboards/team-notes"), 403, "not_owner")
     # Writing goes on counting from where it was.
-    r = anon.request("PUT", "/pasteboards/general/items", data=b"next", headers={"Content-Type": "text/plain"})
+    r = ada.request("PUT", "/pasteboards/general/items", data=b"next", headers={"Content-Type": "text/plain"})
     assert r.status_code == 200, describe(r)
     assert r.json()["changeCount"] == before["general"]["changeCount"] + 1
 
@@ -103,12 +105,11 @@ def test_a_pasteboard_copy_survives_kill_9(servers):
     assert r.json()["changeCount"] == count + 1
     srv.kill()
     srv.start()
-    anon = Client(srv.base)
-    general = _pasteboard(anon, "general")
+    ada = Client(srv.base, token=ada.token, session=ada.session)
+    general = _pasteboard(ada, "general")
     assert general["changeCount"] == count + 1
-    assert general["items"] == [[{"type": "public.utf8-plain-text", "string": " please"}]] or \
-        anon.get("/pasteboards/general/items/0").text == " please"
-    assert anon.text(doc_id) == "copy me"
+    assert general["items"] == [[{"type": "public.utf8-plain-text", "string": " please"}]]
+    assert ada.text(doc_id) == "copy me"
 
 
 def test_an_item_beyond_the_size_limit_is_413_pasteboard_too_large(base):
@@ -117,7 +118,7 @@ def test_an_item_beyond_the_size_limit_is_413_pasteboard_too_large(base):
     anon = Client(base)
     name = f"big-{time.monotonic_ns()}"
     ada = new_session(base, "Ada")
-    assert ada.post("/pasteboards", {"name": name}).status_code == 201
+    assert ada.post("/pasteboards", {"name": name, "shared": "everyone"}).status_code == 201
     before = _pasteboard(anon, name)["changeCount"]
     big = b"\x89" * (7 << 20)  # under the body limit, over the pasteboard's
     err = assert_error(anon.request("PUT", f"/pasteboards/{name}/items", data=big,

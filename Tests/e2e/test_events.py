@@ -336,8 +336,9 @@ def test_a_slow_subscriber_is_cut_off_and_catches_up(base, anon):
 
 
 def test_pasteboard_events_on_document_streams(base, anon):
-    """Copying to `general` is heard on every session's document stream; a named
-    pasteboard's events reach only its owner's streams."""
+    """A copy to `general` is heard on the copier's document streams only (a general is its
+    person's own); a named pasteboard's events reach only its owner's streams until it is
+    shared with everyone."""
     d = anon.create_doc("hello world")
     ada, bea = new_session(base, "Ada"), new_session(base, "Bea")
     name = "own-" + d["id"]
@@ -347,18 +348,23 @@ def test_pasteboard_events_on_document_streams(base, anon):
         sb.next_change()
         r = bea.post(f"/documents/{d['id']}/copy", {"from": 0, "to": 5})
         assert r.status_code == 200, describe(r)
-        for s in (sa, sb):
-            ev = s.next_of("pasteboard").json()
-            assert ev["kind"] == "changed" and ev["name"] == "general"
-            assert ev["changeCount"] == r.json()["changeCount"]
+        ev = sb.next_of("pasteboard").json()
+        assert ev["kind"] == "changed" and ev["name"] == "general"
+        assert ev["changeCount"] == r.json()["changeCount"]
         r = ada.post(f"/documents/{d['id']}/copy", {"from": 6, "to": 11, "pasteboard": name})
         assert r.status_code == 200, describe(r)
+        # Ada's first pasteboard event is her own pasteboard's: Bea's general never came.
         ev = sa.next_of("pasteboard").json()
         assert ev["kind"] == "changed" and ev["name"] == name and ev["changeCount"] == r.json()["changeCount"]
-        # Bea hears nothing of it: the next pasteboard event she gets is the later general one.
-        assert bea.post(f"/documents/{d['id']}/copy", {"from": 0, "to": 1}).status_code == 200
-        assert sb.next_of("pasteboard").json()["name"] == "general"
-        assert sa.next_of("pasteboard").json()["name"] == "general"
+        # Bea hears nothing of it until it is shared with everyone, and then of it as it is.
+        shared = ada.patch(f"/pasteboards/{name}", {"shared": "everyone"})
+        assert shared.status_code == 200, describe(shared)
+        ev = sb.next_of("pasteboard").json()
+        assert (ev["kind"], ev["name"], ev["changeCount"]) == ("changed", name, shared.json()["changeCount"])
+        r = ada.post(f"/documents/{d['id']}/copy", {"from": 0, "to": 1, "pasteboard": name})
+        assert r.status_code == 200, describe(r)
+        ev = sb.next_of("pasteboard").json()
+        assert ev["name"] == name and ev["changeCount"] == r.json()["changeCount"]
 
 
 def test_events_of_unknown_document_is_404(anon):

@@ -133,11 +133,11 @@ def test_ending_a_session_is_refused_while_the_store_fails_and_the_token_keeps_w
     doc_id = ada.create_doc("shared\n")["id"]
     ada.insert(doc_id, "Ada's words ", 0, newGroup=True)
     assert ada.post(f"/documents/{doc_id}/save").status_code == 201  # nothing left to autosave
-    r = ada.post("/pasteboards", {"name": "ada-notes", "persistent": True})
+    r = ada.post("/pasteboards", {"name": "ada-notes", "persistent": True, "shared": "everyone"})
     assert r.status_code == 201, describe(r)
     r = ada.put("/pasteboards/ada-notes/items", [[{"type": "text/plain", "string": "kept"}]])
     assert r.status_code == 200, describe(r)
-    r = ada.post("/pasteboards", {"name": "ada-scratch"})
+    r = ada.post("/pasteboards", {"name": "ada-scratch", "shared": "everyone"})
     assert r.status_code == 201, describe(r)
     r = ada.put(f"/documents/{doc_id}/selection", {"anchor": 0, "head": 3})
     assert r.status_code == 200, describe(r)

@@ -179,7 +179,7 @@ def test_an_automatic_group_opens_before_its_change_and_closes_after_it(base):
 def test_an_anonymous_caller_is_told_paste_works_on_a_range_as_it_does(base, anon):
     ada = new_session(base, "Ada")
     board = unique("board")
-    assert ada.post("/pasteboards", {"name": board}).status_code == 201
+    assert ada.post("/pasteboards", {"name": board, "shared": "everyone"}).status_code == 201
     assert anon.put(f"/pasteboards/{board}/items", [[{"type": "text/plain", "string": "P"}]]).status_code == 200
     d = anon.create_doc("abc")
     path = f"/documents/{d['id']}"

@@ -1,25 +1,31 @@
 /// A pasteboard as UIPasteboard has it: a name, items with several representations each,
-/// and a change count that goes up with every write. `owner` is the session that made it
-/// (`nil` for `general` and for pasteboards whose owner's session has ended).
+/// and a change count that goes up with every write. `owner` is the person it belongs to, as
+/// the server names people (`nil`: nobody's, such as an ended guest session's shared one).
+/// Every person has a `general` of their own; other pasteboards are private to their owner
+/// unless `sharedWithEveryone`.
 public struct Pasteboard: Sendable, Hashable {
     public static let generalName = "general"
 
     public let name: String
     public var owner: String?
     public var persistent: Bool
+    public var sharedWithEveryone: Bool
     public private(set) var changeCount: Int
     public private(set) var items: [PasteboardItem]
 
-    public init(name: String, owner: String?, persistent: Bool, changeCount: Int = 0, items: [PasteboardItem] = []) {
+    public init(name: String, owner: String?, persistent: Bool, sharedWithEveryone: Bool = false,
+                changeCount: Int = 0, items: [PasteboardItem] = []) {
         self.name = name
         self.owner = owner
         self.persistent = persistent
+        self.sharedWithEveryone = sharedWithEveryone
         self.changeCount = changeCount
         self.items = items
     }
 
-    public static func general() -> Pasteboard {
-        Pasteboard(name: generalName, owner: nil, persistent: true)
+    /// `owner`'s general pasteboard, empty.
+    public static func general(of owner: String) -> Pasteboard {
+        Pasteboard(name: generalName, owner: owner, persistent: true)
     }
 
     public var isGeneral: Bool { name == Self.generalName }

@@ -91,7 +91,7 @@ extension ServerContext {
             body = try decodeAction(action, req)
             if action == .select || action == .selectAll, session == nil { throw .sessionRequired(action.rawValue) }
             // The pasteboard must exist before anything is done.
-            if action == .cut || action == .copy || action == .paste { _ = try pasteboards.pasteboard(body.pasteboard) }
+            if action == .cut || action == .copy || action == .paste { _ = try pasteboards.pasteboard(body.pasteboard, for: ctx.caller.pasteboardReader) }
         } catch {
             res.send(error.response)
             return
@@ -122,8 +122,10 @@ extension ServerContext {
         try QueryParameters.allowOnly(req, ["pasteboard", "from", "to", "type"])
         let range = try Self.actionRange(from: try QueryParameters.position(req, "from"), to: try QueryParameters.position(req, "to"))
         let type = try Self.pasteType(req.queryValue("type"))
-        let p = try pasteboards.pasteboard(req.queryValue("pasteboard") ?? Pasteboard.generalName)
-        let pasteable = type.map { p.items.first?[$0]?.string != nil } ?? p.hasStrings
+        let name = req.queryValue("pasteboard") ?? Pasteboard.generalName, reader = ctx.caller.pasteboardReader
+        // Without a person there is no general to paste from: paste is off, not an error.
+        let p = name == Pasteboard.generalName && reader.person == nil ? nil : try pasteboards.pasteboard(name, for: reader)
+        let pasteable = p.map { p in type.map { p.items.first?[$0]?.string != nil } ?? p.hasStrings } ?? false
         let json = try handle.state.withLock { st throws(APIError) -> [UInt8] in
             let doc = st.document
             if let range {
@@ -148,9 +150,9 @@ extension ServerContext {
             w.key("undoMenuItemTitle"); w.string(um.undoMenuItemTitle(scope))
             w.key("redoMenuItemTitle"); w.string(um.redoMenuItemTitle(scope))
             // What a Paste menu item would say: where the text comes from when it is not the
-            // general pasteboard everyone shares.
-            w.key("pasteMenuItemTitle"); w.string(p.name == Pasteboard.generalName ? "Paste" : "Paste from \(p.name)")
-            w.key("pasteboard"); w.string(p.name)
+            // caller's own general pasteboard.
+            w.key("pasteMenuItemTitle"); w.string(name == Pasteboard.generalName ? "Paste" : "Paste from \(name)")
+            w.key("pasteboard"); w.string(name)
             w.key("selection"); DocumentJSON.selection(selection, to: &w)
             w.endObject()
             return w.bytes

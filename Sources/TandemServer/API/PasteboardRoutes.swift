@@ -4,37 +4,51 @@ import TandemHTTP
 
 extension ServerContext {
     func createPasteboard(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
-        let s: Session, name: String?, persistent: Bool
+        let s: Session, name: String?, persistent: Bool, everyone: Bool
         do throws(APIError) {
             s = try ctx.requireSession(for: "creating a pasteboard")
             let body = try RequestBody.object(req)
-            try body.allowOnly(["name", "persistent"])
+            try body.allowOnly(["name", "persistent", "shared"])
             name = try body.string("name")
             if let name, !PasteboardRegistry.isValidName(name) {
-                throw .invalidField("name", "must match [A-Za-z0-9._-]{1,128} and not be 'events'")
+                throw .invalidField("name", "must match [A-Za-z0-9._-]{1,128} and not be 'events' or 'general'")
             }
             persistent = try body.bool("persistent") ?? false
+            everyone = try Self.sharing(body) ?? false
         } catch {
             return res.send(error.response)
         }
-        pasteboards.create(name: name, owner: s.id, persistent: persistent) { result in
+        pasteboards.create(name: name, owner: s.person, persistent: persistent, sharedWithEveryone: everyone) { result in
             res.send(result.map { p in .json(PasteboardJSON.pasteboard(p), status: .created, headers: ["Location": "/pasteboards/\(p.name)"]) })
         }
     }
 
     func patchPasteboard(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
-        let s: Session, persistent: Bool
+        let s: Session, persistent: Bool?, everyone: Bool?
         do throws(APIError) {
             s = try ctx.requireSession(for: "changing a pasteboard")
             let body = try RequestBody.object(req, allowEmpty: false)
-            try body.allowOnly(["persistent"])
-            guard let given = try body.bool("persistent") else { throw .invalidField("persistent", "is required") }
-            persistent = given
+            try body.allowOnly(["persistent", "shared"])
+            persistent = try body.bool("persistent")
+            everyone = try Self.sharing(body)
+            if persistent == nil, everyone == nil { throw .invalidField("persistent", "or shared is required") }
         } catch {
             return res.send(error.response)
         }
-        pasteboards.setPersistent(req.parameters["name"] ?? "", persistent, by: s.id) { result in
+        pasteboards.update(req.parameters["name"] ?? "", persistent: persistent, sharedWithEveryone: everyone, by: s.pasteboardReader,
+                           publish: service.publishPasteboard) { result in
             res.send(result.map(Self.summaryResponse))
+        }
+    }
+
+    /// `shared`: "everyone" (a team pasteboard everyone reads and writes) or "none" (its
+    /// owner's alone); nil when absent.
+    static func sharing(_ body: RequestBody) throws(APIError) -> Bool? {
+        switch try body.string("shared") {
+        case nil: nil
+        case "everyone": true
+        case "none": false
+        default: throw .invalidField("shared", "must be \"everyone\" or \"none\"")
         }
     }
 
@@ -45,7 +59,7 @@ extension ServerContext {
         } catch {
             return res.send(error.response)
         }
-        pasteboards.write(req.parameters["name"] ?? "", publish: service.publishPasteboard, { p, limits throws(PasteboardError) in
+        pasteboards.write(req.parameters["name"] ?? "", by: ctx.caller.pasteboardReader, publish: service.publishPasteboard, { p, limits throws(PasteboardError) in
             if replace { try p.setItems(items, limits: limits) } else { try p.addItems(items, limits: limits) }
         }, then: { result in
             res.send(result.map(Self.summaryResponse))
@@ -85,7 +99,7 @@ extension ServerContext {
     }
 
     func getRepresentation(_ req: HTTPRequest, _ ctx: RequestContext) throws(APIError) -> HTTPResponse {
-        let p = try pasteboards.pasteboard(req.parameters["name"] ?? "")
+        let p = try pasteboards.pasteboard(req.parameters["name"] ?? "", for: ctx.caller.pasteboardReader)
         guard let index = Int(req.parameters["index"] ?? ""), index >= 0 else {
             throw .invalidField("index", "must be an item index (0 or more)")
         }

@@ -48,7 +48,7 @@ extension DocumentService {
         } catch {
             return completion(.failure(error))
         }
-        pasteboards.write(action.pasteboard, publish: publishPasteboard, { p, limits throws(PasteboardError) in
+        pasteboards.write(action.pasteboard, by: session?.pasteboardReader ?? PasteboardReader(), publish: publishPasteboard, { p, limits throws(PasteboardError) in
             try p.setString(text, limits: limits)
         }, then: { result in
             completion(result.map { CopyResult(pasteboard: $0.name, changeCount: $0.changeCount, selection: selection) })
@@ -72,7 +72,7 @@ extension DocumentService {
                 let op = try Self.deletion(range, st)
                 // Staged before the deletion: if the text cannot go onto the pasteboard, it stays.
                 let text = st.document.rope.substring(range)
-                let s = try pasteboards.stage(action.pasteboard) { p, limits throws(PasteboardError) in
+                let s = try pasteboards.stage(action.pasteboard, by: session?.pasteboardReader ?? PasteboardReader()) { p, limits throws(PasteboardError) in
                     try p.setString(text, limits: limits)
                 }
                 let outcome = try applyAction(&st, op: op, actionName: "Cut", session: session, pasteboard: s.pasteboard)
@@ -95,7 +95,7 @@ extension DocumentService {
     func paste(_ action: ActionRequest, in handle: DocumentHandle, by session: Session?, completion: @escaping Completion<ActionResult>) {
         commitChange(handle, completion: completion) { [self] st throws(APIError) in
             let range = try target(st, action, session: session, needsText: false)
-            let p = try pasteboards.pasteboard(action.pasteboard)
+            let p = try pasteboards.pasteboard(action.pasteboard, for: session?.pasteboardReader ?? PasteboardReader())
             guard let item = p.items.first else {
                 throw .conflict("nothing_to_paste", "pasteboard '\(p.name)' is empty")
             }

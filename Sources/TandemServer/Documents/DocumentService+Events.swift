@@ -88,10 +88,12 @@ extension DocumentService {
     /// whose session it concerns.
     func publishPasteboard(_ event: PasteboardEvent) {
         let data = event.json
-        pasteboards.events.send(ServerSentEvents.frame(id: nil, event: event.kind.rawValue, data: data))
+        pasteboards.events.send(ServerSentEvents.frame(id: nil, event: event.kind.rawValue, data: data)) {
+            event.concerns($0.caller.pasteboardReader)
+        }
         let frame = ServerSentEvents.frame(id: nil, event: "pasteboard", data: data)
         for handle in documents.withLock({ Array($0.values) }) {
-            handle.events.send(frame) { event.concerns($0.session) }
+            handle.events.send(frame) { event.concerns($0.caller.pasteboardReader) }
         }
     }
 }

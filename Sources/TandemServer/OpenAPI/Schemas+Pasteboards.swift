@@ -1,5 +1,8 @@
 /// Schemas of pasteboards and editing actions.
 extension Schemas {
+    /// Who reads and writes a pasteboard besides its owner: everyone, or nobody.
+    static let sharing: JSONValue = ["type": "string", "enum": ["everyone", "none"]]
+
     static let pasteboardComponents: [(String, JSONValue)] = [
         ("Representation", [
             "description": "One representation: a UTI (MIME types are accepted and mapped) and its bytes, as a string for text types with UTF-8 bytes, else base64.",
@@ -10,12 +13,12 @@ extension Schemas {
         ]),
         ("PasteboardSummary", object([
             ("name", string), ("changeCount", nonNegative), ("persistent", boolean), ("owner", nullableString),
-            ("numberOfItems", nonNegative), ("types", array(string)),
-        ], required: ["name", "changeCount", "persistent", "owner", "numberOfItems", "types"])),
+            ("shared", sharing), ("numberOfItems", nonNegative), ("types", array(string)),
+        ], required: ["name", "changeCount", "persistent", "owner", "shared", "numberOfItems", "types"])),
         ("Pasteboard", object([
             ("name", string), ("changeCount", nonNegative), ("persistent", boolean), ("owner", nullableString),
-            ("numberOfItems", nonNegative), ("types", array(string)), ("items", array(array(ref("Representation")))),
-        ], required: ["name", "changeCount", "persistent", "owner", "numberOfItems", "types", "items"])),
+            ("shared", sharing), ("numberOfItems", nonNegative), ("types", array(string)), ("items", array(array(ref("Representation")))),
+        ], required: ["name", "changeCount", "persistent", "owner", "shared", "numberOfItems", "types", "items"])),
         ("PasteboardItems", [
             "oneOf": [
                 object([("items", array(array(ref("Representation"))))], required: ["items"]),

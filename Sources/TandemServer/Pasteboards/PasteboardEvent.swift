@@ -5,17 +5,17 @@ struct PasteboardEvent: Sendable {
     enum Kind: String, Sendable { case changed, removed }
     var kind: Kind
     var name: String
-    /// Who owns it: document streams tell a session only about `general` and its own.
-    var owner: String?
+    /// The pasteboard as it is (changed) or was (removed): who hears of it is who may read it.
+    var pasteboard: Pasteboard
     var changeCount: Int
     var change: Pasteboard.Change
 
     static func changed(_ p: Pasteboard, _ change: Pasteboard.Change) -> PasteboardEvent {
-        PasteboardEvent(kind: .changed, name: p.name, owner: p.owner, changeCount: p.changeCount, change: change)
+        PasteboardEvent(kind: .changed, name: p.name, pasteboard: p, changeCount: p.changeCount, change: change)
     }
 
     static func removed(_ p: Pasteboard) -> PasteboardEvent {
-        PasteboardEvent(kind: .removed, name: p.name, owner: p.owner, changeCount: p.changeCount,
+        PasteboardEvent(kind: .removed, name: p.name, pasteboard: p, changeCount: p.changeCount,
                         change: Pasteboard.Change(typesAdded: [], typesRemoved: p.types))
     }
 
@@ -34,8 +34,9 @@ struct PasteboardEvent: Sendable {
         return w.bytes
     }
 
-    /// Whether a document-stream subscriber of `session` hears of it.
-    func concerns(_ session: String?) -> Bool {
-        name == Pasteboard.generalName || (owner != nil && owner == session)
+    /// Whether a subscriber who opened their stream as `reader` hears of it: only those who
+    /// may read the pasteboard.
+    func concerns(_ reader: PasteboardReader) -> Bool {
+        reader.mayRead(pasteboard)
     }
 }

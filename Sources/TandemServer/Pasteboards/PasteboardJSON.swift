@@ -31,6 +31,7 @@ enum PasteboardJSON {
         w.key("changeCount"); w.int(p.changeCount)
         w.key("persistent"); w.bool(p.persistent)
         w.key("owner"); w.optionalString(p.owner)
+        w.key("shared"); w.string(p.sharedWithEveryone ? "everyone" : "none")
         w.key("numberOfItems"); w.int(p.items.count)
         w.key("types"); w.beginArray(); for t in p.types { w.string(t) }; w.endArray()
     }

@@ -4,7 +4,7 @@ import TandemCore
 import TandemHTTP
 import TandemStore
 
-/// Every pasteboard. `boards` guards the map and is held only for a moment (never while
+/// Every pasteboard, by storage key (`key(of:)`: a person's `general` is one of many). `boards` guards the map and is held only for a moment (never while
 /// waiting for anything), so readers and the store's writer thread may take it. `writers`
 /// runs one writer at a time (read, store, install), each holding its place until its store
 /// write is done, without a thread waiting for it. Persistent pasteboards are written to the
@@ -15,14 +15,14 @@ import TandemStore
 /// session's end): never queue one while holding a document's lock.
 final class PasteboardRegistry: Sendable {
     let limits: PasteboardLimits
-    /// Pasteboards one session may own at once.
+    /// Pasteboards one person may own at once.
     let maxPerSession: Int
-    /// Bytes one session's pasteboards may hold together, and all pasteboards together.
+    /// Bytes one person's pasteboards may hold together, and all pasteboards together.
     let budget: PasteboardBudget
     /// `GET /pasteboards/events`.
     let events: EventChannel
     private let store: any DocumentStore
-    private let boards = Mutex<[String: Pasteboard]>([Pasteboard.generalName: .general()])
+    private let boards = Mutex<[String: Pasteboard]>([:])
     private let writers = AsyncSerial()
     /// In a cluster every pasteboard is stored, persistent or not: another node must find it.
     /// (Persistence still decides what a session's end does.)
@@ -52,14 +52,16 @@ final class PasteboardRegistry: Sendable {
         return l
     }
 
-    /// Start-up: the persistent pasteboards the store holds (`general` among them once written).
+    /// Start-up: the persistent pasteboards the store holds (people's `general`s among them).
+    /// The one `general` of earlier versions, everyone's, is left unread: it was everyone's
+    /// clipboard, and is nobody's now.
     func restore(_ stored: [StoredPasteboard], logger: Logger) {
         boards.withLock { boards in
-            for s in stored {
+            for s in stored where s.name != Pasteboard.generalName {
                 do {
-                    let items = try PasteboardCodec.decode(s.payload)
-                    boards[s.name] = Pasteboard(name: s.name, owner: s.name == Pasteboard.generalName ? nil : s.owner,
-                                                persistent: s.persistent || !shared, changeCount: s.changeCount, items: items)
+                    var p = try Self.pasteboard(from: s)
+                    p.persistent = p.persistent || !shared
+                    boards[s.name] = p
                 } catch {
                     logger.error("pasteboard '\(s.name)' is stored in an unreadable form; it is skipped")
                 }
@@ -67,25 +69,64 @@ final class PasteboardRegistry: Sendable {
         }
     }
 
+    /// Where a pasteboard is kept, in memory and in the store: its name, or for a person's
+    /// `general` "general~" and the owner ('~' is in no name a client may choose).
+    static func key(of p: Pasteboard) -> String {
+        p.isGeneral ? generalKeyPrefix + (p.owner ?? "") : p.name
+    }
+
+    /// The key `name` means for `reader`; `general` needs a person.
+    static func key(_ name: String, for reader: PasteboardReader) throws(APIError) -> String {
+        guard name == Pasteboard.generalName else { return name }
+        guard let person = reader.person else { throw .sessionRequired("the general pasteboard") }
+        return generalKeyPrefix + person
+    }
+
+    static let generalKeyPrefix = "general~"
+
+    static func pasteboard(from s: StoredPasteboard) throws -> Pasteboard {
+        let items = try PasteboardCodec.decode(s.payload)
+        if s.name.hasPrefix(generalKeyPrefix) {
+            return Pasteboard(name: Pasteboard.generalName, owner: String(s.name.dropFirst(generalKeyPrefix.count)),
+                              persistent: true, changeCount: s.changeCount, items: items)
+        }
+        return Pasteboard(name: s.name, owner: s.owner, persistent: s.persistent, sharedWithEveryone: s.shared,
+                          changeCount: s.changeCount, items: items)
+    }
+
     static func isValidName(_ name: String) -> Bool {
-        // "events" would be shadowed by GET /pasteboards/events.
-        name != "events" && ServerContext.isValidDocumentID(name)
+        // "events" would be shadowed by GET /pasteboards/events; "general" is everyone's own.
+        name != "events" && name != Pasteboard.generalName && ServerContext.isValidDocumentID(name)
     }
 
-    func list() -> [Pasteboard] {
-        boards.withLock { $0.values.sorted { $0.name < $1.name } }
+    /// What `reader` may read, by name: their `general` first (empty until written), then
+    /// the others.
+    func list(for reader: PasteboardReader) -> [Pasteboard] {
+        let general = reader.person.map { person in
+            boards.withLock { $0[Self.generalKeyPrefix + person] } ?? .general(of: person)
+        }
+        let named = boards.withLock { $0.values.filter { !$0.isGeneral && reader.mayRead($0) } }
+        return (general.map { [$0] } ?? []) + named.sorted { $0.name < $1.name }
     }
 
-    func pasteboard(_ name: String) throws(APIError) -> Pasteboard {
-        guard let p = boards.withLock({ $0[name] }) else { throw .notFound("pasteboard '\(name)'") }
+    /// The pasteboard `name` means for `reader`: 404 when there is none they may read, so a
+    /// private one's name tells nothing.
+    func pasteboard(_ name: String, for reader: PasteboardReader) throws(APIError) -> Pasteboard {
+        let key = try Self.key(name, for: reader)
+        if name == Pasteboard.generalName, let person = reader.person {
+            return boards.withLock { $0[key] } ?? .general(of: person)
+        }
+        guard let p = boards.withLock({ $0[key] }), reader.mayRead(p) else { throw .notFound("pasteboard '\(name)'") }
         return p
     }
 
     /// A new pasteboard, shown (and `then` called) once it is stored if persistent.
-    func create(name: String?, owner: String, persistent: Bool, then: @escaping Then<Pasteboard>) {
+    func create(name: String?, owner: String, persistent: Bool, sharedWithEveryone: Bool, then: @escaping Then<Pasteboard>) {
         asWriter(then) { [self] finish in
             let p: Pasteboard
-            do throws(APIError) { p = try newPasteboard(name: name, owner: owner, persistent: persistent) } catch {
+            do throws(APIError) {
+                p = try newPasteboard(name: name, owner: owner, persistent: persistent, sharedWithEveryone: sharedWithEveryone)
+            } catch {
                 return finish(.failure(error))
             }
             submit(p.persistent || shared ? [.upsertPasteboard(Self.stored(p))] : []) { [self] stored in
@@ -97,10 +138,10 @@ final class PasteboardRegistry: Sendable {
     }
 
     /// Inside a writer's turn: the name is still free when the pasteboard is installed.
-    private func newPasteboard(name: String?, owner: String, persistent: Bool) throws(APIError) -> Pasteboard {
+    private func newPasteboard(name: String?, owner: String, persistent: Bool, sharedWithEveryone: Bool) throws(APIError) -> Pasteboard {
         try boards.withLock { boards throws(APIError) in
-            guard boards.values.count(where: { $0.owner == owner }) < maxPerSession else {
-                throw .conflict("too_many_pasteboards", "a session may own at most \(maxPerSession) pasteboards")
+            guard boards.values.count(where: { $0.owner == owner && !$0.isGeneral }) < maxPerSession else {
+                throw .conflict("too_many_pasteboards", "a person may own at most \(maxPerSession) pasteboards")
             }
             var chosen = name
             while chosen == nil {
@@ -108,8 +149,9 @@ final class PasteboardRegistry: Sendable {
                 if boards[candidate] == nil, Self.isValidName(candidate) { chosen = candidate }
             }
             let n = chosen!
-            guard boards[n] == nil else { throw .conflict("name_taken", "a pasteboard named '\(n)' exists") }
-            return Pasteboard(name: n, owner: owner, persistent: persistent)
+            // Names are one space for everyone: a taken one is refused, private or not.
+            guard boards[n] == nil, n != Pasteboard.generalName else { throw .conflict("name_taken", "a pasteboard named '\(n)' exists") }
+            return Pasteboard(name: n, owner: owner, persistent: persistent, sharedWithEveryone: sharedWithEveryone)
         }
     }
 
@@ -118,6 +160,7 @@ final class PasteboardRegistry: Sendable {
     struct Staged: Sendable {
         var pasteboard: Pasteboard
         var change: Pasteboard.Change
+        /// In a cluster (every pasteboard is stored).
         var shared = false
         var writes: [StoreWrite] { pasteboard.persistent || shared ? [.upsertPasteboard(PasteboardRegistry.stored(pasteboard))] : [] }
     }
@@ -145,15 +188,17 @@ final class PasteboardRegistry: Sendable {
     }
 
     /// The pasteboard as `body` would leave it, without changing anything (inside `serially`).
-    func stage(_ name: String, _ body: (inout Pasteboard, PasteboardLimits) throws(PasteboardError) -> Void) throws(APIError) -> Staged {
-        guard var p = boards.withLock({ $0[name] }) else { throw .notFound("pasteboard '\(name)'") }
+    /// Whoever may read a pasteboard may write its items.
+    func stage(_ name: String, by reader: PasteboardReader,
+               _ body: (inout Pasteboard, PasteboardLimits) throws(PasteboardError) -> Void) throws(APIError) -> Staged {
+        var p = try pasteboard(name, for: reader)
         let before = p.types, bytesBefore = p.byteCount
         do throws(PasteboardError) { try body(&p, limits) } catch { throw .pasteboard(error) }
         if p.byteCount > bytesBefore { try checkBudget(owner: p.owner, growing: p.byteCount - bytesBefore) }
         return Staged(pasteboard: p, change: Pasteboard.change(from: before, to: p.types), shared: shared)
     }
 
-    /// Refuses a write that would take a session's pasteboards, or all of them, past their
+    /// Refuses a write that would take a person's pasteboards, or all of them, past their
     /// budget (inside `serially`, so no other write grows them meanwhile).
     private func checkBudget(owner: String?, growing: Int) throws(APIError) {
         let (own, all) = boards.withLock { boards in
@@ -161,7 +206,7 @@ final class PasteboardRegistry: Sendable {
         }
         if owner != nil, own + growing > budget.sessionBytes {
             throw APIError(.payloadTooLarge, "pasteboard_session_budget",
-                           "a session's pasteboards hold at most \(budget.sessionBytes) bytes together (--pasteboard-session-bytes)")
+                           "a person's pasteboards hold at most \(budget.sessionBytes) bytes together (--pasteboard-session-bytes)")
         }
         guard all + growing <= budget.totalBytes else {
             throw APIError(HTTPStatus(507), "pasteboard_storage_full",
@@ -171,9 +216,12 @@ final class PasteboardRegistry: Sendable {
 
     /// Makes a staged write visible and publishes it (inside `serially`, once it is stored).
     func install(_ staged: Staged, publish: Publish) {
+        let key = Self.key(of: staged.pasteboard)
         let present = boards.withLock { boards -> Bool in
-            guard boards[staged.pasteboard.name] != nil else { return false }
-            boards[staged.pasteboard.name] = staged.pasteboard
+            // A person's general comes into being with its first write; a named one removed
+            // meanwhile stays removed.
+            guard boards[key] != nil || staged.pasteboard.isGeneral else { return false }
+            boards[key] = staged.pasteboard
             return true
         }
         if present { publish(.changed(staged.pasteboard, staged.change)) }
@@ -181,12 +229,12 @@ final class PasteboardRegistry: Sendable {
 
     /// Changes a pasteboard's items with `body` (all or nothing), stores it if persistent
     /// and publishes what changed; `then` gets the pasteboard as written.
-    func write(_ name: String, publish: @escaping Publish,
+    func write(_ name: String, by reader: PasteboardReader, publish: @escaping Publish,
                _ body: @escaping @Sendable (inout Pasteboard, PasteboardLimits) throws(PasteboardError) -> Void,
                then: @escaping Then<Pasteboard>) {
         asWriter(then) { [self] finish in
             let staged: Staged
-            do throws(APIError) { staged = try stage(name, body) } catch { return finish(.failure(error)) }
+            do throws(APIError) { staged = try stage(name, by: reader, body) } catch { return finish(.failure(error)) }
             submit(staged.writes) { [self] stored in
                 if case .failure(let error) = stored { return finish(.failure(error)) }
                 install(staged, publish: publish)
@@ -195,32 +243,41 @@ final class PasteboardRegistry: Sendable {
         }
     }
 
-    /// PATCH: only the owner may change it (anyone, once its owner's session has ended).
-    func setPersistent(_ name: String, _ persistent: Bool, by session: String, then: @escaping Then<Pasteboard>) {
+    /// PATCH: whether it outlives a restart, and whether everyone shares it; its owner only.
+    /// Shared, it is told as changed to those who may read it now (as another node tells it).
+    func update(_ name: String, persistent: Bool?, sharedWithEveryone: Bool?, by reader: PasteboardReader,
+                publish: @escaping Publish, then: @escaping Then<Pasteboard>) {
         asWriter(then) { [self] finish in
             var p: Pasteboard
             do throws(APIError) {
-                p = try pasteboard(name)
-                try Self.checkOwner(p, session)
+                p = try pasteboard(name, for: reader)
+                try Self.checkManager(p, reader)
             } catch {
                 return finish(.failure(error))
             }
-            guard p.persistent != persistent else { return finish(.success(p)) }
-            p.persistent = persistent
-            submit([persistent || shared ? .upsertPasteboard(Self.stored(p)) : .deletePasteboard(name)]) { [self, p] stored in
+            let before = p
+            if let persistent { p.persistent = persistent }
+            if let sharedWithEveryone { p.sharedWithEveryone = sharedWithEveryone }
+            guard p != before else { return finish(.success(p)) }
+            let write: [StoreWrite] = p.persistent || shared ? [.upsertPasteboard(Self.stored(p))]
+                : before.persistent ? [.deletePasteboard(name)] : []
+            submit(write) { [self, p] stored in
                 if case .failure(let error) = stored { return finish(.failure(error)) }
                 boards.withLock { $0[name] = p }
+                if p.sharedWithEveryone, !before.sharedWithEveryone {
+                    publish(.changed(p, Pasteboard.Change(typesAdded: p.types, typesRemoved: [])))
+                }
                 finish(.success(p))
             }
         }
     }
 
-    func remove(_ name: String, by session: String, publish: @escaping Publish, then: @escaping Then<Void>) {
+    func remove(_ name: String, by reader: PasteboardReader, publish: @escaping Publish, then: @escaping Then<Void>) {
         asWriter(then) { [self] finish in
             let p: Pasteboard
             do throws(APIError) {
-                p = try pasteboard(name)
-                try Self.checkOwner(p, session)
+                p = try pasteboard(name, for: reader)
+                try Self.checkManager(p, reader)
             } catch {
                 return finish(.failure(error))
             }
@@ -233,22 +290,26 @@ final class PasteboardRegistry: Sendable {
         }
     }
 
-    /// What a session's end does to its pasteboards: its persistent ones stay, owned by nobody
-    /// from now on, and the others go. Staged inside `serially`, so that the orphans are
-    /// stored with the session's end as one unit and memory changes only once it is stored.
+    /// What a guest session's end does to the pasteboards of its person (the session): the
+    /// persistent ones shared with everyone stay, owned by nobody from now on; the others go,
+    /// its `general` too, since nobody could read them any more. A user's pasteboards outlive
+    /// their sessions.
+    /// Staged inside `serially`, so that the orphans are stored with the session's end as one
+    /// unit and memory changes only once it is stored.
     struct SessionEnd: Sendable {
         var orphans: [Pasteboard]
         var removed: [Pasteboard]
         var shared = false
         var writes: [StoreWrite] {
-            orphans.map { .upsertPasteboard(PasteboardRegistry.stored($0)) } + (shared ? removed.map { .deletePasteboard($0.name) } : [])
+            orphans.map { .upsertPasteboard(PasteboardRegistry.stored($0)) }
+                + removed.filter { $0.persistent || shared }.map { .deletePasteboard(PasteboardRegistry.key(of: $0)) }
         }
     }
 
     func stageSessionEnd(_ session: String) -> SessionEnd {
         var end = SessionEnd(orphans: [], removed: [], shared: shared)
         for p in boards.withLock({ $0.values.sorted { $0.name < $1.name } }) where p.owner == session {
-            if p.persistent {
+            if p.persistent && p.sharedWithEveryone && !p.isGeneral {
                 var orphan = p
                 orphan.owner = nil
                 end.orphans.append(orphan)
@@ -263,43 +324,41 @@ final class PasteboardRegistry: Sendable {
     func install(_ end: SessionEnd, publish: Publish) {
         boards.withLock { boards in
             for orphan in end.orphans where boards[orphan.name] != nil { boards[orphan.name] = orphan }
-            for p in end.removed { boards.removeValue(forKey: p.name) }
+            for p in end.removed { boards.removeValue(forKey: Self.key(of: p)) }
         }
         for p in end.removed { publish(.removed(p)) }
     }
 
     /// A pasteboard as another node stored it (nil: removed there), installed here; the event
     /// to publish, nil when nothing changed.
-    func refresh(_ name: String, from stored: StoredPasteboard?, logger: Logger) -> PasteboardEvent? {
+    func refresh(_ key: String, from stored: StoredPasteboard?, logger: Logger) -> PasteboardEvent? {
         guard let stored else {
-            return boards.withLock { $0.removeValue(forKey: name) }.map { PasteboardEvent.removed($0) }
+            return boards.withLock { $0.removeValue(forKey: key) }.map { PasteboardEvent.removed($0) }
         }
-        let items: [PasteboardItem]
-        do { items = try PasteboardCodec.decode(stored.payload) } catch {
-            logger.error("pasteboard '\(name)' from another node is in an unreadable form; it is skipped")
+        guard key != Pasteboard.generalName else { return nil }  // the everyone's general of earlier versions
+        let p: Pasteboard
+        do { p = try Self.pasteboard(from: stored) } catch {
+            logger.error("pasteboard '\(key)' from another node is in an unreadable form; it is skipped")
             return nil
         }
-        let p = Pasteboard(name: name, owner: name == Pasteboard.generalName ? nil : stored.owner,
-                           persistent: stored.persistent, changeCount: stored.changeCount, items: items)
         let before = boards.withLock { boards -> Pasteboard? in
-            defer { boards[name] = p }
-            return boards[name]
+            defer { boards[key] = p }
+            return boards[key]
         }
-        if let before, before.changeCount == p.changeCount, before.items == p.items, before.owner == p.owner,
-           before.persistent == p.persistent { return nil }
+        if let before, before == p { return nil }
         return .changed(p, Pasteboard.change(from: before?.types ?? [], to: p.types))
     }
 
-    private static func checkOwner(_ p: Pasteboard, _ session: String) throws(APIError) {
-        if p.isGeneral { throw APIError(.forbidden, "not_owner", "the general pasteboard belongs to everyone and cannot be changed or removed") }
-        if let owner = p.owner, owner != session {
-            throw APIError(.forbidden, "not_owner", "only the session that created pasteboard '\(p.name)' may change or remove it")
+    private static func checkManager(_ p: Pasteboard, _ reader: PasteboardReader) throws(APIError) {
+        if p.isGeneral { throw APIError(.forbidden, "not_owner", "a general pasteboard is always there, private and persistent: it cannot be changed or removed") }
+        guard reader.mayManage(p) else {
+            throw APIError(.forbidden, "not_owner", "only the person who created pasteboard '\(p.name)' may change or remove it")
         }
     }
 
     static func stored(_ p: Pasteboard) -> StoredPasteboard {
-        StoredPasteboard(name: p.name, owner: p.owner, persistent: p.persistent, changeCount: p.changeCount,
-                         payload: PasteboardCodec.encode(p.items))
+        StoredPasteboard(name: key(of: p), owner: p.owner, persistent: p.persistent, changeCount: p.changeCount,
+                         payload: PasteboardCodec.encode(p.items), shared: p.sharedWithEveryone)
     }
 }
 
@@ -314,7 +373,7 @@ extension APIError {
     }
 }
 
-/// What all pasteboards may hold: one session's together, and everyone's together.
+/// What all pasteboards may hold: one person's together, and everyone's together.
 public struct PasteboardBudget: Sendable, Hashable {
     public var sessionBytes: Int
     public var totalBytes: Int

@@ -121,6 +121,12 @@ enum PostgresSchema {
             );
             ALTER TABLE sessions ADD COLUMN user_id TEXT COLLATE "C";
             """),
+        // Pasteboards are private to their owner unless shared with everyone. Those of nobody
+        // (an ended session's) were everyone's, and stay so.
+        (7, """
+            ALTER TABLE pasteboards ADD COLUMN shared BOOLEAN NOT NULL DEFAULT false;
+            UPDATE pasteboards SET shared = true WHERE owner IS NULL;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last!.version }

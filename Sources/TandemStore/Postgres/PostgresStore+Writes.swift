@@ -204,11 +204,11 @@ extension PostgresStore {
 
     static func upsertPasteboard(_ pasteboard: StoredPasteboard, in c: PGConnection) throws(StoreError) {
         try c.query("""
-            INSERT INTO pasteboards (name, owner, persistent, change_count, payload) VALUES ($1, $2, $3, $4, $5)
+            INSERT INTO pasteboards (name, owner, persistent, change_count, payload, shared) VALUES ($1, $2, $3, $4, $5, $6)
             ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, persistent = excluded.persistent,
-                change_count = excluded.change_count, payload = excluded.payload
+                change_count = excluded.change_count, payload = excluded.payload, shared = excluded.shared
             """, [.text(pasteboard.name), pasteboard.owner.map(PGValue.text) ?? .null, .bool(pasteboard.persistent),
-                  .int(pasteboard.changeCount), .bytes(pasteboard.payload)])
+                  .int(pasteboard.changeCount), .bytes(pasteboard.payload), .bool(pasteboard.shared)])
     }
 
     static func deletePasteboard(_ name: String, in c: PGConnection) throws(StoreError) {

@@ -73,9 +73,9 @@ extension StoredUser {
 }
 
 extension StoredPasteboard {
-    static let columns = "name, owner, persistent, change_count, payload"
+    static let columns = "name, owner, persistent, change_count, payload, shared"
 
     init(row: Row) {
-        self.init(name: row[0], owner: row[1], persistent: row[2], changeCount: row[3], payload: [UInt8](blob: row, 4))
+        self.init(name: row[0], owner: row[1], persistent: row[2], changeCount: row[3], payload: [UInt8](blob: row, 4), shared: row[5])
     }
 }

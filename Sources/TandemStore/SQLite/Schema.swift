@@ -109,6 +109,14 @@ enum Schema {
                 ALTER TABLE sessions ADD COLUMN user_id TEXT;
                 """)
         }
+        // Pasteboards are private to their owner unless shared with everyone. Those of nobody
+        // (an ended session's) were everyone's, and stay so.
+        migrator.registerMigration("v5") { db in
+            try db.execute(sql: """
+                ALTER TABLE pasteboards ADD COLUMN shared BOOLEAN NOT NULL DEFAULT 0;
+                UPDATE pasteboards SET shared = 1 WHERE owner IS NULL;
+                """)
+        }
         return migrator
     }
 }

@@ -16,8 +16,8 @@ extension ServerContext {
         let typeQuery = Endpoint.query("type", Schemas.string, "UTI or MIME type of a raw body; overrides Content-Type, so JSON can be put as data")
         let writeErrors: [Endpoint.Response] = [
             Endpoint.error(400, "Malformed JSON, field, base64 or type"),
-            Endpoint.error(401, "Bad token"),
-            Endpoint.error(404, "No such pasteboard"),
+            Endpoint.error(401, "Bad token, or general without a session"),
+            Endpoint.error(404, "No such pasteboard that the caller may read"),
             Endpoint.error(413, "Beyond a limit: representation size, items, representations per item, total size, or the session's pasteboard budget"),
             Endpoint.error(507, "All pasteboards together would pass their budget"),
             Endpoint.error(415, "No Content-Type and no ?type"),
@@ -27,14 +27,14 @@ extension ServerContext {
         return [
             Endpoint(
                 method: .get, path: "/pasteboards", operationID: "listPasteboards",
-                summary: "Every pasteboard, by name", tag: "Pasteboards",
+                summary: "The pasteboards the caller may read: their own general first, then their own and those shared with everyone, by name (the operator: every named one)", tag: "Pasteboards",
                 responses: [Endpoint.json(200, "Pasteboards", Schemas.array(Schemas.ref("PasteboardSummary"))),
                             Endpoint.error(401, "Bad token")],
                 handler: { [self] req, ctx, res in
                     res.respond { () throws(APIError) in
                         var w = JSONWriter(capacity: 256)
                         w.beginArray()
-                        for p in pasteboards.list() { PasteboardJSON.summary(p, to: &w) }
+                        for p in pasteboards.list(for: ctx.caller.pasteboardReader) { PasteboardJSON.summary(p, to: &w) }
                         w.endArray()
                         return .json(w.bytes)
                     }
@@ -42,16 +42,17 @@ extension ServerContext {
             ),
             Endpoint(
                 method: .post, path: "/pasteboards", operationID: "createPasteboard",
-                summary: "Create a named pasteboard owned by the session; without a name a unique one is made", tag: "Pasteboards",
+                summary: "Create a named pasteboard owned by the session's person (its user, or the guest session), private unless shared with everyone; without a name a unique one is made", tag: "Pasteboards",
                 requestBody: Endpoint.jsonBody(Schemas.object([
-                    ("name", ["type": "string", "pattern": "^[A-Za-z0-9._-]{1,128}$", "not": ["const": "events"]]),
+                    ("name", ["type": "string", "pattern": "^[A-Za-z0-9._-]{1,128}$", "not": ["enum": ["events", "general"]]]),
                     ("persistent", Schemas.boolean),
+                    ("shared", Schemas.sharing),
                 ], required: []), required: false),
                 responses: [
                     Endpoint.json(201, "Created (persistent is false unless asked)", Schemas.ref("Pasteboard")),
                     Endpoint.error(400, "Malformed JSON, field or name"),
                     Endpoint.error(401, "A session is needed"),
-                    Endpoint.error(409, "The name is taken, or the session owns too many pasteboards"),
+                    Endpoint.error(409, "The name is taken, or the person owns too many pasteboards"),
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
@@ -59,7 +60,7 @@ extension ServerContext {
             ),
             Endpoint(
                 method: .get, path: "/pasteboards/events", operationID: "pasteboardEvents",
-                summary: "Server-Sent Events: changed {kind,name,changeCount,typesAdded,typesRemoved}, removed {kind,name}", tag: "Pasteboards",
+                summary: "Server-Sent Events of the pasteboards the caller may read: changed {kind,name,changeCount,typesAdded,typesRemoved}, removed {kind,name}", tag: "Pasteboards",
                 responses: [
                     Endpoint.Response(status: 200, description: "An event stream of PasteboardEvent data, gzipped write by write when Accept-Encoding allows gzip", schema: Schemas.string, mediaType: "text/event-stream"),
                     Endpoint.error(401, "Bad token"),
@@ -68,25 +69,26 @@ extension ServerContext {
             ),
             Endpoint(
                 method: .get, path: "/pasteboards/{name}", operationID: "getPasteboard",
-                summary: "A pasteboard with its items", tag: "Pasteboards",
+                summary: "A pasteboard with its items; general is the caller's own", tag: "Pasteboards",
                 responses: [Endpoint.json(200, "The pasteboard", Schemas.ref("Pasteboard")),
-                            Endpoint.error(401, "Bad token"), Endpoint.error(404, "No such pasteboard")],
+                            Endpoint.error(401, "Bad token, or general without a session"),
+                            Endpoint.error(404, "No such pasteboard that the caller may read")],
                 handler: { [self] req, ctx, res in
                     res.respond { () throws(APIError) in
-                        return .json(PasteboardJSON.pasteboard(try pasteboards.pasteboard(req.parameters["name"] ?? "")))
+                        return .json(PasteboardJSON.pasteboard(try pasteboards.pasteboard(req.parameters["name"] ?? "", for: ctx.caller.pasteboardReader)))
                     }
                 }
             ),
             Endpoint(
                 method: .patch, path: "/pasteboards/{name}", operationID: "updatePasteboard",
-                summary: "Make a pasteboard persistent or not (its owner only)", tag: "Pasteboards",
-                requestBody: Endpoint.jsonBody(Schemas.object([("persistent", Schemas.boolean)], required: ["persistent"])),
+                summary: "Make a pasteboard persistent or not, shared with everyone or not (its owner only)", tag: "Pasteboards",
+                requestBody: Endpoint.jsonBody(Schemas.object([("persistent", Schemas.boolean), ("shared", Schemas.sharing)], required: [])),
                 responses: [
                     Endpoint.json(200, "The pasteboard", Schemas.ref("PasteboardSummary")),
-                    Endpoint.error(400, "Malformed JSON or field"),
+                    Endpoint.error(400, "Malformed JSON or field, or neither persistent nor shared"),
                     Endpoint.error(401, "A session is needed"),
                     Endpoint.error(403, "Not the owner, or general"),
-                    Endpoint.error(404, "No such pasteboard"),
+                    Endpoint.error(404, "No such pasteboard that the caller may read"),
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
@@ -107,7 +109,7 @@ extension ServerContext {
                     do throws(APIError) { s = try ctx.requireSession(for: "removing a pasteboard") } catch {
                         return res.send(error.response)
                     }
-                    pasteboards.remove(req.parameters["name"] ?? "", by: s.id, publish: service.publishPasteboard) { result in
+                    pasteboards.remove(req.parameters["name"] ?? "", by: s.pasteboardReader, publish: service.publishPasteboard) { result in
                         res.send(result.map { HTTPResponse(status: .noContent) })
                     }
                 }

@@ -1,0 +1,33 @@
+import TandemCore
+
+/// Who asks for a pasteboard: a person (a user, or a guest session, which is a person of its
+/// own) and whether with the operator's key. A person reads and writes their own `general` and
+/// pasteboards, and those shared with everyone; the operator reads every named one, never
+/// someone's `general`.
+struct PasteboardReader: Sendable {
+    var person: String?
+    var isOperator = false
+
+    func mayRead(_ p: Pasteboard) -> Bool {
+        if p.isGeneral { return person != nil && p.owner == person }
+        return isOperator || p.sharedWithEveryone || (person != nil && p.owner == person)
+    }
+
+    /// Changing and removing a pasteboard (not its items): its owner's, or anyone's once it
+    /// is nobody's (an ended guest session's shared one).
+    func mayManage(_ p: Pasteboard) -> Bool {
+        p.owner == nil ? p.sharedWithEveryone : p.owner == person
+    }
+}
+
+extension Session {
+    /// The person the session belongs to, as pasteboards name owners: its user, or for a
+    /// guest the session itself.
+    var person: String { userID.map { "user:" + $0 } ?? id }
+
+    var pasteboardReader: PasteboardReader { PasteboardReader(person: person) }
+}
+
+extension Caller {
+    var pasteboardReader: PasteboardReader { PasteboardReader(person: session?.person, isOperator: isOperator) }
+}
