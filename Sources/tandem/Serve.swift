@@ -90,7 +90,7 @@ struct Serve: ParsableCommand {
     @Option(help: "What guests (no signed-in user, no share link) may do: edit (what each document's mode allows), read (read only), or off (only sign in) (env: TANDEM_GUESTS, default: edit).")
     var guests: String?
 
-    @Option(help: "Bytes one session's pasteboards may hold together; a write past it is 413 pasteboard_session_budget (env: TANDEM_PASTEBOARD_SESSION_BYTES, default: 67108864).")
+    @Option(help: "Bytes one person's pasteboards may hold together; a write past it is 413 pasteboard_session_budget (env: TANDEM_PASTEBOARD_SESSION_BYTES, default: 67108864).")
     var pasteboardSessionBytes: Int?
 
     @Option(help: "Bytes all pasteboards may hold together; a write past it is 507 pasteboard_storage_full (env: TANDEM_PASTEBOARD_TOTAL_BYTES, default: 1073741824).")

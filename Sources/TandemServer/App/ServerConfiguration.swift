@@ -59,7 +59,7 @@ public struct ServerConfiguration: Sendable {
     public var archiveBytes = 64 << 20
     /// The same for all documents together: past it the largest archives are cut back first.
     public var archiveTotalBytes = 4 << 30
-    /// Bytes one session's pasteboards, and all pasteboards, may hold together.
+    /// Bytes one person's pasteboards, and all pasteboards, may hold together.
     public var pasteboardBudget = PasteboardBudget()
     /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`); their own
     /// connections are not capped per address.
