@@ -4,7 +4,7 @@ import TandemHTTP
 /// A document's members and share links, and the operator's end of any session.
 extension ServerContext {
     func accessJSON(_ rules: AccessRules) -> [UInt8] {
-        DocumentJSON.access(rules) { [sessions] id in sessions.session(id: id)?.name }
+        DocumentJSON.access(rules) { [sessions] person in sessions.name(ofPerson: person) }
     }
 
     func setMember(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {

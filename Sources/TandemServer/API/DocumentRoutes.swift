@@ -37,7 +37,7 @@ extension ServerContext {
         } else {
             id = Secrets.base64url(Secrets.randomBytes(9))
         }
-        return NewDocument(id: id, title: title, text: text, access: try Self.accessMode(body), owner: ctx.session?.id)
+        return NewDocument(id: id, title: title, text: text, access: try Self.accessMode(body), owner: ctx.session?.person)
     }
 
     func listDocuments(_ ctx: RequestContext) -> [UInt8] {

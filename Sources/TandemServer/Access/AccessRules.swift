@@ -4,9 +4,11 @@ import TandemCore
 /// (`DocumentMetadata`) and changed only by its owner (or the operator).
 struct AccessRules: Sendable, Equatable {
     var access: AccessMode
-    /// The session that created the document (or was given it); nil for one made anonymously.
+    /// The person who created the document (or was given it), as `Session.person` names
+    /// people: a user (`user:<id>`), which outlives every session, or a guest session's id;
+    /// nil for one made anonymously.
     var owner: String?
-    /// Roles granted to sessions: `editor` or `viewer`.
+    /// Roles granted to people (as `owner` names them): `editor` or `viewer`.
     var members: [String: Role] = [:]
     var links: [ShareLink] = []
 
@@ -17,13 +19,15 @@ struct AccessRules: Sendable, Equatable {
         self.owner = owner
     }
 
-    /// The caller's role here: the highest its session, its link and the operator key give.
+    /// The caller's role here: the highest its person, its session (rules made before a
+    /// session's user was known name the session), its link and the operator key give.
     func role(of caller: Caller, in documentID: String) -> Role? {
         if caller.isOperator { return .owner }
         var role: Role?
-        if let session = caller.session?.id {
-            if session == owner { return .owner }
-            role = members[session]
+        if let session = caller.session {
+            let person = session.person
+            if person == owner || session.id == owner { return .owner }
+            role = [members[person], members[session.id]].compactMap { $0 }.max()
         }
         if let link = caller.link, link.documentID == documentID {
             role = max(role ?? link.role, link.role)

@@ -116,11 +116,15 @@ extension DocumentService {
     private static func apply(_ change: AccessChange, to rules: inout AccessRules, sessions: SessionRegistry, now: Double) throws(APIError) {
         switch change {
         case .grant(let session, let role):
-            guard sessions.session(id: session) != nil else { throw .unknownSession(session) }
+            // Granted to the session's person: to a user, it outlives the session.
+            guard let granted = sessions.session(id: session) else { throw .unknownSession(session) }
             guard role != .owner else { throw .invalidField("role", "must be editor or viewer: give ownership with PATCH {\"owner\"}") }
-            rules.members[session] = role
+            rules.members[granted.person] = role
         case .revokeMember(let session):
-            guard rules.members.removeValue(forKey: session) != nil else {
+            // By the member's key, or by a live session of that person.
+            let person = sessions.session(id: session)?.person
+            let removed = [rules.members.removeValue(forKey: session), person.flatMap { rules.members.removeValue(forKey: $0) }]
+            guard removed.contains(where: { $0 != nil }) else {
                 throw APIError(.notFound, "member_not_found", "session '\(session)' has no role in this document")
             }
         case .addLink(let link):

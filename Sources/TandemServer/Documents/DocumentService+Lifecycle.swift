@@ -169,7 +169,8 @@ extension DocumentService {
             if let editingDisabled = patch.editingDisabled { st.editingDisabled = editingDisabled }
             if let secure = patch.secure { st.secure = secure }
             if let access = patch.access { st.access.access = access }
-            if let owner = patch.owner { st.access.owner = owner }
+            // As stored: given to the named session's person.
+            if patch.owner != nil { st.access.owner = DocumentMetadata(decoding: stored.metadata).access.owner }
             st.modified = stored.modified
             return (DocumentInfo(id: handle.id, state: st, caller: caller), before != st.condition, titleBefore != st.title, st.access)
         }
@@ -204,8 +205,9 @@ extension DocumentService {
             next.access.access = access
         }
         if let owner = patch.owner {
-            guard sessions.session(id: owner) != nil else { throw .unknownSession(owner) }
-            next.access.owner = owner
+            // Given to the session's person: to a user, it outlives the session.
+            guard let session = sessions.session(id: owner) else { throw .unknownSession(owner) }
+            next.access.owner = session.person
         }
         let stored = StoredDocument(id: handle.id, title: next.title, created: next.created, modified: now(),
                                     metadata: DocumentMetadata(next, levelsOfUndo: patch.levels).encoded)

@@ -21,10 +21,6 @@ struct PasteboardReader: Sendable {
 }
 
 extension Session {
-    /// The person the session belongs to, as pasteboards name owners: its user, or for a
-    /// guest the session itself.
-    var person: String { userID.map { "user:" + $0 } ?? id }
-
     var pasteboardReader: PasteboardReader { PasteboardReader(person: person) }
 }
 

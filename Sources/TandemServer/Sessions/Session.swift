@@ -22,3 +22,12 @@ public struct Session: Sendable, Equatable {
         self.userID = userID
     }
 }
+
+extension Session {
+    /// The person the session belongs to, as owners, members and pasteboards name people:
+    /// its user (`user:<id>`), or for a guest the session itself (a session id never has a
+    /// colon).
+    var person: String { userID.map { Self.userPrefix + $0 } ?? id }
+
+    static let userPrefix = "user:"
+}

@@ -63,6 +63,15 @@ public final class SessionRegistry: Sendable {
 
     public func session(id: String) -> Session? { sessions.withLock { $0[id] } }
 
+    /// The name a person (`Session.person`) goes by: a guest session's, or a user's as one of
+    /// their live sessions shows it; nil when none is live.
+    public func name(ofPerson person: String) -> String? {
+        if let session = session(id: person) { return session.name }
+        guard person.hasPrefix(Session.userPrefix) else { return nil }
+        let user = String(person.dropFirst(Session.userPrefix.count))
+        return sessions.withLock { $0.values.first { $0.userID == user }?.name }
+    }
+
     /// The live sessions that belong to users (for `DocumentService.endSessionsOfRemovedUsers`).
     public var userSessions: [Session] { sessions.withLock { $0.values.filter { $0.userID != nil } } }
 
