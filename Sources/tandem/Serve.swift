@@ -90,6 +90,9 @@ struct Serve: ParsableCommand {
     @Option(help: "What guests (no signed-in user, no share link) may do: edit (what each document's mode allows), read (read only), or off (only sign in) (env: TANDEM_GUESTS, default: edit).")
     var guests: String?
 
+    @Option(help: "Whether people may make their own local account with POST /users: off (only the operator adds accounts, with tandem user add) or open (env: TANDEM_SIGNUP, default: off).")
+    var signup: String?
+
     @Option(help: "Bytes one person's pasteboards may hold together; a write past it is 413 pasteboard_session_budget (env: TANDEM_PASTEBOARD_SESSION_BYTES, default: 67108864).")
     var pasteboardSessionBytes: Int?
 
@@ -162,6 +165,9 @@ struct Serve: ParsableCommand {
         let guestPolicy = guests ?? Environment.string("TANDEM_GUESTS") ?? c.guests.rawValue
         guard let policy = GuestPolicy(rawValue: guestPolicy) else { throw ValidationError("--guests must be edit, read or off, not \(guestPolicy)") }
         c.guests = policy
+        let signupPolicy = signup ?? Environment.string("TANDEM_SIGNUP") ?? c.signup.rawValue
+        guard let signupPolicy = SignupPolicy(rawValue: signupPolicy) else { throw ValidationError("--signup must be off or open, not \(signupPolicy)") }
+        c.signup = signupPolicy
         c.archiveBytes = try archiveBytes ?? Environment.int("TANDEM_ARCHIVE_BYTES") ?? c.archiveBytes
         guard c.archiveBytes == 0 || c.archiveBytes >= 1 << 20 else { throw ValidationError("--archive-bytes must be 0 or 1048576 or more") }
         c.archiveTotalBytes = try archiveTotalBytes ?? Environment.int("TANDEM_ARCHIVE_TOTAL_BYTES") ?? c.archiveTotalBytes

@@ -153,3 +153,28 @@ def test_the_command_line_refuses_bad_names_and_short_passwords_and_a_taken_name
     add_user(srv, name)
     r = tandem_user(srv, "add", name.upper(), password=PASSWORD)
     assert r.returncode != 0 and "exists" in r.stderr, r
+
+
+def test_signing_up_is_off_unless_the_operator_opens_it(base):
+    r = requests.post(base + "/users", json={"name": unique("eve"), "password": PASSWORD}, timeout=30)
+    assert_error(r, 403, "signup_off")
+
+
+def test_with_signup_open_a_person_makes_an_account_and_is_signed_in(servers):
+    srv = servers(name="signup", extra_args=("--signup", "open", "--guests", "off"))
+    name = unique("eve")
+    r = requests.post(srv.base + "/users", json={"name": name, "password": PASSWORD, "displayName": "Eve"}, timeout=30)
+    assert r.status_code == 201, describe(r)
+    eve = Client(srv.base, token=r.json()["token"], session=r.json())
+    me = eve.get("/users/me").json()
+    assert (me["name"], me["displayName"], me["guest"]) == (name, "Eve", False)
+    # The account is a real one: it signs in again, also with guests off.
+    assert signed_in(srv.base, name).get("/users/me").json()["id"] == me["id"]
+    # A taken name (compared ignoring case), a bad name or a short password change nothing.
+    assert_error(requests.post(srv.base + "/users", json={"name": name.upper(), "password": PASSWORD}, timeout=30), 409, "name_taken")
+    assert_error(requests.post(srv.base + "/users", json={"name": "a b", "password": PASSWORD}, timeout=30), 400, "invalid_field")
+    assert_error(requests.post(srv.base + "/users", json={"name": unique("x"), "password": "short"}, timeout=30), 400, "invalid_field")
+    assert_error(requests.post(srv.base + "/users", json={"name": unique("x"), "password": PASSWORD, "admin": True}, timeout=30),
+                 400, "invalid_field")
+    listed = tandem_user(srv, "list")
+    assert listed.returncode == 0 and listed.stdout.count("\n") == 1, listed.stdout

@@ -79,7 +79,7 @@ extension ServerContext {
         return name
     }
 
-    private func stored(_ s: Session, name: String) -> StoredSession {
+    func stored(_ s: Session, name: String) -> StoredSession {
         StoredSession(id: s.id, tokenHash: s.tokenHash, name: name, color: s.color, created: s.created, lastSeen: s.lastSeen, userID: s.userID)
     }
 

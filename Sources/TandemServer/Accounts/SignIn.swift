@@ -42,15 +42,20 @@ extension ServerContext {
             return APIError(.unauthorized, "invalid_credentials", "no account with that name and password").response
         }
         accountThrottle.succeeded(user.name)
-        var writes: [StoreWrite] = []
+        var rehashed: StoredUser?
         if let hash, hash.needsRehash, let fresh = PasswordHash.make(password) {
-            var rehashed = user
-            rehashed.passwordHash = fresh.encoded
-            writes.append(.upsertUser(rehashed))
+            rehashed = user
+            rehashed?.passwordHash = fresh.encoded
         }
+        return startSession(of: user, rehashed: rehashed)
+    }
+
+    /// A new session of `user`, stored (with the user's new hash, if any) before it is
+    /// answered `201`.
+    func startSession(of user: StoredUser, rehashed: StoredUser?) -> HTTPResponse {
+        var writes: [StoreWrite] = rehashed.map { [.upsertUser($0)] } ?? []
         let (session, token) = sessions.create(name: user.displayName, userID: user.id, now: now())
-        writes.append(.upsertSession(StoredSession(id: session.id, tokenHash: session.tokenHash, name: session.name, color: session.color,
-                                                   created: session.created, lastSeen: session.lastSeen, userID: user.id)))
+        writes.append(.upsertSession(stored(session, name: session.name)))
         do {
             try store.perform(writes)
         } catch {

@@ -36,6 +36,8 @@ public struct ServerConfiguration: Sendable {
     public var defaultAccess = "open"
     /// What callers with no user's session, link or operator key may do (`--guests`).
     public var guests: GuestPolicy = .edit
+    /// Whether people may make their own local account (`--signup`).
+    public var signup: SignupPolicy = .off
     /// A PostgreSQL URL (`--database`): every durable thing lives there instead of the
     /// SQLite file under `dataDirectory`. Nil for the embedded SQLite store.
     public var databaseURL: String?

@@ -8,7 +8,7 @@ struct ClientLimitsMiddleware: RouteMiddleware {
     let clients: ClientAddressResolver
 
     static let limitedRoutes: [String: RateLimits.Name] = [
-        "createSession": .sessions, "createDocument": .documents, "createPasteboard": .pasteboards, "createLink": .links,
+        "createSession": .sessions, "signUp": .sessions, "createDocument": .documents, "createPasteboard": .pasteboards, "createLink": .links,
     ]
 
     func wrap(_ next: @escaping RouteHandler, for route: Endpoint) -> RouteHandler {

@@ -21,6 +21,24 @@ extension ServerContext {
                 handler: { [self] req, ctx, res in createSession(req, ctx, res) }
             ),
             Endpoint(
+                method: .post, path: "/users", operationID: "signUp",
+                summary: "Make a local account and sign it in (only with --signup open); the token is shown only in this answer", tag: "Sessions",
+                requestBody: Endpoint.jsonBody(Schemas.object([
+                    ("name", ["type": "string", "minLength": 1, "maxLength": 64]),
+                    ("password", ["type": "string", "minLength": 8, "maxLength": 1024]),
+                    ("displayName", ["type": "string", "minLength": 1, "maxLength": 100]),
+                ], required: ["name", "password"])),
+                responses: [
+                    Endpoint.json(201, "The new user's first session and its bearer token", Schemas.ref("SessionCreated")),
+                    Endpoint.error(400, "Malformed JSON, or a missing or bad name, password or displayName"),
+                    Endpoint.error(403, "The server does not let people sign up (signup_off)"),
+                    Endpoint.error(409, "A user has that name (name_taken)"),
+                    Endpoint.error(415, "Body is not JSON"),
+                    Endpoint.error(503, "The store cannot save the user"),
+                ],
+                handler: { [self] req, ctx, res in signUp(req, ctx, res) }
+            ),
+            Endpoint(
                 method: .get, path: "/users/me", operationID: "getCurrentUser",
                 summary: "The user the calling session belongs to (a guest's session: guest true, id null)", tag: "Sessions",
                 responses: [
