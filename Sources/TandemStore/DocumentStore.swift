@@ -87,6 +87,8 @@ public protocol DocumentStore: Sendable {
     func users() throws(StoreError) -> [StoredUser]
     /// The user with this sign-in name, if any.
     func user(named name: String) throws(StoreError) -> StoredUser?
+    /// The user with this id, nil if none.
+    func user(id: String) throws(StoreError) -> StoredUser?
     func upsertPasteboard(_ pasteboard: StoredPasteboard) throws(StoreError)
     func deletePasteboard(_ name: String) throws(StoreError)
     func pasteboards() throws(StoreError) -> [StoredPasteboard]

@@ -102,6 +102,9 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("A proxy (CIDR, IPv4 or IPv6, repeatable) whose X-Forwarded-For names the client for the per-client limits; its own connections are not capped (env: TANDEM_TRUSTED_PROXIES, comma-separated, default: none).", valueName: "cidr"))
     var trustedProxies: [String] = []
 
+    @Option(name: .customLong("auth-header"), help: ArgumentHelp("A header in which a --trusted-proxy that signs people in (oauth2-proxy, Authelia) names the user: POST /sessions from it starts that user's session, and a session used with it must be that user's; from any other peer it is ignored (env: TANDEM_AUTH_HEADER, default: none).", valueName: "name"))
+    var authHeader: String?
+
     @Option(name: .customLong("rate-limit"), help: ArgumentHelp("NAME=COUNT/SECONDS, repeatable: each client address may make COUNT at once and gets them back over SECONDS; NAME is sessions, documents, pasteboards, links (created) or auth (refused credentials); COUNT 0 turns one off; past it, 429 rate_limited with Retry-After (env: TANDEM_RATE_LIMITS, comma-separated, default: \(RateLimits().description.replacingOccurrences(of: " ", with: ","))).", valueName: "limit"))
     var rateLimits: [String] = []
 
@@ -183,6 +186,15 @@ struct Serve: ParsableCommand {
         c.trustedProxies = try proxies.map { text in
             guard let cidr = CIDR(text) else { throw ValidationError("--trusted-proxy \(text): not an IPv4 or IPv6 address or CIDR range") }
             return cidr
+        }
+        if let header = authHeader ?? Environment.string("TANDEM_AUTH_HEADER") {
+            guard !header.isEmpty, header.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
+                throw ValidationError("--auth-header \(header): a header name is letters, digits and '-'")
+            }
+            guard !c.trustedProxies.isEmpty else {
+                throw ValidationError("--auth-header needs --trusted-proxy: the header is believed only from the proxy that sets it")
+            }
+            c.authHeader = header
         }
         for spec in rateLimits.isEmpty ? Environment.list("TANDEM_RATE_LIMITS") : rateLimits {
             do { try c.rateLimits.set(spec) } catch { throw ValidationError("--rate-limit \(error)") }

@@ -23,13 +23,16 @@ public enum Accounts {
         }
     }
 
+    /// A new user id.
+    static func newID() -> String { "u_" + Secrets.base64url(Secrets.randomBytes(9)) }
+
     /// Adds a local account; returns its id.
     public static func add(name: String, displayName: String?, password: String, to store: any DocumentStore,
                            now: Double = Date().timeIntervalSince1970) throws(Failure) -> String {
         guard let key = UserName.normalized(name) else { throw .badName }
         guard UserName.acceptablePassword(password) else { throw .badPassword }
         guard let hash = PasswordHash.make(password) else { throw .hashing }
-        let id = "u_" + Secrets.base64url(Secrets.randomBytes(9))
+        let id = newID()
         let display = displayName.map { String($0.prefix(100)) } ?? name
         do {
             try store.perform([.upsertUser(StoredUser(id: id, name: key, displayName: display, passwordHash: hash.encoded, created: now))])

@@ -20,6 +20,28 @@ extension ServerContext {
         }
     }
 
+    /// A session of the user a trusted proxy names (`--auth-header`), made on first sight
+    /// with no password (so that it can sign in no other way).
+    func signIn(proxyUser name: String, _ res: HTTPResponder) {
+        service.heavyWork.async(lane: Self.signInLane) { [self] in
+            do {
+                if let user = try store.user(named: name) { return res.send(startSession(of: user, rehashed: nil)) }
+                let user = StoredUser(id: Accounts.newID(), name: name, displayName: name, passwordHash: nil, created: now())
+                do {
+                    try store.perform([.upsertUser(user)])
+                } catch StoreError.conflict {
+                    // Made meanwhile, on another node or by another request.
+                    guard let made = try store.user(named: name) else { return res.send(APIError.storageFailing.response) }
+                    return res.send(startSession(of: made, rehashed: nil))
+                }
+                res.send(startSession(of: user, rehashed: nil))
+            } catch {
+                logger.error("could not sign in a proxy's user: \(error)")
+                res.send(APIError.storageFailing.response)
+            }
+        }
+    }
+
     private func signInNow(name: String, password: String, client: IPAddress?) -> HTTPResponse {
         let key = UserName.normalized(name)
         if let key, let wait = accountThrottle.wait(for: key, now: now()) {
@@ -54,7 +76,7 @@ extension ServerContext {
     /// answered `201`.
     func startSession(of user: StoredUser, rehashed: StoredUser?) -> HTTPResponse {
         var writes: [StoreWrite] = rehashed.map { [.upsertUser($0)] } ?? []
-        let (session, token) = sessions.create(name: user.displayName, userID: user.id, now: now())
+        let (session, token) = sessions.create(name: user.displayName, userID: user.id, userName: user.name, now: now())
         writes.append(.upsertSession(stored(session, name: session.name)))
         do {
             try store.perform(writes)
@@ -73,7 +95,7 @@ extension ServerContext {
         w.beginObject()
         if let id = session.userID {
             let user: StoredUser?
-            do { user = try store.users().first { $0.id == id } } catch { throw .storageFailing }
+            do { user = try store.user(id: id) } catch { throw .storageFailing }
             guard let user else { throw .unauthorized }
             w.key("id"); w.string(user.id)
             w.key("name"); w.string(user.name)

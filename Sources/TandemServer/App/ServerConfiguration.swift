@@ -38,6 +38,8 @@ public struct ServerConfiguration: Sendable {
     public var guests: GuestPolicy = .edit
     /// Whether people may make their own local account (`--signup`).
     public var signup: SignupPolicy = .off
+    /// The header in which a `trustedProxies` peer names the signed-in user (`--auth-header`).
+    public var authHeader: String?
     /// A PostgreSQL URL (`--database`): every durable thing lives there instead of the
     /// SQLite file under `dataDirectory`. Nil for the embedded SQLite store.
     public var databaseURL: String?

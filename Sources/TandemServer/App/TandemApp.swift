@@ -43,8 +43,10 @@ public final class TandemApp: Sendable {
         // applied again by the first sync, which is harmless.
         let feedHead = try (engine as? PostgresStore)?.clusterHead()
         let contents = try store.loadAll()
+        let userNames = Dictionary(try store.users().map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         let sessions = SessionRegistry(restoring: contents.sessions.map {
-            Session(id: $0.id, name: $0.name, color: $0.color, created: $0.created, lastSeen: $0.lastSeen, tokenHash: $0.tokenHash, userID: $0.userID)
+            Session(id: $0.id, name: $0.name, color: $0.color, created: $0.created, lastSeen: $0.lastSeen, tokenHash: $0.tokenHash,
+                    userID: $0.userID, userName: $0.userID.flatMap { userNames[$0] })
         })
         let context = ServerContext(configuration: configuration, store: store, sessions: sessions, metrics: metrics,
                                     idempotency: idempotency, logger: logger)
@@ -211,7 +213,8 @@ extension ServerContext {
             AuthenticationMiddleware(session: { [self] request throws(APIError) in try session(of: request) },
                                      link: { [service] token throws(APIError) in try service.verifyLink(token) },
                                      operatorKey: configuration.adminKey.map(OperatorKey.init),
-                                     limiter: rateLimiter, clients: clients),
+                                     limiter: rateLimiter, clients: clients,
+                                     proxy: configuration.authHeader.map { ProxyIdentity(header: $0, clients: clients) }),
             GuestsMiddleware(guests: configuration.guests),
             AccessMiddleware(service: service),
             IdempotencyMiddleware(store: idempotency),

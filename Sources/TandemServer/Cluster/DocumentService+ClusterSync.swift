@@ -210,8 +210,9 @@ extension DocumentService {
     private func refreshSession(_ id: String) throws(StoreError) {
         guard let cluster else { return }
         if let stored = try cluster.store.session(id) {
+            let userName = try stored.userID.flatMap { id throws(StoreError) in try cluster.store.user(id: id)?.name }
             sessions.refresh(Session(id: stored.id, name: stored.name, color: stored.color, created: stored.created,
-                                     lastSeen: stored.lastSeen, tokenHash: stored.tokenHash, userID: stored.userID))
+                                     lastSeen: stored.lastSeen, tokenHash: stored.tokenHash, userID: stored.userID, userName: userName))
         } else if sessions.remove(id: id) != nil {
             // Ended on another node: its selections go here too, and whoever sees it present
             // hears it left (its undo groups go with the documents' journals).

@@ -13,9 +13,11 @@ struct AuthenticationMiddleware: RouteMiddleware {
     let operatorKey: OperatorKey?
     let limiter: RateLimiter
     let clients: ClientAddressResolver
+    /// `--auth-header`: a trusted proxy's word on who is signed in, checked against the session.
+    var proxy: ProxyIdentity?
 
     func wrap(_ next: @escaping RouteHandler, for route: Endpoint) -> RouteHandler {
-        { [session, link, operatorKey, limiter, clients] request, context, responder in
+        { [session, link, operatorKey, limiter, clients, proxy] request, context, responder in
             var context = context
             if limiter.mayRefuseCredentials, Self.presentsCredentials(request), let client = clients.client(of: request),
                let wait = limiter.refusesCredentials(from: client) {
@@ -32,6 +34,13 @@ struct AuthenticationMiddleware: RouteMiddleware {
                 }
             } catch {
                 if error.status == .unauthorized, let client = clients.client(of: request) { _ = limiter.take(.auth, for: client) }
+                return responder.send(error.response)
+            }
+            do throws(APIError) {
+                if let proxy, let named = try proxy.user(of: request), let s = context.caller.session, s.userName != named {
+                    throw ProxyIdentity.mismatch
+                }
+            } catch {
                 return responder.send(error.response)
             }
             next(request, context, responder)

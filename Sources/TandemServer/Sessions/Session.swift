@@ -11,8 +11,12 @@ public struct Session: Sendable, Equatable {
     public var tokenHash: [UInt8]
     /// The user it belongs to (`StoredUser.id`); nil for a guest.
     public var userID: String?
+    /// That user's sign-in name (`StoredUser.name`), as the store held it when the session was
+    /// made or learned; kept in memory only. A trusted proxy's header is checked against it.
+    public var userName: String?
 
-    public init(id: String, name: String, color: String, created: Double, lastSeen: Double, tokenHash: [UInt8], userID: String? = nil) {
+    public init(id: String, name: String, color: String, created: Double, lastSeen: Double, tokenHash: [UInt8],
+                userID: String? = nil, userName: String? = nil) {
         self.id = id
         self.name = name
         self.color = color
@@ -20,6 +24,7 @@ public struct Session: Sendable, Equatable {
         self.lastSeen = lastSeen
         self.tokenHash = tokenHash
         self.userID = userID
+        self.userName = userName
     }
 }
 

@@ -23,7 +23,7 @@ public final class SessionRegistry: Sendable {
     }
 
     /// Creates a session; returns it and the bearer token, which is shown only this once.
-    public func create(name: String?, userID: String? = nil, now: Double) -> (Session, token: String) {
+    public func create(name: String?, userID: String? = nil, userName: String? = nil, now: Double) -> (Session, token: String) {
         let id = "s_" + Secrets.base64url(Secrets.randomBytes(9))
         let secret = Secrets.randomBytes(32)
         let n = counter.withLock { c in c += 1; return c }
@@ -34,7 +34,8 @@ public final class SessionRegistry: Sendable {
             created: now,
             lastSeen: now,
             tokenHash: Secrets.sha256(secret),
-            userID: userID
+            userID: userID,
+            userName: userName
         )
         sessions.withLock { $0[id] = session }
         stored.withLock { $0[id] = now }

@@ -145,6 +145,10 @@ public final class InMemoryStore: DocumentStore {
         try read { state in state.sortedUsers.first { $0.name == name } }
     }
 
+    public func user(id: String) throws(StoreError) -> StoredUser? {
+        try read { state in state.sortedUsers.first { $0.id == id } }
+    }
+
     // MARK: Archive
 
     public func archivedRuns(document: String, after: Int, maxBytes: Int) throws(StoreError) -> [ArchivedRun] {

@@ -24,6 +24,10 @@ extension PostgresStore {
         try read { c throws(StoreError) in try Self.users(in: c, where: "WHERE name = $1", [.utf8(name)]).first }
     }
 
+    public func user(id: String) throws(StoreError) -> StoredUser? {
+        try read { c throws(StoreError) in try Self.users(in: c, where: "WHERE id = $1", [.text(id)]).first }
+    }
+
     static func users(in c: PGConnection, where filter: String, _ parameters: [PGValue]) throws(StoreError) -> [StoredUser] {
         let rows = try c.query("SELECT id, name, display_name, password_hash, created FROM users \(filter) ORDER BY id", parameters)
         return (0..<rows.count).map { row in

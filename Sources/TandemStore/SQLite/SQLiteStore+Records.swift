@@ -86,6 +86,12 @@ extension SQLiteStore {
         }
     }
 
+    public func user(id: String) throws(StoreError) -> StoredUser? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT \(StoredUser.selected) FROM users WHERE id = ?", arguments: [id]).map(StoredUser.init(row:))
+        }
+    }
+
     // MARK: Pasteboards
 
     public func upsertPasteboard(_ pasteboard: StoredPasteboard) throws(StoreError) {
