@@ -21,6 +21,8 @@ import TandemStore
         #expect(try store.users() == [Self.ada, Self.bob])
         #expect(try store.user(named: "ada") == Self.ada)
         #expect(try store.user(named: "Ada") == nil)
+        #expect(try store.user(id: Self.bob.id) == Self.bob)
+        #expect(try store.user(id: "u_nobody") == nil)
         var renamed = Self.ada
         renamed.displayName = "Ada K."
         renamed.passwordHash = nil
