@@ -17,6 +17,10 @@ extension ServerContext {
                 guard let user, let password else { throw .invalidField(user == nil ? "user" : "password", "user and password go together") }
                 return signIn(user: user, password: password, request: req, res)
             }
+            if let login = Self.loginToken(req) {
+                guard try body.string("name") == nil else { throw .invalidField("name", "a user's sessions carry the user's display name") }
+                return signIn(login: login, res)
+            }
             if let header = configuration.authHeader, let user = try ProxyIdentity(header: header, clients: clients).user(of: req) {
                 guard try body.string("name") == nil else { throw .invalidField("name", "a user's sessions carry the user's display name") }
                 return signIn(proxyUser: user, res)

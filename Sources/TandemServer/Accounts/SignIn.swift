@@ -15,8 +15,9 @@ extension ServerContext {
 
     func signIn(user name: String, password: String, request: HTTPRequest, _ res: HTTPResponder) {
         let client = clients.client(of: request)
+        let remember = Self.usesLoginCookie(request)
         service.heavyWork.async(lane: Self.signInLane) { [self] in
-            res.send(signInNow(name: name, password: password, client: client))
+            res.send(signInNow(name: name, password: password, client: client, remember: remember))
         }
     }
 
@@ -42,7 +43,7 @@ extension ServerContext {
         }
     }
 
-    private func signInNow(name: String, password: String, client: IPAddress?) -> HTTPResponse {
+    private func signInNow(name: String, password: String, client: IPAddress?, remember: Bool) -> HTTPResponse {
         let key = UserName.normalized(name)
         if let key, let wait = accountThrottle.wait(for: key, now: now()) {
             let after = max(1, Int(wait.rounded(.up)))
@@ -69,7 +70,12 @@ extension ServerContext {
             rehashed = user
             rehashed?.passwordHash = fresh.encoded
         }
-        return startSession(of: user, rehashed: rehashed)
+        var answer = startSession(of: user, rehashed: rehashed)
+        // From Tandem's page: the browser stays signed in (BrowserLogin).
+        if remember, answer.status == .created, let login = startLogin(of: user) {
+            answer.headers.add("Set-Cookie", loginCookie(login))
+        }
+        return answer
     }
 
     /// A new session of `user`, stored (with the user's new hash, if any) before it is

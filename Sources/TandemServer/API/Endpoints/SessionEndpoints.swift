@@ -92,7 +92,13 @@ extension ServerContext {
                     do throws(APIError) { s = try ctx.requireSession(for: "DELETE /sessions/me") } catch {
                         return res.send(error.response)
                     }
-                    endSession(s.id) { result in res.send(result.map { HTTPResponse(status: .noContent) }) }
+                    endSession(s.id) { [self] result in
+                        guard case .success = result, Self.usesLoginCookie(req) else {
+                            return res.send(result.map { HTTPResponse(status: .noContent) })
+                        }
+                        // Signing out in a browser: its login ends too, and the cookie goes.
+                        endLogin(req) { [self] in res.send(HTTPResponse(status: .noContent, headers: ["Set-Cookie": loginCookie(nil)])) }
+                    }
                 }
             ),
         ]
