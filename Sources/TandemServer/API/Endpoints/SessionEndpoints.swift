@@ -7,13 +7,14 @@ extension ServerContext {
         [
             Endpoint(
                 method: .post, path: "/sessions", operationID: "createSession",
-                summary: "Start a session (a guest's, or with user and password a local account's); the token is shown only in this answer", tag: "Sessions",
+                summary: "Start a session (a guest's, or with user and password a local account's, or with Tandem-Login: cookie one of the browser's login); the token is shown only in this answer", tag: "Sessions",
+                parameters: [Endpoint.header("Tandem-Login", "\"cookie\", from Tandem's page: a sign-in also sets the HttpOnly login cookie, and without user and password the cookie's login starts the session")],
                 requestBody: Endpoint.jsonBody(Schemas.object([("name", ["type": "string", "maxLength": 100]), ("user", Schemas.string),
                                                                ("password", Schemas.string)], required: []), required: false),
                 responses: [
                     Endpoint.json(201, "The new session and its bearer token", Schemas.ref("SessionCreated")),
                     Endpoint.error(400, "Malformed JSON or field"),
-                    Endpoint.error(401, "No account with that user and password (invalid_credentials)"),
+                    Endpoint.error(401, "No account with that user and password (invalid_credentials), or the browser's login has ended (signed_out)"),
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(429, "Too many failed sign-ins to the account (rate_limited, Retry-After)"),
                     Endpoint.error(503, "The store cannot save the session"),
