@@ -1,12 +1,18 @@
 // Cut, Copy, Paste and Select All through the server's pasteboards, enabled exactly as
-// GET …/actions says, and a panel showing the chosen pasteboard live. One clipboard: the
-// keyboard's Ctrl+C / Ctrl+X write the shared pasteboard as the buttons do (and the
-// device's clipboard, for other apps), and Ctrl+V pastes the shared one unless something
-// newer was copied elsewhere on the device. Without the server's clipboard (…/actions
-// answers 404) the panel hides and the buttons use the browser's clipboard instead.
+// GET …/actions says, and a panel showing the chosen pasteboard live and who can see it.
+// `general` is this person's own clipboard (a tab's guest session is a person of its own),
+// nobody else's; a named pasteboard is its creator's alone unless shared with everyone.
+// One clipboard: the keyboard's Ctrl+C / Ctrl+X write the chosen pasteboard as the buttons
+// do (and the device's clipboard, for other apps), and Ctrl+V pastes the chosen one unless
+// something newer was copied elsewhere on the device. Without the server's clipboard
+// (…/actions answers 404) the panel hides and the buttons use the browser's clipboard.
 import { $, el, plural, toast } from './ui.js';
 import { enc } from './api.js';
 import { typeNames } from './pasteboard-types.js';
+
+// A phone's clipboard row has room for a short name in the picker: "Mine" there.
+const NARROW = typeof matchMedia === 'function' ? matchMedia('(max-width: 640px)') : null;
+const generalLabel = () => (NARROW && NARROW.matches ? 'Mine' : 'Your clipboard');
 
 // What a superseded request answers: a newer one of its kind (or a removal) made it stale.
 const STALE = Symbol('stale');
@@ -27,7 +33,16 @@ export class ClipboardUI {
     $('#select-all-button').addEventListener('click', () => this.selectAll());
     $('#pasteboard-select').addEventListener('change', (e) => this.choose(e.target.value));
     $('#new-pasteboard-button').addEventListener('click', () => this.createPasteboard());
+    $('#pasteboard-share-button').addEventListener('click', () => this.toggleSharing());
+    this.labelGeneral();
+    if (NARROW) NARROW.addEventListener('change', () => this.labelGeneral());
+    // A pasteboard made private again says nothing to those it was shared with: coming
+    // back to the tab, the list is asked again, so the picker does not offer it.
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'visible' && this.supported && this.view.collab) this.refreshList();
+    });
     this.sharedText = null; // the chosen pasteboard's text, if it has some
+    this.shown = null; // the chosen pasteboard as last heard (no items): name, owner, shared…
     this.lastWritten = null; // what this tab last put on the device's clipboard
     const ta = view.editor.textarea;
     ta.addEventListener('copy', (e) => this.onKeyboardCopy(e, 'copy'));
@@ -41,7 +56,7 @@ export class ClipboardUI {
     return ed.getText().slice(Math.min(sel.anchor, sel.head), Math.max(sel.anchor, sel.head));
   }
 
-  /** Ctrl+C / Ctrl+X: the device's clipboard gets the text, the shared pasteboard too. */
+  /** Ctrl+C / Ctrl+X: the device's clipboard gets the text, the chosen pasteboard too. */
   onKeyboardCopy(e, name) {
     if (!this.supported || !e.clipboardData) return;
     const text = this.selectedText();
@@ -55,7 +70,7 @@ export class ClipboardUI {
   }
 
   /**
-   * Ctrl+V: the shared pasteboard, unless the device's clipboard holds something copied
+   * Ctrl+V: the chosen pasteboard, unless the device's clipboard holds something copied
    * elsewhere since (another app): that is the newer copy, and the browser pastes it.
    */
   onKeyboardPaste(e) {
@@ -64,7 +79,7 @@ export class ClipboardUI {
     const device = e.clipboardData.getData('text/plain');
     const fromElsewhere = device !== '' && device !== this.sharedText && device !== this.lastWritten;
     if (fromElsewhere) {
-      toast('Pasted from this device’s clipboard. The Paste button pastes the shared clipboard.', { ms: 4500 });
+      toast(`Pasted from this device’s clipboard. The Paste button pastes ${this.pasteboard === 'general' ? 'your Tandem clipboard' : `“${this.pasteboard}”`}.`, { ms: 4500 });
       return;
     }
     e.preventDefault();
@@ -77,10 +92,17 @@ export class ClipboardUI {
     try {
       await navigator.clipboard.writeText(text);
       this.lastWritten = text;
-    } catch { /* not allowed here: the shared pasteboard has it all the same */ }
+    } catch { /* not allowed here: the server's pasteboard has it all the same */ }
   }
 
   get api() { return this.view.api; }
+
+  /** This tab's person as pasteboards name their owner: its user's, or its guest session. */
+  get me() {
+    const s = this.api.session;
+    if (!s) return null;
+    return s.user ? `user:${s.user}` : s.id;
+  }
 
   async open() {
     this.selectionDirty = true;
@@ -192,11 +214,21 @@ export class ClipboardUI {
       if (this.pasteboard !== 'general') body.pasteboard = this.pasteboard;
       const text = view.editor.getText().slice(from, to);
       if (name !== 'paste' && text !== this.lastWritten) this.writeDevice(text);
-      const res = await view.post(`/${name}`, body);
+      let res;
+      try {
+        res = await view.post(`/${name}`, body);
+      } catch (e) {
+        // The named pasteboard went, or its owner stopped sharing it: not ours to use now.
+        if (e.status === 404 && body.pasteboard && /^pasteboard /.test(e.message)) {
+          this.gone(body.pasteboard);
+          return;
+        }
+        throw e;
+      }
       // Known at once, before the pasteboard's event: a Ctrl+V right after pastes this.
       if (name !== 'paste') this.sharedText = text;
       if (name === 'copy') {
-        toast(`Copied ${plural(to - from, 'character')} to the ${this.pasteboard === 'general' ? 'shared clipboard' : `“${this.pasteboard}” pasteboard`}`);
+        toast(`Copied ${plural(to - from, 'character')} to ${this.pasteboard === 'general' ? 'your clipboard' : `“${this.pasteboard}” (${audienceOf(this.boards.get(this.pasteboard)).toLowerCase()})`}`);
       } else if (res && res.revision !== undefined) {
         // Paste leaves the caret after the text; cut leaves it where the text was.
         const s = res.selection;
@@ -276,7 +308,18 @@ export class ClipboardUI {
    */
   missing(name) {
     if (name === 'general') this.setSupported(false);
-    else if (name === this.pasteboard) this.fallBackToGeneral();
+    else if (name === this.pasteboard) this.gone(name);
+  }
+
+  /** The chosen named pasteboard is no longer ours to read: removed, or made private. */
+  gone(name) {
+    if (name !== this.pasteboard) return;
+    this.sayGone(name);
+    this.fallBackToGeneral();
+  }
+
+  sayGone(name) {
+    toast(`The pasteboard “${name}” is gone or no longer shared with you: back to your clipboard.`);
   }
 
   // ---- pasteboards ----
@@ -317,6 +360,7 @@ export class ClipboardUI {
   forget(name) {
     if (!name || name === 'general') return;
     this.known.delete(name);
+    this.boards.delete(name);
     for (const option of [...$('#pasteboard-select').options]) if (option.value === name) option.remove();
   }
 
@@ -333,14 +377,32 @@ export class ClipboardUI {
     const select = $('#pasteboard-select');
     select.textContent = '';
     this.known = new Set(list.map((p) => p.name));
+    this.boards = new Map(list.map((p) => [p.name, p]));
     if (!this.known.has('general')) list.unshift({ name: 'general' });
-    for (const p of list) select.append(el('option', { value: p.name, text: p.name }));
-    // The newest list lacks the chosen one: removed, and its event not here yet.
-    if (this.pasteboard !== 'general' && !this.known.has(this.pasteboard)) this.choose('general');
+    for (const p of list) {
+      const general = p.name === 'general';
+      select.append(el('option', {
+        value: p.name,
+        'data-shared': general ? 'none' : p.shared,
+        title: `${general ? 'Your clipboard: ' : ''}${audienceOf(p)} can see it`,
+        text: general ? generalLabel() : `${p.name} (${audienceOf(p).toLowerCase()})`,
+      }));
+    }
+    // The newest list lacks the chosen one: removed (its event not here yet), or made private.
+    if (this.pasteboard !== 'general' && !this.known.has(this.pasteboard)) {
+      this.sayGone(this.pasteboard);
+      this.choose('general');
+    }
     select.value = this.pasteboard;
   }
 
+  labelGeneral() {
+    const option = $('#pasteboard-select option[value="general"]');
+    if (option) option.textContent = generalLabel();
+  }
+
   known = new Set(['general']);
+  boards = new Map(); // name → the list's summary of it (owner, shared, persistent)
 
   async refreshPasteboard() {
     const name = this.pasteboard;
@@ -352,12 +414,7 @@ export class ClipboardUI {
       return;
     }
     if (pb === STALE) return;
-    const general = pb.name === 'general';
-    $('#pasteboard-name').textContent = general ? 'Shared clipboard' : `Pasteboard “${pb.name}”`;
-    $('#pasteboard-name').dataset.name = pb.name;
-    $('#pasteboard-about').textContent = general
-      ? 'Shared by everyone on this server: what anyone copies here, everyone can paste. Ctrl+C and Ctrl+X copy here too.'
-      : `Anyone who knows the name “${pb.name}” can paste from it${pb.persistent ? '' : '; it goes when its creator leaves'}.`;
+    this.renderHead(pb);
     const items = pb.items || [];
     $('#pasteboard-count').textContent = items.length ? plural(items.length, 'item') : '';
     $('#pasteboard-count').title = `Changed ${plural(pb.changeCount, 'time')}`;
@@ -376,14 +433,63 @@ export class ClipboardUI {
     $('#pasteboard-empty').hidden = items.length > 0;
   }
 
+  /** The chosen pasteboard's name, who can see it, and (to its owner) the sharing switch. */
+  renderHead(pb) {
+    this.shown = pb;
+    const general = pb.name === 'general';
+    const everyone = !general && pb.shared === 'everyone';
+    const mine = general || (pb.owner != null && pb.owner === this.me);
+    $('#pasteboard-name').textContent = general ? 'Your clipboard' : `Pasteboard “${pb.name}”`;
+    $('#pasteboard-name').dataset.name = pb.name;
+    const audience = $('#pasteboard-audience');
+    audience.textContent = general ? 'Only you' : audienceOf(pb);
+    audience.dataset.shared = everyone ? 'everyone' : 'none';
+    let about;
+    if (general) {
+      about = 'Only you can see it: what you copy here, only you can paste. Ctrl+C and Ctrl+X copy here too.';
+    } else if (!everyone) {
+      about = 'Only you can see it and paste from it. Share it with everyone to let others paste from it too.';
+    } else if (mine) {
+      about = `You shared it: everyone can see it, paste from it and copy to it. Only you can stop sharing it${pb.persistent ? '' : '; it goes when you leave'}.`;
+    } else {
+      about = `Shared with everyone${pb.owner == null ? ' (its creator has left)' : ' by its creator'}: anyone can see it, paste from it and copy to it.`;
+    }
+    $('#pasteboard-about').textContent = about;
+    const share = $('#pasteboard-share-button');
+    share.hidden = general || !mine;
+    share.textContent = everyone ? 'Stop sharing' : 'Share with everyone';
+  }
+
+  /** Its owner shares the chosen pasteboard with everyone, or stops sharing it. */
+  async toggleSharing() {
+    const pb = this.shown;
+    if (!pb || pb.name === 'general') return;
+    const shared = pb.shared === 'everyone' ? 'none' : 'everyone';
+    const button = $('#pasteboard-share-button');
+    button.disabled = true;
+    try {
+      const summary = await this.api.patch(`/pasteboards/${enc(pb.name)}`, { shared });
+      if (this.pasteboard === summary.name) this.renderHead(summary);
+      await this.refreshList();
+      toast(shared === 'everyone' ? `Everyone can now see and paste from “${pb.name}”` : `Only you can see “${pb.name}” now`);
+    } catch (e) {
+      if (e.status === 404) this.gone(pb.name);
+      else toast(`Could not change who sees “${pb.name}”: ${e.message}`, { kind: 'error' });
+    } finally {
+      button.disabled = false;
+    }
+  }
+
   async createPasteboard() {
     const dialog = $('#pasteboard-dialog');
     $('#pasteboard-new-name').value = '';
+    $('input[name="pasteboard-shared"][value="none"]').checked = true; // private unless chosen
     dialog.returnValue = '';
     dialog.showModal();
     dialog.addEventListener('close', async () => {
       if (dialog.returnValue !== 'ok') return;
       const body = { persistent: $('#pasteboard-persistent').checked };
+      if ($('input[name="pasteboard-shared"]:checked').value === 'everyone') body.shared = 'everyone';
       const name = $('#pasteboard-new-name').value.trim();
       if (name) body.name = name;
       try {
@@ -400,5 +506,8 @@ export class ClipboardUI {
     }, { once: true });
   }
 }
+
+/** Who can see a named pasteboard, as the panel says it. */
+function audienceOf(p) { return p && p.shared === 'everyone' ? 'Everyone' : 'Only you'; }
 
 function clip(s) { return s.length > 280 ? `${s.slice(0, 280)}…` : s; }
