@@ -74,7 +74,7 @@ extension ServerContext {
         } else {
             writer.write(ServerSentEvents.frame(id: current, event: "presence", data: service.presenceJSON(handle)))
         }
-        writer.onClose { [self] in if session != nil { service.broadcastPresence(handle) } }
+        writer.onClose { [self] in if let session { service.streamClosed(of: session.id, in: handle) } }
     }
 
     /// Answered at once on one node; in a cluster once the selection is stored, so that the

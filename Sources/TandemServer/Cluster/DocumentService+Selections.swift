@@ -35,9 +35,18 @@ extension DocumentService {
     func refreshSelection(_ key: String) throws(StoreError) {
         guard let slash = key.firstIndex(of: "/") else { return }
         let id = String(key[..<slash]), session = String(key[key.index(after: slash)...])
-        guard let handle = documents.withLock({ $0[id] }),
-              let bytes = try store.meta(Self.selectionKey(document: id, session: session)),
-              let v = try? JSONParser.parse(bytes),
+        guard let handle = documents.withLock({ $0[id] }) else { return }
+        guard let bytes = try store.meta(Self.selectionKey(document: id, session: session)) else {
+            // Removed: the session left the document on another node (`leave`).
+            let had = handle.state.withLock { st -> Bool in
+                guard st.document.selection(for: session) != nil else { return false }
+                st.document.removeSelection(for: session)
+                return true
+            }
+            if had { broadcastPresence(handle) }
+            return
+        }
+        guard let v = try? JSONParser.parse(bytes),
               let anchor = v["anchor"]?.intValue, let head = v["head"]?.intValue, let revision = v["revision"]?.intValue
         else { return }
         let set = handle.state.withLock { st -> Bool in

@@ -72,6 +72,8 @@ extension DocumentService {
             w.key("id"); w.string(s.id)
             w.key("name"); w.string(s.name)
             w.key("color"); w.string(s.color)
+            // One person in several tabs is several sessions of one user: one avatar.
+            w.key("user"); w.optionalString(s.userID)
             w.key("selection"); DocumentJSON.selection(selections[id], to: &w)
             w.endObject()
         }

@@ -38,12 +38,12 @@ extension ServerContext {
             ),
             Endpoint(
                 method: .get, path: "/documents/{id}/presence", operationID: "presence",
-                summary: "Sessions in the document with name, color and selection", tag: "Editing",
+                summary: "Sessions in the document (an open event stream, or a selection and no stream closed since) with name, color, user (one person's tabs share it; null for a guest) and selection", tag: "Editing",
                 responses: [
                     Endpoint.json(200, "Sessions", Schemas.array(Schemas.object([
-                        ("id", Schemas.string), ("name", Schemas.string), ("color", Schemas.string),
+                        ("id", Schemas.string), ("name", Schemas.string), ("color", Schemas.string), ("user", Schemas.nullableString),
                         ("selection", ["oneOf": [Schemas.ref("Selection"), ["type": "null"]]]),
-                    ], required: ["id", "name", "color", "selection"]))),
+                    ], required: ["id", "name", "color", "user", "selection"]))),
                     Endpoint.error(401, "Bad token"),
                     Endpoint.error(404, "No such document"),
                 ],
