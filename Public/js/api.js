@@ -8,12 +8,18 @@ import { TabSession } from './tab-session.js';
 
 const SESSION_KEY = 'tandem.session';
 const NAME_KEY = 'tandem.name';
+// Set at a sign-in with the login cookie, cleared at sign-out: the cookie itself is HttpOnly,
+// so this says whether a new tab should ask for a session of the login first (a guest's
+// browser never asks, so it starts as fast as before and logs no refused request).
+const LOGIN_KEY = 'tandem.login';
+const LOGIN_HEADER = { 'Tandem-Login': 'cookie' };
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, retryAfter = null) {
     super(message || code);
     this.status = status;
     this.code = code;
+    this.retryAfter = retryAfter; // seconds, from Retry-After, when the server said
   }
   /** True when nothing reached the server or it could not answer: worth retrying. */
   get retryable() { return this.status === 0 || this.status === 503 || this.status === 502 || this.status === 504; }
@@ -47,6 +53,8 @@ export class Api {
     try { this.session = JSON.parse(sessionStorage.getItem(SESSION_KEY) || 'null'); } catch { this.session = null; }
     this.sessionPromise = null;
     this.listeners = new Set();
+    this.signInListeners = new Set();
+    this.guestsOff = null; // the 403 guests_off once the server refused a guest session
     this.links = new LinkStore();
     this.tabs = new TabSession();
     // A session found in sessionStorage is checked once with the other tabs before use.
@@ -54,6 +62,12 @@ export class Api {
   }
 
   onSessionChange(fn) { this.listeners.add(fn); }
+
+  /** `fn` runs when the server takes no guests and this tab has no user's session. */
+  onSignInRequired(fn) { this.signInListeners.add(fn); }
+
+  /** True when the tab's session is a signed-in user's. */
+  get signedIn() { return !!(this.session && this.session.user); }
 
   /** The tab's session, created on first use. */
   async ensureSession() {
@@ -66,15 +80,93 @@ export class Api {
           if (!taken) { this.tabs.hold(this.session.id); return this.session; }
           this.forgetSession(); // the tab this one was duplicated from holds it
         }
-        const s = await this.request('POST', '/sessions', { body: { name: preferredName() }, auth: false });
-        this.tabs.hold(s.id);
-        this.session = s;
-        sessionStorage.setItem(SESSION_KEY, JSON.stringify(s));
-        for (const fn of this.listeners) fn(s);
+        const s = await this.startSession();
+        this.adopt(s);
         return s;
       })().finally(() => { this.sessionPromise = null; });
     }
     return this.sessionPromise;
+  }
+
+  /**
+   * A new session for this tab: the login's user's when this browser signed in (a reload or
+   * a new tab stays signed in), else a guest's, or a 403 guests_off when the server takes
+   * no guests (the sign-in dialog is asked for).
+   */
+  async startSession() {
+    if (localStorage.getItem(LOGIN_KEY)) {
+      try {
+        const s = await this.request('POST', '/sessions', { headers: LOGIN_HEADER, auth: false });
+        if (s && s.user) return s;
+        localStorage.removeItem(LOGIN_KEY); // no cookie after all: a guest's session
+        return s;
+      } catch (e) {
+        if (e.status !== 401 && e.code !== 'guests_off') throw e;
+        localStorage.removeItem(LOGIN_KEY); // signed out (elsewhere, or the login ended)
+        if (e.code === 'guests_off') throw this.refusedGuest(e);
+      }
+    }
+    if (this.guestsOff) throw this.refusedGuest(this.guestsOff);
+    try {
+      return await this.request('POST', '/sessions', { body: { name: preferredName() }, auth: false });
+    } catch (e) {
+      if (e.code === 'guests_off') throw this.refusedGuest(e);
+      throw e;
+    }
+  }
+
+  refusedGuest(e) {
+    const first = !this.guestsOff;
+    this.guestsOff = e;
+    if (first) for (const fn of this.signInListeners) fn(e);
+    return e;
+  }
+
+  /** `s` becomes this tab's session. */
+  adopt(s) {
+    this.tabs.hold(s.id);
+    this.session = s;
+    this.checked = true;
+    sessionStorage.setItem(SESSION_KEY, JSON.stringify(s));
+    for (const fn of this.listeners) fn(s);
+  }
+
+  /**
+   * Signs in (POST /sessions with the login cookie asked for) and makes the user's session
+   * this tab's; a guest session the tab had is ended. Throws ApiError: 401
+   * invalid_credentials, 429 rate_limited (with retryAfter), and nothing changes then.
+   */
+  async signIn(user, password) {
+    const s = await this.request('POST', '/sessions', { body: { user, password }, headers: LOGIN_HEADER, auth: false });
+    const old = this.session;
+    localStorage.setItem(LOGIN_KEY, '1');
+    this.guestsOff = null;
+    this.adopt(s);
+    if (old && !old.user && old.id !== s.id) this.endSession(old.token, {}).catch(() => { /* it times out */ });
+    return s;
+  }
+
+  /**
+   * Signs this browser out: ends the tab's session and the login (the cookie is cleared).
+   * The tab then has no session; the next request starts a guest's (or asks to sign in).
+   */
+  async signOut() {
+    const old = this.session;
+    localStorage.removeItem(LOGIN_KEY);
+    this.forgetSession();
+    if (old) await this.endSession(old.token, LOGIN_HEADER);
+  }
+
+  /** DELETE /sessions/me for the session of `token` (not necessarily the tab's now). */
+  async endSession(token, headers) {
+    let res;
+    try {
+      res = await fetch(this.base + '/sessions/me', { method: 'DELETE', headers: { ...headers, Authorization: `Bearer ${token}` }, cache: 'no-store' });
+    } catch {
+      throw new ApiError(0, 'network', 'The server cannot be reached');
+    }
+    // An ended session is signed out already.
+    if (!res.ok && res.status !== 401) throw await errorOf(res);
   }
 
   /**
@@ -169,7 +261,8 @@ export async function errorOf(res) {
     const j = await res.json();
     if (j && j.error) { code = j.error.code || code; message = j.error.message || message; }
   } catch { /* not JSON */ }
-  return new ApiError(res.status, code, message);
+  const after = parseInt(res.headers.get('Retry-After') || '', 10);
+  return new ApiError(res.status, code, message, Number.isFinite(after) ? after : null);
 }
 
 async function answerOf(res, as) {

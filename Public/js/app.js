@@ -6,6 +6,7 @@ import { $, toast } from './ui.js';
 import { ListView } from './list.js';
 import { DocView } from './docview.js';
 import { shakeSetting, requestMotionPermission } from './shake.js';
+import { AccountUI } from './account-ui.js';
 
 const api = new Api();
 const doc = new DocView(api);
@@ -16,7 +17,32 @@ window.addEventListener('tandem:delete', (e) => {
   list.deleteSoon(e.detail);
 });
 
+/**
+ * Signs in or out (`change`), then goes on under the tab's new session: an open document
+ * is opened again with it (what was typed and not yet sent is carried over), the list is
+ * read again. When the server takes no guests and no one is signed in, nothing is shown
+ * but the sign-in dialog.
+ */
+async function switchSession(change) {
+  await change();
+  try {
+    await api.ensureSession();
+  } catch (e) {
+    if (e.code === 'guests_off') { doc.close(); list.hide(); return; }
+    throw e;
+  }
+  if (doc.collab) doc.reopen(doc.collab);
+  else route();
+}
+
+const account = new AccountUI(api, { switchSession });
+
 function route() {
+  // Without a guest session to use, there is only the sign-in dialog to show.
+  if (api.guestsOff && !api.session) {
+    account.openSignIn({ required: true });
+    return;
+  }
   const hash = location.hash || '#/';
   const query = new URLSearchParams(location.search);
   const m = hash.match(/^#\/doc\/([^?]+)(?:\?(.*))?$/);
@@ -79,7 +105,7 @@ function askForMotionOnFirstGesture() {
 setupSettings();
 askForMotionOnFirstGesture();
 window.addEventListener('hashchange', route);
-api.ensureSession().catch(() => { /* retried on first request */ }).finally(route);
+api.ensureSession().catch(() => { /* retried on first request; guests_off: signing in */ }).finally(route);
 
 // For the browser tests and for debugging from the console.
 window.tandem = {

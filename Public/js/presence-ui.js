@@ -79,12 +79,13 @@ export class PresenceUI {
 
   /**
    * Two guests both called "Ada (guest)" cannot tell whose caret is whose: the one with the
-   * later session id takes another guest name. A name someone chose is left alone.
+   * later session id takes another guest name. A name someone chose is left alone, and so
+   * is a signed-in user's (their tabs are one person, named after the account).
    */
   async avoidNameClash(people, me) {
     const api = this.view.api;
     const mine = people.find((p) => p.id === me);
-    if (!mine || !api.hasGuestName || this.renaming) return;
+    if (!mine || !api.hasGuestName || api.signedIn || this.renaming) return;
     if (!people.some((p) => p.id !== me && p.name === mine.name && p.id < me)) return;
     const name = freeGuestName(new Set(people.map((p) => p.name)));
     if (!name) return;

@@ -3,6 +3,7 @@
 Run: pip install -r scripts/requirements-test.txt; apt-get install -y chromium chromium-driver;
      TANDEM_BIN=.build/debug/tandem pytest Tests/browser
 """
+import contextlib
 import json
 import os
 import shutil
@@ -31,9 +32,21 @@ def free_port():
         return s.getsockname()[1]
 
 
+def binary_path():
+    return os.environ.get("TANDEM_BIN", str(ROOT / ".build" / "debug" / "tandem"))
+
+
 class Server:
-    def __init__(self, base):
+    def __init__(self, base, data=None):
         self.base = base
+        self.data = data  # the server's --data folder
+
+    def add_user(self, name, password, display_name=None):
+        """`tandem user add` against this server's store, as its operator would."""
+        extra = ["--display-name", display_name] if display_name else []
+        r = subprocess.run([binary_path(), "user", "add", name, *extra, "--data", str(self.data)],
+                           input=password + "\n", capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
 
     def request(self, method, path, body=None, token=None, headers=None):
         data = None
@@ -67,9 +80,11 @@ class Server:
         return doc["text"]
 
 
-@pytest.fixture(scope="session")
-def server():
-    binary = os.environ.get("TANDEM_BIN", str(ROOT / ".build" / "debug" / "tandem"))
+@contextlib.contextmanager
+def running_server(*extra):
+    """The server binary on a free port with a data folder of its own; `extra` are more
+    `tandem serve` arguments (e.g. "--guests", "off")."""
+    binary = binary_path()
     if not os.path.exists(binary):
         pytest.fail(f"no server binary at {binary}: build it or set TANDEM_BIN")
     data = tempfile.mkdtemp(prefix="tandem-browser-")
@@ -79,7 +94,7 @@ def server():
         [binary, "serve", "--host", "127.0.0.1", "--port", str(port), "--data", data,
          # TANDEM_PUBLIC runs the suite against another copy of the client, e.g. an older
          # one, to see a new test fail there.
-         "--public", os.environ.get("TANDEM_PUBLIC", str(ROOT / "Public")), "--log-level", "warning"],
+         "--public", os.environ.get("TANDEM_PUBLIC", str(ROOT / "Public")), "--log-level", "warning", *extra],
         stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
@@ -97,14 +112,22 @@ def server():
             proc.kill()
             pytest.fail("server did not answer /healthz")
         time.sleep(0.1)
-    yield Server(base)
-    proc.terminate()
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
-    shutil.rmtree(data, ignore_errors=True)
+        yield Server(base, data)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def server():
+    with running_server() as s:
+        yield s
 
 
 def make_driver(width=1280, height=860):
@@ -290,8 +313,9 @@ class Window:
 def windows(server):
     created = []
 
-    def make(width=1280, height=860):
-        w = Window(make_driver(width, height), server)
+    def make(width=1280, height=860, on=None):
+        """A new browser (its own profile) on `server`, or on the server `on`."""
+        w = Window(make_driver(width, height), on or server)
         created.append(w)
         return w
 
