@@ -441,3 +441,15 @@ def test_levels_of_undo_set_on_one_node_while_the_other_edits_hold_on_both(nodes
     assert Client(two.base).history(doc, scope="document") == Client(one.base).history(doc, scope="document")
     two.restart()
     assert Client(two.base).history(doc, scope="document") == Client(one.base).history(doc, scope="document")
+
+
+def test_a_since_ahead_of_a_node_waits_for_it_and_one_no_node_has_is_422(nodes):
+    """A node behind another (its own change in flight defers taking in the other's) answers
+    `…/edits?since=` with the other's revision once it gets there; a revision no node has is
+    still `422 revision_in_future`, after that short wait."""
+    one, two = nodes
+    ada, doc = new_doc(one, "ahead")
+    revision = on(one, ada).insert(doc, "x", 0)["revision"]
+    r = on(two, ada).get(f"/documents/{doc}/edits", params={"since": revision})
+    assert r.status_code == 200 and r.json() == [], describe(r)
+    assert_error(on(two, ada).get(f"/documents/{doc}/edits", params={"since": revision + 5}), 422, "revision_in_future")

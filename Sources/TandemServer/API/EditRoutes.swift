@@ -92,7 +92,12 @@ extension ServerContext {
             enum Answer { case page(ChangesPage), archived, waiting }
             let answer = try handle.state.withLock { st throws(APIError) -> Answer in
                 if since > st.committedRevision && wait == 0 {
-                    throw APIError.unprocessable("since \(since) is after the current revision \(st.committedRevision)", code: "revision_in_future")
+                    guard service.cluster != nil else { throw APIError.revisionInFuture(since, current: st.committedRevision) }
+                    // Another node's commit this node has not taken in yet (it does as soon as
+                    // its own change in flight commits): wait for it, briefly.
+                    st.pollers.append(DocumentState.Poller(since: since, deadline: service.now() + Self.behindWait, responder: res,
+                                                           caller: ctx.caller, behind: true))
+                    return .waiting
                 }
                 // Changes that left memory are read from the store's archive, off the loop.
                 if since < st.document.firstAvailableRevision - 1, configuration.archiveBytes > 0 { return .archived }
@@ -126,7 +131,16 @@ extension ServerContext {
     }
 }
 
+extension APIError {
+    static func revisionInFuture(_ since: Int, current: Int) -> APIError {
+        .unprocessable("since \(since) is after the current revision \(current)", code: "revision_in_future")
+    }
+}
+
 extension ServerContext {
+    /// How long, in a cluster, `…/edits?since=` ahead of this node waits for it to catch up.
+    static let behindWait: Double = 2
+
     /// The smallest page a client may ask for: one change's JSON fits in it most of the time.
     static let minPageBytes = 1024
 

@@ -253,16 +253,17 @@ extension ServerContext {
 
     func expirePollers(now: Double) {
         for handle in service.documents.withLock({ Array($0.values) }) {
-            let due: [HTTPResponder] = handle.state.withLock { st in
-                var out: [HTTPResponder] = []
+            let due: [(HTTPResponder, HTTPResponse)] = handle.state.withLock { st in
+                var out: [(HTTPResponder, HTTPResponse)] = []
                 st.pollers.removeAll { p in
                     guard p.deadline <= now else { return false }
-                    out.append(p.responder)
+                    out.append((p.responder, p.behind ? APIError.revisionInFuture(p.since, current: st.committedRevision).response
+                                                      : .json(Array("[]".utf8))))
                     return true
                 }
                 return out
             }
-            for r in due { r.send(.json(Array("[]".utf8))) }
+            for (r, answer) in due { r.send(answer) }
         }
     }
 

@@ -154,9 +154,10 @@ extension DocumentService {
         st.changeCommitted(newest)
         handle.events.send(frames, revisions: revisions, coalescable: history)
         let revision = st.committedRevision
-        let due = st.pollers.filter { $0.since < revision }
+        let isDue = { (p: DocumentState.Poller) in p.since < revision || (p.behind && p.since <= revision) }
+        let due = st.pollers.filter(isDue)
         guard !due.isEmpty else { return [] }
-        st.pollers.removeAll { $0.since < revision }
+        st.pollers.removeAll(where: isDue)
         return due.map { ($0.responder, changesPage(st, since: $0.since, maxBytes: configuration.editsPageBytes)) }
     }
 }

@@ -65,6 +65,10 @@ struct DocumentState {
         var responder: HTTPResponder
         /// Who waits: it is answered 404 if its access is taken away meanwhile.
         var caller: Caller = .anonymous
+        /// In a cluster, a `since` ahead of this node (another node's commit it has not taken
+        /// in yet): answered as soon as the document reaches it, `422 revision_in_future` if
+        /// it has not by the deadline.
+        var behind = false
     }
 
     /// The committed text: GET and saves never show a change that is not yet durable. Worked
