@@ -51,8 +51,8 @@ struct User: ParsableCommand {
         func run() throws {
             let store = try place.open()
             defer { store.close() }
-            let id = try Accounts.add(name: name, displayName: displayName, password: try User.readPassword(), to: store)
-            print("added \(UserName.normalized(name) ?? name) (\(id))")
+            let user = try Accounts.add(name: name, displayName: displayName, password: try User.readPassword(), to: store)
+            print("added \(user.name) (\(user.id))")
         }
     }
 

@@ -21,7 +21,7 @@ extension ServerContext {
                 guard try body.string("name") == nil else { throw .invalidField("name", "a user's sessions carry the user's display name") }
                 return signIn(login: login, res)
             }
-            if let header = configuration.authHeader, let user = try ProxyIdentity(header: header, clients: clients).user(of: req) {
+            if let user = try proxyIdentity?.user(of: req) {
                 guard try body.string("name") == nil else { throw .invalidField("name", "a user's sessions carry the user's display name") }
                 return signIn(proxyUser: user, res)
             }

@@ -26,22 +26,24 @@ public enum Accounts {
     /// A new user id.
     static func newID() -> String { "u_" + Secrets.base64url(Secrets.randomBytes(9)) }
 
-    /// Adds a local account; returns its id.
+    /// Adds a local account; returns it as stored.
+    @discardableResult
     public static func add(name: String, displayName: String?, password: String, to store: any DocumentStore,
-                           now: Double = Date().timeIntervalSince1970) throws(Failure) -> String {
+                           now: Double = Date().timeIntervalSince1970) throws(Failure) -> StoredUser {
         guard let key = UserName.normalized(name) else { throw .badName }
         guard UserName.acceptablePassword(password) else { throw .badPassword }
         guard let hash = PasswordHash.make(password) else { throw .hashing }
         let id = newID()
         let display = displayName.map { String($0.prefix(100)) } ?? name
+        let user = StoredUser(id: id, name: key, displayName: display, passwordHash: hash.encoded, created: now)
         do {
-            try store.perform([.upsertUser(StoredUser(id: id, name: key, displayName: display, passwordHash: hash.encoded, created: now))])
+            try store.perform([.upsertUser(user)])
         } catch .conflict {
             throw .exists(key)
         } catch {
             throw .store(error)
         }
-        return id
+        return user
     }
 
     /// Gives an account a new password; its sessions end everywhere.

@@ -34,17 +34,15 @@ extension ServerContext {
             return res.send(error.response)
         }
         service.heavyWork.async(lane: Self.signInLane) { [self] in
-            let user: StoredUser?
-            do {
-                let id = try Accounts.add(name: name, displayName: displayName, password: password, to: store, now: now())
-                user = try store.user(named: UserName.normalized(name) ?? name).flatMap { $0.id == id ? $0 : nil }
-            } catch Accounts.Failure.exists {
+            let user: StoredUser
+            do throws(Accounts.Failure) {
+                user = try Accounts.add(name: name, displayName: displayName, password: password, to: store, now: now())
+            } catch .exists {
                 return res.send(APIError.conflict("name_taken", "a user with that name exists").response)
             } catch {
                 logger.error("could not add a user: \(error)")
                 return res.send(APIError.storageFailing.response)
             }
-            guard let user else { return res.send(APIError.storageFailing.response) }
             res.send(startSession(of: user, rehashed: nil))
         }
     }

@@ -20,6 +20,8 @@ final class ServerContext: Sendable {
     /// The per-client limits (`--rate-limit`) and whom they count (`--trusted-proxy`).
     let rateLimiter: RateLimiter
     let clients: ClientAddressResolver
+    /// `--auth-header`: whom a trusted proxy names (nil without the option).
+    let proxyIdentity: ProxyIdentity?
     /// Failed sign-ins per account (`SignIn`).
     let accountThrottle = AccountThrottle()
     /// The users generation last seen (`endSessionsOfRemovedUsers`); nil while there is none.
@@ -36,6 +38,7 @@ final class ServerContext: Sendable {
         usersGeneration = Mutex((try? store.meta(Accounts.generationKey)) ?? nil)
         rateLimiter = RateLimiter(limits: configuration.rateLimits)
         clients = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
+        proxyIdentity = configuration.authHeader.map { [clients] in ProxyIdentity(header: $0, clients: clients) }
         let pasteboards = PasteboardRegistry(store: store, limits: PasteboardRegistry.limits(configuration.pasteboardLimits, maxBodyBytes: configuration.maxBodyBytes),
                                              budget: configuration.pasteboardBudget,
                                              events: EventChannel(coalescing: configuration.eventCoalescingMilliseconds / 1000),

@@ -214,7 +214,7 @@ extension ServerContext {
                                      link: { [service] token throws(APIError) in try service.verifyLink(token) },
                                      operatorKey: configuration.adminKey.map(OperatorKey.init),
                                      limiter: rateLimiter, clients: clients,
-                                     proxy: configuration.authHeader.map { ProxyIdentity(header: $0, clients: clients) }),
+                                     proxy: proxyIdentity),
             GuestsMiddleware(guests: configuration.guests),
             AccessMiddleware(service: service),
             IdempotencyMiddleware(store: idempotency),
