@@ -4,19 +4,19 @@ import TandemCore
 struct PasteboardEvent: Sendable {
     enum Kind: String, Sendable { case changed, removed }
     var kind: Kind
-    var name: String
     /// The pasteboard as it is (changed) or was (removed): who hears of it is who may read it.
     var pasteboard: Pasteboard
-    var changeCount: Int
     var change: Pasteboard.Change
 
+    var name: String { pasteboard.name }
+    var changeCount: Int { pasteboard.changeCount }
+
     static func changed(_ p: Pasteboard, _ change: Pasteboard.Change) -> PasteboardEvent {
-        PasteboardEvent(kind: .changed, name: p.name, pasteboard: p, changeCount: p.changeCount, change: change)
+        PasteboardEvent(kind: .changed, pasteboard: p, change: change)
     }
 
     static func removed(_ p: Pasteboard) -> PasteboardEvent {
-        PasteboardEvent(kind: .removed, name: p.name, pasteboard: p, changeCount: p.changeCount,
-                        change: Pasteboard.Change(typesAdded: [], typesRemoved: p.types))
+        PasteboardEvent(kind: .removed, pasteboard: p, change: Pasteboard.Change(typesAdded: [], typesRemoved: p.types))
     }
 
     /// `{"kind","name"}`, plus `"changeCount","typesAdded","typesRemoved"` for changed.
