@@ -70,8 +70,13 @@ extension ServerContext {
             rehashed = user
             rehashed?.passwordHash = fresh.encoded
         }
+        return startSession(of: user, rehashed: rehashed, remember: remember)
+    }
+
+    /// `startSession`, and from Tandem's page (`remember`) a login so the browser stays
+    /// signed in (BrowserLogin).
+    func startSession(of user: StoredUser, rehashed: StoredUser?, remember: Bool) -> HTTPResponse {
         var answer = startSession(of: user, rehashed: rehashed)
-        // From Tandem's page: the browser stays signed in (BrowserLogin).
         if remember, answer.status == .created, let login = startLogin(of: user) {
             answer.headers.add("Set-Cookie", loginCookie(login))
         }
