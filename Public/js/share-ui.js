@@ -1,8 +1,9 @@
 // The Share dialog: who may open and edit the document (its access mode), the people
-// given a role in it, and share links by role (made with an optional expiry, shown once,
-// revocable). Only the owner changes any of it (GET …/access answers others 403); everyone
-// else sees the mode and their own role. A link never grants less than the address: on an
-// open or editable document the dialog offers no viewer link, and says why.
+// given a role in it (a user by sign-in name, or someone here by session), and share links
+// by role (made with an optional expiry, shown once, revocable). Only the owner changes any
+// of it (GET …/access answers others 403); everyone else sees the mode and their own role.
+// A link never grants less than the address: on an open or editable document the dialog
+// offers no viewer link, and says why.
 import { $, el, ago } from './ui.js';
 import { enc } from './api.js';
 import { linkURL, linkIdOf } from './links.js';
@@ -37,6 +38,8 @@ export class ShareUI {
     for (const r of document.querySelectorAll('input[name="share-access"]')) {
       r.addEventListener('change', () => { if (r.checked) this.setMode(r.value); });
     }
+    $('#share-user-form').addEventListener('submit', (e) => { e.preventDefault(); this.shareWithUser(); });
+    $('#share-user-name').addEventListener('input', () => this.userError(''));
     $('#share-member-form').addEventListener('submit', (e) => { e.preventDefault(); this.grant(); });
     $('#share-link-form').addEventListener('submit', (e) => { e.preventDefault(); this.createLink(); });
     $('#share-link-role').addEventListener('change', () => { this.roleForced = false; });
@@ -52,6 +55,7 @@ export class ShareUI {
     $('#share-heading').textContent = `Share “${view.doc.title || 'Untitled'}”`;
     $('#share-new-link').hidden = true;
     this.say('');
+    this.userError('');
     this.canEdit = null;
     this.dialog.returnValue = '';
     await this.refresh();
@@ -208,6 +212,38 @@ export class ShareUI {
       return;
     }
     this.render();
+  }
+
+  /**
+   * Shares with a user by sign-in name (POST …/members): they need not be here, and the
+   * role is theirs in every session. A name no account has is said by the field.
+   */
+  async shareWithUser() {
+    const field = $('#share-user-name');
+    const user = field.value.trim();
+    if (!user) { this.userError('Enter the user name they sign in with.'); return; }
+    const role = $('#share-user-role').value;
+    const button = $('#share-user-submit');
+    button.disabled = true;
+    try {
+      this.rules = await this.api.post(`${this.base}/members`, { user, role });
+    } catch (e) {
+      if (e.code === 'unknown_user') this.userError(`No one has the user name “${user}”.`);
+      else this.userError(`Could not share with ${user}: ${e.message}`);
+      field.focus();
+      return;
+    } finally {
+      button.disabled = false;
+    }
+    field.value = '';
+    this.say(`Shared with ${user}: they are now ${ROLES[role]}.`);
+    this.render();
+  }
+
+  /** What went wrong with the user name typed, next to it (empty: nothing). */
+  userError(text) {
+    $('#share-user-error').textContent = text;
+    $('#share-user-name').setAttribute('aria-invalid', String(!!text));
   }
 
   async revokeMember(session, name) {
