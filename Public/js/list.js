@@ -11,8 +11,8 @@ const RANK = { viewer: 1, editor: 2, owner: 3 };
 const ROLE_NAMES = { editor: 'Editor', viewer: 'Viewer' };
 
 /**
- * The caller's role in `d`: the list's (`role`, from its session), or the role of the link
- * this browser holds for it when higher (an owner link from another tab of this browser).
+ * What the caller may do with `d`: the list's `role` (its session's), or the role of the
+ * link this browser holds for it when higher, since a rename or delete sends that link too.
  * Asking the document itself would count as opening it, so the list never does.
  */
 export function roleOf(d, link) {
@@ -22,13 +22,23 @@ export function roleOf(d, link) {
   return !listed || RANK[held] > RANK[listed] ? held : listed;
 }
 
+/**
+ * The role `d` is listed by: the list's, or owner where this browser holds the owner link
+ * (made here, in another tab). A share link someone sent is not a role given to me: what it
+ * opened stays under Recent.
+ */
+export function placeOf(d, link) {
+  if (link && link.role === 'owner') return 'owner';
+  return RANK[d.role] ? d.role : null;
+}
+
 const newest = (key) => (a, b) => String(b[key] || '').localeCompare(String(a[key] || ''));
 
 /**
- * `docs` (each with its `role` resolved) sorted into the three lists, each document in one:
- * what I own, what was given to me (editor, viewer), and Recent: only the others, those I
- * opened with no role of mine (a share link, an open document), newest opened first, so
- * that no document shows twice. Pure: {mine, shared, recent}.
+ * `docs` (each with its `role` as placeOf gives it) sorted into the three lists, each
+ * document in one: what I own, what was given to me (editor, viewer), and Recent: only the
+ * others, those I opened with no role of mine (a share link, an open document), newest
+ * opened first, so that no document shows twice. Pure: {mine, shared, recent}.
  */
 export function sections(docs) {
   const mine = docs.filter((d) => d.role === 'owner').sort(newest('modified'));
@@ -69,7 +79,10 @@ export class ListView {
       if (read === this.reads) toast(`Could not load the documents: ${e.message}`, { kind: 'error' });
     }
     if (read !== this.reads) return;
-    const lists = sections(docs.map((d) => ({ ...d, role: roleOf(d, this.api.links.get(d.id)) })));
+    const lists = sections(docs.map((d) => {
+      const link = this.api.links.get(d.id);
+      return { ...d, role: placeOf(d, link), may: roleOf(d, link) };
+    }));
     for (const [name, list] of Object.entries(lists)) {
       $(`#${name}-list`).replaceChildren(...list.map((d) => this.row(d, name)));
       $(`#${name}-empty`).hidden = list.length > 0;
@@ -86,11 +99,11 @@ export class ListView {
       el('span', { class: 'doc-name', text: title }),
       el('span', { class: 'doc-meta', text: meta }));
     const actions = el('span', { class: 'doc-actions' });
-    if (d.role === 'owner' || d.role === 'editor') {
+    if (d.may === 'owner' || d.may === 'editor') {
       actions.append(el('button', { type: 'button', class: 'button small quiet', 'aria-label': `Rename “${title}”`, text: 'Rename',
         onclick: () => this.startRename(li, d) }));
     }
-    if (d.role === 'owner') {
+    if (d.may === 'owner') {
       actions.append(el('button', { type: 'button', class: 'button small quiet danger', 'aria-label': `Delete “${title}”`, text: 'Delete',
         onclick: () => this.deleteSoon(d) }));
     }

@@ -1,6 +1,6 @@
 // Unit tests for the home page's three lists (list.js: which list a document is in, and the
 // role a row goes by) and for one avatar per person (presence-ui.js).
-import { roleOf, sections } from '../../../Public/js/list.js';
+import { placeOf, roleOf, sections } from '../../../Public/js/list.js';
 import { perPerson } from '../../../Public/js/presence-ui.js';
 import { eq, suite } from './harness.js';
 
@@ -33,6 +33,13 @@ test('a link this browser holds raises the role, never lowers it', () => {
   eq(roleOf({ role: 'owner' }, { role: 'viewer' }), 'owner');
   eq(roleOf({ role: 'editor' }, null), 'editor');
   eq(roleOf({}, null), null, 'a list without roles');
+});
+
+test('an owner link this browser holds lists the document as mine; a share link does not move it', () => {
+  eq(placeOf({ role: null }, { role: 'owner' }), 'owner');
+  eq(placeOf({ role: null }, { role: 'editor' }), null);
+  eq(placeOf({ role: 'viewer' }, { role: 'editor' }), 'viewer');
+  eq(placeOf({ role: 'editor' }, null), 'editor');
 });
 
 test('a user with two tabs is one avatar, a guest is one per session', () => {
