@@ -26,6 +26,9 @@ export class ShareUI {
     this.canEdit = null; // what the document last said we may do, read when the dialog opens
     this.reads = 0; // refreshes started: only the latest one shows what it read
     this.roleForced = false; // the viewer link was chosen, then ruled out by the mode: editor meanwhile
+    // person → the user name they were shared with here: GET …/access names only people with
+    // a live session, and someone shared with by name may have none yet.
+    this.sharedNames = new Map();
     this.dialog = $('#share-dialog');
     $('#share-button').addEventListener('click', () => this.open());
     $('#share-close').addEventListener('click', () => this.dialog.close());
@@ -176,7 +179,7 @@ export class ShareUI {
     ul.textContent = '';
     const members = this.rules.members || [];
     for (const m of members) {
-      const name = m.name || m.session;
+      const name = m.name || this.sharedNames.get(m.session) || m.session;
       const role = el('select', { class: 'select small', 'aria-label': `Role of ${name}` },
         el('option', { value: 'editor', text: 'Editor' }), el('option', { value: 'viewer', text: 'Viewer' }));
       role.value = m.role;
@@ -225,8 +228,10 @@ export class ShareUI {
     const role = $('#share-user-role').value;
     const button = $('#share-user-submit');
     button.disabled = true;
+    const before = new Set(((this.rules && this.rules.members) || []).map((m) => m.session));
     try {
       this.rules = await this.api.post(`${this.base}/members`, { user, role });
+      for (const m of this.rules.members || []) if (!before.has(m.session)) this.sharedNames.set(m.session, user);
     } catch (e) {
       if (e.code === 'unknown_user') this.userError(`No one has the user name “${user}”.`);
       else this.userError(`Could not share with ${user}: ${e.message}`);
@@ -258,7 +263,7 @@ export class ShareUI {
 
   nameOf(session) {
     const m = (this.rules.members || []).find((x) => x.session === session);
-    return (m && m.name) || this.view.presence.names().get(session) || session;
+    return (m && m.name) || this.sharedNames.get(session) || this.view.presence.names().get(session) || session;
   }
 
   // ---- links ----
