@@ -100,6 +100,7 @@ export class AccountUI {
     let open = false;
     try { open = (await this.api.accounts()).signup === 'open'; } catch { /* not offered */ }
     $('#signup-switch').hidden = !open;
+    this.dialog.dataset.signup = open ? 'open' : 'off'; // known now (the tests wait for it)
     if (!open && this.signingUp) this.setMode(false);
   }
 
