@@ -32,7 +32,14 @@ export function placeOf(d, link) {
   return RANK[d.role] ? d.role : null;
 }
 
-const newest = (key) => (a, b) => String(b[key] || '').localeCompare(String(a[key] || ''));
+/** A time as the server writes it (seconds since 1970, or an ISO date) in milliseconds; 0 for none. */
+function timeOf(t) {
+  if (typeof t === 'number') return t < 1e12 ? t * 1000 : t;
+  const ms = Date.parse(t);
+  return Number.isFinite(ms) ? ms : 0;
+}
+
+const newest = (key) => (a, b) => timeOf(b[key]) - timeOf(a[key]);
 
 /**
  * `docs` (each with its `role` as placeOf gives it) sorted into the three lists, each

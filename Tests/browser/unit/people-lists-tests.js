@@ -27,6 +27,15 @@ test('recent is newest opened first, whenever each was edited', () => {
   eq(ids(recent), ['new', 'old']);
 });
 
+test('times in seconds since 1970 sort as numbers, not as text', () => {
+  const { mine } = sections([
+    { id: 'earlier', role: 'owner', modified: 999999999.5 },
+    { id: 'later', role: 'owner', modified: 1700000000.25 },
+    { id: 'never', role: 'owner', modified: null },
+  ]);
+  eq(ids(mine), ['later', 'earlier', 'never']);
+});
+
 test('a link this browser holds raises the role, never lowers it', () => {
   eq(roleOf({ role: null }, { role: 'owner' }), 'owner');
   eq(roleOf({ role: 'viewer' }, { role: 'editor' }), 'editor');
