@@ -103,8 +103,11 @@ def test_a_document_opened_with_a_share_link_shows_under_recent(server, windows)
     a = signed_in_window(windows, ada, "Ada Linker")
     doc_id, _ = create_in_browser(a, "Linked notes")
     close_owner_dialog(a)
-    status, link = server.request("POST", f"/documents/{doc_id}/links", {"role": "viewer"},
-                                  headers={"Tandem-Link": owner_link(a, doc_id)})
+    # Locked, not private: GET /documents carries no link, and the server lists a private
+    # document only to those who may read it without one.
+    owner = {"Tandem-Link": owner_link(a, doc_id)}
+    assert server.request("PATCH", f"/documents/{doc_id}", {"access": "locked"}, headers=owner)[0] == 200
+    status, link = server.request("POST", f"/documents/{doc_id}/links", {"role": "viewer"}, headers=owner)
     assert status == 201, link
     c = windows()
     c.driver.get(f"{server.base}/#/doc/{doc_id}?link={link['token']}")
