@@ -99,7 +99,7 @@ export class AccountUI {
   async offerSignUp() {
     let open = false;
     try { open = (await this.api.accounts()).signup === 'open'; } catch { /* not offered */ }
-    $('#signup-switch').hidden = !open;
+    $('#signup-offer').hidden = !open;
     this.dialog.dataset.signup = open ? 'open' : 'off'; // known now (the tests wait for it)
     if (!open && this.signingUp) this.setMode(false);
   }
@@ -109,7 +109,8 @@ export class AccountUI {
     this.signingUp = signingUp;
     $('#signin-heading').textContent = signingUp ? 'Create account' : 'Sign in';
     $('#signin-submit').textContent = signingUp ? 'Create account' : 'Sign in';
-    $('#signup-switch').textContent = signingUp ? 'I have an account' : 'Create account';
+    $('#signup-question').textContent = signingUp ? 'Have an account?' : 'No account yet?';
+    $('#signup-switch').textContent = signingUp ? 'Sign in' : 'Create account';
     $('#signup-display-field').hidden = !signingUp;
     $('#signup-password-hint').hidden = !signingUp;
     $('#signin-password').autocomplete = signingUp ? 'new-password' : 'current-password';
