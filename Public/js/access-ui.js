@@ -1,6 +1,7 @@
-// What the caller may do in the open document (its `role` and `canEdit`): a caller who may
-// only read gets the read-only view (the text not editable, the edit and undo controls
-// off, a "View only" badge; others' changes still stream in). And what the page says when
+// What the caller may do in the open document (its `role`, `canEdit` and `canRename`): a
+// caller who may only read gets the read-only view (the text not editable, the edit and undo
+// controls off, a "View only" badge; others' changes still stream in); only an owner or an
+// editor may rename, whatever the mode, so the title is editable only for them. And what the page says when
 // a document cannot be shown, or stops being ours to read while it is open.
 import { $, toast } from './ui.js';
 import { copyButton } from './copy-text.js';
@@ -10,6 +11,7 @@ export class AccessUI {
   constructor(view) {
     this.view = view;
     this.canEdit = true;
+    this.canRename = true;
     this.role = null;
     this.mode = 'open';
     this.seen = new Set(); // documents shown in this page: one gone since is "no longer available"
@@ -48,11 +50,20 @@ export class AccessUI {
 
   set(doc) {
     this.canEdit = doc.canEdit !== false;
+    this.setRename(doc);
     this.role = doc.role || null;
     this.mode = doc.access || 'open';
     this.seen.add(doc.id);
     this.linkRefused.delete(doc.id);
     this.apply();
+  }
+
+  /** Whether `doc` (GET /documents/{id}) lets the caller rename it; true when it changed. */
+  setRename(doc) {
+    const canRename = typeof doc.canRename === 'boolean' ? doc.canRename : doc.canEdit !== false;
+    const changed = canRename !== this.canRename;
+    this.canRename = canRename;
+    return changed;
   }
 
   /** The text is editable when the caller may edit and editing is not turned off. */
@@ -64,7 +75,9 @@ export class AccessUI {
     const badge = $('#access-badge');
     badge.hidden = !viewOnly || !v.doc;
     badge.title = `You are ${this.role ? ROLES[this.role] || 'a reader' : 'a reader'} here: you see every change as it is made, but cannot change the text.`;
-    $('#doc-title').readOnly = viewOnly;
+    const title = $('#doc-title');
+    title.readOnly = !this.canRename;
+    title.title = this.canRename ? '' : 'Only its owner and editors can rename this document.';
     $('#save-button').disabled = viewOnly;
     $('#version-revert').hidden = viewOnly;
     for (const r of document.querySelectorAll('input[name="scope"]')) r.disabled = viewOnly;
@@ -78,6 +91,7 @@ export class AccessUI {
     $('#access-badge').hidden = true;
     $('#notice').hidden = true;
     this.canEdit = true;
+    this.canRename = true;
     this.role = null;
   }
 

@@ -138,6 +138,26 @@ export class Api {
    */
   async signIn(user, password) {
     const s = await this.request('POST', '/sessions', { body: { user, password }, headers: LOGIN_HEADER, auth: false });
+    return this.adoptLogin(s);
+  }
+
+  /**
+   * Makes an account (POST /users, only where the server takes sign-ups) and signs it in as
+   * signIn does, login cookie included. Throws ApiError: 409 name_taken, 400 invalid_field,
+   * 403 signup_off, and nothing changes then.
+   */
+  async signUp(name, password, displayName) {
+    const body = { name, password };
+    if (displayName) body.displayName = displayName;
+    const s = await this.request('POST', '/users', { body, headers: LOGIN_HEADER, auth: false });
+    return this.adoptLogin(s);
+  }
+
+  /** What the server lets people do without an account (GET /accounts): {guests, signup}. */
+  accounts() { return this.request('GET', '/accounts', { auth: false }); }
+
+  /** `s`, a user's new session with the login cookie set, becomes this tab's. */
+  adoptLogin(s) {
     const old = this.session;
     localStorage.setItem(LOGIN_KEY, '1');
     this.guestsOff = null;

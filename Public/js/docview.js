@@ -320,6 +320,7 @@ export class DocView {
       // The owner may have changed who may edit while the stream was down.
       this.access.announceMode(doc.access);
       if ((doc.canEdit !== false) !== this.access.canEdit) this.reopen(collab, { rightsLost: doc.canEdit === false });
+      else if (this.access.setRename(doc)) this.access.apply();
     } catch { /* the next rename's event brings it */ }
   }
 
@@ -329,7 +330,11 @@ export class DocView {
       const doc = await this.api.get(this.base);
       if (this.collab !== collab) return;
       const canEdit = doc.canEdit !== false;
-      if (canEdit === this.access.canEdit) return;
+      // A role given or taken may change only who may rename (an open document's editor).
+      if (canEdit === this.access.canEdit) {
+        if (this.access.setRename(doc)) this.access.apply();
+        return;
+      }
       if (canEdit) toast('You can edit this document now.', { ms: 5000 });
       this.reopen(collab, { rightsLost: !canEdit });
     } catch { /* a stream that lost access ends, and its end says why */ }

@@ -1,14 +1,58 @@
-// The document list: open, create (keeping the new document's owner link; the editor has
-// the focus once it is open), rename where the caller may edit, delete where it owns, with
-// a few seconds to take the deletion back.
+// The home page: the caller's documents in three lists (My documents, Shared with me,
+// Recent), each row opening it; create (keeping the new document's owner link; the editor
+// has the focus once it is open), rename where the caller is owner or editor, delete where
+// it owns, with a few seconds to take the deletion back.
 import { $, el, ago, plural, toast } from './ui.js';
 import { enc } from './api.js';
 import { OwnerLinkUI } from './owner-link-ui.js';
 
-// What a row offers is asked of the document itself (GET /documents lists no role): for
-// documents up to this length; longer ones go by the link this browser holds for them.
-const PROBE_MAX = 20000;
 const UNDO_DELETE_MS = 8000;
+const RANK = { viewer: 1, editor: 2, owner: 3 };
+const ROLE_NAMES = { editor: 'Editor', viewer: 'Viewer' };
+
+/**
+ * What the caller may do with `d`: the list's `role` (its session's), or the role of the
+ * link this browser holds for it when higher, since a rename or delete sends that link too.
+ * Asking the document itself would count as opening it, so the list never does.
+ */
+export function roleOf(d, link) {
+  const listed = RANK[d.role] ? d.role : null;
+  const held = link && RANK[link.role] ? link.role : null;
+  if (!held) return listed;
+  return !listed || RANK[held] > RANK[listed] ? held : listed;
+}
+
+/**
+ * The role `d` is listed by: the list's, or owner where this browser holds the owner link
+ * (made here, in another tab). A share link someone sent is not a role given to me: what it
+ * opened stays under Recent.
+ */
+export function placeOf(d, link) {
+  if (link && link.role === 'owner') return 'owner';
+  return RANK[d.role] ? d.role : null;
+}
+
+/** A time as the server writes it (seconds since 1970, or an ISO date) in milliseconds; 0 for none. */
+function timeOf(t) {
+  if (typeof t === 'number') return t < 1e12 ? t * 1000 : t;
+  const ms = Date.parse(t);
+  return Number.isFinite(ms) ? ms : 0;
+}
+
+const newest = (key) => (a, b) => timeOf(b[key]) - timeOf(a[key]);
+
+/**
+ * `docs` (each with its `role` as placeOf gives it) sorted into the three lists, each
+ * document in one: what I own, what was given to me (editor, viewer), and Recent: only the
+ * others, those I opened with no role of mine (a share link, an open document), newest
+ * opened first, so that no document shows twice. Pure: {mine, shared, recent}.
+ */
+export function sections(docs) {
+  const mine = docs.filter((d) => d.role === 'owner').sort(newest('modified'));
+  const shared = docs.filter((d) => d.role === 'editor' || d.role === 'viewer').sort(newest('modified'));
+  const recent = docs.filter((d) => !RANK[d.role]).sort(newest('opened'));
+  return { mine, shared, recent };
+}
 
 export class ListView {
   /** `focusEditor()` puts the focus in the open document's text. */
@@ -17,6 +61,7 @@ export class ListView {
     this.focusEditor = focusEditor;
     this.ownerLink = new OwnerLinkUI();
     this.section = $('#list-view');
+    this.reads = 0; // refreshes started: only the latest one shows what it read
     this.deleting = new Map(); // id → {doc, timer}: deleted once the time to undo is over
     $('#create-form').addEventListener('submit', (e) => { e.preventDefault(); this.create(); });
     // Leaving the page ends the time to undo: the deletions go now.
@@ -32,53 +77,45 @@ export class ListView {
   hide() { this.section.hidden = true; }
 
   async refresh() {
+    const read = ++this.reads;
     let docs = [];
     try {
       docs = await this.api.get('/documents');
       if (!Array.isArray(docs)) docs = docs.documents || [];
     } catch (e) {
-      toast(`Could not load the documents: ${e.message}`, { kind: 'error' });
+      if (read === this.reads) toast(`Could not load the documents: ${e.message}`, { kind: 'error' });
     }
-    docs.sort((a, b) => String(b.modified || '').localeCompare(String(a.modified || '')));
-    const list = $('#doc-list');
-    list.textContent = '';
-    $('#list-empty').hidden = docs.length > 0;
-    for (const d of docs) list.append(this.row(d));
+    if (read !== this.reads) return;
+    const lists = sections(docs.map((d) => {
+      const link = this.api.links.get(d.id);
+      return { ...d, role: placeOf(d, link), may: roleOf(d, link) };
+    }));
+    for (const [name, list] of Object.entries(lists)) {
+      $(`#${name}-list`).replaceChildren(...list.map((d) => this.row(d, name)));
+      $(`#${name}-empty`).hidden = list.length > 0;
+    }
   }
 
-  row(d) {
+  row(d, section) {
     const title = d.title || 'Untitled';
     const li = el('li', { class: 'doc-row', 'data-id': d.id });
     if (this.deleting.has(d.id)) return this.deletingRow(li, d);
+    const when = section === 'recent' && d.opened ? `opened ${ago(d.opened)}` : d.modified ? `edited ${ago(d.modified)}` : '';
+    const meta = [ROLE_NAMES[d.role], plural(d.length || 0, 'character'), when].filter(Boolean).join(' · ');
     const link = el('a', { class: 'doc-link', href: `#/doc/${enc(d.id)}` },
       el('span', { class: 'doc-name', text: title }),
-      el('span', { class: 'doc-meta', text: [plural(d.length || 0, 'character'), d.modified ? `edited ${ago(d.modified)}` : ''].filter(Boolean).join(' · ') }));
+      el('span', { class: 'doc-meta', text: meta }));
     const actions = el('span', { class: 'doc-actions' });
-    li.append(link, actions);
-    this.allowed(d).then(({ rename, remove }) => {
-      if (rename) {
-        actions.append(el('button', { type: 'button', class: 'button small quiet', 'aria-label': `Rename “${title}”`, text: 'Rename',
-          onclick: () => this.startRename(li, d) }));
-      }
-      if (remove) {
-        actions.append(el('button', { type: 'button', class: 'button small quiet danger', 'aria-label': `Delete “${title}”`, text: 'Delete',
-          onclick: () => this.deleteSoon(d) }));
-      }
-    });
-    return li;
-  }
-
-  /** Whether the caller may rename (edit) and delete (own) `d`. */
-  async allowed(d) {
-    const link = this.api.links.get(d.id);
-    if (link && link.role === 'owner') return { rename: true, remove: true };
-    if ((d.length || 0) <= PROBE_MAX) {
-      try {
-        const doc = await this.api.get(`/documents/${enc(d.id)}`);
-        return { rename: doc.canEdit !== false, remove: doc.role === 'owner' };
-      } catch { /* offered when known */ }
+    if (d.may === 'owner' || d.may === 'editor') {
+      actions.append(el('button', { type: 'button', class: 'button small quiet', 'aria-label': `Rename “${title}”`, text: 'Rename',
+        onclick: () => this.startRename(li, d) }));
     }
-    return { rename: !!link && link.role === 'editor', remove: false };
+    if (d.may === 'owner') {
+      actions.append(el('button', { type: 'button', class: 'button small quiet danger', 'aria-label': `Delete “${title}”`, text: 'Delete',
+        onclick: () => this.deleteSoon(d) }));
+    }
+    li.append(link, actions);
+    return li;
   }
 
   /** Deletes `d` once the time to undo is over; the row says so and offers Undo meanwhile. */
@@ -86,7 +123,7 @@ export class ListView {
     if (this.deleting.has(d.id)) return;
     const timer = setTimeout(() => this.deleteNow(d.id), UNDO_DELETE_MS);
     this.deleting.set(d.id, { doc: d, timer });
-    const li = document.querySelector(`#doc-list li[data-id="${CSS.escape(d.id)}"]`);
+    const li = document.querySelector(`.doc-list li[data-id="${CSS.escape(d.id)}"]`);
     if (li) {
       li.textContent = '';
       this.deletingRow(li, d);

@@ -1,8 +1,25 @@
-// Who is here: avatars in the app bar (as many as the bar has room for, then "+N"), and
-// their carets and selections in the text.
+// Who is here: avatars in the app bar, one per person (as many as the bar has room for,
+// then "+N"), and their carets and selections in the text, one per tab.
 import { $, el, initials } from './ui.js';
 import { freeGuestName } from './api.js';
 import { textOn } from './contrast.js';
+
+/**
+ * One entry per person: a user's sessions (tabs, devices; the same non-null `user`) are
+ * one person, shown once, by the session `me` when it is one of them, else by the first;
+ * a guest's session is a person of its own. Pure, in the order given.
+ */
+export function perPerson(people, me) {
+  const byUser = new Map();
+  const out = [];
+  for (const p of people) {
+    if (p.user === null || p.user === undefined) { out.push(p); continue; }
+    const seen = byUser.get(p.user);
+    if (seen === undefined) { byUser.set(p.user, out.length); out.push(p); }
+    else if (p.id === me) out[seen] = p;
+  }
+  return out;
+}
 
 /**
  * The avatars to show of `people` (me first) when `max` fit: all of them, or max − 1 and
@@ -34,7 +51,7 @@ export class PresenceUI {
     const me = this.view.api.session && this.view.api.session.id;
     const ul = $('#people');
     this.max = this.maxAvatars();
-    const { shown, more } = collapse(this.people, me, this.max);
+    const { shown, more } = collapse(perPerson(this.people, me), me, this.max);
     // A caret moving sends everyone again: the list is rebuilt only when it would differ.
     const key = JSON.stringify([me, shown.map((p) => [p.id, p.name, p.color]), more.map((p) => [p.id, p.name])]);
     if (key === this.shownKey && ul.childNodes.length) return;

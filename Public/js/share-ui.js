@@ -1,8 +1,9 @@
 // The Share dialog: who may open and edit the document (its access mode), the people
-// given a role in it, and share links by role (made with an optional expiry, shown once,
-// revocable). Only the owner changes any of it (GET …/access answers others 403); everyone
-// else sees the mode and their own role. A link never grants less than the address: on an
-// open or editable document the dialog offers no viewer link, and says why.
+// given a role in it (a user by sign-in name, or someone here by session), and share links
+// by role (made with an optional expiry, shown once, revocable). Only the owner changes any
+// of it (GET …/access answers others 403); everyone else sees the mode and their own role.
+// A link never grants less than the address: on an open or editable document the dialog
+// offers no viewer link, and says why.
 import { $, el, ago } from './ui.js';
 import { enc } from './api.js';
 import { linkURL, linkIdOf } from './links.js';
@@ -25,6 +26,9 @@ export class ShareUI {
     this.canEdit = null; // what the document last said we may do, read when the dialog opens
     this.reads = 0; // refreshes started: only the latest one shows what it read
     this.roleForced = false; // the viewer link was chosen, then ruled out by the mode: editor meanwhile
+    // person → the user name they were shared with here: GET …/access names only people with
+    // a live session, and someone shared with by name may have none yet.
+    this.sharedNames = new Map();
     this.dialog = $('#share-dialog');
     $('#share-button').addEventListener('click', () => this.open());
     $('#share-close').addEventListener('click', () => this.dialog.close());
@@ -37,6 +41,8 @@ export class ShareUI {
     for (const r of document.querySelectorAll('input[name="share-access"]')) {
       r.addEventListener('change', () => { if (r.checked) this.setMode(r.value); });
     }
+    $('#share-user-form').addEventListener('submit', (e) => { e.preventDefault(); this.shareWithUser(); });
+    $('#share-user-name').addEventListener('input', () => this.userError(''));
     $('#share-member-form').addEventListener('submit', (e) => { e.preventDefault(); this.grant(); });
     $('#share-link-form').addEventListener('submit', (e) => { e.preventDefault(); this.createLink(); });
     $('#share-link-role').addEventListener('change', () => { this.roleForced = false; });
@@ -52,6 +58,7 @@ export class ShareUI {
     $('#share-heading').textContent = `Share “${view.doc.title || 'Untitled'}”`;
     $('#share-new-link').hidden = true;
     this.say('');
+    this.userError('');
     this.canEdit = null;
     this.dialog.returnValue = '';
     await this.refresh();
@@ -172,7 +179,7 @@ export class ShareUI {
     ul.textContent = '';
     const members = this.rules.members || [];
     for (const m of members) {
-      const name = m.name || m.session;
+      const name = m.name || this.sharedNames.get(m.session) || m.session;
       const role = el('select', { class: 'select small', 'aria-label': `Role of ${name}` },
         el('option', { value: 'editor', text: 'Editor' }), el('option', { value: 'viewer', text: 'Viewer' }));
       role.value = m.role;
@@ -210,6 +217,40 @@ export class ShareUI {
     this.render();
   }
 
+  /**
+   * Shares with a user by sign-in name (POST …/members): they need not be here, and the
+   * role is theirs in every session. A name no account has is said by the field.
+   */
+  async shareWithUser() {
+    const field = $('#share-user-name');
+    const user = field.value.trim();
+    if (!user) { this.userError('Enter the user name they sign in with.'); return; }
+    const role = $('#share-user-role').value;
+    const button = $('#share-user-submit');
+    button.disabled = true;
+    const before = new Set(((this.rules && this.rules.members) || []).map((m) => m.session));
+    try {
+      this.rules = await this.api.post(`${this.base}/members`, { user, role });
+      for (const m of this.rules.members || []) if (!before.has(m.session)) this.sharedNames.set(m.session, user);
+    } catch (e) {
+      if (e.code === 'unknown_user') this.userError(`No one has the user name “${user}”.`);
+      else this.userError(`Could not share with ${user}: ${e.message}`);
+      field.focus();
+      return;
+    } finally {
+      button.disabled = false;
+    }
+    field.value = '';
+    this.say(`Shared with ${user}: they are now ${ROLES[role]}.`);
+    this.render();
+  }
+
+  /** What went wrong with the user name typed, next to it (empty: nothing). */
+  userError(text) {
+    $('#share-user-error').textContent = text;
+    $('#share-user-name').setAttribute('aria-invalid', String(!!text));
+  }
+
   async revokeMember(session, name) {
     try {
       await this.api.del(`${this.base}/members/${enc(session)}`);
@@ -222,7 +263,7 @@ export class ShareUI {
 
   nameOf(session) {
     const m = (this.rules.members || []).find((x) => x.session === session);
-    return (m && m.name) || this.view.presence.names().get(session) || session;
+    return (m && m.name) || this.sharedNames.get(session) || this.view.presence.names().get(session) || session;
   }
 
   // ---- links ----

@@ -62,7 +62,8 @@ def test_a_phone_fits_in_every_status(server, windows):
     others = [windows(390, 844).open(doc["id"]) for _ in range(2)]
     w.faults("f.down = false;")
     w.wait_synced(30)
-    status_code, _ = server.request("PATCH", f"/documents/{doc['id']}", {"title": "W" * 120})
+    status_code, _ = server.request("PATCH", f"/documents/{doc['id']}", {"title": "W" * 120},
+                                    headers={"Tandem-Link": doc["ownerLink"]["token"]})
     assert status_code == 200
     w.wait(lambda: w.js("return document.getElementById('doc-title').value") == "W" * 120)
     w.wait(lambda: w.js("return document.querySelectorAll('#people li').length") == 3)

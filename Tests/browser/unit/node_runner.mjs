@@ -7,9 +7,10 @@ import * as undoNoticeTests from './undo-notices-tests.js';
 import * as linkTests from './links-tests.js';
 import * as savedStateTests from './saved-state-tests.js';
 import * as accessRulesTests from './access-rules-tests.js';
+import * as peopleListsTests from './people-lists-tests.js';
 
 let failed = 0;
-for (const [name, suite] of [['ot', otTests], ['collab-state', collabTests], ['undo-notices', undoNoticeTests], ['links', linkTests], ['saved-state', savedStateTests], ['access-rules', accessRulesTests]]) {
+for (const [name, suite] of [['ot', otTests], ['collab-state', collabTests], ['undo-notices', undoNoticeTests], ['links', linkTests], ['saved-state', savedStateTests], ['access-rules', accessRulesTests], ['people-lists', peopleListsTests]]) {
   const result = suite.run();
   for (const f of result.failures) console.error(`FAIL ${name}: ${f.name}: ${f.message}`);
   console.log(`${name}: ${result.passed} passed, ${result.failed} failed`);
