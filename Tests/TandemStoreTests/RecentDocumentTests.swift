@@ -1,7 +1,7 @@
 import Testing
 import TandemStore
 
-/// Each person's opened documents: latest first, a later opening wins, at most
+/// Each person's opened documents: latest first, a later opening wins (with the link it used), at most
 /// `RecentDocument.limit` kept, gone with the document or the person; and sessions keep the
 /// grants and expiry an embedding application's token gave them.
 @Suite struct RecentDocumentTests {
@@ -11,8 +11,8 @@ import TandemStore
         .createDocument(StoredDocument(id: id, title: id, created: 1, modified: 1), snapshot: nil)
     }
 
-    static func opened(_ person: String, _ id: String, at time: Double) -> StoreWrite {
-        .recordOpened(person: person, RecentDocument(documentID: id, opened: time))
+    static func opened(_ person: String, _ id: String, at time: Double, link: String? = nil) -> StoreWrite {
+        .recordOpened(person: person, RecentDocument(documentID: id, opened: time, link: link))
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -21,8 +21,8 @@ import TandemStore
         defer { store.close() }
         try store.perform([Self.document("a"), Self.document("b"), Self.document("c")])
         try store.perform([Self.opened("user:1", "a", at: 10), Self.opened("user:1", "b", at: 20), Self.opened("user:2", "c", at: 5)])
-        try store.perform([Self.opened("user:1", "a", at: 30), Self.opened("user:1", "b", at: 15)])
-        #expect(try store.recentDocuments(person: "user:1") == [RecentDocument(documentID: "a", opened: 30),
+        try store.perform([Self.opened("user:1", "a", at: 30, link: "l_1"), Self.opened("user:1", "b", at: 15, link: "l_2")])
+        #expect(try store.recentDocuments(person: "user:1") == [RecentDocument(documentID: "a", opened: 30, link: "l_1"),
                                                                 RecentDocument(documentID: "b", opened: 20)])
         #expect(try store.recentDocuments(person: "user:2") == [RecentDocument(documentID: "c", opened: 5)])
         #expect(try store.recentDocuments(person: "nobody") == [])

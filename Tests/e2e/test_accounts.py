@@ -87,8 +87,7 @@ def test_a_wrong_password_and_an_unknown_name_get_the_same_answer(servers):
     assert signed_in(srv.base, name).get("/users/me").status_code == 200
 
 
-@pytest.mark.one_node("the throttles are counted by each process")
-def test_guessing_one_accounts_password_is_throttled_before_any_check(servers):
+def test_guessing_one_accounts_password_is_throttled_before_any_check_on_every_node(servers):
     srv = servers(name="accounts-throttle")
     name = unique("carl")
     add_user(srv, name)

@@ -42,22 +42,22 @@ extension ServerContext {
 
     /// Runs off the event loop (`storeReadOperations`): it reads the person's opened documents.
     func listDocuments(_ ctx: RequestContext) -> HTTPResponse {
-        var opened: [String: Double] = [:]
+        var opened: [String: RecentDocument] = [:]
         if let person = ctx.session?.person {
             do {
-                for recent in try store.recentDocuments(person: person) { opened[recent.documentID] = recent.opened }
+                for recent in try store.recentDocuments(person: person) { opened[recent.documentID] = recent }
             } catch {
                 logger.error("could not read opened documents: \(error)")
                 return APIError.storageFailing.response
             }
         }
-        let listed = service.documents(listedFor: ctx.caller, opened: Set(opened.keys))
+        let listed = service.documents(listedFor: ctx.caller, opened: opened)
         var w = JSONWriter(capacity: 96 * listed.count + 2)
         w.beginArray()
         for (h, role) in listed {
             let item = h.state.withLock { st in
                 var one = JSONWriter(capacity: 128)
-                DocumentJSON.summary(id: h.id, state: st, role: role, opened: opened[h.id], to: &one)
+                DocumentJSON.summary(id: h.id, state: st, role: role, opened: opened[h.id]?.opened, to: &one)
                 return one.bytes
             }
             w.raw(item)
@@ -70,7 +70,7 @@ extension ServerContext {
         let scope = ctx.session.map { UndoScope.session($0.id) } ?? .document
         let handle = try ctx.requestedDocument()
         let info = service.info(handle, scope: scope, caller: ctx.caller)
-        opened.note(ctx.session, opened: handle.id, at: now())
+        opened.note(ctx.caller, opened: handle.id, at: now())
         let etag = "\"\(info.revision)\""
         if let inm = req.headers["If-None-Match"], EntityTag.matches(ifNoneMatch: inm, etag: etag) {
             return HTTPResponse(status: .notModified, headers: ["ETag": etag])

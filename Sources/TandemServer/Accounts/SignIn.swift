@@ -45,7 +45,15 @@ extension ServerContext {
 
     private func signInNow(name: String, password: String, client: IPAddress?, remember: Bool) -> HTTPResponse {
         let key = UserName.normalized(name)
-        if let key, let wait = accountThrottle.wait(for: key, now: now()) {
+        // The count every node shares (read for every name alike, see AccountThrottle).
+        let shared: AccountThrottle.Bucket?
+        do {
+            shared = try key.flatMap { key throws(StoreError) in try store.meta(AccountThrottle.metaKey(key)) }.flatMap(AccountThrottle.decode)
+        } catch {
+            logger.error("could not read sign-in failures: \(error)")
+            return APIError.storageFailing.response
+        }
+        if let key, let wait = accountThrottle.wait(for: key, stored: shared, now: now()) {
             let after = max(1, Int(wait.rounded(.up)))
             return APIError(.tooManyRequests, "rate_limited", "too many failed sign-ins to this account; retry in \(after) s",
                             headers: ["Retry-After": String(after)]).response
@@ -61,10 +69,22 @@ extension ServerContext {
         let matches = (hash ?? Self.stand)?.verify(password) ?? false
         guard let user = stored, hash != nil, matches else {
             if let key { accountThrottle.failed(key, now: now()) }
+            if let key {
+                // Stored before the answer, so the next try on any node counts it. A name nobody
+                // has writes one shared row instead, so the answer takes as long either way.
+                let bucket = accountThrottle.failing(shared, now: now())
+                let row = stored != nil ? AccountThrottle.metaKey(key) : AccountThrottle.unknownNamesKey
+                do {
+                    try store.perform([.setMeta(row, AccountThrottle.encode(bucket))])
+                } catch {
+                    logger.warning("could not store a failed sign-in: \(error)")
+                }
+            }
             if let client { _ = rateLimiter.take(.auth, for: client) }
             return APIError(.unauthorized, "invalid_credentials", "no account with that name and password").response
         }
         accountThrottle.succeeded(user.name)
+        if shared != nil { store.submit([.setMeta(AccountThrottle.metaKey(user.name), nil)]) { _ in } }
         var rehashed: StoredUser?
         if let hash, hash.needsRehash, let fresh = PasswordHash.make(password) {
             rehashed = user

@@ -116,14 +116,21 @@ extension DocumentService {
 
     /// What `GET /documents` lists: for the operator every document; for others only what
     /// they may read and their person owns, was given or `opened` (never every readable one:
-    /// an address is no invitation to be listed). Each with the role the caller's person has.
-    func documents(listedFor caller: Caller, opened: Set<String>) -> [(handle: DocumentHandle, role: Role?)] {
+    /// an address is no invitation to be listed). One opened with a share link is listed
+    /// while that link works, as if presented again. Each with the role the caller's person has.
+    func documents(listedFor caller: Caller, opened: [String: RecentDocument]) -> [(handle: DocumentHandle, role: Role?)] {
         let personal = Caller(session: caller.session)
         return documents.withLock { $0.values.sorted { $0.id < $1.id } }.compactMap { handle in
             let rules = handle.access.withLock { $0 }
             let role = rules.role(of: personal, in: handle.id)
-            guard caller.isOperator || role != nil || opened.contains(handle.id) else { return nil }
-            let readable = AccessPolicy.decide(.read, mode: rules.access, role: rules.role(of: caller, in: handle.id),
+            let opening = opened[handle.id]
+            guard caller.isOperator || role != nil || opening != nil else { return nil }
+            var reader = caller
+            if reader.link?.documentID != handle.id, let id = opening?.link, let link = rules.links.first(where: { $0.id == id }),
+               link.isValid(at: now()) {
+                reader.link = Caller.PresentedLink(documentID: handle.id, linkID: id, role: link.role)
+            }
+            let readable = AccessPolicy.decide(.read, mode: rules.access, role: rules.role(of: reader, in: handle.id),
                                                hasSession: caller.session != nil) == .allowed
             return readable ? (handle, role) : nil
         }

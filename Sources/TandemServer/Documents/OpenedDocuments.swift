@@ -23,9 +23,11 @@ final class OpenedDocuments: Sendable {
         self.logger = logger
     }
 
-    func note(_ session: Session?, opened document: String, at now: Double) {
-        guard let person = session?.person else { return }
-        let key = person + "\u{0}" + document
+    /// `caller` opened `document`: with its person's own rights, or with the link it presented.
+    func note(_ caller: Caller, opened document: String, at now: Double) {
+        guard let person = caller.session?.person else { return }
+        let link = caller.link.flatMap { $0.documentID == document ? $0.linkID : nil }
+        let key = person + "\u{0}" + document + "\u{0}" + (link ?? "")
         let due = written.withLock { written -> Bool in
             if let last = written[key], now - last < Self.interval { return false }
             if written.count >= Self.remembered { written.removeAll(keepingCapacity: true) }
@@ -33,7 +35,7 @@ final class OpenedDocuments: Sendable {
             return true
         }
         guard due else { return }
-        store.submit([.recordOpened(person: person, RecentDocument(documentID: document, opened: now))]) { [logger] result in
+        store.submit([.recordOpened(person: person, RecentDocument(documentID: document, opened: now, link: link))]) { [logger] result in
             if case .failure(let error) = result { logger.warning("could not note an opened document: \(error)") }
         }
     }

@@ -21,7 +21,7 @@ struct MemoryState: Sendable {
     private(set) var pasteboards: [MemoryKey: StoredPasteboard] = [:]
     private(set) var meta: [MemoryKey: [UInt8]] = [:]
     /// By person: the documents they opened, with when.
-    private(set) var recent: [MemoryKey: [String: Double]] = [:]
+    private(set) var recent: [MemoryKey: [String: RecentDocument]] = [:]
     /// What undoes the current unit's writes, newest last (see `unit`).
     private var undoLog: [Undo] = []
 
@@ -41,7 +41,7 @@ struct MemoryState: Sendable {
         case user(MemoryKey, StoredUser?)
         case pasteboard(MemoryKey, StoredPasteboard?)
         case meta(MemoryKey, [UInt8]?)
-        case recent(MemoryKey, [String: Double]?)
+        case recent(MemoryKey, [String: RecentDocument]?)
     }
 
     /// Runs `body` as one unit, like one of the writer's jobs in its savepoint: all of its
@@ -266,18 +266,21 @@ struct MemoryState: Sendable {
         guard documents[MemoryKey(opened.documentID)] != nil else { return }
         let key = MemoryKey(person)
         var list = recent[key] ?? [:]
-        list[opened.documentID] = max(list[opened.documentID] ?? opened.opened, opened.opened)
+        if (list[opened.documentID]?.opened ?? -.infinity) <= opened.opened { list[opened.documentID] = opened }
         if list.count > RecentDocument.limit {
-            let kept = list.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(RecentDocument.limit)
-            list = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
+            let kept = list.values.sorted(by: Self.latestFirst).prefix(RecentDocument.limit)
+            list = Dictionary(uniqueKeysWithValues: kept.map { ($0.documentID, $0) })
         }
         put(list, at: key, in: \.recent, undo: Undo.recent)
     }
 
     /// Latest first, ties by id.
     func recentDocuments(person: String) -> [RecentDocument] {
-        (recent[MemoryKey(person)] ?? [:]).map { RecentDocument(documentID: $0.key, opened: $0.value) }
-            .sorted { $0.opened != $1.opened ? $0.opened > $1.opened : $0.documentID < $1.documentID }
+        (recent[MemoryKey(person)] ?? [:]).values.sorted(by: Self.latestFirst)
+    }
+
+    private static func latestFirst(_ a: RecentDocument, _ b: RecentDocument) -> Bool {
+        a.opened != b.opened ? a.opened > b.opened : a.documentID < b.documentID
     }
 
     /// Sets, or with `nil` removes.

@@ -135,6 +135,7 @@ enum PostgresSchema {
                 person TEXT COLLATE "C" NOT NULL,
                 document TEXT COLLATE "C" NOT NULL,
                 opened DOUBLE PRECISION NOT NULL,
+                link TEXT COLLATE "C",
                 PRIMARY KEY (person, document)
             );
             CREATE INDEX recent_documents_document ON recent_documents (document);

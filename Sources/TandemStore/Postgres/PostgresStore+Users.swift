@@ -42,9 +42,11 @@ extension PostgresStore {
     /// oldest past the limit go. The document's head is locked first (`lockHeads`).
     static func recordOpened(person: String, _ recent: RecentDocument, in c: PGConnection) throws(StoreError) {
         try c.query("""
-            INSERT INTO recent_documents (person, document, opened) SELECT $1, id, $2 FROM documents WHERE id = $3
-            ON CONFLICT (person, document) DO UPDATE SET opened = greatest(recent_documents.opened, excluded.opened)
-            """, [.text(person), .double(recent.opened), .text(recent.documentID)])
+            INSERT INTO recent_documents (person, document, opened, link) SELECT $1, id, $2, $4 FROM documents WHERE id = $3
+            ON CONFLICT (person, document) DO UPDATE SET
+                link = CASE WHEN excluded.opened >= recent_documents.opened THEN excluded.link ELSE recent_documents.link END,
+                opened = greatest(recent_documents.opened, excluded.opened)
+            """, [.text(person), .double(recent.opened), .text(recent.documentID), recent.link.map(PGValue.text) ?? .null])
         try c.query("""
             DELETE FROM recent_documents WHERE person = $1 AND document NOT IN
                 (SELECT document FROM recent_documents WHERE person = $1 ORDER BY opened DESC, document LIMIT $2::bigint)
@@ -53,9 +55,9 @@ extension PostgresStore {
 
     public func recentDocuments(person: String) throws(StoreError) -> [RecentDocument] {
         try read { c throws(StoreError) in
-            let rows = try c.query("SELECT document, opened FROM recent_documents WHERE person = $1 ORDER BY opened DESC, document",
+            let rows = try c.query("SELECT document, opened, link FROM recent_documents WHERE person = $1 ORDER BY opened DESC, document",
                                    [.text(person)])
-            return (0..<rows.count).map { RecentDocument(documentID: rows.text($0, 0), opened: rows.double($0, 1)) }
+            return (0..<rows.count).map { RecentDocument(documentID: rows.text($0, 0), opened: rows.double($0, 1), link: rows.optionalText($0, 2)) }
         }
     }
 }

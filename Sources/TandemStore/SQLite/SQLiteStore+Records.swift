@@ -79,9 +79,10 @@ extension SQLiteStore {
 
     static func recordOpened(person: String, _ recent: RecentDocument, in db: Database) throws {
         try db.execute(sql: """
-            INSERT INTO recent_documents (person, document, opened) SELECT ?, id, ? FROM documents WHERE id = ?
-            ON CONFLICT (person, document) DO UPDATE SET opened = max(opened, excluded.opened)
-            """, arguments: [person, recent.opened, recent.documentID])
+            INSERT INTO recent_documents (person, document, opened, link) SELECT ?, id, ?, ? FROM documents WHERE id = ?
+            ON CONFLICT (person, document) DO UPDATE SET link = CASE WHEN excluded.opened >= opened THEN excluded.link ELSE link END,
+                opened = max(opened, excluded.opened)
+            """, arguments: [person, recent.opened, recent.link, recent.documentID])
         try db.execute(sql: """
             DELETE FROM recent_documents WHERE person = ? AND document NOT IN
                 (SELECT document FROM recent_documents WHERE person = ? ORDER BY opened DESC, document LIMIT ?)
@@ -94,8 +95,8 @@ extension SQLiteStore {
 
     public func recentDocuments(person: String) throws(StoreError) -> [RecentDocument] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT document, opened FROM recent_documents WHERE person = ? ORDER BY opened DESC, document",
-                             arguments: [person]).map { RecentDocument(documentID: $0[0], opened: $0[1]) }
+            try Row.fetchAll(db, sql: "SELECT document, opened, link FROM recent_documents WHERE person = ? ORDER BY opened DESC, document",
+                             arguments: [person]).map { RecentDocument(documentID: $0[0], opened: $0[1], link: $0[2]) }
         }
     }
 

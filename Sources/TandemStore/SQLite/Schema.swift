@@ -125,6 +125,7 @@ enum Schema {
                     person TEXT NOT NULL,
                     document TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
                     opened REAL NOT NULL,
+                    link TEXT,
                     PRIMARY KEY (person, document)
                 );
                 CREATE INDEX recent_documents_document ON recent_documents (document);
