@@ -43,7 +43,7 @@ extension ServerContext {
                 logger.error("could not add a user: \(error)")
                 return res.send(APIError.storageFailing.response)
             }
-            res.send(startSession(of: user, rehashed: nil))
+            res.send(startSession(of: user, updated: nil))
         }
     }
 }
