@@ -89,6 +89,8 @@ public protocol DocumentStore: Sendable {
     func user(named name: String) throws(StoreError) -> StoredUser?
     /// The user with this id, nil if none.
     func user(id: String) throws(StoreError) -> StoredUser?
+    /// The documents `person` opened (`StoreWrite.recordOpened`), latest first.
+    func recentDocuments(person: String) throws(StoreError) -> [RecentDocument]
     func upsertPasteboard(_ pasteboard: StoredPasteboard) throws(StoreError)
     func deletePasteboard(_ name: String) throws(StoreError)
     func pasteboards() throws(StoreError) -> [StoredPasteboard]

@@ -28,6 +28,11 @@ public enum StoreWrite: Sendable {
     case upsertUser(StoredUser)
     /// Removes a user and its stored sessions; absent is not an error.
     case deleteUser(String)
+    /// Notes that `person` opened a document (`RecentDocument`), forgetting their oldest past
+    /// the limit. A document no longer stored is not an error: nothing is noted.
+    case recordOpened(person: String, RecentDocument)
+    /// Forgets every document `person` opened (a guest's session or a user that ended).
+    case forgetOpened(person: String)
 
     var isAppend: Bool {
         if case .append = self { return true }

@@ -74,6 +74,7 @@ final class GatedStore: DocumentStore, Sendable {
     func users() throws(StoreError) -> [StoredUser] { try inner.users() }
     func user(named name: String) throws(StoreError) -> StoredUser? { try inner.user(named: name) }
     func user(id: String) throws(StoreError) -> StoredUser? { try inner.user(id: id) }
+    func recentDocuments(person: String) throws(StoreError) -> [RecentDocument] { try inner.recentDocuments(person: person) }
     func addVersion(_ version: StoredVersion) throws(StoreError) { try inner.addVersion(version) }
     func versions(document: String) throws(StoreError) -> [StoredVersion] { try inner.versions(document: document) }
     func version(document: String, number: Int) throws(StoreError) -> StoredVersion? { try inner.version(document: document, number: number) }

@@ -149,6 +149,10 @@ public final class InMemoryStore: DocumentStore {
         try read { state in state.sortedUsers.first { $0.id == id } }
     }
 
+    public func recentDocuments(person: String) throws(StoreError) -> [RecentDocument] {
+        try read { $0.recentDocuments(person: person) }
+    }
+
     // MARK: Archive
 
     public func archivedRuns(document: String, after: Int, maxBytes: Int) throws(StoreError) -> [ArchivedRun] {

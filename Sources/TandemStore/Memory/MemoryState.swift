@@ -20,6 +20,8 @@ struct MemoryState: Sendable {
     private(set) var users: [MemoryKey: StoredUser] = [:]
     private(set) var pasteboards: [MemoryKey: StoredPasteboard] = [:]
     private(set) var meta: [MemoryKey: [UInt8]] = [:]
+    /// By person: the documents they opened, with when.
+    private(set) var recent: [MemoryKey: [String: Double]] = [:]
     /// What undoes the current unit's writes, newest last (see `unit`).
     private var undoLog: [Undo] = []
 
@@ -39,6 +41,7 @@ struct MemoryState: Sendable {
         case user(MemoryKey, StoredUser?)
         case pasteboard(MemoryKey, StoredPasteboard?)
         case meta(MemoryKey, [UInt8]?)
+        case recent(MemoryKey, [String: Double]?)
     }
 
     /// Runs `body` as one unit, like one of the writer's jobs in its savepoint: all of its
@@ -70,6 +73,7 @@ struct MemoryState: Sendable {
         case .user(let key, let user): users[key] = user
         case .pasteboard(let key, let pasteboard): pasteboards[key] = pasteboard
         case .meta(let key, let value): meta[key] = value
+        case .recent(let key, let value): recent[key] = value
         }
     }
 
@@ -92,6 +96,8 @@ struct MemoryState: Sendable {
         case .setMeta(let key, let value): setMeta(key, value)
         case .upsertUser(let user): try upsertUser(user)
         case .deleteUser(let id): deleteUser(id)
+        case .recordOpened(let person, let opened): recordOpened(person: person, opened)
+        case .forgetOpened(let person): put(nil, at: MemoryKey(person), in: \.recent, undo: Undo.recent)
         }
     }
 
@@ -127,6 +133,11 @@ struct MemoryState: Sendable {
         let key = MemoryKey(id)
         guard let old = documents.removeValue(forKey: key) else { return false }
         undoLog.append(.document(key, old))
+        for (person, opened) in recent where opened[id] != nil {
+            var kept = opened
+            kept[id] = nil
+            put(kept, at: person, in: \.recent, undo: Undo.recent)
+        }
         return true
     }
 
@@ -247,6 +258,26 @@ struct MemoryState: Sendable {
     /// Absent is no error.
     mutating func deletePasteboard(_ name: String) {
         put(nil, at: MemoryKey(name), in: \.pasteboards, undo: Undo.pasteboard)
+    }
+
+    /// As SQLite's: only a stored document is noted, a later time wins, the oldest past the
+    /// limit go.
+    mutating func recordOpened(person: String, _ opened: RecentDocument) {
+        guard documents[MemoryKey(opened.documentID)] != nil else { return }
+        let key = MemoryKey(person)
+        var list = recent[key] ?? [:]
+        list[opened.documentID] = max(list[opened.documentID] ?? opened.opened, opened.opened)
+        if list.count > RecentDocument.limit {
+            let kept = list.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(RecentDocument.limit)
+            list = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
+        }
+        put(list, at: key, in: \.recent, undo: Undo.recent)
+    }
+
+    /// Latest first, ties by id.
+    func recentDocuments(person: String) -> [RecentDocument] {
+        (recent[MemoryKey(person)] ?? [:]).map { RecentDocument(documentID: $0.key, opened: $0.value) }
+            .sorted { $0.opened != $1.opened ? $0.opened > $1.opened : $0.documentID < $1.documentID }
     }
 
     /// Sets, or with `nil` removes.

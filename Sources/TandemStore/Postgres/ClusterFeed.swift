@@ -60,7 +60,9 @@ public struct ClusterEntry: Sendable, Equatable {
             case .setMeta(let key, _) where key.hasPrefix(selectionPrefix): add(.selection, String(key.dropFirst(selectionPrefix.count)))
             // Users are read from the store when someone signs in, and the nodes learn of a removed
             // one from the `users` meta generation (as from a process that is no node).
-            case .setMeta, .writeSnapshot, .trimChanges, .archive, .trimArchive, .upsertUser, .deleteUser: break
+            // Lists of opened documents are read from the store by each `GET /documents`.
+            case .setMeta, .writeSnapshot, .trimChanges, .archive, .trimArchive, .upsertUser, .deleteUser,
+                 .recordOpened, .forgetOpened: break
             }
         }
         return out

@@ -113,6 +113,10 @@ final class PGResult {
         isNull(row, column) ? nil : text(row, column)
     }
 
+    func optionalDouble(_ row: Int, _ column: Int) -> Double? {
+        isNull(row, column) ? nil : double(row, column)
+    }
+
     func bool(_ row: Int, _ column: Int) -> Bool {
         bytes(row, column).first.map { $0 != 0 } ?? false
     }

@@ -127,6 +127,20 @@ enum PostgresSchema {
             ALTER TABLE pasteboards ADD COLUMN shared BOOLEAN NOT NULL DEFAULT false;
             UPDATE pasteboards SET shared = true WHERE owner IS NULL;
             """),
+        // What each person opened (`RecentDocument`), and the grants and expiry of a session an
+        // embedding application's token started. No foreign key to `documents`: a key-share
+        // lock on a document's row would join the lock order `PostgresWriter.lockHeads` keeps.
+        (8, """
+            CREATE TABLE recent_documents (
+                person TEXT COLLATE "C" NOT NULL,
+                document TEXT COLLATE "C" NOT NULL,
+                opened DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (person, document)
+            );
+            CREATE INDEX recent_documents_document ON recent_documents (document);
+            ALTER TABLE sessions ADD COLUMN grants TEXT;
+            ALTER TABLE sessions ADD COLUMN expires DOUBLE PRECISION;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last!.version }

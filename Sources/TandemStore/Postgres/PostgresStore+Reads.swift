@@ -121,11 +121,11 @@ extension PostgresStore {
     // MARK: Rows
 
     static func sessions(in c: PGConnection, where filter: String = "", _ parameters: [PGValue] = []) throws(StoreError) -> [StoredSession] {
-        let rows = try c.query("SELECT id, token_hash, name, color, created, last_seen, user_id FROM sessions \(filter) ORDER BY id", parameters)
+        let rows = try c.query("SELECT id, token_hash, name, color, created, last_seen, user_id, grants, expires FROM sessions \(filter) ORDER BY id", parameters)
         return (0..<rows.count).map { row in
             StoredSession(id: rows.text(row, 0), tokenHash: rows.bytes(row, 1), name: rows.text(row, 2),
                           color: rows.text(row, 3), created: rows.double(row, 4), lastSeen: rows.double(row, 5),
-                          userID: rows.optionalText(row, 6))
+                          userID: rows.optionalText(row, 6), grants: rows.optionalText(row, 7), expires: rows.optionalDouble(row, 8))
         }
     }
 

@@ -35,4 +35,27 @@ extension PostgresStore {
                        passwordHash: rows.optionalText(row, 3), created: rows.double(row, 4))
         }
     }
+
+    // MARK: Documents people opened
+
+    /// With `SQLiteStore`'s rules: only a stored document is noted, a later time wins, the
+    /// oldest past the limit go. The document's head is locked first (`lockHeads`).
+    static func recordOpened(person: String, _ recent: RecentDocument, in c: PGConnection) throws(StoreError) {
+        try c.query("""
+            INSERT INTO recent_documents (person, document, opened) SELECT $1, id, $2 FROM documents WHERE id = $3
+            ON CONFLICT (person, document) DO UPDATE SET opened = greatest(recent_documents.opened, excluded.opened)
+            """, [.text(person), .double(recent.opened), .text(recent.documentID)])
+        try c.query("""
+            DELETE FROM recent_documents WHERE person = $1 AND document NOT IN
+                (SELECT document FROM recent_documents WHERE person = $1 ORDER BY opened DESC, document LIMIT $2::bigint)
+            """, [.text(person), .int(RecentDocument.limit)])
+    }
+
+    public func recentDocuments(person: String) throws(StoreError) -> [RecentDocument] {
+        try read { c throws(StoreError) in
+            let rows = try c.query("SELECT document, opened FROM recent_documents WHERE person = $1 ORDER BY opened DESC, document",
+                                   [.text(person)])
+            return (0..<rows.count).map { RecentDocument(documentID: rows.text($0, 0), opened: rows.double($0, 1)) }
+        }
+    }
 }

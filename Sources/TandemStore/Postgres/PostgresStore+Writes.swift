@@ -40,6 +40,8 @@ extension PostgresStore {
         case .setMeta(let key, let value): try setMeta(key, value, in: c)
         case .upsertUser(let user): try upsertUser(user, in: c)
         case .deleteUser(let id): try deleteUser(id, in: c)
+        case .recordOpened(let person, let recent): try recordOpened(person: person, recent, in: c)
+        case .forgetOpened(let person): try c.query("DELETE FROM recent_documents WHERE person = $1", [.text(person)])
         }
     }
 
@@ -169,7 +171,7 @@ extension PostgresStore {
 
     /// False if there was no such document.
     static func deleteDocument(_ id: String, in c: PGConnection) throws(StoreError) -> Bool {
-        for table in ["change_runs", "change_archive", "snapshots", "versions"] {
+        for table in ["change_runs", "change_archive", "snapshots", "versions", "recent_documents"] {
             try c.query("DELETE FROM \(table) WHERE document = $1", [.text(id)])
         }
         return try c.query("DELETE FROM documents WHERE id = $1", [.text(id)]).affected > 0
@@ -191,11 +193,14 @@ extension PostgresStore {
     static func upsertSession(_ session: StoredSession, in c: PGConnection) throws(StoreError) {
         try NotNull.check(session)
         try c.query("""
-            INSERT INTO sessions (id, token_hash, name, color, created, last_seen, user_id) VALUES ($1, $2, $3, $4, $5, $6, $7)
+            INSERT INTO sessions (id, token_hash, name, color, created, last_seen, user_id, grants, expires)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
             ON CONFLICT (id) DO UPDATE SET token_hash = excluded.token_hash, name = excluded.name,
-                color = excluded.color, created = excluded.created, last_seen = excluded.last_seen, user_id = excluded.user_id
+                color = excluded.color, created = excluded.created, last_seen = excluded.last_seen, user_id = excluded.user_id,
+                grants = excluded.grants, expires = excluded.expires
             """, [.text(session.id), .bytes(session.tokenHash), .utf8(session.name), .text(session.color),
-                  .double(session.created), .double(session.lastSeen), session.userID.map(PGValue.text) ?? .null])
+                  .double(session.created), .double(session.lastSeen), session.userID.map(PGValue.text) ?? .null,
+                  session.grants.map(PGValue.text) ?? .null, session.expires.map(PGValue.double) ?? .null])
     }
 
     static func deleteSession(_ id: String, in c: PGConnection) throws(StoreError) {

@@ -245,7 +245,8 @@ extension StoreWrite {
         case .setMeta(let key, _) where key.hasPrefix(ClusterEntry.selectionPrefix):
             let rest = key.dropFirst(ClusterEntry.selectionPrefix.count)
             ids.insert(String(rest[..<(rest.firstIndex(of: "/") ?? rest.endIndex)]))
-        case .setMeta, .upsertPasteboard, .deletePasteboard, .upsertSession, .deleteSession, .upsertUser, .deleteUser: break
+        case .recordOpened(_, let recent): ids.insert(recent.documentID)
+        case .setMeta, .forgetOpened, .upsertPasteboard, .deletePasteboard, .upsertSession, .deleteSession, .upsertUser, .deleteUser: break
         }
     }
 }

@@ -54,12 +54,12 @@ extension StoredVersion {
 }
 
 extension StoredSession {
-    static let columns = "id, token_hash, name, color, created, last_seen, user_id"
-    static let selected = "id, token_hash, CAST(name AS BLOB), color, created, last_seen, user_id"
+    static let columns = "id, token_hash, name, color, created, last_seen, user_id, grants, expires"
+    static let selected = "id, token_hash, CAST(name AS BLOB), color, created, last_seen, user_id, grants, expires"
 
     init(row: Row) {
         self.init(id: row[0], tokenHash: [UInt8](blob: row, 1), name: String(utf8Blob: row, 2), color: row[3], created: row[4],
-                  lastSeen: row[5], userID: row[6])
+                  lastSeen: row[5], userID: row[6], grants: row[7], expires: row[8])
     }
 }
 

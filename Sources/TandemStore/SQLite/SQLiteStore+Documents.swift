@@ -44,7 +44,7 @@ extension SQLiteStore {
     static func deleteDocument(_ id: String, in db: Database) throws -> Bool {
         // Explicit rather than relying on ON DELETE CASCADE alone: it does not depend on
         // the foreign_keys pragma.
-        for table in ["change_runs", "change_archive", "snapshots", "versions"] {
+        for table in ["change_runs", "change_archive", "snapshots", "versions", "recent_documents"] {
             try db.execute(sql: "DELETE FROM \(table) WHERE document = ?", arguments: [id])
         }
         try db.execute(sql: "DELETE FROM documents WHERE id = ?", arguments: [id])

@@ -38,9 +38,9 @@ extension SQLiteStore {
 
     static func upsertSession(_ session: StoredSession, in db: Database) throws {
         try db.execute(
-            sql: "INSERT OR REPLACE INTO sessions (\(StoredSession.columns)) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            sql: "INSERT OR REPLACE INTO sessions (\(StoredSession.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             arguments: [session.id, session.tokenHash.blob, session.name.utf8Blob, session.color, session.created, session.lastSeen,
-                        session.userID])
+                        session.userID, session.grants, session.expires])
     }
 
     public func deleteSession(_ id: String) throws(StoreError) {
@@ -73,6 +73,30 @@ extension SQLiteStore {
     static func deleteUser(_ id: String, in db: Database) throws {
         try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [id])
         try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [id])
+    }
+
+    // MARK: Documents people opened
+
+    static func recordOpened(person: String, _ recent: RecentDocument, in db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO recent_documents (person, document, opened) SELECT ?, id, ? FROM documents WHERE id = ?
+            ON CONFLICT (person, document) DO UPDATE SET opened = max(opened, excluded.opened)
+            """, arguments: [person, recent.opened, recent.documentID])
+        try db.execute(sql: """
+            DELETE FROM recent_documents WHERE person = ? AND document NOT IN
+                (SELECT document FROM recent_documents WHERE person = ? ORDER BY opened DESC, document LIMIT ?)
+            """, arguments: [person, person, RecentDocument.limit])
+    }
+
+    static func forgetOpened(person: String, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM recent_documents WHERE person = ?", arguments: [person])
+    }
+
+    public func recentDocuments(person: String) throws(StoreError) -> [RecentDocument] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT document, opened FROM recent_documents WHERE person = ? ORDER BY opened DESC, document",
+                             arguments: [person]).map { RecentDocument(documentID: $0[0], opened: $0[1]) }
+        }
     }
 
     public func users() throws(StoreError) -> [StoredUser] {

@@ -29,6 +29,8 @@ extension SQLiteStore {
         case .setMeta(let key, let value): try setMeta(key, value, in: db)
         case .upsertUser(let user): try upsertUser(user, in: db)
         case .deleteUser(let id): try deleteUser(id, in: db)
+        case .recordOpened(let person, let recent): try recordOpened(person: person, recent, in: db)
+        case .forgetOpened(let person): try forgetOpened(person: person, in: db)
         }
     }
 }

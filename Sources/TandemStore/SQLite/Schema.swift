@@ -117,6 +117,21 @@ enum Schema {
                 UPDATE pasteboards SET shared = 1 WHERE owner IS NULL;
                 """)
         }
+        // What each person opened (`RecentDocument`), and the grants and expiry of a session an
+        // embedding application's token started.
+        migrator.registerMigration("v6") { db in
+            try db.execute(sql: """
+                CREATE TABLE recent_documents (
+                    person TEXT NOT NULL,
+                    document TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+                    opened REAL NOT NULL,
+                    PRIMARY KEY (person, document)
+                );
+                CREATE INDEX recent_documents_document ON recent_documents (document);
+                ALTER TABLE sessions ADD COLUMN grants TEXT;
+                ALTER TABLE sessions ADD COLUMN expires REAL;
+                """)
+        }
         return migrator
     }
 }
