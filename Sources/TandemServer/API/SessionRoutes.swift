@@ -94,7 +94,7 @@ extension ServerContext {
     }
 
     func stored(_ s: Session, name: String) -> StoredSession {
-        StoredSession(id: s.id, tokenHash: s.tokenHash, name: name, color: s.color, created: s.created, lastSeen: s.lastSeen, userID: s.userID)
+        s.stored(name: name)
     }
 
     /// Everyone looking at a document with this session in it sees its new name.

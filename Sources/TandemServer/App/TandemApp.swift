@@ -45,8 +45,7 @@ public final class TandemApp: Sendable {
         let contents = try store.loadAll()
         let userNames = Dictionary(try store.users().map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         let sessions = SessionRegistry(restoring: contents.sessions.map {
-            Session(id: $0.id, name: $0.name, color: $0.color, created: $0.created, lastSeen: $0.lastSeen, tokenHash: $0.tokenHash,
-                    userID: $0.userID, userName: $0.userID.flatMap { userNames[$0] })
+            Session($0, userName: $0.userID.flatMap { userNames[$0] })
         })
         let context = ServerContext(configuration: configuration, store: store, sessions: sessions, metrics: metrics,
                                     idempotency: idempotency, logger: logger)
