@@ -33,17 +33,23 @@ public struct JWTVerifier: Sendable {
         guard utf8.count <= Self.maxTokenBytes else { throw .malformed("longer than \(Self.maxTokenBytes) bytes") }
         let parts = utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .malformed("a token is three base64url parts joined by '.' (JWS compact serialization)") }
-        guard let headerBytes = SessionRegistry.base64urlDecode(String(decoding: parts[0], as: UTF8.self)),
-              let payloadBytes = SessionRegistry.base64urlDecode(String(decoding: parts[1], as: UTF8.self)),
-              let signature = SessionRegistry.base64urlDecode(String(decoding: parts[2], as: UTF8.self)),
-              !headerBytes.isEmpty, !payloadBytes.isEmpty, !signature.isEmpty
-        else { throw .malformed("a part is empty or not unpadded base64url") }
-
-        try checkHeader(try Self.object(headerBytes, "header"))
+        // The header first, so that a token naming another algorithm (`none` with no
+        // signature included) is refused as that.
+        try checkHeader(try Self.object(try Self.decode(parts[0], "header"), "header"))
+        let payloadBytes = try Self.decode(parts[1], "payload")
+        let signature = try Self.decode(parts[2], "signature")
         // The signature covers the two parts exactly as sent.
         let signingInput = Array(utf8[..<(parts[1].endIndex)])
         guard key.verifies(signature, over: signingInput) else { throw .badSignature }
         return try identity(from: try Self.object(payloadBytes, "payload"), now: now)
+    }
+
+    /// A part's bytes: non-empty, unpadded base64url in its one canonical spelling.
+    private static func decode(_ part: ArraySlice<UInt8>, _ what: String) throws(JWTRejection) -> [UInt8] {
+        guard let bytes = SessionRegistry.base64urlDecode(String(decoding: part, as: UTF8.self)), !bytes.isEmpty else {
+            throw .malformed("the \(what) is empty or not unpadded base64url")
+        }
+        return bytes
     }
 
     private static func object(_ bytes: [UInt8], _ what: String) throws(JWTRejection) -> JSONValue {
