@@ -69,10 +69,11 @@ extension ServerContext {
     /// session's grants and expiry; the session, its token and its undo context stay. Stored
     /// before it is answered, serially with the session's end (as a rename is).
     func renewSession(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
-        let s: Session, token: String
+        let s: Session, token: String, verifier: JWTVerifier
         do throws(APIError) {
             s = try ctx.requireSession(for: "POST /sessions/me/renew")
-            guard configuration.authJWT != nil else { throw Self.jwtOff }
+            guard let configured = configuration.authJWT else { throw Self.jwtOff }
+            verifier = configured
             let body = try RequestBody.object(req, allowEmpty: false)
             try body.allowOnly(["jwt"])
             guard let given = try body.string("jwt") else { throw .invalidField("jwt", "is required") }
@@ -81,7 +82,6 @@ extension ServerContext {
         } catch {
             return res.send(error.response)
         }
-        guard let verifier = configuration.authJWT else { return }
         let client = clients.client(of: req)
         service.heavyWork.async(lane: Self.signInLane) { [self] in
             let identity: JWTIdentity
