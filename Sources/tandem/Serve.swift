@@ -63,7 +63,7 @@ struct Serve: ParsableCommand {
     @Option(help: "The PostgreSQL schema to use, created if absent (env: TANDEM_DATABASE_SCHEMA, default: the URL's).")
     var databaseSchema: String?
 
-    @Option(help: "Access mode of new documents that ask for none: open, editable, locked or private (env: TANDEM_DEFAULT_ACCESS, default: open).")
+    @Option(help: "Access mode of new documents that ask for none: open, editable, locked or private (env: TANDEM_DEFAULT_ACCESS, default: private for a signed-in user's, open for a guest's).")
     var defaultAccess: String?
 
     @Option(help: "Operator key: sent as Tandem-Admin-Key, it may list, reassign and delete any document and end any session; at least 16 bytes with 8 distinct non-whitespace characters (env: TANDEM_ADMIN_KEY, default: none).")
@@ -154,8 +154,8 @@ struct Serve: ParsableCommand {
         c.logKept = try logKept ?? Environment.int("TANDEM_LOG_KEPT")
         if let kept = c.logKept, kept < 1 { throw ValidationError("--log-kept must be 1 or more") }
         c.defaultAccess = defaultAccess ?? Environment.string("TANDEM_DEFAULT_ACCESS") ?? c.defaultAccess
-        guard ["open", "editable", "locked", "private"].contains(c.defaultAccess) else {
-            throw ValidationError("the default access must be open, editable, locked or private, not \(c.defaultAccess)")
+        if let access = c.defaultAccess, !["open", "editable", "locked", "private"].contains(access) {
+            throw ValidationError("the default access must be open, editable, locked or private, not \(access)")
         }
         c.adminKey = adminKey ?? Environment.string("TANDEM_ADMIN_KEY")
         c.databaseURL = databaseURL ?? Environment.string("TANDEM_DATABASE_URL")

@@ -1,4 +1,5 @@
 import TandemCore
+import TandemStore
 import TandemHTTP
 
 /// A document's members and share links, and the operator's end of any session.
@@ -22,6 +23,35 @@ extension ServerContext {
         }
         let session = req.parameters["session"] ?? ""
         service.changeAccess(.grant(session: session, role: role), of: handle) { [self] in res.send($0) { .json(accessJSON($0)) } }
+    }
+
+    /// `POST …/members {"user","role"}`: shares with a user by sign-in name. Runs off the
+    /// event loop (`storeReadOperations`): it reads the user from the store.
+    func shareWithUser(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
+        let handle: DocumentHandle, role: Role, user: StoredUser
+        do throws(APIError) {
+            handle = try ctx.requestedDocument()
+            let body = try RequestBody.object(req, allowEmpty: false)
+            try body.allowOnly(["user", "role"])
+            guard let r = try body.string("role").flatMap(Role.init(name:)), r != .owner else {
+                throw .invalidField("role", "must be editor or viewer")
+            }
+            guard let name = try body.string("user"), let key = UserName.normalized(name) else {
+                throw .invalidField("user", "is required: a user's sign-in name")
+            }
+            let found: StoredUser?
+            do { found = try store.user(named: key) } catch { throw .storageFailing }
+            guard let found else {
+                throw .unprocessable("no user signs in as '\(key)'", code: "unknown_user")
+            }
+            (role, user) = (r, found)
+        } catch {
+            return res.send(error.response)
+        }
+        sessions.noteUser(id: user.id, displayName: user.displayName)
+        service.changeAccess(.grantPerson(Session.userPrefix + user.id, role: role), of: handle) { [self] in
+            res.send($0) { .json(accessJSON($0)) }
+        }
     }
 
     func removeMember(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {

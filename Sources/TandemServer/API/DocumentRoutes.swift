@@ -40,26 +40,37 @@ extension ServerContext {
         return NewDocument(id: id, title: title, text: text, access: try Self.accessMode(body), owner: ctx.session?.person)
     }
 
-    func listDocuments(_ ctx: RequestContext) -> [UInt8] {
-        let handles = service.documents(readableBy: ctx.caller)
-        var w = JSONWriter(capacity: 64 * handles.count + 2)
+    /// Runs off the event loop (`storeReadOperations`): it reads the person's opened documents.
+    func listDocuments(_ ctx: RequestContext) -> HTTPResponse {
+        var opened: [String: Double] = [:]
+        if let person = ctx.session?.person {
+            do {
+                for recent in try store.recentDocuments(person: person) { opened[recent.documentID] = recent.opened }
+            } catch {
+                logger.error("could not read opened documents: \(error)")
+                return APIError.storageFailing.response
+            }
+        }
+        let listed = service.documents(listedFor: ctx.caller, opened: Set(opened.keys))
+        var w = JSONWriter(capacity: 96 * listed.count + 2)
         w.beginArray()
-        for h in handles {
+        for (h, role) in listed {
             let item = h.state.withLock { st in
-                var one = JSONWriter(capacity: 96)
-                DocumentJSON.summary(id: h.id, state: st, to: &one)
+                var one = JSONWriter(capacity: 128)
+                DocumentJSON.summary(id: h.id, state: st, role: role, opened: opened[h.id], to: &one)
                 return one.bytes
             }
             w.raw(item)
         }
         w.endArray()
-        return w.bytes
+        return .json(w.bytes)
     }
 
     func getDocument(_ req: HTTPRequest, _ ctx: RequestContext, asText: Bool) throws(APIError) -> HTTPResponse {
         let scope = ctx.session.map { UndoScope.session($0.id) } ?? .document
         let handle = try ctx.requestedDocument()
         let info = service.info(handle, scope: scope, caller: ctx.caller)
+        opened.note(ctx.session, opened: handle.id, at: now())
         let etag = "\"\(info.revision)\""
         if let inm = req.headers["If-None-Match"], EntityTag.matches(ifNoneMatch: inm, etag: etag) {
             return HTTPResponse(status: .notModified, headers: ["ETag": etag])

@@ -20,6 +20,7 @@ extension ServerContext {
             return
         }
         let resumeAfter = lastEventID
+        opened.note(session, opened: handle.id, at: now())
         // A long catch-up is framed on the heavy-work pool, in the document's lane; so is any
         // start while another thread holds the document or heavy jobs of its own are queued
         // (the loop does not wait for them).

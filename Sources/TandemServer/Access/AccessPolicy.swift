@@ -5,8 +5,11 @@ import TandemHTTP
 enum Permission: Sendable, Equatable {
     /// The document, its text, history, events, versions; copy and selection.
     case read
-    /// Changing the text, undoing and redoing one's own changes, groups, the title.
+    /// Changing the text, undoing and redoing one's own changes, groups.
     case edit
+    /// The title: what the document is listed and found by, so only people the owner named
+    /// (editors) and the owner change it, whatever the mode lets everyone else edit.
+    case rename
     /// A session's own undo history (naming, capping, clearing it): its own business.
     case ownHistory
     /// Undo and redo of anyone's change (`scope=document`), naming anyone's group.
@@ -36,6 +39,8 @@ enum AccessPolicy {
             case .editable: return hasSession || role.map({ $0 >= .editor }) == true ? .allowed : .refused(readOnly)
             case .locked, .private: return role.map({ $0 >= .editor }) == true ? .allowed : .refused(readOnly)
             }
+        case .rename:
+            return role.map({ $0 >= .editor }) == true ? .allowed : .refused(notRenamer)
         case .othersWork:
             return mode == .open || role.map({ $0 >= .editor }) == true ? .allowed : .refused(notEditor)
         case .owner:
@@ -45,5 +50,6 @@ enum AccessPolicy {
 
     static let readOnly = APIError(.forbidden, "read_only", "you may read this document but not change it")
     static let notEditor = APIError(.forbidden, "forbidden", "only the owner and editors may change others' work in this document")
+    static let notRenamer = APIError(.forbidden, "forbidden", "only the owner and editors may rename this document")
     static let notOwner = APIError(.forbidden, "forbidden", "only the document's owner may do this")
 }

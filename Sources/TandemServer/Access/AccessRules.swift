@@ -13,6 +13,7 @@ struct AccessRules: Sendable, Equatable {
     var links: [ShareLink] = []
 
     static let maxLinks = 100
+    static let maxMembers = 1_000
 
     init(access: AccessMode, owner: String?) {
         self.access = access

@@ -12,7 +12,7 @@ enum RouteAccess {
         case "edit", "replaceDocumentText", "beginUndoGrouping", "endUndoGrouping", "save", "revertToVersion",
              "cut", "paste", "delete", "disableUndoRegistration", "enableUndoRegistration":
             return .document(.edit)
-        case "deleteDocument", "getAccess", "setMember", "removeMember", "createLink", "revokeLink":
+        case "deleteDocument", "getAccess", "setMember", "shareWithUser", "removeMember", "createLink", "revokeLink":
             return .document(.owner)
         case "undo", "redo":
             return .decided { request, hasSession in documentScope(request, hasSession) ? .othersWork : .edit }
@@ -25,7 +25,9 @@ enum RouteAccess {
             }
         case "updateDocument":
             return .decided { request, _ in
-                bodyKeys(request).isDisjoint(with: ownersFields) ? .edit : .owner
+                let keys = bodyKeys(request)
+                if !keys.isDisjoint(with: ownersFields) { return .owner }
+                return keys.contains("title") ? .rename : .edit
             }
         default:
             return nil

@@ -68,7 +68,7 @@ public enum Accounts {
         guard let key = UserName.normalized(name) else { throw .badName }
         do {
             guard let user = try store.user(named: key) else { throw Failure.notFound(key) }
-            try store.perform([.deleteUser(user.id), bump()])
+            try store.perform([.deleteUser(user.id), .forgetOpened(person: Session.userPrefix + user.id), bump()])
         } catch let failure as Failure {
             throw failure
         } catch {

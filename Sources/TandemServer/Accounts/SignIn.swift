@@ -70,8 +70,13 @@ extension ServerContext {
             rehashed = user
             rehashed?.passwordHash = fresh.encoded
         }
-        var answer = startSession(of: user, updated: rehashed)
-        // From Tandem's page: the browser stays signed in (BrowserLogin).
+        return startSession(of: user, updated: rehashed, remember: remember)
+    }
+
+    /// `startSession`, and from Tandem's page (`remember`) a login so the browser stays
+    /// signed in (BrowserLogin).
+    func startSession(of user: StoredUser, updated: StoredUser?, remember: Bool) -> HTTPResponse {
+        var answer = startSession(of: user, updated: updated)
         if remember, answer.status == .created, let login = startLogin(of: user) {
             answer.headers.add("Set-Cookie", loginCookie(login))
         }

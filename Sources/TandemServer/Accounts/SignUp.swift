@@ -33,6 +33,7 @@ extension ServerContext {
         } catch {
             return res.send(error.response)
         }
+        let remember = Self.usesLoginCookie(req)
         service.heavyWork.async(lane: Self.signInLane) { [self] in
             let user: StoredUser
             do throws(Accounts.Failure) {
@@ -43,7 +44,7 @@ extension ServerContext {
                 logger.error("could not add a user: \(error)")
                 return res.send(APIError.storageFailing.response)
             }
-            res.send(startSession(of: user, updated: nil))
+            res.send(startSession(of: user, updated: nil, remember: remember))
         }
     }
 }

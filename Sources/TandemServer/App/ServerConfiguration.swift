@@ -32,8 +32,9 @@ public struct ServerConfiguration: Sendable {
     /// Seconds to finish in-flight requests on SIGTERM before closing.
     public var shutdownGrace: Double = 10
 
-    /// The access mode of new documents that ask for none: open, editable, locked, private.
-    public var defaultAccess = "open"
+    /// The access mode of new documents that ask for none: open, editable, locked, private;
+    /// nil for private for a signed-in user's and open for others' (`defaultAccess(owner:)`).
+    public var defaultAccess: String?
     /// What callers with no user's session, link or operator key may do (`--guests`).
     public var guests: GuestPolicy = .edit
     /// Whether people may make their own local account (`--signup`).

@@ -26,6 +26,8 @@ final class ServerContext: Sendable {
     let accountThrottle = AccountThrottle()
     /// The users generation last seen (`endSessionsOfRemovedUsers`); nil while there is none.
     let usersGeneration: Mutex<[UInt8]?>
+    /// The documents people open, for their lists.
+    let opened: OpenedDocuments
 
     init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry, metrics: Metrics,
          idempotency: any IdempotencyStore = IdempotencyCache(), logger: Logger) {
@@ -36,6 +38,7 @@ final class ServerContext: Sendable {
         self.metrics = metrics
         self.logger = logger
         usersGeneration = Mutex((try? store.meta(Accounts.generationKey)) ?? nil)
+        opened = OpenedDocuments(store: store, logger: logger)
         rateLimiter = RateLimiter(limits: configuration.rateLimits)
         clients = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
         proxyIdentity = configuration.authHeader.map { [clients] in ProxyIdentity(header: $0, clients: clients) }

@@ -43,10 +43,12 @@ public final class TandemApp: Sendable {
         // applied again by the first sync, which is harmless.
         let feedHead = try (engine as? PostgresStore)?.clusterHead()
         let contents = try store.loadAll()
-        let userNames = Dictionary(try store.users().map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        let users = try store.users()
+        let userNames = Dictionary(users.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         let sessions = SessionRegistry(restoring: contents.sessions.map {
             Session($0, userName: $0.userID.flatMap { userNames[$0] })
         })
+        for user in users { sessions.noteUser(id: user.id, displayName: user.displayName) }
         let context = ServerContext(configuration: configuration, store: store, sessions: sessions, metrics: metrics,
                                     idempotency: idempotency, logger: logger)
         self.context = context
@@ -179,7 +181,8 @@ extension ServerContext {
 
     /// Operations that read the store (a saved version's text, of any size, from SQLite or
     /// across the network from PostgreSQL): never on a loop, whatever the current text's length.
-    static let storeReadOperations: Set<String> = ["listVersions", "getVersionText", "revertToVersion"]
+    static let storeReadOperations: Set<String> = ["listVersions", "getVersionText", "revertToVersion", "listDocuments",
+                                                   "shareWithUser"]
 
     func makeRouter() -> Router {
         var endpoints: [Endpoint] = []

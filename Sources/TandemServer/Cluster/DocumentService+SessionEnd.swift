@@ -42,7 +42,7 @@ extension DocumentService {
                 return .store(PreparedUnit(writes: []) { outcome.report(ended, $0) })
             }, fail: { outcome.refused($0) }, joinsLate: false)
         }
-        let rest = pasteboardEnd.writes + [StoreWrite.deleteSession(session)]
+        let rest = pasteboardEnd.writes + [StoreWrite.deleteSession(session), .forgetOpened(person: session)]
         steps.append(ClusterSequencer.Step(handle: handles[0], apply: { _ in
             .store(PreparedUnit(writes: rest) { outcome.report(nil, $0) })
         }, fail: { outcome.refused($0) }, joinsLate: false))

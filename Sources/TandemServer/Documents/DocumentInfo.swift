@@ -20,6 +20,7 @@ struct DocumentInfo: Sendable {
     /// The reader's role, and whether the access rules let it edit.
     var role: Role?
     var canEdit: Bool
+    var canRename: Bool
 
     /// Read under the document's lock, for `caller`.
     init(id: String, state st: DocumentState, scope: UndoScope = .document, caller: Caller = .anonymous) {
@@ -39,5 +40,6 @@ struct DocumentInfo: Sendable {
         owner = st.access.owner
         role = st.access.role(of: caller, in: id)
         canEdit = AccessPolicy.decide(.edit, mode: access, role: role, hasSession: caller.session != nil) == .allowed
+        canRename = AccessPolicy.decide(.rename, mode: access, role: role, hasSession: caller.session != nil) == .allowed
     }
 }

@@ -23,6 +23,7 @@ enum DocumentJSON {
         w.key("owner"); w.optionalString(d.owner)
         w.key("role"); w.optionalString(d.role?.name)
         w.key("canEdit"); w.bool(d.canEdit)
+        w.key("canRename"); w.bool(d.canRename)
         w.endObject()
         return w.bytes
     }
@@ -133,13 +134,17 @@ enum DocumentJSON {
         return w.bytes
     }
 
-    static func summary(id: String, state st: DocumentState, to w: inout JSONWriter) {
+    /// A `GET /documents` entry: `role` is the caller's person's, `opened` when they last did.
+    static func summary(id: String, state st: DocumentState, role: Role?, opened: Double?, to w: inout JSONWriter) {
         w.beginObject()
         w.key("id"); w.string(id)
         w.key("title"); w.string(st.title)
         w.key("revision"); w.int(st.committedRevision)
         w.key("length"); w.int(st.committedRope.utf16Count)
         w.key("modified"); w.double(st.modified)
+        w.key("role"); w.optionalString(role?.name)
+        w.key("opened")
+        if let opened { w.double(opened) } else { w.null() }
         w.endObject()
     }
 

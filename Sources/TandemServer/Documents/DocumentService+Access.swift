@@ -6,6 +6,8 @@ import TandemStore
 /// A change to a document's members or links (its mode and owner change with `DocumentPatch`).
 enum AccessChange: Sendable {
     case grant(session: String, role: Role)
+    /// To a person as `Session.person` names them (a user found by name).
+    case grantPerson(String, role: Role)
     case revokeMember(session: String)
     case addLink(ShareLink)
     case revokeLink(id: String)
@@ -113,13 +115,23 @@ extension DocumentService {
         handle.events.send(ServerSentEvents.frame(id: revision, event: "access", data: w.bytes))
     }
 
+    private static func add(_ person: String, _ role: Role, to rules: inout AccessRules) throws(APIError) {
+        guard rules.members[person] != nil || rules.members.count < AccessRules.maxMembers else {
+            throw .conflict("too_many_members", "a document has at most \(AccessRules.maxMembers) members")
+        }
+        rules.members[person] = role
+    }
+
     private static func apply(_ change: AccessChange, to rules: inout AccessRules, sessions: SessionRegistry, now: Double) throws(APIError) {
         switch change {
         case .grant(let session, let role):
             // Granted to the session's person: to a user, it outlives the session.
             guard let granted = sessions.session(id: session) else { throw .unknownSession(session) }
             guard role != .owner else { throw .invalidField("role", "must be editor or viewer: give ownership with PATCH {\"owner\"}") }
-            rules.members[granted.person] = role
+            try add(granted.person, role, to: &rules)
+        case .grantPerson(let person, let role):
+            guard role != .owner else { throw .invalidField("role", "must be editor or viewer: give ownership with PATCH {\"owner\"}") }
+            try add(person, role, to: &rules)
         case .revokeMember(let session):
             // By the member's key, or by a live session of that person.
             let person = sessions.session(id: session)?.person

@@ -43,7 +43,7 @@ extension DocumentService {
         let time = now()
         let document = Document(text: new.text, configuration: documentConfiguration(levelsOfUndo: 0))
         let (ownerLink, ownerToken) = ShareLink.make(role: .owner, now: time, expiresIn: nil)
-        var initial = AccessRules(access: new.access ?? defaultAccess, owner: new.owner)
+        var initial = AccessRules(access: new.access ?? defaultAccess(owner: new.owner), owner: new.owner)
         initial.links.append(ownerLink)
         let rules = initial
         let state = makeState(document: document, title: new.title, created: time, modified: time, metadata: DocumentMetadata(access: rules))
@@ -111,6 +111,21 @@ extension DocumentService {
             let rules = handle.access.withLock { $0 }
             let role = rules.role(of: caller, in: handle.id)
             return AccessPolicy.decide(.read, mode: rules.access, role: role, hasSession: caller.session != nil) == .allowed
+        }
+    }
+
+    /// What `GET /documents` lists: for the operator every document; for others only what
+    /// they may read and their person owns, was given or `opened` (never every readable one:
+    /// an address is no invitation to be listed). Each with the role the caller's person has.
+    func documents(listedFor caller: Caller, opened: Set<String>) -> [(handle: DocumentHandle, role: Role?)] {
+        let personal = Caller(session: caller.session)
+        return documents.withLock { $0.values.sorted { $0.id < $1.id } }.compactMap { handle in
+            let rules = handle.access.withLock { $0 }
+            let role = rules.role(of: personal, in: handle.id)
+            guard caller.isOperator || role != nil || opened.contains(handle.id) else { return nil }
+            let readable = AccessPolicy.decide(.read, mode: rules.access, role: rules.role(of: caller, in: handle.id),
+                                               hasSession: caller.session != nil) == .allowed
+            return readable ? (handle, role) : nil
         }
     }
 

@@ -39,8 +39,15 @@ final class DocumentService: Sendable {
     let links = Mutex<[String: IndexedLink]>([:])
     /// Documents whose last write failed and have not recovered (`/healthz` is failing meanwhile).
     let documentsFailingWrites = Atomic<Int>(0)
-    /// New documents' access mode (`--default-access`).
-    var defaultAccess: AccessMode { AccessMode(rawValue: configuration.defaultAccess) ?? .open }
+    /// The access mode of a new document that asks for none: `--default-access` when set;
+    /// else `private` for a signed-in user's (where people are known, what they make is
+    /// theirs until they share it, as a new Google Doc is) and `open` for a guest's or an
+    /// anonymous one (unlisted, reached by its address as an Etherpad pad is: a guest has
+    /// nobody to share with by name, and the quick start needs no set-up).
+    func defaultAccess(owner: String?) -> AccessMode {
+        if let configured = configuration.defaultAccess.flatMap(AccessMode.init(rawValue:)) { return configured }
+        return owner?.hasPrefix(Session.userPrefix) == true ? .private : .open
+    }
     /// Open event streams over all documents (a metrics gauge).
     let subscribers = Atomic<Int>(0)
     /// Where work too heavy for an event loop runs (a large stale edit's transform, a large

@@ -100,7 +100,8 @@ extension DocumentService {
                     }
                 }
             }
-            writes += pasteboardEnd.writes + [.deleteSession(session)]
+            // A guest's list of opened documents goes with it (a user's is the user's).
+            writes += pasteboardEnd.writes + [.deleteSession(session), .forgetOpened(person: session)]
             // Submitted under the documents' locks: each journal write lands in the order
             // that document's buffer grew (see `pendingJournalWrite`).
             let ticket = end.ticket

@@ -10,7 +10,7 @@ struct GuestsMiddleware: RouteMiddleware {
     let guests: GuestPolicy
 
     /// Routes every caller may reach, signed in or not.
-    static let alwaysOpen: Set<String> = ["createSession", "signUp", "health", "ping", "openapi", "metrics"]
+    static let alwaysOpen: Set<String> = ["createSession", "signUp", "accountOptions", "health", "ping", "openapi", "metrics"]
 
     func wrap(_ next: @escaping RouteHandler, for route: Endpoint) -> RouteHandler {
         guard guests != .edit else { return next }

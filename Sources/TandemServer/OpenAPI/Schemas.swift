@@ -57,7 +57,9 @@ enum Schemas {
         ("Range", object([("from", nonNegative), ("to", nonNegative)], required: ["from", "to"])),
         ("DocumentSummary", object([
             ("id", string), ("title", string), ("revision", nonNegative), ("length", nonNegative), ("modified", number),
-        ], required: ["id", "title", "revision", "length", "modified"])),
+            ("role", ["type": ["string", "null"], "enum": ["owner", "editor", "viewer", .null]]),
+            ("opened", ["type": ["number", "null"]]),
+        ], required: ["id", "title", "revision", "length", "modified", "role", "opened"])),
         ("Document", object([
             ("id", string), ("title", string), ("revision", nonNegative), ("length", nonNegative), ("text", string),
             ("changeCount", integer), ("hasUnsavedChanges", boolean),
@@ -65,10 +67,10 @@ enum Schemas {
             ("editingDisabled", boolean), ("secure", boolean), ("levelsOfUndo", nonNegative),
             ("created", number), ("modified", number),
             ("access", ref("AccessMode")), ("owner", nullableString),
-            ("role", ["type": ["string", "null"], "enum": ["owner", "editor", "viewer", .null]]), ("canEdit", boolean),
+            ("role", ["type": ["string", "null"], "enum": ["owner", "editor", "viewer", .null]]), ("canEdit", boolean), ("canRename", boolean),
             ("ownerLink", ref("ShareLink")),
         ], required: ["id", "title", "revision", "length", "text", "changeCount", "hasUnsavedChanges", "state", "created", "modified",
-                      "access", "owner", "role", "canEdit"])),
+                      "access", "owner", "role", "canEdit", "canRename"])),
         ("AccessMode", ["type": "string", "enum": ["open", "editable", "locked", "private"]]),
         ("ShareLink", object([
             ("id", string), ("role", ["type": "string", "enum": ["owner", "editor", "viewer"]]), ("token", string),

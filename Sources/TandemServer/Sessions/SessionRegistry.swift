@@ -16,6 +16,9 @@ public final class SessionRegistry: Sendable {
     private let palette = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4",
                            "#f032e6", "#469990", "#9a6324", "#800000", "#808000", "#000075"]
     private let counter = Mutex(0)
+    /// Users' display names by id, for naming members none of whose sessions is live.
+    private let userNames = Mutex<[String: String]>([:])
+    static let userNamesKept = 100_000
 
     public init(restoring: [Session] = []) {
         sessions.withLock { s in for session in restoring { s[session.id] = session } }
@@ -47,6 +50,7 @@ public final class SessionRegistry: Sendable {
         session.grants = grants
         sessions.withLock { $0[id] = session }
         stored.withLock { $0[id] = now }
+        if let userID { noteUser(id: userID, displayName: session.name) }
         return (session, id + "." + Secrets.base64url(secret))
     }
 
@@ -79,7 +83,16 @@ public final class SessionRegistry: Sendable {
         if let session = session(id: person) { return session.name }
         guard person.hasPrefix(Session.userPrefix) else { return nil }
         let user = String(person.dropFirst(Session.userPrefix.count))
-        return sessions.withLock { $0.values.first { $0.userID == user }?.name }
+        return sessions.withLock { $0.values.first { $0.userID == user }?.name } ?? userNames.withLock { $0[user] }
+    }
+
+    /// Remembers a user's display name (read at start-up, at sign-in, when shared with by
+    /// name), so that a member is named while none of their sessions is live.
+    public func noteUser(id: String, displayName: String) {
+        userNames.withLock { names in
+            if names.count >= Self.userNamesKept, names[id] == nil { names.removeAll(keepingCapacity: true) }
+            names[id] = displayName
+        }
     }
 
     /// The live sessions that belong to users (for `DocumentService.endSessionsOfRemovedUsers`).

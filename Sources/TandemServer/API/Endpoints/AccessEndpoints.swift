@@ -28,6 +28,19 @@ extension ServerContext {
                 handler: { [self] req, ctx, res in setMember(req, ctx, res) }
             ),
             Endpoint(
+                method: .post, path: "/documents/{id}/members", operationID: "shareWithUser",
+                summary: "Share with a user, named by sign-in name, as editor or viewer", tag: "Access",
+                requestBody: Endpoint.jsonBody(Schemas.object([
+                    ("user", ["type": "string", "minLength": 1]),
+                    ("role", ["type": "string", "enum": ["editor", "viewer"]]),
+                ], required: ["user", "role"])),
+                responses: [Endpoint.json(200, "The access rules", Schemas.ref("Access")),
+                            Endpoint.error(400, "Malformed JSON, user or role"), Endpoint.error(415, "Body is not JSON"),
+                            Endpoint.error(409, "The document has as many members as it may"),
+                            Endpoint.error(422, "No user signs in with that name"), stored] + ownerOnly,
+                handler: { [self] req, ctx, res in shareWithUser(req, ctx, res) }
+            ),
+            Endpoint(
                 method: .delete, path: "/documents/{id}/members/{session}", operationID: "removeMember",
                 summary: "Revoke a session's role; its event streams end if it may no longer read", tag: "Access",
                 responses: [Endpoint.Response(status: 204, description: "Revoked"), stored] + ownerOnly.map {

@@ -30,7 +30,7 @@ extension ServerContext {
                 method: .get, path: "/documents", operationID: "listDocuments",
                 summary: "All documents", tag: "Documents",
                 responses: [Endpoint.json(200, "Documents by id", Schemas.array(Schemas.ref("DocumentSummary")))],
-                handler: { [self] _, ctx, res in res.send(.json(listDocuments(ctx))) }
+                handler: { [self] _, ctx, res in res.send(listDocuments(ctx)) }
             ),
             Endpoint(
                 method: .get, path: "/documents/{id}", operationID: "getDocument",

@@ -41,6 +41,22 @@ extension ServerContext {
                 handler: { [self] req, ctx, res in signUp(req, ctx, res) }
             ),
             Endpoint(
+                method: .get, path: "/accounts", operationID: "accountOptions",
+                summary: "How people may use this server: what guests may do, whether people sign up", tag: "Sessions",
+                responses: [Endpoint.json(200, "The options", Schemas.object([
+                    ("guests", ["type": "string", "enum": ["edit", "read", "off"]]),
+                    ("signup", ["type": "string", "enum": ["off", "open"]]),
+                ], required: ["guests", "signup"]))],
+                handler: { [self] _, _, res in
+                    var w = JSONWriter(capacity: 48)
+                    w.beginObject()
+                    w.key("guests"); w.string(configuration.guests.rawValue)
+                    w.key("signup"); w.string(configuration.signup.rawValue)
+                    w.endObject()
+                    res.send(.json(w.bytes))
+                }
+            ),
+            Endpoint(
                 method: .get, path: "/users/me", operationID: "getCurrentUser",
                 summary: "The user the calling session belongs to (a guest's session: guest true, id null)", tag: "Sessions",
                 responses: [
