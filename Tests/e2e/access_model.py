@@ -54,6 +54,7 @@ CALLER = {
 # Operation classes (the rows of the contract's table).
 READ = "read"
 EDIT = "edit"
+RENAME = "rename"
 OWN_HISTORY = "own-history"
 OTHERS_WORK = "others-work"
 OWNER = "owner"
@@ -78,7 +79,9 @@ def _undo_class(query, body, has_session):
 
 def _patch_document_class(query, body, has_session):
     fields = set(body or {})
-    return OWNER if fields & OWNER_DOCUMENT_FIELDS else EDIT  # only `title`: a rename
+    if fields & OWNER_DOCUMENT_FIELDS:
+        return OWNER
+    return RENAME if "title" in fields else EDIT
 
 
 def _patch_history_class(query, body, has_session):
@@ -148,6 +151,7 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/documents/{id}/actions", "canPerformActions", _const(READ)),
     Route("GET", "/documents/{id}/access", "getAccess", _const(OWNER)),
     Route("PUT", "/documents/{id}/members/{session}", "setMember", _const(OWNER)),
+    Route("POST", "/documents/{id}/members", "shareWithUser", _const(OWNER)),
     Route("DELETE", "/documents/{id}/members/{session}", "removeMember", _const(OWNER)),
     Route("POST", "/documents/{id}/links", "createLink", _const(OWNER)),
     Route("DELETE", "/documents/{id}/links/{linkId}", "revokeLink", _const(OWNER)),
@@ -213,6 +217,9 @@ def may(cls: str, mode: str, c: Caller) -> bool:
         return may_read(mode, c)
     if cls == OTHERS_WORK:
         return mode == "open" or c.role in ("editor", "owner")
+    if cls == RENAME:
+        # The title is how a document is listed and found: only people the owner named.
+        return c.role in ("editor", "owner")
     if cls == OWNER:
         return c.role == "owner"
     raise ValueError(cls)

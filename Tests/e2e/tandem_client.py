@@ -79,7 +79,7 @@ class Client:
             return
         q = access_model.query_dict(query)
         q.update(access_model.query_dict(params))
-        if found[0].classify(q, json_body, bool(self.token)) != access_model.OWNER:
+        if found[0].classify(q, json_body, bool(self.token)) not in (access_model.OWNER, access_model.RENAME):
             return
         link = OWNER_LINKS.get(found[1])
         if link and (link[1] is None or link[1] != self.session.get("id")):

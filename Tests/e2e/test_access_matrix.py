@@ -34,10 +34,13 @@ TEXT = "hello world"
 TEAM_BOARD = "matrix-team"
 
 # Every route of /openapi.json that names no document, with where it is checked.
+# The user the owner shares with by name (`POST …/members`).
+MATRIX_USER = "matrix-member"
+
 NOT_DOCUMENT_ROUTES = {
     ("POST", "/sessions"), ("GET", "/sessions/me"), ("PATCH", "/sessions/me"), ("DELETE", "/sessions/me"),
     ("POST", "/sessions/me/renew"),
-    ("DELETE", "/sessions/{}"), ("GET", "/users/me"), ("POST", "/users"),
+    ("DELETE", "/sessions/{}"), ("GET", "/users/me"), ("POST", "/users"), ("GET", "/accounts"),
     ("POST", "/documents"), ("GET", "/documents"),
     ("GET", "/pasteboards"), ("POST", "/pasteboards"), ("GET", "/pasteboards/events"),
     ("GET", "/pasteboards/{}"), ("PATCH", "/pasteboards/{}"), ("DELETE", "/pasteboards/{}"),
@@ -120,6 +123,7 @@ CASES: tuple[Case, ...] = (
     Case("GET", "/documents/{id}/access"),
     Case("PUT", "/documents/{id}/members/{session}", body={"role": "viewer"}, steps=("third",)),
     Case("DELETE", "/documents/{id}/members/{session}", steps=("third_member",), success=204),
+    Case("POST", "/documents/{id}/members", body={"user": MATRIX_USER, "role": "viewer"}),
     Case("POST", "/documents/{id}/links", body={"role": "editor"}, success=201),
     Case("DELETE", "/documents/{id}/links/{linkId}", steps=("link",), success=204),
 )
@@ -188,6 +192,10 @@ class World:
 
 @pytest.fixture(scope="module")
 def world(access_server) -> World:
+    # The user `POST …/members` shares with, by name.
+    from test_accounts import tandem_user
+    made = tandem_user(access_server, "add", MATRIX_USER, password="matrix member password")
+    assert made.returncode == 0 or "exists" in made.stderr, made.stderr
     return World(access_server.base)
 
 
@@ -432,7 +440,7 @@ def _ids(r) -> set[str]:
     return {x["id"] for x in items}
 
 
-def test_the_list_shows_each_caller_what_it_may_read(world):
+def test_the_list_shows_each_caller_what_it_owns_was_given_or_opened_and_may_read(world):
     base = world.base
     docs = {}
     for mode in am.MODES:
@@ -447,24 +455,33 @@ def test_the_list_shows_each_caller_what_it_may_read(world):
     link = call(base, "POST", f"/documents/{docs['open']}/links", world.auth("owner"), body={"role": "editor"}).json()
     assert call(base, "DELETE", f"/documents/{docs['open']}/links/{link['id']}", world.auth("owner")).status_code == 204
     mine = set(docs.values()) | {anon_private.json()["id"]}
-    public = {docs["open"], docs["editable"], docs["locked"]}
+    # Another session opens the open document and tries the private one: only what it read is its.
+    assert call(base, "GET", f"/documents/{docs['open']}", world.auth("other")).status_code == 200
+    assert call(base, "GET", f"/documents/{docs['private']}", world.auth("other")).status_code == 404
+    wanted = {"anonymous": {}, "other": {docs["open"]: None},
+              "viewer": {d: "viewer" for d in docs.values()}, "editor": {d: "editor" for d in docs.values()},
+              "owner": {d: "owner" for d in docs.values()},
+              "operator": {**{d: None for d in docs.values()}, anon_private.json()["id"]: None}}
     callers = {"anonymous": {}, "other": world.auth("other"), "viewer": world.auth("viewer"),
                "editor": world.auth("editor"), "owner": world.auth("owner"),
                "operator": {"Tandem-Admin-Key": ADMIN_KEY}}
     failures = []
     for caller, headers in callers.items():
-        r = call(base, "GET", "/documents", headers)
+        # An opening is noted a moment after it is answered.
+        deadline = time.monotonic() + 5
+        while True:
+            r = call(base, "GET", "/documents", headers)
+            got = {x["id"]: x["role"] for x in r.json() if x["id"] in mine} if r.status_code == 200 else None
+            if got == wanted[caller] or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
         if r.status_code != 200:
             failures.append(f"{caller}: {brief(r)}")
-            continue
-        wanted = set(public)
-        if caller in ("viewer", "editor", "owner", "operator"):
-            wanted.add(docs["private"])
-        if caller == "operator":
-            wanted.add(anon_private.json()["id"])
-        got = _ids(r) & mine
-        if got != wanted:
-            failures.append(f"{caller}: lists {sorted(got)}, expected {sorted(wanted)}")
+        elif got != wanted[caller]:
+            failures.append(f"{caller}: lists {got}, expected {wanted[caller]}")
+    opened = [x for x in call(base, "GET", "/documents", world.auth("other")).json() if x["id"] == docs["open"]]
+    if not opened or not isinstance(opened[0]["opened"], (int, float)):
+        failures.append(f"other: the open document's entry says when it was opened: {opened}")
     r = call(base, "GET", "/documents", {"Tandem-Link": link["token"]})
     if r.status_code != 401 or error_code(r) != "invalid_link":
         failures.append(f"revoked link: expected 401 invalid_link, got {brief(r)}")

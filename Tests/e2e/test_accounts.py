@@ -60,7 +60,7 @@ def test_a_person_added_by_the_operator_signs_in_and_their_sessions_are_theirs(s
     assert me.json() == {"id": one.session["user"], "name": name, "displayName": "Ada Lovelace", "guest": False,
                          "session": one.session["id"]}
     # Presence shows the person's name.
-    doc = one.create_doc("hello")["id"]
+    doc = one.create_doc("hello", access="open")["id"]
     assert one.put(f"/documents/{doc}/selection", {"anchor": 1, "head": 2}).status_code == 200
     assert "Ada Lovelace" in [p["name"] for p in Client(srv.base).get(f"/documents/{doc}/presence").json()]
     # A guest's session is no user's; without a session there is no one to ask about.

@@ -81,16 +81,17 @@ def test_create_with_wrong_types_is_rejected(anon):
         assert_error(anon.post("/documents", body), 400, "invalid_json")
 
 
-def test_list_documents(anon):
-    d = anon.create_doc("abc", title="Listed")
-    r = anon.get("/documents")
+def test_list_documents(alice):
+    d = alice.create_doc("abc", title="Listed")
+    r = alice.get("/documents")
     assert r.status_code == 200, describe(r)
     body = r.json()
     items = body if isinstance(body, list) else body.get("documents")
     assert isinstance(items, list), body
     mine = [x for x in items if x.get("id") == d["id"]]
     assert len(mine) == 1
-    assert set(mine[0]) >= {"id", "title", "revision", "length", "modified"}
+    assert set(mine[0]) == {"id", "title", "revision", "length", "modified", "role", "opened"}
+    assert mine[0]["role"] == "owner" and mine[0]["opened"] is None
     assert mine[0]["title"] == "Listed" and mine[0]["length"] == 3 and mine[0]["revision"] == 0
 
 

@@ -13,7 +13,7 @@ def test_with_guests_read_guests_read_and_change_nothing_while_people_and_links_
     srv = servers(name="guests-read", extra_args=("--guests", "read"))
     add_user(srv, "owner-read")
     owner = signed_in(srv.base, "owner-read")
-    doc = owner.create_doc("hello")["id"]
+    doc = owner.create_doc("hello", access="open")["id"]
     anon, guest = Client(srv.base), new_session(srv.base, "Visitor")
     for who in (anon, guest):
         assert who.text(doc) == "hello"

@@ -61,7 +61,7 @@ def test_one_users_tabs_say_whose_they_are(servers):
     add_user(srv, name, "Ada")
     one, two = signed_in(srv.base, name), signed_in(srv.base, name)
     guest = new_session(srv.base, "Guest")
-    doc_id = one.create_doc("x")["id"]
+    doc_id = one.post("/documents", {"text": "x", "access": "open"}).json()["id"]
     for c in (one, two, guest):
         assert c.put(f"/documents/{doc_id}/selection", {"anchor": 0, "head": 0}).status_code == 200
     p = present(guest, doc_id)
