@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "TandemHTTPTests", dependencies: ["TandemHTTP", "TandemTestSupport", "CZlib"]),
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore", "TandemTestSupport"]),
         .testTarget(name: "TandemStoreTests", dependencies: ["TandemStore", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "TandemServerTests", dependencies: ["TandemServer", "TandemHTTP", "TandemCore", "TandemStore", "TandemTestSupport"]),
+        .testTarget(name: "TandemServerTests", dependencies: ["TandemServer", "TandemHTTP", "TandemCore", "TandemStore", "TandemTestSupport", "COpenSSL"]),
     ],
     swiftLanguageModes: [.v6]
 )

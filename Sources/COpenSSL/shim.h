@@ -1,6 +1,7 @@
 // OpenSSL's function-like macros are not imported into Swift; these wrappers stand in.
 #ifndef TANDEM_COPENSSL_SHIM_H
 #define TANDEM_COPENSSL_SHIM_H
+#include <string.h>
 #include <openssl/ssl.h>
 #include <openssl/err.h>
 #include <openssl/crypto.h>
@@ -9,6 +10,10 @@
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 #include <openssl/core_names.h>
+#include <openssl/pem.h>
+#include <openssl/ecdsa.h>
+#include <openssl/bn.h>
+#include <openssl/hmac.h>
 
 static inline long shim_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
 static inline long shim_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int v) { return SSL_CTX_set_min_proto_version(ctx, v); }
@@ -96,5 +101,71 @@ static inline int shim_alpn_select_http11(SSL *ssl, const unsigned char **out, u
 }
 static inline void shim_SSL_CTX_select_alpn_http11(SSL_CTX *ctx) {
     SSL_CTX_set_alpn_select_cb(ctx, shim_alpn_select_http11, NULL);
+}
+// JWS signatures (docs/API.md, "Tokens of an embedding application"). A public key from PEM
+// text: NULL unless it is a SubjectPublicKeyInfo of an Ed25519 key or a P-256 (prime256v1) key.
+// `*kind` is 1 for Ed25519, 2 for P-256. The caller frees the key with EVP_PKEY_free.
+static inline EVP_PKEY *shim_jws_public_key(const char *pem, int pemlen, int *kind) {
+    BIO *bio = BIO_new_mem_buf(pem, pemlen);
+    if (bio == NULL) return NULL;
+    EVP_PKEY *key = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+    BIO_free(bio);
+    if (key == NULL) return NULL;
+    char group[64] = {0};
+    size_t grouplen = 0;
+    if (EVP_PKEY_get_base_id(key) == EVP_PKEY_ED25519) {
+        *kind = 1;
+    } else if (EVP_PKEY_get_base_id(key) == EVP_PKEY_EC
+               && EVP_PKEY_get_group_name(key, group, sizeof group, &grouplen) == 1
+               && strcmp(group, "prime256v1") == 0) {
+        *kind = 2;
+    } else {
+        EVP_PKEY_free(key);
+        return NULL;
+    }
+    return key;
+}
+
+// Ed25519 (EdDSA): the message is signed whole, so no digest is named. 1 only if it verifies.
+static inline int shim_jws_verify_ed25519(EVP_PKEY *key, const unsigned char *msg, size_t msglen,
+                                          const unsigned char *sig, size_t siglen) {
+    if (siglen != 64) return 0;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    int ok = ctx != NULL
+        && EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, key) == 1
+        && EVP_DigestVerify(ctx, sig, siglen, msg, msglen) == 1;
+    EVP_MD_CTX_free(ctx);
+    return ok;
+}
+
+// ES256: JWS carries r and s as two 32-byte big-endian halves (RFC 7518 §3.4); OpenSSL
+// verifies DER, so they are re-encoded through ECDSA_SIG. 1 only if it verifies.
+static inline int shim_jws_verify_es256(EVP_PKEY *key, const unsigned char *msg, size_t msglen,
+                                        const unsigned char *sig, size_t siglen) {
+    if (siglen != 64) return 0;
+    ECDSA_SIG *ecdsa = ECDSA_SIG_new();
+    BIGNUM *r = BN_bin2bn(sig, 32, NULL), *s = BN_bin2bn(sig + 32, 32, NULL);
+    if (ecdsa == NULL || r == NULL || s == NULL || ECDSA_SIG_set0(ecdsa, r, s) != 1) {
+        BN_free(r); BN_free(s); ECDSA_SIG_free(ecdsa);
+        return 0;
+    }
+    unsigned char *der = NULL;
+    int derlen = i2d_ECDSA_SIG(ecdsa, &der);
+    ECDSA_SIG_free(ecdsa);
+    if (derlen <= 0) return 0;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    int ok = ctx != NULL
+        && EVP_DigestVerifyInit(ctx, NULL, EVP_sha256(), NULL, key) == 1
+        && EVP_DigestVerify(ctx, der, (size_t)derlen, msg, msglen) == 1;
+    EVP_MD_CTX_free(ctx);
+    OPENSSL_free(der);
+    return ok;
+}
+
+// HMAC-SHA256 of `msg` under `key` into `out` (32 bytes). Returns 1 on success.
+static inline int shim_hmac_sha256(const unsigned char *key, int keylen, const unsigned char *msg, size_t msglen,
+                                   unsigned char *out) {
+    unsigned int outlen = 0;
+    return HMAC(EVP_sha256(), key, keylen, msg, msglen, out, &outlen) != NULL && outlen == 32;
 }
 #endif

@@ -105,6 +105,24 @@ struct Serve: ParsableCommand {
     @Option(name: .customLong("auth-header"), help: ArgumentHelp("A header in which a --trusted-proxy that signs people in (oauth2-proxy, Authelia) names the user: POST /sessions from it starts that user's session, and a session used with it must be that user's; from any other peer it is ignored (env: TANDEM_AUTH_HEADER, default: none).", valueName: "name"))
     var authHeader: String?
 
+    @Option(name: .customLong("auth-jwt-key"), help: ArgumentHelp("An embedding application's public key, a PEM file (or the PEM text itself): Ed25519 (tokens with alg EdDSA) or P-256 (ES256). POST /sessions {\"jwt\"} then starts a session of the user its signed token names (env: TANDEM_AUTH_JWT_KEY, default: none).", valueName: "pem"))
+    var authJWTKey: String?
+
+    @Option(name: .customLong("auth-jwt-secret"), help: ArgumentHelp("Instead of --auth-jwt-key: an HS256 secret shared with the application, at least 32 bytes; better passed by TANDEM_AUTH_JWT_SECRET or --auth-jwt-secret-file than on the command line, where other users can read it (default: none).", valueName: "secret"))
+    var authJWTSecret: String?
+
+    @Option(name: .customLong("auth-jwt-secret-file"), help: ArgumentHelp("A file holding the HS256 secret (one trailing newline is dropped) (env: TANDEM_AUTH_JWT_SECRET_FILE, default: none).", valueName: "path"))
+    var authJWTSecretFile: String?
+
+    @Option(name: .customLong("auth-jwt-issuer"), help: ArgumentHelp("The iss every application token must carry (env: TANDEM_AUTH_JWT_ISSUER, default: not checked).", valueName: "iss"))
+    var authJWTIssuer: String?
+
+    @Option(name: .customLong("auth-jwt-audience"), help: ArgumentHelp("A value every application token's aud must be or hold (env: TANDEM_AUTH_JWT_AUDIENCE, default: not checked).", valueName: "aud"))
+    var authJWTAudience: String?
+
+    @Option(name: .customLong("auth-jwt-leeway"), help: ArgumentHelp("Seconds of clock difference forgiven on an application token's exp, nbf and iat, 0 to 300; a session it starts ends at exp plus this (env: TANDEM_AUTH_JWT_LEEWAY, default: 30).", valueName: "seconds"))
+    var authJWTLeeway: Double?
+
     @Option(name: .customLong("rate-limit"), help: ArgumentHelp("NAME=COUNT/SECONDS, repeatable: each client address may make COUNT at once and gets them back over SECONDS; NAME is sessions, documents, pasteboards, links (created) or auth (refused credentials); COUNT 0 turns one off; past it, 429 rate_limited with Retry-After (env: TANDEM_RATE_LIMITS, comma-separated, default: \(RateLimits().description.replacingOccurrences(of: " ", with: ","))).", valueName: "limit"))
     var rateLimits: [String] = []
 
@@ -196,6 +214,7 @@ struct Serve: ParsableCommand {
             }
             c.authHeader = header
         }
+        c.authJWT = try resolvedJWT()
         for spec in rateLimits.isEmpty ? Environment.list("TANDEM_RATE_LIMITS") : rateLimits {
             do { try c.rateLimits.set(spec) } catch { throw ValidationError("--rate-limit \(error)") }
         }

@@ -39,6 +39,7 @@ MATRIX_USER = "matrix-member"
 
 NOT_DOCUMENT_ROUTES = {
     ("POST", "/sessions"), ("GET", "/sessions/me"), ("PATCH", "/sessions/me"), ("DELETE", "/sessions/me"),
+    ("POST", "/sessions/me/renew"),
     ("DELETE", "/sessions/{}"), ("GET", "/users/me"), ("POST", "/users"), ("GET", "/accounts"),
     ("POST", "/documents"), ("GET", "/documents"),
     ("GET", "/pasteboards"), ("POST", "/pasteboards"), ("GET", "/pasteboards/events"),

@@ -8,8 +8,14 @@ extension ServerContext {
         let name: String?
         do throws(APIError) {
             let body = try RequestBody.object(req, allowEmpty: true)
-            try body.allowOnly(["name", "user", "password"])
+            try body.allowOnly(["name", "user", "password", "jwt"])
             let user = try body.string("user"), password = try body.string("password")
+            if let jwt = try body.string("jwt") {
+                guard user == nil, password == nil, try body.string("name") == nil else {
+                    throw .invalidField("jwt", "goes alone: the token names the user and the display name")
+                }
+                return signIn(jwt: jwt, request: req, res)
+            }
             if user != nil || password != nil {
                 guard try body.string("name") == nil else {
                     throw .invalidField("name", "a user's sessions carry the user's display name")
@@ -88,7 +94,7 @@ extension ServerContext {
     }
 
     func stored(_ s: Session, name: String) -> StoredSession {
-        StoredSession(id: s.id, tokenHash: s.tokenHash, name: name, color: s.color, created: s.created, lastSeen: s.lastSeen, userID: s.userID)
+        s.stored(name: name)
     }
 
     /// Everyone looking at a document with this session in it sees its new name.
@@ -122,6 +128,7 @@ extension ServerContext {
         w.key("name"); w.string(s.name)
         w.key("color"); w.string(s.color)
         if let user = s.userID { w.key("user"); w.string(user) }
+        if let expires = s.expires { w.key("expires"); w.double(expires) }
         w.endObject()
         return w.bytes
     }

@@ -21,14 +21,15 @@ struct AccessRules: Sendable, Equatable {
     }
 
     /// The caller's role here: the highest its person, its session (rules made before a
-    /// session's user was known name the session), its link and the operator key give.
+    /// session's user was known name the session), its application token's grants, its
+    /// link and the operator key give.
     func role(of caller: Caller, in documentID: String) -> Role? {
         if caller.isOperator { return .owner }
         var role: Role?
         if let session = caller.session {
             let person = session.person
             if person == owner || session.id == owner { return .owner }
-            role = [members[person], members[session.id]].compactMap { $0 }.max()
+            role = [members[person], members[session.id], session.grants.role(in: documentID)].compactMap { $0 }.max()
         }
         if let link = caller.link, link.documentID == documentID {
             role = max(role ?? link.role, link.role)

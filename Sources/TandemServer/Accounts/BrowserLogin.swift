@@ -67,7 +67,7 @@ extension ServerContext {
                 return res.send(APIError.storageFailing.response)
             }
             guard let user else { return res.send(signedOut) }
-            res.send(startSession(of: user, rehashed: nil))
+            res.send(startSession(of: user, updated: nil))
         }
     }
 

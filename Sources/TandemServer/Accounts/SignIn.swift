@@ -26,16 +26,16 @@ extension ServerContext {
     func signIn(proxyUser name: String, _ res: HTTPResponder) {
         service.heavyWork.async(lane: Self.signInLane) { [self] in
             do {
-                if let user = try store.user(named: name) { return res.send(startSession(of: user, rehashed: nil)) }
+                if let user = try store.user(named: name) { return res.send(startSession(of: user, updated: nil)) }
                 let user = StoredUser(id: Accounts.newID(), name: name, displayName: name, passwordHash: nil, created: now())
                 do {
                     try store.perform([.upsertUser(user)])
                 } catch StoreError.conflict {
                     // Made meanwhile, on another node or by another request.
                     guard let made = try store.user(named: name) else { return res.send(APIError.storageFailing.response) }
-                    return res.send(startSession(of: made, rehashed: nil))
+                    return res.send(startSession(of: made, updated: nil))
                 }
-                res.send(startSession(of: user, rehashed: nil))
+                res.send(startSession(of: user, updated: nil))
             } catch {
                 logger.error("could not sign in a proxy's user: \(error)")
                 res.send(APIError.storageFailing.response)
@@ -90,24 +90,26 @@ extension ServerContext {
             rehashed = user
             rehashed?.passwordHash = fresh.encoded
         }
-        return startSession(of: user, rehashed: rehashed, remember: remember)
+        return startSession(of: user, updated: rehashed, remember: remember)
     }
 
     /// `startSession`, and from Tandem's page (`remember`) a login so the browser stays
     /// signed in (BrowserLogin).
-    func startSession(of user: StoredUser, rehashed: StoredUser?, remember: Bool) -> HTTPResponse {
-        var answer = startSession(of: user, rehashed: rehashed)
+    func startSession(of user: StoredUser, updated: StoredUser?, remember: Bool) -> HTTPResponse {
+        var answer = startSession(of: user, updated: updated)
         if remember, answer.status == .created, let login = startLogin(of: user) {
             answer.headers.add("Set-Cookie", loginCookie(login))
         }
         return answer
     }
 
-    /// A new session of `user`, stored (with the user's new hash, if any) before it is
-    /// answered `201`.
-    func startSession(of user: StoredUser, rehashed: StoredUser?) -> HTTPResponse {
-        var writes: [StoreWrite] = rehashed.map { [.upsertUser($0)] } ?? []
-        let (session, token) = sessions.create(name: user.displayName, userID: user.id, userName: user.name, now: now())
+    /// A new session of `user`, stored (with the user's changed record, if any: a new hash, a
+    /// token's new display name) before it is answered `201`. An application's token gives
+    /// it that token's grants and expiry.
+    func startSession(of user: StoredUser, updated: StoredUser?, token identity: JWTIdentity? = nil) -> HTTPResponse {
+        var writes: [StoreWrite] = updated.map { [.upsertUser($0)] } ?? []
+        let (session, token) = sessions.create(name: user.displayName, userID: user.id, userName: user.name, now: now(),
+                                               expires: identity?.expires, grants: identity?.grants ?? DocumentGrants())
         writes.append(.upsertSession(stored(session, name: session.name)))
         do {
             try store.perform(writes)

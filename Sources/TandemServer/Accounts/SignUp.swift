@@ -44,7 +44,7 @@ extension ServerContext {
                 logger.error("could not add a user: \(error)")
                 return res.send(APIError.storageFailing.response)
             }
-            res.send(startSession(of: user, rehashed: nil, remember: remember))
+            res.send(startSession(of: user, updated: nil, remember: remember))
         }
     }
 }

@@ -41,6 +41,9 @@ public struct ServerConfiguration: Sendable {
     public var signup: SignupPolicy = .off
     /// The header in which a `trustedProxies` peer names the signed-in user (`--auth-header`).
     public var authHeader: String?
+    /// How an embedding application's signed tokens are checked (`--auth-jwt-key` or
+    /// `--auth-jwt-secret`, `--auth-jwt-issuer`, `--auth-jwt-audience`); nil takes none.
+    public var authJWT: JWTVerifier?
     /// A PostgreSQL URL (`--database`): every durable thing lives there instead of the
     /// SQLite file under `dataDirectory`. Nil for the embedded SQLite store.
     public var databaseURL: String?

@@ -46,8 +46,7 @@ public final class TandemApp: Sendable {
         let users = try store.users()
         let userNames = Dictionary(users.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
         let sessions = SessionRegistry(restoring: contents.sessions.map {
-            Session(id: $0.id, name: $0.name, color: $0.color, created: $0.created, lastSeen: $0.lastSeen, tokenHash: $0.tokenHash,
-                    userID: $0.userID, userName: $0.userID.flatMap { userNames[$0] })
+            Session($0, userName: $0.userID.flatMap { userNames[$0] })
         })
         for user in users { sessions.noteUser(id: user.id, displayName: user.displayName) }
         let context = ServerContext(configuration: configuration, store: store, sessions: sessions, metrics: metrics,

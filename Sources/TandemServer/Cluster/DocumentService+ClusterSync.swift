@@ -211,8 +211,11 @@ extension DocumentService {
         guard let cluster else { return }
         if let stored = try cluster.store.session(id) {
             let userName = try stored.userID.flatMap { id throws(StoreError) in try cluster.store.user(id: id)?.name }
-            sessions.refresh(Session(id: stored.id, name: stored.name, color: stored.color, created: stored.created,
-                                     lastSeen: stored.lastSeen, tokenHash: stored.tokenHash, userID: stored.userID, userName: userName))
+            let session = Session(stored, userName: userName)
+            let grantsBefore = sessions.session(id: id)?.grants
+            sessions.refresh(session)
+            // Renewed on another node with other grants: what they no longer allow ends here too.
+            if let grantsBefore, grantsBefore != session.grants { grantsChanged(of: session) }
         } else if sessions.remove(id: id) != nil {
             // Ended on another node: its selections go here too, and whoever sees it present
             // hears it left (its undo groups go with the documents' journals).

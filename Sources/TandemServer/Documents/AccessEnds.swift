@@ -24,6 +24,33 @@ extension DocumentService {
         pasteboards.events.close { $0.session == id }
     }
 
+    /// A session's grants changed (renewed with another application token): its streams and
+    /// long-polls of documents it may no longer read end (long-polls `404`, as the document
+    /// now is to it), as a removed member's do.
+    func grantsChanged(of session: Session) {
+        for handle in documents.withLock({ Array($0.values) }) {
+            let rules = handle.access.withLock { $0 }
+            let shutOut: (Caller) -> Bool = { caller in
+                guard caller.session?.id == session.id else { return false }
+                var caller = caller
+                caller.session = session
+                let role = rules.role(of: caller, in: handle.id)
+                return AccessPolicy.decide(.read, mode: rules.access, role: role, hasSession: true) != .allowed
+            }
+            let polls: [HTTPResponder] = handle.state.withLock { st in
+                var out: [HTTPResponder] = []
+                st.pollers.removeAll { p in
+                    guard shutOut(p.caller) else { return false }
+                    out.append(p.responder)
+                    return true
+                }
+                return out
+            }
+            handle.events.close { shutOut($0.caller) }
+            for r in polls { r.send(APIError.notFound("document '\(handle.id)'").response) }
+        }
+    }
+
     /// Housekeeping: the streams and long-polls opened with a link that expired by `now` end
     /// (long-polls `401 invalid_link`, as the link is now), within a tick of its expiry.
     func endExpiredLinks(now: Double) {

@@ -14,6 +14,10 @@ enum Schemas {
     static let nonNegative: JSONValue = ["type": "integer", "minimum": 0]
     static let boolean: JSONValue = ["type": "boolean"]
     static let number: JSONValue = ["type": "number"]
+    /// An embedding application's signed token (JWS compact serialization, docs/API.md).
+    static let jwt: JSONValue = ["type": "string", "minLength": 1, "maxLength": 8192, "description": "An embedding application's signed token (JWS compact serialization): sub, name and exp required"]
+    /// A session an application's token started ends then (seconds since 1970) unless renewed.
+    static let sessionExpires: JSONValue = ["type": "number", "description": "Seconds since 1970 when the session ends unless renewed: only on a session an application's token (jwt) started"]
     static let nullableString: JSONValue = ["type": ["string", "null"]]
     static func array(_ items: JSONValue) -> JSONValue { ["type": "array", "items": items] }
 
@@ -35,10 +39,10 @@ enum Schemas {
             ("error", object([("code", string), ("message", string)], required: ["code", "message"])),
         ], required: ["error"])),
         ("Session", object([
-            ("id", string), ("name", string), ("color", string), ("user", string),
+            ("id", string), ("name", string), ("color", string), ("user", string), ("expires", sessionExpires),
         ], required: ["id", "name", "color"])),
         ("SessionCreated", object([
-            ("id", string), ("token", string), ("name", string), ("color", string), ("user", string),
+            ("id", string), ("token", string), ("name", string), ("color", string), ("user", string), ("expires", sessionExpires),
         ], required: ["id", "token", "name", "color"])),
         ("CurrentUser", object([
             ("id", ["type": ["string", "null"]]), ("name", ["type": ["string", "null"]]), ("displayName", string),

@@ -14,6 +14,11 @@ public struct Session: Sendable, Equatable {
     /// That user's sign-in name (`StoredUser.name`), as the store held it when the session was
     /// made or learned; kept in memory only. A trusted proxy's header is checked against it.
     public var userName: String?
+    /// When a session an application's token started ends, in seconds since 1970 (the
+    /// token's `exp`, moved by renewal); nil for every other session, which only idles out.
+    public var expires: Double?
+    /// The document roles that token grants (`DocumentGrants`); empty for other sessions.
+    var grants = DocumentGrants()
 
     public init(id: String, name: String, color: String, created: Double, lastSeen: Double, tokenHash: [UInt8],
                 userID: String? = nil, userName: String? = nil) {
@@ -35,4 +40,7 @@ extension Session {
     var person: String { userID.map { Self.userPrefix + $0 } ?? id }
 
     static let userPrefix = "user:"
+
+    /// Whether its token's time is up at `now`.
+    func hasExpired(at now: Double) -> Bool { expires.map { now >= $0 } ?? false }
 }

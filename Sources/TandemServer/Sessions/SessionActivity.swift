@@ -6,7 +6,7 @@ extension ServerContext {
     var lastSeenStoreInterval: Double { min(60, configuration.sessionTimeout / 4) }
 
     /// Housekeeping: an open event stream keeps its session alive, however long it stays
-    /// quiet; then idle sessions end.
+    /// quiet; then idle sessions end, and those whose application token expired.
     func sweepSessions(now: Double) {
         var streaming = pasteboards.events.sessions
         for handle in service.documents.withLock({ Array($0.values) }) { streaming.formUnion(handle.events.sessions) }
@@ -20,6 +20,12 @@ extension ServerContext {
                 } else {
                     // Unreadable or gone: leave it to the next sweep (or to the feed).
                     sessions.touch([s.id], now: now - timeout)
+                }
+            }
+            // A renewal on another node may not have reached here yet: the store has it.
+            for s in sessions.all where s.hasExpired(at: now) {
+                if let stored = try? cluster.store.session(s.id), let expires = stored.expires, expires > now {
+                    sessions.refresh(Session(stored, userName: s.userName))
                 }
             }
         }

@@ -27,10 +27,16 @@ public final class SessionRegistry: Sendable {
 
     /// Creates a session; returns it and the bearer token, which is shown only this once.
     public func create(name: String?, userID: String? = nil, userName: String? = nil, now: Double) -> (Session, token: String) {
+        create(name: name, userID: userID, userName: userName, now: now, expires: nil, grants: DocumentGrants())
+    }
+
+    /// `create`, for a session an application's token starts: it ends at `expires`.
+    func create(name: String?, userID: String?, userName: String?, now: Double, expires: Double?,
+                grants: DocumentGrants) -> (Session, token: String) {
         let id = "s_" + Secrets.base64url(Secrets.randomBytes(9))
         let secret = Secrets.randomBytes(32)
         let n = counter.withLock { c in c += 1; return c }
-        let session = Session(
+        var session = Session(
             id: id,
             name: name ?? "Guest \(n)",
             color: palette[(n - 1) % palette.count],
@@ -40,6 +46,8 @@ public final class SessionRegistry: Sendable {
             userID: userID,
             userName: userName
         )
+        session.expires = expires
+        session.grants = grants
         sessions.withLock { $0[id] = session }
         stored.withLock { $0[id] = now }
         if let userID { noteUser(id: userID, displayName: session.name) }
@@ -58,7 +66,8 @@ public final class SessionRegistry: Sendable {
         let hash = Secrets.sha256(secret)
         let found: Session? = sessions.withLock { s in
             // One look-up, and the time updated in place.
-            guard let index = s.index(forKey: id), Secrets.constantTimeEqual(s.values[index].tokenHash, hash) else { return nil }
+            guard let index = s.index(forKey: id), Secrets.constantTimeEqual(s.values[index].tokenHash, hash),
+                  !s.values[index].hasExpired(at: now) else { return nil }
             s.values[index].lastSeen = now
             return s.values[index]
         }
@@ -98,6 +107,17 @@ public final class SessionRegistry: Sendable {
             s[session.id] = fresh
         }
         stored.withLock { t in t[session.id] = max(t[session.id] ?? 0, session.lastSeen) }
+    }
+
+    /// Gives a live session its renewed token's grants and expiry; nil when it has ended
+    /// meanwhile (or expired: a renewal comes too late once the old token is past).
+    func renew(id: String, grants: DocumentGrants, expires: Double, now: Double) -> Session? {
+        sessions.withLock { s in
+            guard let old = s[id], !old.hasExpired(at: now) else { return nil }
+            s[id]!.grants = grants
+            s[id]!.expires = expires
+            return s[id]
+        }
     }
 
     /// Gives a live session a new name; nil when it has ended meanwhile.
@@ -165,10 +185,11 @@ public final class SessionRegistry: Sendable {
         }
     }
 
-    /// Removes and returns the sessions idle for longer than `timeout`.
+    /// Removes and returns the sessions idle for longer than `timeout`, and those whose
+    /// application token expired by `now`.
     public func expire(now: Double, timeout: Double) -> [Session] {
         let gone = sessions.withLock { s in
-            let gone = s.values.filter { now - $0.lastSeen > timeout }
+            let gone = s.values.filter { now - $0.lastSeen > timeout || $0.hasExpired(at: now) }
             for g in gone { s.removeValue(forKey: g.id) }
             return gone
         }

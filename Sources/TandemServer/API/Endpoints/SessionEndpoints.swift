@@ -7,16 +7,17 @@ extension ServerContext {
         [
             Endpoint(
                 method: .post, path: "/sessions", operationID: "createSession",
-                summary: "Start a session (a guest's, or with user and password a local account's, or with Tandem-Login: cookie one of the browser's login); the token is shown only in this answer", tag: "Sessions",
+                summary: "Start a session (a guest's, or with user and password a local account's, or with jwt the user an embedding application's signed token names, or with Tandem-Login: cookie one of the browser's login); the token is shown only in this answer", tag: "Sessions",
                 parameters: [Endpoint.header("Tandem-Login", "\"cookie\", from Tandem's page: a sign-in also sets the HttpOnly login cookie, and without user and password the cookie's login starts the session")],
                 requestBody: Endpoint.jsonBody(Schemas.object([("name", ["type": "string", "maxLength": 100]), ("user", Schemas.string),
-                                                               ("password", Schemas.string)], required: []), required: false),
+                                                               ("password", Schemas.string), ("jwt", Schemas.jwt)], required: []), required: false),
                 responses: [
                     Endpoint.json(201, "The new session and its bearer token", Schemas.ref("SessionCreated")),
                     Endpoint.error(400, "Malformed JSON or field"),
-                    Endpoint.error(401, "No account with that user and password (invalid_credentials), or the browser's login has ended (signed_out)"),
+                    Endpoint.error(401, "No account with that user and password (invalid_credentials), the browser's login has ended (signed_out), or the application's token is refused (invalid_token, token_expired)"),
+                    Endpoint.error(403, "A jwt, but the server takes no application tokens (jwt_off)"),
                     Endpoint.error(415, "Body is not JSON"),
-                    Endpoint.error(429, "Too many failed sign-ins to the account (rate_limited, Retry-After)"),
+                    Endpoint.error(429, "Too many failed sign-ins to the account, or too many refused credentials from the address (rate_limited, Retry-After)"),
                     Endpoint.error(503, "The store cannot save the session"),
                 ],
                 handler: { [self] req, ctx, res in createSession(req, ctx, res) }
@@ -95,6 +96,21 @@ extension ServerContext {
                     Endpoint.error(503, "The store cannot save the name: the old one stays"),
                 ],
                 handler: { [self] req, ctx, res in renameSession(req, ctx, res) }
+            ),
+            Endpoint(
+                method: .post, path: "/sessions/me/renew", operationID: "renewSession",
+                summary: "Give a session an embedding application's token started a fresh token of the same user: its grants and expiry are replaced; the session, its bearer token and its undo history stay", tag: "Sessions",
+                requestBody: Endpoint.jsonBody(Schemas.object([("jwt", Schemas.jwt)], required: ["jwt"])),
+                responses: [
+                    Endpoint.json(200, "The renewed session, with its new expires", Schemas.ref("Session")),
+                    Endpoint.error(400, "Malformed JSON, or a missing jwt"),
+                    Endpoint.error(401, "No session token, a wrong or expired one (unauthorized), or the application's token is refused (invalid_token, token_expired)"),
+                    Endpoint.error(403, "The token names another user (token_subject_mismatch), the session was not started with a token (not_a_token_session), or the server takes none (jwt_off)"),
+                    Endpoint.error(415, "Body is not JSON"),
+                    Endpoint.error(429, "Too many refused credentials from the address (rate_limited, Retry-After)"),
+                    Endpoint.error(503, "The store cannot save the renewal: the old grants and expiry stay"),
+                ],
+                handler: { [self] req, ctx, res in renewSession(req, ctx, res) }
             ),
             Endpoint(
                 method: .delete, path: "/sessions/me", operationID: "endSession",
