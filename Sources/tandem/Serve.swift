@@ -215,6 +215,10 @@ struct Serve: ParsableCommand {
             c.authHeader = header
         }
         c.authJWT = try resolvedJWT()
+        if c.authHeader != nil, c.authJWT != nil {
+            // Behind such a proxy every session must be the user it names: a token's user never is.
+            throw ValidationError("--auth-header and --auth-jwt-…: choose one way for people to sign in through the front door")
+        }
         for spec in rateLimits.isEmpty ? Environment.list("TANDEM_RATE_LIMITS") : rateLimits {
             do { try c.rateLimits.set(spec) } catch { throw ValidationError("--rate-limit \(error)") }
         }

@@ -147,7 +147,7 @@ def test_the_server_says_what_guests_may_do_and_whether_people_sign_up(servers):
     srv = servers(name="lists-accounts", extra_args=("--guests", "off", "--signup", "open"))
     r = requests.get(srv.base + "/accounts", timeout=10)
     assert r.status_code == 200, describe(r)
-    assert r.json() == {"guests": "off", "signup": "open"}
+    assert r.json() == {"guests": "off", "signup": "open", "tokens": False}
 
 
 def test_signing_up_from_the_browser_keeps_it_signed_in(servers):

@@ -91,6 +91,7 @@ KINDS = {
 @pytest.mark.parametrize("alg", list(KINDS))
 def test_each_kind_of_key_signs_in_the_user_its_token_names(servers, alg):
     srv = servers(name=f"jwt-{alg.lower()}", **KINDS[alg])
+    assert requests.get(srv.base + "/accounts", timeout=10).json()["tokens"] is True
     sub = unique("app-user")
     ada = client_of(srv.base, sign(alg, claims(sub)))
     assert ada.session["expires"] > time.time() + 500, ada.session
@@ -214,6 +215,8 @@ def test_a_server_refuses_to_start_with_a_short_secret_or_two_keys():
     assert r.returncode != 0 and "at least 32 bytes" in r.stderr, r.stderr
     r = run_serve("--port", "0", "--auth-jwt-secret", "x" * 32, "--auth-jwt-key", str(ED_PEM_FILE))
     assert r.returncode != 0 and "give one key" in r.stderr, r.stderr
+    r = run_serve("--port", "0", "--auth-jwt-key", str(ED_PEM_FILE), "--auth-header", "X-User", "--trusted-proxy", "127.0.0.1")
+    assert r.returncode != 0 and "choose one way" in r.stderr, r.stderr
     private = KEY_DIR / "private.pem"
     private.write_bytes(ED_KEY.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                              serialization.NoEncryption()))

@@ -46,12 +46,14 @@ extension ServerContext {
                 responses: [Endpoint.json(200, "The options", Schemas.object([
                     ("guests", ["type": "string", "enum": ["edit", "read", "off"]]),
                     ("signup", ["type": "string", "enum": ["off", "open"]]),
-                ], required: ["guests", "signup"]))],
+                    ("tokens", ["type": "boolean"]),
+                ], required: ["guests", "signup", "tokens"]))],
                 handler: { [self] _, _, res in
                     var w = JSONWriter(capacity: 48)
                     w.beginObject()
                     w.key("guests"); w.string(configuration.guests.rawValue)
                     w.key("signup"); w.string(configuration.signup.rawValue)
+                    w.key("tokens"); w.bool(configuration.authJWT != nil)
                     w.endObject()
                     res.send(.json(w.bytes))
                 }
