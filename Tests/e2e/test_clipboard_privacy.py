@@ -116,3 +116,46 @@ def test_a_guests_private_pasteboards_go_with_their_session(base):
     r = bob.get(f"/pasteboards/{team}")
     assert r.status_code == 200 and r.json()["owner"] is None, describe(r)
     assert bob.delete(f"/pasteboards/{team}").status_code == 204
+
+
+def test_a_named_pasteboard_shared_with_people_by_name_reaches_them_alone(servers):
+    srv = servers(name="clipboard-people")
+    ada_name, bob_name = unique("ada"), unique("bob")
+    add_user(srv, ada_name, "Ada")
+    add_user(srv, bob_name, "Bob")
+    ada, bob = signed_in(srv.base, ada_name), signed_in(srv.base, bob_name)
+    guest = new_session(srv.base, "Guest")
+    bob_id = bob.get("/users/me").json()["id"]
+    board = unique("pair")
+    r = ada.post("/pasteboards", {"name": board, "persistent": True, "shared": [bob_name.upper(), ada_name]})
+    assert r.status_code == 201, describe(r)
+    # Sharing with oneself is no sharing: only Bob is named.
+    assert (r.json()["shared"], r.json()["sharedWith"]) == ("people", [{"person": f"user:{bob_id}", "name": "Bob"}])
+    team = unique("team")
+    assert ada.post("/pasteboards", {"name": team, "shared": "everyone"}).status_code == 201
+    with SSEStream(srv.base, "/pasteboards/events", headers={"Authorization": f"Bearer {bob.token}"}) as bobs_events, \
+            SSEStream(srv.base, "/pasteboards/events", headers={"Authorization": f"Bearer {guest.token}"}) as guests_events:
+        assert ada.put(f"/pasteboards/{board}/items", [[{"type": "text/plain", "string": "for Bob"}]]).status_code == 200
+        assert bobs_events.next_of("changed").json()["name"] == board
+        assert bob.get(f"/pasteboards/{board}/items/0").text == "for Bob"
+        assert bob.put(f"/pasteboards/{board}/items", [[{"type": "text/plain", "string": "back"}]]).status_code == 200
+        assert ada.get(f"/pasteboards/{board}/items/0").text == "back"
+        assert board in names(bob) and board not in names(guest)
+        assert_error(guest.get(f"/pasteboards/{board}"), 404, "not_found")
+        # The guest's first event is the team pasteboard's: the pair's never came.
+        assert ada.put(f"/pasteboards/{team}/items", [[{"type": "text/plain", "string": "all"}]]).status_code == 200
+        ev = guests_events.next_event()
+        assert (ev.type, ev.json()["name"]) == ("changed", team), ev
+    # Only the owner says who shares it; an unknown name changes nothing.
+    assert_error(bob.patch(f"/pasteboards/{board}", {"shared": "everyone"}), 403, "not_owner")
+    assert_error(ada.patch(f"/pasteboards/{board}", {"shared": [bob_name, unique("nobody")]}), 422, "unknown_user")
+    assert_error(ada.patch(f"/pasteboards/{board}", {"shared": [3]}), 400, "invalid_field")
+    assert_error(ada.patch(f"/pasteboards/{board}", {"shared": ["x"] * 101}), 400, "invalid_field")
+    assert ada.get(f"/pasteboards/{board}").json()["shared"] == "people"
+    # It holds across a restart; unshared, Bob no longer finds it.
+    srv.restart()
+    ada = Client(srv.base, token=ada.token, session=ada.session)
+    bob = Client(srv.base, token=bob.token, session=bob.session)
+    assert bob.get(f"/pasteboards/{board}/items/0").text == "back"
+    assert ada.patch(f"/pasteboards/{board}", {"shared": []}).json()["shared"] == "none"
+    assert_error(bob.get(f"/pasteboards/{board}"), 404, "not_found")

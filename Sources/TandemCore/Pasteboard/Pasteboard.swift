@@ -2,7 +2,7 @@
 /// and a change count that goes up with every write. `owner` is the person it belongs to, as
 /// the server names people (`nil`: nobody's, such as an ended guest session's shared one).
 /// Every person has a `general` of their own; other pasteboards are private to their owner
-/// unless `sharedWithEveryone`.
+/// unless `sharedWithEveryone` or shared with some people (`sharedWith`).
 public struct Pasteboard: Sendable, Hashable {
     public static let generalName = "general"
 
@@ -10,15 +10,18 @@ public struct Pasteboard: Sendable, Hashable {
     public var owner: String?
     public var persistent: Bool
     public var sharedWithEveryone: Bool
+    /// People besides the owner who read and write it.
+    public var sharedWith: Set<String> = []
     public private(set) var changeCount: Int
     public private(set) var items: [PasteboardItem]
 
-    public init(name: String, owner: String?, persistent: Bool, sharedWithEveryone: Bool = false,
+    public init(name: String, owner: String?, persistent: Bool, sharedWithEveryone: Bool = false, sharedWith: Set<String> = [],
                 changeCount: Int = 0, items: [PasteboardItem] = []) {
         self.name = name
         self.owner = owner
         self.persistent = persistent
         self.sharedWithEveryone = sharedWithEveryone
+        self.sharedWith = sharedWith
         self.changeCount = changeCount
         self.items = items
     }

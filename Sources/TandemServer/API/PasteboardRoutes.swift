@@ -4,7 +4,7 @@ import TandemHTTP
 
 extension ServerContext {
     func createPasteboard(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
-        let s: Session, name: String?, persistent: Bool, everyone: Bool
+        let s: Session, name: String?, persistent: Bool, sharing: PasteboardSharing
         do throws(APIError) {
             s = try ctx.requireSession(for: "creating a pasteboard")
             let body = try RequestBody.object(req)
@@ -14,41 +14,61 @@ extension ServerContext {
                 throw .invalidField("name", "must match [A-Za-z0-9._-]{1,128} and not be 'events' or 'general'")
             }
             persistent = try body.bool("persistent") ?? false
-            everyone = try Self.sharing(body) ?? false
+            sharing = try self.sharing(body, owner: s.person) ?? .nobody
         } catch {
             return res.send(error.response)
         }
-        pasteboards.create(name: name, owner: s.person, persistent: persistent, sharedWithEveryone: everyone) { result in
-            res.send(result.map { p in .json(PasteboardJSON.pasteboard(p), status: .created, headers: ["Location": "/pasteboards/\(p.name)"]) })
+        pasteboards.create(name: name, owner: s.person, persistent: persistent, sharing: sharing) { [sessions] result in
+            res.send(result.map { p in
+                .json(PasteboardJSON.pasteboard(p, names: sessions.name(ofPerson:)), status: .created, headers: ["Location": "/pasteboards/\(p.name)"])
+            })
         }
     }
 
     func patchPasteboard(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
-        let s: Session, persistent: Bool?, everyone: Bool?
+        let s: Session, persistent: Bool?, sharing: PasteboardSharing?
         do throws(APIError) {
             s = try ctx.requireSession(for: "changing a pasteboard")
             let body = try RequestBody.object(req, allowEmpty: false)
             try body.allowOnly(["persistent", "shared"])
             persistent = try body.bool("persistent")
-            everyone = try Self.sharing(body)
-            if persistent == nil, everyone == nil { throw .invalidField("persistent", "or shared is required") }
+            sharing = try self.sharing(body, owner: s.person)
+            if persistent == nil, sharing == nil { throw .invalidField("persistent", "or shared is required") }
         } catch {
             return res.send(error.response)
         }
-        pasteboards.update(req.parameters["name"] ?? "", persistent: persistent, sharedWithEveryone: everyone, by: s.pasteboardReader,
-                           publish: service.publishPasteboard) { result in
-            res.send(result.map(Self.summaryResponse))
+        pasteboards.update(req.parameters["name"] ?? "", persistent: persistent, sharing: sharing, by: s.pasteboardReader,
+                           publish: service.publishPasteboard) { [self] result in
+            res.send(result.map(summaryResponse))
         }
     }
 
-    /// `shared`: "everyone" (a team pasteboard everyone reads and writes) or "none" (its
-    /// owner's alone); nil when absent.
-    static func sharing(_ body: RequestBody) throws(APIError) -> Bool? {
-        switch try body.string("shared") {
-        case nil: nil
-        case "everyone": true
-        case "none": false
-        default: throw .invalidField("shared", "must be \"everyone\" or \"none\"")
+    /// `shared`: "everyone" (a team pasteboard everyone reads and writes), "none" (its owner's
+    /// alone) or users' sign-in names (those people read and write it too); nil when absent.
+    /// Names are looked up in the store: these routes run off the loop (`storeReadOperations`).
+    func sharing(_ body: RequestBody, owner: String) throws(APIError) -> PasteboardSharing? {
+        let rule = "must be \"everyone\", \"none\" or an array of users' sign-in names"
+        switch body.value("shared") {
+        case nil, .null?: return nil
+        case .string("everyone")?: return .everyone
+        case .string("none")?: return .nobody
+        case .array(let names)?:
+            guard names.count <= PasteboardSharing.maxPeople else {
+                throw .invalidField("shared", "names at most \(PasteboardSharing.maxPeople) people")
+            }
+            var people = Set<String>()
+            for value in names {
+                guard let name = value.stringValue, let key = UserName.normalized(name) else { throw .invalidField("shared", rule) }
+                let user: StoredUser?
+                do { user = try store.user(named: key) } catch { throw .storageFailing }
+                guard let user else { throw .unprocessable("no user signs in as '\(key)'", code: "unknown_user") }
+                sessions.noteUser(id: user.id, displayName: user.displayName)
+                people.insert(Session.userPrefix + user.id)
+            }
+            people.remove(owner)
+            return people.isEmpty ? .nobody : .people(people)
+        default:
+            throw .invalidField("shared", rule)
         }
     }
 
@@ -61,15 +81,15 @@ extension ServerContext {
         }
         pasteboards.write(req.parameters["name"] ?? "", by: ctx.caller.pasteboardReader, publish: service.publishPasteboard, { p, limits throws(PasteboardError) in
             if replace { try p.setItems(items, limits: limits) } else { try p.addItems(items, limits: limits) }
-        }, then: { result in
-            res.send(result.map(Self.summaryResponse))
+        }, then: { [self] result in
+            res.send(result.map(summaryResponse))
         })
     }
 
     /// A pasteboard's summary as the answer to a write.
-    static func summaryResponse(_ p: Pasteboard) -> HTTPResponse {
+    func summaryResponse(_ p: Pasteboard) -> HTTPResponse {
         var w = JSONWriter(capacity: 128)
-        PasteboardJSON.summary(p, to: &w)
+        PasteboardJSON.summary(p, names: sessions.name(ofPerson:), to: &w)
         return .json(w.bytes)
     }
 

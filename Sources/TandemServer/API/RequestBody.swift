@@ -61,6 +61,9 @@ struct RequestBody {
         return b
     }
 
+    /// The member as sent, for a field that may take several shapes.
+    func value(_ key: String) -> JSONValue? { json[key] }
+
     func object(_ key: String) throws(APIError) -> JSONValue? {
         guard let v = json[key], !v.isNull else { return nil }
         guard case .object = v else { throw .invalidField(key, "must be an object, not \(v.typeName)") }

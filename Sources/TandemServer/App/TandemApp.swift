@@ -182,7 +182,7 @@ extension ServerContext {
     /// Operations that read the store (a saved version's text, of any size, from SQLite or
     /// across the network from PostgreSQL): never on a loop, whatever the current text's length.
     static let storeReadOperations: Set<String> = ["listVersions", "getVersionText", "revertToVersion", "listDocuments",
-                                                   "shareWithUser"]
+                                                   "shareWithUser", "createPasteboard", "updatePasteboard"]
 
     func makeRouter() -> Router {
         var endpoints: [Endpoint] = []

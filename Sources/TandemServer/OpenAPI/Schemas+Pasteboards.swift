@@ -1,7 +1,14 @@
 /// Schemas of pasteboards and editing actions.
 extension Schemas {
-    /// Who reads and writes a pasteboard besides its owner: everyone, or nobody.
-    static let sharing: JSONValue = ["type": "string", "enum": ["everyone", "none"]]
+    /// Who reads and writes a pasteboard besides its owner, as a request says it: everyone,
+    /// nobody, or users named by sign-in name.
+    static let sharing: JSONValue = ["oneOf": [
+        ["type": "string", "enum": ["everyone", "none"]],
+        ["type": "array", "items": ["type": "string", "minLength": 1], "maxItems": 100],
+    ]]
+    /// As a pasteboard says it; `sharedWith` names the people of `people`.
+    static let sharedAs: JSONValue = ["type": "string", "enum": ["everyone", "none", "people"]]
+    static let sharedWith: JSONValue = array(object([("person", string), ("name", nullableString)], required: ["person", "name"]))
 
     static let pasteboardComponents: [(String, JSONValue)] = [
         ("Representation", [
@@ -13,12 +20,13 @@ extension Schemas {
         ]),
         ("PasteboardSummary", object([
             ("name", string), ("changeCount", nonNegative), ("persistent", boolean), ("owner", nullableString),
-            ("shared", sharing), ("numberOfItems", nonNegative), ("types", array(string)),
-        ], required: ["name", "changeCount", "persistent", "owner", "shared", "numberOfItems", "types"])),
+            ("shared", sharedAs), ("sharedWith", sharedWith), ("numberOfItems", nonNegative), ("types", array(string)),
+        ], required: ["name", "changeCount", "persistent", "owner", "shared", "sharedWith", "numberOfItems", "types"])),
         ("Pasteboard", object([
             ("name", string), ("changeCount", nonNegative), ("persistent", boolean), ("owner", nullableString),
-            ("shared", sharing), ("numberOfItems", nonNegative), ("types", array(string)), ("items", array(array(ref("Representation")))),
-        ], required: ["name", "changeCount", "persistent", "owner", "shared", "numberOfItems", "types", "items"])),
+            ("shared", sharedAs), ("sharedWith", sharedWith), ("numberOfItems", nonNegative), ("types", array(string)),
+            ("items", array(array(ref("Representation")))),
+        ], required: ["name", "changeCount", "persistent", "owner", "shared", "sharedWith", "numberOfItems", "types", "items"])),
         ("PasteboardItems", [
             "oneOf": [
                 object([("items", array(array(ref("Representation"))))], required: ["items"]),

@@ -3,17 +3,20 @@ import TandemCore
 
 /// The JSON shapes of pasteboards: text representations as `"string"` (when their bytes
 /// are UTF-8), all others as `"base64"`.
+/// `names` gives the name a person goes by (`SessionRegistry.name(ofPerson:)`), for `sharedWith`.
 enum PasteboardJSON {
-    static func summary(_ p: Pasteboard, to w: inout JSONWriter) {
+    typealias Names = (String) -> String?
+
+    static func summary(_ p: Pasteboard, names: Names, to w: inout JSONWriter) {
         w.beginObject()
-        header(p, to: &w)
+        header(p, names: names, to: &w)
         w.endObject()
     }
 
-    static func pasteboard(_ p: Pasteboard) -> [UInt8] {
+    static func pasteboard(_ p: Pasteboard, names: Names) -> [UInt8] {
         var w = JSONWriter(capacity: 128 + p.byteCount * 4 / 3)
         w.beginObject()
-        header(p, to: &w)
+        header(p, names: names, to: &w)
         w.key("items")
         w.beginArray()
         for item in p.items {
@@ -26,12 +29,21 @@ enum PasteboardJSON {
         return w.bytes
     }
 
-    private static func header(_ p: Pasteboard, to w: inout JSONWriter) {
+    private static func header(_ p: Pasteboard, names: Names, to w: inout JSONWriter) {
         w.key("name"); w.string(p.name)
         w.key("changeCount"); w.int(p.changeCount)
         w.key("persistent"); w.bool(p.persistent)
         w.key("owner"); w.optionalString(p.owner)
-        w.key("shared"); w.string(p.sharedWithEveryone ? "everyone" : "none")
+        w.key("shared"); w.string(PasteboardSharing.name(of: p))
+        w.key("sharedWith")
+        w.beginArray()
+        for person in p.sharedWith.sorted() {
+            w.beginObject()
+            w.key("person"); w.string(person)
+            w.key("name"); w.optionalString(names(person))
+            w.endObject()
+        }
+        w.endArray()
         w.key("numberOfItems"); w.int(p.items.count)
         w.key("types"); w.beginArray(); for t in p.types { w.string(t) }; w.endArray()
     }

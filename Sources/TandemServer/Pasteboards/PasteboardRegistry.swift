@@ -91,7 +91,7 @@ final class PasteboardRegistry: Sendable {
                               persistent: true, changeCount: s.changeCount, items: items)
         }
         return Pasteboard(name: s.name, owner: s.owner, persistent: s.persistent, sharedWithEveryone: s.shared,
-                          changeCount: s.changeCount, items: items)
+                          sharedWith: Set(s.sharedWith), changeCount: s.changeCount, items: items)
     }
 
     static func isValidName(_ name: String) -> Bool {
@@ -121,15 +121,16 @@ final class PasteboardRegistry: Sendable {
     }
 
     /// A new pasteboard, shown (and `then` called) once it is stored if persistent.
-    func create(name: String?, owner: String, persistent: Bool, sharedWithEveryone: Bool, then: @escaping Then<Pasteboard>) {
+    func create(name: String?, owner: String, persistent: Bool, sharing: PasteboardSharing, then: @escaping Then<Pasteboard>) {
         asWriter(then) { [self] finish in
-            let p: Pasteboard
+            var p: Pasteboard
             do throws(APIError) {
-                p = try newPasteboard(name: name, owner: owner, persistent: persistent, sharedWithEveryone: sharedWithEveryone)
+                p = try newPasteboard(name: name, owner: owner, persistent: persistent)
+                sharing.apply(to: &p)
             } catch {
                 return finish(.failure(error))
             }
-            submit(p.persistent || shared ? [.upsertPasteboard(Self.stored(p))] : []) { [self] stored in
+            submit(p.persistent || shared ? [.upsertPasteboard(Self.stored(p))] : []) { [self, p] stored in
                 if case .failure(let error) = stored { return finish(.failure(error)) }
                 boards.withLock { $0[p.name] = p }
                 finish(.success(p))
@@ -138,7 +139,7 @@ final class PasteboardRegistry: Sendable {
     }
 
     /// Inside a writer's turn: the name is still free when the pasteboard is installed.
-    private func newPasteboard(name: String?, owner: String, persistent: Bool, sharedWithEveryone: Bool) throws(APIError) -> Pasteboard {
+    private func newPasteboard(name: String?, owner: String, persistent: Bool) throws(APIError) -> Pasteboard {
         try boards.withLock { boards throws(APIError) in
             guard boards.values.count(where: { $0.owner == owner && !$0.isGeneral }) < maxPerSession else {
                 throw .conflict("too_many_pasteboards", "a person may own at most \(maxPerSession) pasteboards")
@@ -151,7 +152,7 @@ final class PasteboardRegistry: Sendable {
             let n = chosen!
             // Names are one space for everyone: a taken one is refused, private or not.
             guard boards[n] == nil, n != Pasteboard.generalName else { throw .conflict("name_taken", "a pasteboard named '\(n)' exists") }
-            return Pasteboard(name: n, owner: owner, persistent: persistent, sharedWithEveryone: sharedWithEveryone)
+            return Pasteboard(name: n, owner: owner, persistent: persistent)
         }
     }
 
@@ -243,9 +244,9 @@ final class PasteboardRegistry: Sendable {
         }
     }
 
-    /// PATCH: whether it outlives a restart, and whether everyone shares it; its owner only.
-    /// Shared, it is told as changed to those who may read it now (as another node tells it).
-    func update(_ name: String, persistent: Bool?, sharedWithEveryone: Bool?, by reader: PasteboardReader,
+    /// PATCH: whether it outlives a restart, and who shares it; its owner only. Shared with
+    /// more people, it is told as changed to those who may read it now (as another node tells it).
+    func update(_ name: String, persistent: Bool?, sharing: PasteboardSharing?, by reader: PasteboardReader,
                 publish: @escaping Publish, then: @escaping Then<Pasteboard>) {
         asWriter(then) { [self] finish in
             var p: Pasteboard
@@ -257,14 +258,14 @@ final class PasteboardRegistry: Sendable {
             }
             let before = p
             if let persistent { p.persistent = persistent }
-            if let sharedWithEveryone { p.sharedWithEveryone = sharedWithEveryone }
+            sharing?.apply(to: &p)
             guard p != before else { return finish(.success(p)) }
             let write: [StoreWrite] = p.persistent || shared ? [.upsertPasteboard(Self.stored(p))]
                 : before.persistent ? [.deletePasteboard(name)] : []
             submit(write) { [self, p] stored in
                 if case .failure(let error) = stored { return finish(.failure(error)) }
                 boards.withLock { $0[name] = p }
-                if p.sharedWithEveryone, !before.sharedWithEveryone {
+                if p.sharedWithEveryone && !before.sharedWithEveryone || !p.sharedWith.isSubset(of: before.sharedWith) {
                     publish(.changed(p, Pasteboard.Change(typesAdded: p.types, typesRemoved: [])))
                 }
                 finish(.success(p))
@@ -358,7 +359,7 @@ final class PasteboardRegistry: Sendable {
 
     static func stored(_ p: Pasteboard) -> StoredPasteboard {
         StoredPasteboard(name: key(of: p), owner: p.owner, persistent: p.persistent, changeCount: p.changeCount,
-                         payload: PasteboardCodec.encode(p.items), shared: p.sharedWithEveryone)
+                         payload: PasteboardCodec.encode(p.items), shared: p.sharedWithEveryone, sharedWith: p.sharedWith.sorted())
     }
 }
 

@@ -127,8 +127,8 @@ enum PostgresSchema {
             ALTER TABLE pasteboards ADD COLUMN shared BOOLEAN NOT NULL DEFAULT false;
             UPDATE pasteboards SET shared = true WHERE owner IS NULL;
             """),
-        // What each person opened (`RecentDocument`), and the grants and expiry of a session an
-        // embedding application's token started. No foreign key to `documents`: a key-share
+        // What each person opened (`RecentDocument`), the grants and expiry of a session an
+        // embedding application's token started, and the people a pasteboard is shared with. No foreign key to `documents`: a key-share
         // lock on a document's row would join the lock order `PostgresWriter.lockHeads` keeps.
         (8, """
             CREATE TABLE recent_documents (
@@ -141,6 +141,7 @@ enum PostgresSchema {
             CREATE INDEX recent_documents_document ON recent_documents (document);
             ALTER TABLE sessions ADD COLUMN grants TEXT;
             ALTER TABLE sessions ADD COLUMN expires DOUBLE PRECISION;
+            ALTER TABLE pasteboards ADD COLUMN shared_with TEXT;
             """),
     ]
 

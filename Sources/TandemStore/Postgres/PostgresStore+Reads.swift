@@ -130,10 +130,11 @@ extension PostgresStore {
     }
 
     static func pasteboards(in c: PGConnection, where filter: String = "", _ parameters: [PGValue] = []) throws(StoreError) -> [StoredPasteboard] {
-        let rows = try c.query("SELECT name, owner, persistent, change_count, payload, shared FROM pasteboards \(filter) ORDER BY name", parameters)
+        let rows = try c.query("SELECT name, owner, persistent, change_count, payload, shared, shared_with FROM pasteboards \(filter) ORDER BY name", parameters)
         return (0..<rows.count).map { row in
             StoredPasteboard(name: rows.text(row, 0), owner: rows.optionalText(row, 1), persistent: rows.bool(row, 2),
-                             changeCount: rows.int(row, 3), payload: rows.bytes(row, 4), shared: rows.bool(row, 5))
+                             changeCount: rows.int(row, 3), payload: rows.bytes(row, 4), shared: rows.bool(row, 5),
+                             sharedWith: StoredPasteboard.sharedWith(column: rows.optionalText(row, 6)))
         }
     }
 

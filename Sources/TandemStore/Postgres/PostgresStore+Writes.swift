@@ -209,11 +209,13 @@ extension PostgresStore {
 
     static func upsertPasteboard(_ pasteboard: StoredPasteboard, in c: PGConnection) throws(StoreError) {
         try c.query("""
-            INSERT INTO pasteboards (name, owner, persistent, change_count, payload, shared) VALUES ($1, $2, $3, $4, $5, $6)
+            INSERT INTO pasteboards (name, owner, persistent, change_count, payload, shared, shared_with) VALUES ($1, $2, $3, $4, $5, $6, $7)
             ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, persistent = excluded.persistent,
-                change_count = excluded.change_count, payload = excluded.payload, shared = excluded.shared
+                change_count = excluded.change_count, payload = excluded.payload, shared = excluded.shared,
+                shared_with = excluded.shared_with
             """, [.text(pasteboard.name), pasteboard.owner.map(PGValue.text) ?? .null, .bool(pasteboard.persistent),
-                  .int(pasteboard.changeCount), .bytes(pasteboard.payload), .bool(pasteboard.shared)])
+                  .int(pasteboard.changeCount), .bytes(pasteboard.payload), .bool(pasteboard.shared),
+                  pasteboard.sharedWithColumn.map(PGValue.text) ?? .null])
     }
 
     static func deletePasteboard(_ name: String, in c: PGConnection) throws(StoreError) {

@@ -73,9 +73,10 @@ extension StoredUser {
 }
 
 extension StoredPasteboard {
-    static let columns = "name, owner, persistent, change_count, payload, shared"
+    static let columns = "name, owner, persistent, change_count, payload, shared, shared_with"
 
     init(row: Row) {
-        self.init(name: row[0], owner: row[1], persistent: row[2], changeCount: row[3], payload: [UInt8](blob: row, 4), shared: row[5])
+        self.init(name: row[0], owner: row[1], persistent: row[2], changeCount: row[3], payload: [UInt8](blob: row, 4), shared: row[5],
+                  sharedWith: Self.sharedWith(column: row[6]))
     }
 }

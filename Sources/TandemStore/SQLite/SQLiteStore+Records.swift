@@ -125,8 +125,9 @@ extension SQLiteStore {
 
     static func upsertPasteboard(_ pasteboard: StoredPasteboard, in db: Database) throws {
         try db.execute(
-            sql: "INSERT OR REPLACE INTO pasteboards (\(StoredPasteboard.columns)) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [pasteboard.name, pasteboard.owner, pasteboard.persistent, pasteboard.changeCount, pasteboard.payload.blob, pasteboard.shared])
+            sql: "INSERT OR REPLACE INTO pasteboards (\(StoredPasteboard.columns)) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            arguments: [pasteboard.name, pasteboard.owner, pasteboard.persistent, pasteboard.changeCount, pasteboard.payload.blob, pasteboard.shared,
+                        pasteboard.sharedWithColumn])
     }
 
     public func deletePasteboard(_ name: String) throws(StoreError) {

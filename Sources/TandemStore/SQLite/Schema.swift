@@ -117,8 +117,8 @@ enum Schema {
                 UPDATE pasteboards SET shared = 1 WHERE owner IS NULL;
                 """)
         }
-        // What each person opened (`RecentDocument`), and the grants and expiry of a session an
-        // embedding application's token started.
+        // What each person opened (`RecentDocument`), the grants and expiry of a session an
+        // embedding application's token started, and the people a pasteboard is shared with.
         migrator.registerMigration("v6") { db in
             try db.execute(sql: """
                 CREATE TABLE recent_documents (
@@ -131,6 +131,7 @@ enum Schema {
                 CREATE INDEX recent_documents_document ON recent_documents (document);
                 ALTER TABLE sessions ADD COLUMN grants TEXT;
                 ALTER TABLE sessions ADD COLUMN expires REAL;
+                ALTER TABLE pasteboards ADD COLUMN shared_with TEXT;
                 """)
         }
         return migrator

@@ -27,14 +27,14 @@ extension ServerContext {
         return [
             Endpoint(
                 method: .get, path: "/pasteboards", operationID: "listPasteboards",
-                summary: "The pasteboards the caller may read: their own general first, then their own and those shared with everyone, by name (the operator: every named one)", tag: "Pasteboards",
+                summary: "The pasteboards the caller may read: their own general first, then their own and those shared with everyone or with them, by name (the operator: every named one)", tag: "Pasteboards",
                 responses: [Endpoint.json(200, "Pasteboards", Schemas.array(Schemas.ref("PasteboardSummary"))),
                             Endpoint.error(401, "Bad token")],
                 handler: { [self] req, ctx, res in
                     res.respond { () throws(APIError) in
                         var w = JSONWriter(capacity: 256)
                         w.beginArray()
-                        for p in pasteboards.list(for: ctx.caller.pasteboardReader) { PasteboardJSON.summary(p, to: &w) }
+                        for p in pasteboards.list(for: ctx.caller.pasteboardReader) { PasteboardJSON.summary(p, names: sessions.name(ofPerson:), to: &w) }
                         w.endArray()
                         return .json(w.bytes)
                     }
@@ -42,7 +42,7 @@ extension ServerContext {
             ),
             Endpoint(
                 method: .post, path: "/pasteboards", operationID: "createPasteboard",
-                summary: "Create a named pasteboard owned by the session's person (its user, or the guest session), private unless shared with everyone; without a name a unique one is made", tag: "Pasteboards",
+                summary: "Create a named pasteboard owned by the session's person (its user, or the guest session), private unless shared with everyone or with users by sign-in name; without a name a unique one is made", tag: "Pasteboards",
                 requestBody: Endpoint.jsonBody(Schemas.object([
                     ("name", ["type": "string", "pattern": "^[A-Za-z0-9._-]{1,128}$", "not": ["enum": ["events", "general"]]]),
                     ("persistent", Schemas.boolean),
@@ -54,6 +54,7 @@ extension ServerContext {
                     Endpoint.error(401, "A session is needed"),
                     Endpoint.error(409, "The name is taken, or the person owns too many pasteboards"),
                     Endpoint.error(415, "Body is not JSON"),
+                    Endpoint.error(422, "A name in shared is no user's"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
                 handler: { [self] req, ctx, res in createPasteboard(req, ctx, res) }
@@ -75,13 +76,14 @@ extension ServerContext {
                             Endpoint.error(404, "No such pasteboard that the caller may read")],
                 handler: { [self] req, ctx, res in
                     res.respond { () throws(APIError) in
-                        return .json(PasteboardJSON.pasteboard(try pasteboards.pasteboard(req.parameters["name"] ?? "", for: ctx.caller.pasteboardReader)))
+                        return .json(PasteboardJSON.pasteboard(try pasteboards.pasteboard(req.parameters["name"] ?? "", for: ctx.caller.pasteboardReader),
+                                                             names: sessions.name(ofPerson:)))
                     }
                 }
             ),
             Endpoint(
                 method: .patch, path: "/pasteboards/{name}", operationID: "updatePasteboard",
-                summary: "Make a pasteboard persistent or not, shared with everyone or not (its owner only)", tag: "Pasteboards",
+                summary: "Make a pasteboard persistent or not; share it with everyone, with users by sign-in name, or nobody (its owner only)", tag: "Pasteboards",
                 requestBody: Endpoint.jsonBody(Schemas.object([("persistent", Schemas.boolean), ("shared", Schemas.sharing)], required: [])),
                 responses: [
                     Endpoint.json(200, "The pasteboard", Schemas.ref("PasteboardSummary")),
@@ -90,6 +92,7 @@ extension ServerContext {
                     Endpoint.error(403, "Not the owner, or general"),
                     Endpoint.error(404, "No such pasteboard that the caller may read"),
                     Endpoint.error(415, "Body is not JSON"),
+                    Endpoint.error(422, "A name in shared is no user's"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
                 handler: { [self] req, ctx, res in patchPasteboard(req, ctx, res) }
