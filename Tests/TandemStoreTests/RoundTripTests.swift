@@ -123,6 +123,7 @@ import Testing
         try store.upsertPasteboard(mine)
         mine.changeCount = 1
         mine.shared = true
+        mine.sharedWith = ["user:u_a", "user:u_b"]
         mine.payload = Array("[[{\"type\":\"public.utf8-plain-text\",\"string\":\"x\"}]]".utf8)
         try store.upsertPasteboard(mine)
         #expect(try store.pasteboards() == [general, mine])
