@@ -10,6 +10,7 @@
 import { $, el, plural, toast } from './ui.js';
 import { enc } from './api.js';
 import { typeNames } from './pasteboard-types.js';
+import { matchNames, parseNames, unknownUser } from './pasteboard-people.js';
 
 // A phone's clipboard row has room for a short name in the picker: "Mine" there.
 const NARROW = typeof matchMedia === 'function' ? matchMedia('(max-width: 640px)') : null;
@@ -22,9 +23,6 @@ const STALE = Symbol('stale');
 // sign-in name}. The server answers people by id and display name; this says which name
 // was typed for whom, to name one without a display name and to fill in the field again.
 const PEOPLE_KEY = 'tandem.pasteboardPeople';
-const MAX_PEOPLE = 100;
-// What the server takes as a sign-in name (1 to 64 letters, digits and . _ - @).
-const SIGN_IN_NAME = /^[\p{L}\p{N}._@-]{1,64}$/u;
 
 export class ClipboardUI {
   constructor(view) {
@@ -550,12 +548,11 @@ export class ClipboardUI {
     try { return JSON.parse(localStorage.getItem(PEOPLE_KEY) || '{}') || {}; } catch { return {}; }
   }
 
-  /** Remembers which sign-in name was typed for whom (the answer lists them in that order). */
+  /** Remembers which sign-in name was typed for whom, as far as the answer tells. */
   rememberNames(pb, names) {
     const all = this.typedNames();
-    const people = pb.sharedWith || [];
-    if (pb.shared !== 'people' || people.length !== names.length) delete all[pb.name];
-    else all[pb.name] = Object.fromEntries(people.map((e, i) => [e.person, names[i]]));
+    if (pb.shared !== 'people') delete all[pb.name];
+    else all[pb.name] = matchNames(pb.sharedWith || [], names, all[pb.name] || {});
     try { localStorage.setItem(PEOPLE_KEY, JSON.stringify(all)); } catch { /* private mode: names only */ }
   }
 
@@ -631,30 +628,5 @@ export class ClipboardUI {
 }
 
 function lowerFirst(s) { return s.charAt(0).toLowerCase() + s.slice(1); }
-
-/**
- * The sign-in names typed in one field, split at commas (and spaces, which no name has),
- * each once: {names} or {error} saying what is wrong. Pure.
- */
-export function parseNames(text) {
-  const names = [];
-  const seen = new Set();
-  for (const name of String(text).split(/[\s,;]+/).filter(Boolean)) {
-    if (!SIGN_IN_NAME.test(name)) return { error: `“${name}” is not a sign-in name: they have letters, digits and . _ - @ only.` };
-    const key = name.normalize('NFC').toLowerCase();
-    if (!seen.has(key)) { seen.add(key); names.push(name); }
-  }
-  if (!names.length) return { error: 'Enter the sign-in names of the people to share it with, separated by commas.' };
-  if (names.length > MAX_PEOPLE) return { error: `A pasteboard can be shared with at most ${MAX_PEOPLE} people.` };
-  return { names };
-}
-
-/** What a 422 unknown_user says: the name nobody has, when the server's message names it. */
-export function unknownUser(names, message = '') {
-  const lower = String(message).toLowerCase();
-  const named = names.filter((n) => lower.includes(n.normalize('NFC').toLowerCase()));
-  if (names.length === 1 || named.length === 1) return `No one has the user name “${named.length === 1 ? named[0] : names[0]}”. Nothing was shared.`;
-  return `No one has one of these user names: ${names.join(', ')}. Nothing was shared.`;
-}
 
 function clip(s) { return s.length > 280 ? `${s.slice(0, 280)}…` : s; }
