@@ -1,7 +1,8 @@
 // Cut, Copy, Paste and Select All through the server's pasteboards, enabled exactly as
 // GET …/actions says, and a panel showing the chosen pasteboard live and who can see it.
 // `general` is this person's own clipboard (a tab's guest session is a person of its own),
-// nobody else's; a named pasteboard is its creator's alone unless shared with everyone.
+// nobody else's; a named pasteboard is its creator's alone unless shared with everyone or
+// with people named by their sign-in names (only its owner changes that).
 // One clipboard: the keyboard's Ctrl+C / Ctrl+X write the chosen pasteboard as the buttons
 // do (and the device's clipboard, for other apps), and Ctrl+V pastes the chosen one unless
 // something newer was copied elsewhere on the device. Without the server's clipboard
@@ -9,6 +10,7 @@
 import { $, el, plural, toast } from './ui.js';
 import { enc } from './api.js';
 import { typeNames } from './pasteboard-types.js';
+import { matchNames, parseNames, unknownUser } from './pasteboard-people.js';
 
 // A phone's clipboard row has room for a short name in the picker: "Mine" there.
 const NARROW = typeof matchMedia === 'function' ? matchMedia('(max-width: 640px)') : null;
@@ -16,6 +18,11 @@ const generalLabel = () => (NARROW && NARROW.matches ? 'Mine' : 'Your clipboard'
 
 // What a superseded request answers: a newer one of its kind (or a removal) made it stale.
 const STALE = Symbol('stale');
+
+// The sign-in names this browser shared its pasteboards with: pasteboard name → {person →
+// sign-in name}. The server answers people by id and display name; this says which name
+// was typed for whom, to name one without a display name and to fill in the field again.
+const PEOPLE_KEY = 'tandem.pasteboardPeople';
 
 export class ClipboardUI {
   constructor(view) {
@@ -34,6 +41,9 @@ export class ClipboardUI {
     $('#pasteboard-select').addEventListener('change', (e) => this.choose(e.target.value));
     $('#new-pasteboard-button').addEventListener('click', () => this.createPasteboard());
     $('#pasteboard-share-button').addEventListener('click', () => this.toggleSharing());
+    $('#pasteboard-everyone-button').addEventListener('click', () => this.share('everyone'));
+    $('#pasteboard-people-form').addEventListener('submit', (e) => { e.preventDefault(); this.shareWithPeople(); });
+    $('#pasteboard-people-name').addEventListener('input', () => this.peopleError(''));
     this.labelGeneral();
     if (NARROW) NARROW.addEventListener('change', () => this.labelGeneral());
     // A pasteboard made private again says nothing to those it was shared with: coming
@@ -44,6 +54,7 @@ export class ClipboardUI {
     this.sharedText = null; // the chosen pasteboard's text, if it has some
     this.shown = null; // the chosen pasteboard as last heard (no items): name, owner, shared…
     this.lastWritten = null; // what this tab last put on the device's clipboard
+    this.personNames = new Map(); // "user:<id>" → display name, as heard (presence, sharedWith)
     const ta = view.editor.textarea;
     ta.addEventListener('copy', (e) => this.onKeyboardCopy(e, 'copy'));
     ta.addEventListener('cut', (e) => this.onKeyboardCopy(e, 'cut'));
@@ -228,7 +239,7 @@ export class ClipboardUI {
       // Known at once, before the pasteboard's event: a Ctrl+V right after pastes this.
       if (name !== 'paste') this.sharedText = text;
       if (name === 'copy') {
-        toast(`Copied ${plural(to - from, 'character')} to ${this.pasteboard === 'general' ? 'your clipboard' : `“${this.pasteboard}” (${audienceOf(this.boards.get(this.pasteboard)).toLowerCase()})`}`);
+        toast(`Copied ${plural(to - from, 'character')} to ${this.pasteboard === 'general' ? 'your clipboard' : `“${this.pasteboard}” (${lowerFirst(this.audienceOf(this.boards.get(this.pasteboard)))})`}`);
       } else if (res && res.revision !== undefined) {
         // Paste leaves the caret after the text; cut leaves it where the text was.
         const s = res.selection;
@@ -384,8 +395,8 @@ export class ClipboardUI {
       select.append(el('option', {
         value: p.name,
         'data-shared': general ? 'none' : p.shared,
-        title: `${general ? 'Your clipboard: ' : ''}${audienceOf(p)} can see it`,
-        text: general ? generalLabel() : `${p.name} (${audienceOf(p).toLowerCase()})`,
+        title: `${general ? 'Your clipboard: ' : ''}${this.audienceOf(p)} can see it`,
+        text: general ? generalLabel() : `${p.name} (${lowerFirst(this.audienceOf(p))})`,
       }));
     }
     // The newest list lacks the chosen one: removed (its event not here yet), or made private.
@@ -433,20 +444,68 @@ export class ClipboardUI {
     $('#pasteboard-empty').hidden = items.length > 0;
   }
 
-  /** The chosen pasteboard's name, who can see it, and (to its owner) the sharing switch. */
+  // ---- who can see a pasteboard ----
+
+  /** A person ("user:<id>") as the panel names them: display name, else the sign-in name typed. */
+  personName(pb, entry) {
+    if (entry.name) { this.personNames.set(entry.person, entry.name); return entry.name; }
+    const typed = (this.typedNames()[pb.name] || {})[entry.person];
+    return typed || this.personNames.get(entry.person) || 'someone';
+  }
+
+  /** A named pasteboard's owner's name: "you", someone here (presence), or as heard before. */
+  ownerName(pb) {
+    if (pb.owner == null) return null;
+    if (pb.owner === this.me) return 'you';
+    const people = (this.view.presence && this.view.presence.people) || [];
+    const here = people.find((p) => p.user != null && `user:${p.user}` === pb.owner);
+    if (here) this.personNames.set(pb.owner, here.name);
+    return this.personNames.get(pb.owner) || null;
+  }
+
+  /** The people a pasteboard is shared with, by name, "you" left out. */
+  sharedNames(pb) {
+    return (pb.sharedWith || []).filter((e) => e.person !== this.me).map((e) => this.personName(pb, e));
+  }
+
+  /**
+   * Who can see a named pasteboard, as the panel says it: "Only you", "Everyone", or "You
+   * and Ada, Bob" (to someone it was shared with: "You and" its owner and the others).
+   */
+  audienceOf(p) {
+    if (!p || p.name === 'general') return 'Only you';
+    if (p.shared === 'everyone') return 'Everyone';
+    if (p.shared !== 'people') return 'Only you';
+    const owner = p.owner === this.me ? [] : [this.ownerName(p) || 'its owner'];
+    const names = [...owner, ...this.sharedNames(p)];
+    return names.length ? `You and ${names.join(', ')}` : 'Only you';
+  }
+
+  /** The chosen pasteboard's name, who can see it, and (to its owner) the sharing controls. */
   renderHead(pb) {
+    const before = this.shown;
     this.shown = pb;
     const general = pb.name === 'general';
-    const everyone = !general && pb.shared === 'everyone';
+    const shared = general ? 'none' : (pb.shared || 'none');
+    const everyone = shared === 'everyone';
     const mine = general || (pb.owner != null && pb.owner === this.me);
     $('#pasteboard-name').textContent = general ? 'Your clipboard' : `Pasteboard “${pb.name}”`;
     $('#pasteboard-name').dataset.name = pb.name;
     const audience = $('#pasteboard-audience');
-    audience.textContent = general ? 'Only you' : audienceOf(pb);
-    audience.dataset.shared = everyone ? 'everyone' : 'none';
+    audience.textContent = this.audienceOf(pb);
+    audience.dataset.shared = shared;
     let about;
     if (general) {
       about = 'Only you can see it: what you copy here, only you can paste. Ctrl+C and Ctrl+X copy here too.';
+    } else if (shared === 'people') {
+      const names = this.sharedNames(pb);
+      if (mine) {
+        about = `You shared it with ${names.join(', ')}: they can see it, paste from it and copy to it. Only you can change who it is shared with.`;
+      } else {
+        const owner = this.ownerName(pb);
+        const others = names.length ? ` and ${names.join(', ')}` : '';
+        about = `${owner ? `${owner} shared it` : 'Its owner shared it'} with you${others}: you can see it, paste from it and copy to it. Only ${owner || 'its owner'} can change who it is shared with.`;
+      }
     } else if (!everyone) {
       about = 'Only you can see it and paste from it. Share it with everyone to let others paste from it too.';
     } else if (mine) {
@@ -455,28 +514,89 @@ export class ClipboardUI {
       about = `Shared with everyone${pb.owner == null ? ' (its creator has left)' : ' by its creator'}: anyone can see it, paste from it and copy to it.`;
     }
     $('#pasteboard-about').textContent = about;
+    const owned = !general && mine;
     const share = $('#pasteboard-share-button');
-    share.hidden = general || !mine;
-    share.textContent = everyone ? 'Stop sharing' : 'Share with everyone';
+    share.hidden = !owned;
+    share.textContent = shared === 'none' ? 'Share with everyone' : 'Stop sharing';
+    $('#pasteboard-everyone-button').hidden = !owned || shared !== 'people';
+    $('#pasteboard-people-form').hidden = !owned;
+    // Another pasteboard shown: its field says whom it is shared with, when this browser
+    // knows their sign-in names (what is typed there replaces them).
+    if (!before || before.name !== pb.name) {
+      this.peopleError('');
+      if (owned) this.fillPeople(pb);
+    }
+  }
+
+  /** The field holds the sign-in names it is shared with, as far as this browser typed them. */
+  fillPeople(pb) {
+    const field = $('#pasteboard-people-name');
+    const typed = this.typedNames()[pb.name] || {};
+    const people = pb.shared === 'people' ? pb.sharedWith || [] : [];
+    const names = people.map((e) => typed[e.person]);
+    field.value = names.every(Boolean) ? names.join(', ') : '';
+    field.placeholder = people.length && !field.value ? 'Everyone it should be shared with, e.g. ada, bob' : 'e.g. ada, bob';
+  }
+
+  /** What is wrong with the names typed, under the field (empty: nothing). */
+  peopleError(text) {
+    $('#pasteboard-people-error').textContent = text;
+    $('#pasteboard-people-name').setAttribute('aria-invalid', String(!!text));
+  }
+
+  typedNames() {
+    try { return JSON.parse(localStorage.getItem(PEOPLE_KEY) || '{}') || {}; } catch { return {}; }
+  }
+
+  /** Remembers which sign-in name was typed for whom, as far as the answer tells. */
+  rememberNames(pb, names) {
+    const all = this.typedNames();
+    if (pb.shared !== 'people') delete all[pb.name];
+    else all[pb.name] = matchNames(pb.sharedWith || [], names, all[pb.name] || {});
+    try { localStorage.setItem(PEOPLE_KEY, JSON.stringify(all)); } catch { /* private mode: names only */ }
   }
 
   /** Its owner shares the chosen pasteboard with everyone, or stops sharing it. */
-  async toggleSharing() {
+  toggleSharing() {
     const pb = this.shown;
     if (!pb || pb.name === 'general') return;
-    const shared = pb.shared === 'everyone' ? 'none' : 'everyone';
-    const button = $('#pasteboard-share-button');
-    button.disabled = true;
+    return this.share(pb.shared === 'none' ? 'everyone' : 'none');
+  }
+
+  /** Shares the chosen pasteboard with the people named in the field, by sign-in name. */
+  shareWithPeople() {
+    const { names, error } = parseNames($('#pasteboard-people-name').value);
+    if (error) { this.peopleError(error); $('#pasteboard-people-name').focus(); return; }
+    return this.share(names);
+  }
+
+  /** PATCHes who sees the chosen pasteboard: "none", "everyone", or sign-in names. */
+  async share(shared) {
+    const pb = this.shown;
+    if (!pb || pb.name === 'general') return;
+    const buttons = ['#pasteboard-share-button', '#pasteboard-everyone-button', '#pasteboard-people-submit'].map((id) => $(id));
+    for (const b of buttons) b.disabled = true;
+    const people = Array.isArray(shared);
     try {
       const summary = await this.api.patch(`/pasteboards/${enc(pb.name)}`, { shared });
-      if (this.pasteboard === summary.name) this.renderHead(summary);
+      this.rememberNames(summary, people ? shared : []);
+      this.peopleError('');
+      if (this.pasteboard === summary.name) {
+        this.renderHead(summary);
+        this.fillPeople(summary);
+      }
       await this.refreshList();
-      toast(shared === 'everyone' ? `Everyone can now see and paste from “${pb.name}”` : `Only you can see “${pb.name}” now`);
+      if (summary.shared === 'people') toast(`Shared “${pb.name}” with ${this.sharedNames(summary).join(', ')}`);
+      else toast(summary.shared === 'everyone' ? `Everyone can now see and paste from “${pb.name}”` : `Only you can see “${pb.name}” now`);
     } catch (e) {
       if (e.status === 404) this.gone(pb.name);
+      else if (people && e.code === 'unknown_user') {
+        this.peopleError(unknownUser(shared, e.message));
+        $('#pasteboard-people-name').focus();
+      } else if (people) this.peopleError(`Could not share “${pb.name}”: ${e.message}`);
       else toast(`Could not change who sees “${pb.name}”: ${e.message}`, { kind: 'error' });
     } finally {
-      button.disabled = false;
+      for (const b of buttons) b.disabled = false;
     }
   }
 
@@ -507,7 +627,6 @@ export class ClipboardUI {
   }
 }
 
-/** Who can see a named pasteboard, as the panel says it. */
-function audienceOf(p) { return p && p.shared === 'everyone' ? 'Everyone' : 'Only you'; }
+function lowerFirst(s) { return s.charAt(0).toLowerCase() + s.slice(1); }
 
 function clip(s) { return s.length > 280 ? `${s.slice(0, 280)}…` : s; }
