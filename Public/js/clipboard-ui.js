@@ -453,10 +453,11 @@ export class ClipboardUI {
     return typed || this.personNames.get(entry.person) || 'someone';
   }
 
-  /** A named pasteboard's owner's name: "you", someone here (presence), or as heard before. */
+  /** A named pasteboard's owner's name: "you", the server's `ownerName`, someone here (presence), or as heard before. */
   ownerName(pb) {
     if (pb.owner == null) return null;
     if (pb.owner === this.me) return 'you';
+    if (pb.ownerName) { this.personNames.set(pb.owner, pb.ownerName); return pb.ownerName; }
     const people = (this.view.presence && this.view.presence.people) || [];
     const here = people.find((p) => p.user != null && `user:${p.user}` === pb.owner);
     if (here) this.personNames.set(pb.owner, here.name);

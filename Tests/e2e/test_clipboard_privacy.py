@@ -138,6 +138,7 @@ def test_a_named_pasteboard_shared_with_people_by_name_reaches_them_alone(server
         assert ada.put(f"/pasteboards/{board}/items", [[{"type": "text/plain", "string": "for Bob"}]]).status_code == 200
         assert bobs_events.next_of("changed").json()["name"] == board
         assert bob.get(f"/pasteboards/{board}/items/0").text == "for Bob"
+        assert bob.get(f"/pasteboards/{board}").json()["ownerName"] == "Ada"
         assert bob.put(f"/pasteboards/{board}/items", [[{"type": "text/plain", "string": "back"}]]).status_code == 200
         assert ada.get(f"/pasteboards/{board}/items/0").text == "back"
         assert board in names(bob) and board not in names(guest)

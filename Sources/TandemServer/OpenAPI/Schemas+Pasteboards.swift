@@ -19,14 +19,14 @@ extension Schemas {
             ],
         ]),
         ("PasteboardSummary", object([
-            ("name", string), ("changeCount", nonNegative), ("persistent", boolean), ("owner", nullableString),
+            ("name", string), ("changeCount", nonNegative), ("persistent", boolean), ("owner", nullableString), ("ownerName", nullableString),
             ("shared", sharedAs), ("sharedWith", sharedWith), ("numberOfItems", nonNegative), ("types", array(string)),
-        ], required: ["name", "changeCount", "persistent", "owner", "shared", "sharedWith", "numberOfItems", "types"])),
+        ], required: ["name", "changeCount", "persistent", "owner", "ownerName", "shared", "sharedWith", "numberOfItems", "types"])),
         ("Pasteboard", object([
-            ("name", string), ("changeCount", nonNegative), ("persistent", boolean), ("owner", nullableString),
+            ("name", string), ("changeCount", nonNegative), ("persistent", boolean), ("owner", nullableString), ("ownerName", nullableString),
             ("shared", sharedAs), ("sharedWith", sharedWith), ("numberOfItems", nonNegative), ("types", array(string)),
             ("items", array(array(ref("Representation")))),
-        ], required: ["name", "changeCount", "persistent", "owner", "shared", "sharedWith", "numberOfItems", "types", "items"])),
+        ], required: ["name", "changeCount", "persistent", "owner", "ownerName", "shared", "sharedWith", "numberOfItems", "types", "items"])),
         ("PasteboardItems", [
             "oneOf": [
                 object([("items", array(array(ref("Representation"))))], required: ["items"]),

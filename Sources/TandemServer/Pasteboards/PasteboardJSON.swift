@@ -34,6 +34,7 @@ enum PasteboardJSON {
         w.key("changeCount"); w.int(p.changeCount)
         w.key("persistent"); w.bool(p.persistent)
         w.key("owner"); w.optionalString(p.owner)
+        w.key("ownerName"); w.optionalString(p.owner.flatMap(names))
         w.key("shared"); w.string(PasteboardSharing.name(of: p))
         w.key("sharedWith")
         w.beginArray()
