@@ -188,6 +188,7 @@ def test_a_restarted_server_keeps_a_token_sessions_grants_and_expiry(servers):
     assert_error(ada.get(f"/documents/{doc}"), 401, "unauthorized")
 
 
+@pytest.mark.one_node("the per-client limits are counted by each process")
 def test_confused_forged_and_malformed_tokens_are_refused_and_counted(ed_server):
     sub = unique("mallory")
     pem = ED_PEM_FILE.read_bytes()

@@ -136,7 +136,8 @@ extension ServerContext {
                 summary: "One representation as raw bytes with its MIME type (default: the item's first)", tag: "Pasteboards",
                 parameters: [Endpoint.query("type", Schemas.string, "UTI or MIME type of the representation")],
                 responses: [
-                    Endpoint.Response(status: 200, description: "The bytes; X-Pasteboard-Type names the UTI", schema: ["type": "string", "format": "binary"], mediaType: "*/*"),
+                    // Any bytes under their own type: JSON ones too, so no JSON type is claimed.
+                    Endpoint.Response(status: 200, description: "The bytes; X-Pasteboard-Type names the UTI", schema: ["format": "binary"], mediaType: "*/*"),
                     Endpoint.error(400, "Bad index or type"),
                     Endpoint.error(401, "Bad token"),
                     Endpoint.error(404, "No such pasteboard, item or type"),
