@@ -116,6 +116,7 @@ extension DocumentService {
     }
 
     private static func add(_ person: String, _ role: Role, to rules: inout AccessRules) throws(APIError) {
+        guard role != .owner else { throw .invalidField("role", "must be editor or viewer: give ownership with PATCH {\"owner\"}") }
         guard rules.members[person] != nil || rules.members.count < AccessRules.maxMembers else {
             throw .conflict("too_many_members", "a document has at most \(AccessRules.maxMembers) members")
         }
@@ -127,10 +128,8 @@ extension DocumentService {
         case .grant(let session, let role):
             // Granted to the session's person: to a user, it outlives the session.
             guard let granted = sessions.session(id: session) else { throw .unknownSession(session) }
-            guard role != .owner else { throw .invalidField("role", "must be editor or viewer: give ownership with PATCH {\"owner\"}") }
             try add(granted.person, role, to: &rules)
         case .grantPerson(let person, let role):
-            guard role != .owner else { throw .invalidField("role", "must be editor or viewer: give ownership with PATCH {\"owner\"}") }
             try add(person, role, to: &rules)
         case .revokeMember(let session):
             // By the member's key, or by a live session of that person.

@@ -105,21 +105,13 @@ extension DocumentService {
         handle.state.withLock { DocumentInfo(id: handle.id, state: $0, scope: scope, caller: caller) }
     }
 
-    /// Every document the caller may read, by id (every one for the operator).
-    func documents(readableBy caller: Caller) -> [DocumentHandle] {
-        documents.withLock { $0.values.sorted { $0.id < $1.id } }.filter { handle in
-            let rules = handle.access.withLock { $0 }
-            let role = rules.role(of: caller, in: handle.id)
-            return AccessPolicy.decide(.read, mode: rules.access, role: role, hasSession: caller.session != nil) == .allowed
-        }
-    }
-
     /// What `GET /documents` lists: for the operator every document; for others only what
     /// they may read and their person owns, was given or `opened` (never every readable one:
     /// an address is no invitation to be listed). One opened with a share link is listed
     /// while that link works, as if presented again. Each with the role the caller's person has.
     func documents(listedFor caller: Caller, opened: [String: RecentDocument]) -> [(handle: DocumentHandle, role: Role?)] {
         let personal = Caller(session: caller.session)
+        let time = now()
         return documents.withLock { $0.values.sorted { $0.id < $1.id } }.compactMap { handle in
             let rules = handle.access.withLock { $0 }
             let role = rules.role(of: personal, in: handle.id)
@@ -127,7 +119,7 @@ extension DocumentService {
             guard caller.isOperator || role != nil || opening != nil else { return nil }
             var reader = caller
             if reader.link?.documentID != handle.id, let id = opening?.link, let link = rules.links.first(where: { $0.id == id }),
-               link.isValid(at: now()) {
+               link.isValid(at: time) {
                 reader.link = Caller.PresentedLink(documentID: handle.id, linkID: id, role: link.role)
             }
             let readable = AccessPolicy.decide(.read, mode: rules.access, role: rules.role(of: reader, in: handle.id),

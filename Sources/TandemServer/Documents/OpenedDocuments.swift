@@ -39,10 +39,4 @@ final class OpenedDocuments: Sendable {
             if case .failure(let error) = result { logger.warning("could not note an opened document: \(error)") }
         }
     }
-
-    /// A person who is gone (a guest's ended session): their list goes with them.
-    func forget(person: String) -> StoreWrite {
-        written.withLock { written in written = written.filter { !$0.key.hasPrefix(person + "\u{0}") } }
-        return .forgetOpened(person: person)
-    }
 }
