@@ -191,4 +191,9 @@ public struct RequestExecutor: Sendable {
 
     /// Runs the work at once, on the caller's thread.
     public static let inline = RequestExecutor { $0() }
+
+    /// The executor of the event loop running the calling thread; nil on any other thread.
+    /// Work that another thread finishes for this loop (a store's outcome) comes back here,
+    /// so its answer leaves with no further hop.
+    public static var current: RequestExecutor? { EventLoop.current?.executor }
 }

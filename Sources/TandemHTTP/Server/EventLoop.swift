@@ -58,6 +58,18 @@ final class EventLoop: @unchecked Sendable {
 
     var inLoop: Bool { pthread_self() == threadID.load(ordering: .relaxed) }
 
+    /// The loop whose thread calls this, if any (set for the life of `run`).
+    static var current: EventLoop? {
+        guard let pointer = pthread_getspecific(currentKey) else { return nil }
+        return Unmanaged<EventLoop>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    private static let currentKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
     /// `execute` for requests read on this loop (`HTTPRequest.executor`); made once, on the loop.
     private(set) lazy var executor = RequestExecutor { [unowned self] work in execute(work) }
 
@@ -90,6 +102,8 @@ final class EventLoop: @unchecked Sendable {
 
     func run() {
         threadID.store(pthread_self(), ordering: .relaxed)
+        pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
+        defer { pthread_setspecific(Self.currentKey, nil) }
         for l in listeners { register(l, events: EPOLLIN.rawValue) }
         let maxEvents = 256
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: maxEvents)

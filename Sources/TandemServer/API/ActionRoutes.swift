@@ -126,7 +126,7 @@ extension ServerContext {
         // Without a person there is no general to paste from: paste is off, not an error.
         let p = name == Pasteboard.generalName && reader.person == nil ? nil : try pasteboards.pasteboard(name, for: reader)
         let pasteable = p.map { p in type.map { p.items.first?[$0]?.string != nil } ?? p.hasStrings } ?? false
-        let json = try handle.state.withLock { st throws(APIError) -> [UInt8] in
+        let json = try handle.executor.sync { st throws(APIError) -> [UInt8] in
             let doc = st.document
             if let range {
                 do throws(EditingTargetError) {

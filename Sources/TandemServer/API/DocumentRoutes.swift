@@ -55,7 +55,7 @@ extension ServerContext {
         var w = JSONWriter(capacity: 96 * listed.count + 2)
         w.beginArray()
         for (h, role) in listed {
-            let item = h.state.withLock { st in
+            let item = h.executor.sync { st in
                 var one = JSONWriter(capacity: 128)
                 DocumentJSON.summary(id: h.id, state: st, role: role, opened: opened[h.id]?.opened, to: &one)
                 return one.bytes

@@ -90,12 +90,12 @@ extension ServerContext {
             }
             let maxBytes = try pageBytes(req, default: configuration.editsPageBytes)
             enum Answer { case page(ChangesPage), archived, waiting }
-            let answer = try handle.state.withLock { st throws(APIError) -> Answer in
+            let answer = try handle.executor.sync { st throws(APIError) -> Answer in
                 if since > st.committedRevision && wait == 0 {
                     guard service.cluster != nil else { throw APIError.revisionInFuture(since, current: st.committedRevision) }
                     // Another node's commit this node has not taken in yet (it does as soon as
                     // its own change in flight commits): wait for it, briefly.
-                    st.pollers.append(DocumentState.Poller(since: since, deadline: service.now() + Self.behindWait, responder: res,
+                    st.pollers.append(DocumentState.Poller(since: since, deadline: service.now() + Self.behindWait, answer: pollAnswer(res),
                                                            caller: ctx.caller, behind: true))
                     return .waiting
                 }
@@ -104,7 +104,7 @@ extension ServerContext {
                 // Core knows how far back its log goes; a base before that is 410.
                 do throws(DocumentError) { _ = try st.document.length(atRevision: min(since, st.document.revision)) } catch { throw .document(error) }
                 if since < st.committedRevision || wait == 0 { return .page(service.changesPage(st, since: since, maxBytes: maxBytes)) }
-                st.pollers.append(DocumentState.Poller(since: since, deadline: service.now() + wait, responder: res, caller: ctx.caller))
+                st.pollers.append(DocumentState.Poller(since: since, deadline: service.now() + wait, answer: pollAnswer(res), caller: ctx.caller))
                 return .waiting
             }
             // RFC 8288: the page was cut at about maxBytes; the rest starts after `next`.
@@ -127,6 +127,20 @@ extension ServerContext {
             }
         } catch {
             res.send(error.response)
+        }
+    }
+}
+
+extension ServerContext {
+    /// How a waiting long-poll is answered once the document (or housekeeping) answers it.
+    func pollAnswer(_ res: HTTPResponder) -> @Sendable (PollAnswer) -> Void {
+        let maxBytes = configuration.editsPageBytes
+        return { answer in
+            switch answer {
+            case .page(let page): res.send(.json(page.encode(maxBytes: maxBytes).bytes))
+            case .empty: res.send(.json(Array("[]".utf8)))
+            case .failed(let error): res.send(error.response)
+            }
         }
     }
 }

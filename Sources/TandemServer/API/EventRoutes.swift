@@ -25,7 +25,7 @@ extension ServerContext {
         // start while another thread holds the document or heavy jobs of its own are queued
         // (the loop does not wait for them).
         let heavy = handle.heavyJobs.load(ordering: .relaxed) > 0 || lastEventID.map { last in
-            handle.state.withLockIfAvailable { $0.document.loggedUnits(since: last) }.map { $0 >= Self.heavyTextLength } ?? true
+            handle.executor.syncIfIdle { $0.document.loggedUnits(since: last) }.map { $0 >= Self.heavyTextLength } ?? true
         } ?? false
         res.send(HTTPResponse(status: .ok, headers: ServerSentEvents.headers, body: .stream { [self] writer in
             if heavy {
@@ -39,7 +39,7 @@ extension ServerContext {
     /// Replays what a resumed stream missed and subscribes it, under the document's lock.
     private func startEvents(_ writer: HTTPStreamWriter, handle: DocumentHandle, session: Session?, resumeAfter: Int?, caller: Caller) {
         writer.write(ServerSentEvents.preamble)
-        let current: Int = handle.state.withLock { st in
+        let current: Int = handle.executor.sync { st in
             if let last = resumeAfter, last < st.committedRevision {
                 if last < st.document.firstAvailableRevision - 1 {
                     // Too far behind to replay: the client must reload the document.

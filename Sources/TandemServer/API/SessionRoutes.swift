@@ -37,7 +37,7 @@ extension ServerContext {
             return res.send(error.response)
         }
         let (session, token) = sessions.create(name: name, now: now())
-        store.submit([.upsertSession(stored(session, name: session.name))]) { [self] result in
+        store.submit([.upsertSession(stored(session, name: session.name))], delivery: service.delivery()) { [self] result in
             if case .failure(let error) = result {
                 sessions.remove(id: session.id)
                 logger.error("could not store session: \(error)")
@@ -66,7 +66,7 @@ extension ServerContext {
                 done()
             }
             guard sessions.session(id: s.id) != nil else { return finish(APIError.unauthorized.response) }
-            store.submit([.upsertSession(stored(s, name: name))]) { [self] result in
+            store.submit([.upsertSession(stored(s, name: name))], delivery: service.delivery()) { [self] result in
                 if case .failure(let error) = result {
                     logger.error("could not store the name of session \(s.id): \(error)")
                     return finish(APIError.storageFailing.response)
@@ -100,7 +100,7 @@ extension ServerContext {
     /// Everyone looking at a document with this session in it sees its new name.
     private func broadcastPresence(ofSession id: String) {
         let present = service.documents.withLock { Array($0.values) }.filter { h in
-            h.events.sessions.contains(id) || h.state.withLock { $0.document.selections[id] != nil }
+            h.events.sessions.contains(id) || h.executor.sync { $0.document.selections[id] != nil }
         }
         for handle in present { service.broadcastPresence(handle) }
     }

@@ -105,7 +105,7 @@ extension ServerContext {
             }
             renewed.grants = identity.grants
             renewed.expires = identity.expires
-            store.submit([.upsertSession(stored(renewed, name: renewed.name))]) { [self] result in
+            store.submit([.upsertSession(stored(renewed, name: renewed.name))], delivery: service.delivery()) { [self] result in
                 if case .failure(let error) = result {
                     logger.error("could not store the renewal of session \(id): \(error)")
                     return finish(APIError.storageFailing.response)

@@ -47,9 +47,8 @@ final class ServerContext: Sendable {
                                              events: EventChannel(coalescing: configuration.eventCoalescingMilliseconds / 1000),
                                              shared: store is PostgresStore)
         self.pasteboards = pasteboards
-        let service = DocumentService(configuration: configuration, store: store, sessions: sessions, pasteboards: pasteboards, metrics: metrics, logger: logger)
-        self.service = service
-        store.onBatchCompleted { [weak service] in service?.publishCommits() }
+        service = DocumentService(configuration: configuration, store: store, sessions: sessions, pasteboards: pasteboards,
+                                  metrics: metrics, logger: logger) { RequestExecutor.current.map { e in Delivery(e.execute) } ?? .global }
     }
 
     func now() -> Double { Date().timeIntervalSince1970 }

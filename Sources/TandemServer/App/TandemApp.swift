@@ -255,17 +255,16 @@ extension ServerContext {
 
     func expirePollers(now: Double) {
         for handle in service.documents.withLock({ Array($0.values) }) {
-            let due: [(HTTPResponder, HTTPResponse)] = handle.state.withLock { st in
-                var out: [(HTTPResponder, HTTPResponse)] = []
+            let due: [(DocumentState.Poller, PollAnswer)] = handle.executor.sync { st in
+                var out: [(DocumentState.Poller, PollAnswer)] = []
                 st.pollers.removeAll { p in
                     guard p.deadline <= now else { return false }
-                    out.append((p.responder, p.behind ? APIError.revisionInFuture(p.since, current: st.committedRevision).response
-                                                      : .json(Array("[]".utf8))))
+                    out.append((p, p.behind ? .failed(.revisionInFuture(p.since, current: st.committedRevision)) : .empty))
                     return true
                 }
                 return out
             }
-            for (r, answer) in due { r.send(answer) }
+            for (p, answer) in due { p.answer(answer) }
         }
     }
 

@@ -15,7 +15,7 @@ extension DocumentService {
         /// Nothing new, or the document is busy with a change of this node's in flight (whose
         /// unit holds the row lock: it catches up itself).
         case nothing
-        case absorbed(woken: [(HTTPResponder, ChangesPage)], undoState: Bool)
+        case absorbed(woken: [(DocumentState.Poller, ChangesPage)], undoState: Bool)
         /// The stored log does not continue this copy (trimmed past it, or a journal that does
         /// not extend the buffer): rebuild from the store.
         case diverged(String)
@@ -27,15 +27,15 @@ extension DocumentService {
     /// sequenced unit is queued to do it.
     func catchUp(_ handle: DocumentHandle, revision: Int, journal: [UInt8]?, reloadAllowed: Bool,
                  changes: (Int) throws(StoreError) -> [StoredChange]) throws(StoreError) {
-        let local = handle.state.withLock { $0.document.revision }
+        let local = handle.executor.sync { $0.document.revision }
         let fetched = revision > local ? try changes(local) : []
         let pending = journal.flatMap(Self.decodePending)
-        let outcome = handle.state.withLock { st in absorb(&st, handle, fetched, pending: pending) }
+        let outcome = handle.executor.sync { st in absorb(&st, handle, fetched, pending: pending) }
         switch outcome {
         case .nothing:
             break
         case .absorbed(let woken, let undoState):
-            for (responder, page) in woken { responder.send(.json(page.encode(maxBytes: configuration.editsPageBytes).bytes)) }
+            for (poller, page) in woken { poller.answer(.page(page)) }
             if undoState { broadcastState(handle) }
         case .diverged(let why):
             guard reloadAllowed else {

@@ -38,7 +38,7 @@ extension DocumentService {
         guard let handle = documents.withLock({ $0[id] }) else { return }
         guard let bytes = try store.meta(Self.selectionKey(document: id, session: session)) else {
             // Removed: the session left the document on another node (`leave`).
-            let had = handle.state.withLock { st -> Bool in
+            let had = handle.executor.sync { st -> Bool in
                 guard st.document.selection(for: session) != nil else { return false }
                 st.document.removeSelection(for: session)
                 return true
@@ -49,7 +49,7 @@ extension DocumentService {
         guard let v = try? JSONParser.parse(bytes),
               let anchor = v["anchor"]?.intValue, let head = v["head"]?.intValue, let revision = v["revision"]?.intValue
         else { return }
-        let set = handle.state.withLock { st -> Bool in
+        let set = handle.executor.sync { st -> Bool in
             guard revision <= st.document.revision else { return false }
             do {
                 try st.document.setSelection(Selection(anchor: anchor, head: head), base: revision, for: session)

@@ -69,7 +69,7 @@ extension DocumentService {
                 forgetDeleted(handle)
             }
             var answers: [@Sendable () -> Void] = []
-            handle.state.withLock { st in
+            handle.executor.sync { st in
                 for i in indexes {
                     switch steps[i].apply(&st) {
                     case .answer(let answer): answers.append(answer)

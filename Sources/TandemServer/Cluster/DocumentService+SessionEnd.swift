@@ -17,7 +17,7 @@ extension DocumentService {
                 // Never stored: back where they were, unless the text went back under them.
                 for e in ended {
                     guard let selection = e.selection else { continue }
-                    handles[e.index].state.withLock { st in try? st.document.setSelection(selection, for: session) }
+                    handles[e.index].executor.sync { st in try? st.document.setSelection(selection, for: session) }
                 }
                 return then(result)
             }

@@ -1,5 +1,3 @@
-import TandemHTTP
-
 /// Open event streams and long-polls hold no right of their own: they end when the session
 /// they were opened with ends (logout, timeout, operator; here or on another node) and when
 /// the share link they were opened with expires or is revoked (`accessChanged` handles
@@ -9,17 +7,17 @@ extension DocumentService {
     /// token now is.
     func endAccess(ofSession id: String) {
         for handle in documents.withLock({ Array($0.values) }) {
-            let polls: [HTTPResponder] = handle.state.withLock { st in
-                var out: [HTTPResponder] = []
+            let polls: [DocumentState.Poller] = handle.executor.sync { st in
+                var out: [DocumentState.Poller] = []
                 st.pollers.removeAll { p in
                     guard p.caller.session?.id == id else { return false }
-                    out.append(p.responder)
+                    out.append(p)
                     return true
                 }
                 return out
             }
             handle.events.close { $0.caller.session?.id == id }
-            for r in polls { r.send(APIError.unauthorized.response) }
+            for p in polls { p.answer(.failed(.unauthorized)) }
         }
         pasteboards.events.close { $0.session == id }
     }
@@ -37,17 +35,17 @@ extension DocumentService {
                 let role = rules.role(of: caller, in: handle.id)
                 return AccessPolicy.decide(.read, mode: rules.access, role: role, hasSession: true) != .allowed
             }
-            let polls: [HTTPResponder] = handle.state.withLock { st in
-                var out: [HTTPResponder] = []
+            let polls: [DocumentState.Poller] = handle.executor.sync { st in
+                var out: [DocumentState.Poller] = []
                 st.pollers.removeAll { p in
                     guard shutOut(p.caller) else { return false }
-                    out.append(p.responder)
+                    out.append(p)
                     return true
                 }
                 return out
             }
             handle.events.close { shutOut($0.caller) }
-            for r in polls { r.send(APIError.notFound("document '\(handle.id)'").response) }
+            for p in polls { p.answer(.failed(.notFound("document '\(handle.id)'"))) }
         }
     }
 
@@ -59,17 +57,17 @@ extension DocumentService {
             let expired = Set(rules.links.lazy.filter { !$0.revoked && ($0.expires.map { $0 <= now } ?? false) }.map(\.id))
             guard !expired.isEmpty else { continue }
             let opened: (Caller) -> Bool = { caller in caller.link.map { expired.contains($0.linkID) } ?? false }
-            let polls: [HTTPResponder] = handle.state.withLock { st in
-                var out: [HTTPResponder] = []
+            let polls: [DocumentState.Poller] = handle.executor.sync { st in
+                var out: [DocumentState.Poller] = []
                 st.pollers.removeAll { p in
                     guard opened(p.caller) else { return false }
-                    out.append(p.responder)
+                    out.append(p)
                     return true
                 }
                 return out
             }
             handle.events.close { opened($0.caller) }
-            for r in polls { r.send(APIError.invalidLink.response) }
+            for p in polls { p.answer(.failed(.invalidLink)) }
         }
     }
 }

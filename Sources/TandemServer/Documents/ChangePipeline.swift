@@ -1,13 +1,14 @@
+import Dispatch
 import TandemCore
-import TandemHTTP
 import TandemStore
 
-/// What a change did to the document under its lock.
+/// What a change did to the document in its executor.
 enum ChangeOutcome<Result: Sendable> {
     /// Nothing changed (a no-op edit): answered at once, nothing to store.
     case unchanged(Result)
-    /// A new revision: answered with `result` once the store has committed it.
-    case changed(Change, Result, notification: String)
+    /// A new revision: answered with `result` once the store has committed it. `preceding`:
+    /// history notifications published just before the change (a group an undo closed first).
+    case changed(Change, Result, notification: String, preceding: [String] = [])
 }
 
 /// Stored in the same unit as a change and made visible once it commits (a cut's pasteboard):
@@ -18,32 +19,35 @@ struct ChangeCompanion: Sendable {
 }
 
 extension DocumentService {
-    /// The path every change of the text takes (steps 1–5 of `DocumentService`): applied
-    /// under the document's lock, queued for the group commit while still holding it (so the
-    /// store sees revisions in order; the lock is never held while waiting for the store,
-    /// whose writer takes it to publish), and answered, broadcast and long-polls woken only
-    /// once it is committed. Nothing the client hears about is ever missing after a crash.
+    /// The path every change of the text takes (steps 1–5 of `DocumentService`): applied in
+    /// the document's executor and submitted to the store from it (so the store sees
+    /// revisions in order); the store's outcome comes back to the executor as a message
+    /// (`CommitInbox`), where it is published, and only then is the request answered. Nothing
+    /// the client hears about is ever missing after a crash.
     ///
     /// In a cluster the same steps run later, on the store's writer, inside the transaction
-    /// that holds the document's head row (`ClusterSequencer`).
+    /// that holds the document's head row (`ClusterSequencer`); the outcome comes back the same way.
     func commitChange<Result: Sendable>(
         _ handle: DocumentHandle,
         companion: @escaping @Sendable () -> ChangeCompanion? = { nil },
         completion: @escaping Completion<Result>,
         _ body: @escaping @Sendable (inout DocumentState) throws(APIError) -> ChangeOutcome<Result>
     ) {
+        let delivery = delivery()
         if let cluster {
             sequence(cluster, handle, fail: { completion(.failure($0)) }) { [self] st in
-                applyChange(&st, handle, companion: companion, completion: completion, body)
+                applyChange(&st, handle, delivery: delivery, companion: companion, completion: completion, body)
             }
             return
         }
-        let applied: AppliedChange = handle.state.withLock { st in
-            let applied = applyChange(&st, handle, companion: companion, completion: completion, body)
-            if case .store(let unit) = applied { store.submit(unit.writes, completion: unit.stored) }
-            return applied
+        handle.executor.async { [self] st in
+            switch applyChange(&st, handle, delivery: delivery, companion: companion, completion: completion, body) {
+            case .answer(let answer): return answer
+            case .store(let unit):
+                store.submit(unit.writes, completion: unit.stored)
+                return nil
+            }
         }
-        if case .answer(let answer) = applied { answer() }
     }
 
     /// What applying a change under the lock came to: an answer at once (refused, or nothing
@@ -58,9 +62,10 @@ extension DocumentService {
         var stored: @Sendable (Swift.Result<Void, StoreError>) -> Void
     }
 
-    /// Steps 1–3 under the caller's hold of the lock: checks, `body`, the journal drained.
+    /// Steps 1–3 in the document's executor: checks, `body`, the journal drained; the unit's
+    /// outcome goes to the document's inbox, and from there through `delivery` to its executor.
     func applyChange<Result: Sendable>(
-        _ st: inout DocumentState, _ handle: DocumentHandle,
+        _ st: inout DocumentState, _ handle: DocumentHandle, delivery: Delivery,
         companion: () -> ChangeCompanion?, completion: @escaping Completion<Result>,
         _ body: (inout DocumentState) throws(APIError) -> ChangeOutcome<Result>
     ) -> AppliedChange {
@@ -78,7 +83,7 @@ extension DocumentService {
         switch outcome {
         case .unchanged(let result):
             return .answer { completion(.success(result)) }
-        case .changed(let change, let result, let notification):
+        case .changed(let change, let result, let notification, let preceding):
             handle.lengthHint.store(st.document.length, ordering: .relaxed)
             handle.revisionHint.store(st.document.revision, ordering: .relaxed)
             st.modified = change.time
@@ -88,35 +93,56 @@ extension DocumentService {
             let extra = companion()
             // One unit with the companion's writes: both are stored or neither.
             return .store(PreparedUnit(writes: [.append([stored])] + (extra?.writes ?? [])) { [self] stored in
-                switch stored {
-                case .success:
-                    extra?.onCommit()
-                    commits.add(.init(handle: handle, change: change, notification: notification) { completion(.success(result)) })
-                case .failure(let error):
-                    storeFailed(handle, error: error)
-                    completion(.failure(.storageFailing))
+                let outcome = CommitInbox.Outcome(change: change, notification: notification, preceding: preceding, stored: stored) { stored in
+                    switch stored {
+                    case .success:
+                        extra?.onCommit()
+                        completion(.success(result))
+                    case .failure: completion(.failure(.storageFailing))
+                    }
+                }
+                // The store's thread only posts: the executor takes the outcomes where `delivery` runs.
+                if handle.inbox.post(outcome) {
+                    delivery { [self] in handle.executor.async { [self] st in receiveCommits(&st, handle) } }
                 }
             })
         }
     }
 
-    /// A group commit is durable: publish its changes, then answer their requests. Frames go
-    /// out under the document's lock, the same lock under which a new subscriber replays what
-    /// it missed, so none is lost or doubled. Runs on the store's writer (or syncer) thread.
-    func publishCommits() {
-        let entries = commits.take()
-        guard !entries.isEmpty else { return }
-        var start = 0
-        while start < entries.count {
-            let handle = entries[start].handle
-            var end = start + 1
-            while end < entries.count && entries[end].handle === handle { end += 1 }
-            publish(entries[start..<end], of: handle)
-            start = end
+    /// In the executor: the store's outcomes for this document, in commit order. Committed
+    /// changes are framed and sent in one go (under the executor, where a new subscriber
+    /// replays what it missed, so none is lost or doubled); refusals put the document back as
+    /// the store holds it, off the event loop since that reads the store. The returned work
+    /// (answers, woken long-polls) runs once the executor is left.
+    func receiveCommits(_ st: inout DocumentState, _ handle: DocumentHandle) -> (@Sendable () -> Void)? {
+        let outcomes = handle.inbox.take()
+        guard !outcomes.isEmpty else { return nil }
+        let committed = outcomes.filter { if case .success = $0.stored { true } else { false } }
+        var woken: [(DocumentState.Poller, ChangesPage)] = []
+        if !committed.isEmpty {
+            var frames = JSONWriter(capacity: committed.count * 256)
+            let history = ServerSentEvents.appendChangeEvents(committed.map { .init(change: $0.change, notification: $0.notification, preceding: $0.preceding) }, to: &frames)
+            let revisions = committed.first!.change.revision...committed.last!.change.revision
+            woken = sendCommitted(&st, handle, frames.bytes, revisions: revisions, history: history)
+            countApplied(committed.map(\.change))
         }
+        let due = woken
+        let failure = outcomes.lazy.compactMap { if case .failure(let e) = $0.stored { e } else { nil } }.first
+        return { [self] in
+            for (poller, page) in due { poller.answer(.page(page)) }
+            for outcome in committed { outcome.answer(outcome.stored) }
+            guard let failure else { return }
+            DispatchQueue.global().async { [self] in
+                storeFailed(handle, error: failure)
+                for outcome in outcomes { if case .failure = outcome.stored { outcome.answer(outcome.stored) } }
+            }
+        }
+    }
+
+    private func countApplied(_ changes: [Change]) {
         var kinds = (edit: 0, undo: 0, redo: 0)
-        for entry in entries {
-            switch entry.change.kind {
+        for change in changes {
+            switch change.kind {
             case .edit: kinds.edit += 1
             case .undo: kinds.undo += 1
             case .redo: kinds.redo += 1
@@ -131,24 +157,12 @@ extension DocumentService {
             metrics.increment(#"tandem_changes_applied_total{kind="redo"}"#, by: kinds.redo)
             metrics.increment("tandem_redos_total", by: kinds.redo)
         }
-        for entry in entries { entry.answer() }
     }
 
-    /// Consecutive committed changes of one document, oldest first.
-    private func publish(_ entries: ArraySlice<CommitPublisher.Entry>, of handle: DocumentHandle) {
-        var frames = JSONWriter(capacity: entries.count * 256)
-        let history = ServerSentEvents.appendChangeEvents(entries.map { .init(change: $0.change, notification: $0.notification) }, to: &frames)
-        let revisions = entries.first!.change.revision...entries.last!.change.revision
-        let woken = handle.state.withLock { st in sendCommitted(&st, handle, frames.bytes, revisions: revisions, history: history) }
-        for (responder, page) in woken { responder.send(.json(page.encode(maxBytes: configuration.editsPageBytes).bytes)) }
-    }
-
-    /// Under the document's lock: committed changes' frames go out and readers move up to
-    /// them, under the same lock under which a new subscriber replays what it missed, so none
-    /// is lost or doubled. Returns the long-polls woken and their pages, to write and answer
-    /// after releasing the lock.
+    /// In the executor: committed changes' frames go out and readers move up to them. Returns
+    /// the long-polls woken and their pages, to answer once the executor is left.
     func sendCommitted(_ st: inout DocumentState, _ handle: DocumentHandle, _ frames: [UInt8], revisions: ClosedRange<Int>,
-                       history: [EventChannel.Coalescable]) -> [(HTTPResponder, ChangesPage)] {
+                       history: [EventChannel.Coalescable]) -> [(DocumentState.Poller, ChangesPage)] {
         let newest = revisions.upperBound
         st.committedRevision = max(st.committedRevision, newest)
         st.changeCommitted(newest)
@@ -158,6 +172,6 @@ extension DocumentService {
         let due = st.pollers.filter(isDue)
         guard !due.isEmpty else { return [] }
         st.pollers.removeAll(where: isDue)
-        return due.map { ($0.responder, changesPage(st, since: $0.since, maxBytes: configuration.editsPageBytes)) }
+        return due.map { ($0, changesPage(st, since: $0.since, maxBytes: configuration.editsPageBytes)) }
     }
 }

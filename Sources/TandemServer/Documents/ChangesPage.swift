@@ -28,3 +28,13 @@ struct ChangesPage: Sendable {
         return (w.bytes, last < committedRevision ? last : nil)
     }
 }
+
+/// How a waiting long-poll of `GET …/edits` is answered; the edge encodes it.
+enum PollAnswer: Sendable {
+    /// Changes after its `since` were committed.
+    case page(ChangesPage)
+    /// Its wait ended with nothing new.
+    case empty
+    /// It may not wait any more (its access ended, the document went, a revision never came).
+    case failed(APIError)
+}

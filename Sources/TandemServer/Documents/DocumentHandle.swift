@@ -1,16 +1,20 @@
 import Synchronization
 import TandemCore
 
-/// One document: its state behind its own lock, so different documents never wait on each
-/// other, and its event channel.
+/// One open document: its state, owned by its own executor so that different documents never
+/// wait on each other, the store's outcomes on their way to it, and its event channel.
 final class DocumentHandle: Sendable {
     let id: String
-    let state: DocumentLock<DocumentState>
+    let executor: DocumentExecutor<DocumentState>
+    /// Outcomes of its changes from the store, waiting for the executor (`CommitInbox`).
+    let inbox = CommitInbox()
+    /// Until every caller goes through `executor` by name.
+    var state: DocumentExecutor<DocumentState> { executor }
     let events: EventChannel
     /// Serializes the store writes made for this document outside the change path (saves,
     /// settings), so they land in the order memory takes them, without a thread waiting for
     /// them: a job holds its place until its write is stored. `state` is taken inside a job,
-    /// never held across its wait (the store's writer takes `state` to publish a commit).
+    /// never held across its wait.
     let checkpoints = AsyncSerial()
     /// The newest version number once known (read and written inside `checkpoints` jobs).
     let newestVersion = Mutex<Int?>(nil)
@@ -37,7 +41,7 @@ final class DocumentHandle: Sendable {
         lengthHint = Atomic(state.document.length)
         revisionHint = Atomic(state.document.revision)
         access = Mutex(state.access)
-        self.state = DocumentLock(state)
+        executor = DocumentExecutor(state)
         self.events = events
     }
 }

@@ -57,14 +57,14 @@ extension DocumentService {
                 done()
                 completion(result)
             }
-            let submitted: Swift.Result<(AccessRules, StoreTicket), APIError> = handle.state.withLock { st in
+            let submitted: Swift.Result<(AccessRules, StoreTicket), APIError> = handle.executor.sync { st in
                 if st.deleted { return .failure(.notFound("document '\(handle.id)'")) }
                 var next = st
                 do throws(APIError) { try Self.apply(change, to: &next.access, sessions: sessions, now: now()) } catch { return .failure(error) }
                 let stored = StoredDocument(id: handle.id, title: st.title, created: st.created, modified: st.modified,
                                             metadata: DocumentMetadata(next).encoded)
                 let ticket = StoreTicket()
-                store.submit([.updateDocument(stored)]) { ticket.finish($0) }
+                store.submit([.updateDocument(stored)], delivery: delivery()) { ticket.finish($0) }
                 return .success((next.access, ticket))
             }
             let (rules, ticket): (AccessRules, StoreTicket)
@@ -93,17 +93,17 @@ extension DocumentService {
             let role = rules.role(of: caller, in: handle.id)
             return AccessPolicy.decide(.read, mode: rules.access, role: role, hasSession: caller.session != nil) != .allowed
         }
-        let shutOut: [HTTPResponder] = handle.state.withLock { st in
+        let shutOut: [DocumentState.Poller] = handle.executor.sync { st in
             guard !st.deleted else { return [] }
             st.access = rules
             handle.access.withLock { $0 = rules }
             let gone = st.pollers.filter { mayNotRead($0.caller) }
             st.pollers.removeAll { mayNotRead($0.caller) }
-            return gone.map(\.responder)
+            return gone
         }
         indexLinks(of: handle.id, rules)
         handle.events.close { mayNotRead($0.caller) }
-        for responder in shutOut { responder.send(APIError.notFound("document '\(handle.id)'").response) }
+        for p in shutOut { p.answer(.failed(.notFound("document '\(handle.id)'"))) }
         // Those still watching learn the rules changed (their role may have): they ask the
         // document what they may do now.
         var w = JSONWriter(capacity: 64)
@@ -111,7 +111,7 @@ extension DocumentService {
         w.key("access"); w.string(rules.access.rawValue)
         w.key("owner"); w.optionalString(rules.owner)
         w.endObject()
-        let revision = handle.state.withLock { $0.committedRevision }
+        let revision = handle.executor.sync { $0.committedRevision }
         handle.events.send(ServerSentEvents.frame(id: revision, event: "access", data: w.bytes))
     }
 

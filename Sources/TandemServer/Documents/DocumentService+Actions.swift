@@ -39,7 +39,7 @@ extension DocumentService {
     func copy(_ action: ActionRequest, in handle: DocumentHandle, by session: Session?, completion: @escaping Completion<CopyResult>) {
         let text: String, selection: Selection?
         do throws(APIError) {
-            (text, selection) = try handle.state.withLock { st throws(APIError) -> (String, Selection?) in
+            (text, selection) = try handle.executor.sync { st throws(APIError) -> (String, Selection?) in
                 if st.deleted { throw .notFound("document '\(handle.id)'") }
                 if st.secure { throw Self.secureDocument }
                 let range = try target(st, action, session: session, needsText: true)
@@ -119,7 +119,7 @@ extension DocumentService {
     /// `selectAll:` (`all`), or `select:` (the word at the caret, or the given range): the
     /// session's new selection, told to everyone watching.
     func select(all: Bool, _ range: Range<Int>?, in handle: DocumentHandle, by session: Session) throws(APIError) -> (revision: Int, selection: Selection) {
-        let result = try handle.state.withLock { st throws(APIError) -> (revision: Int, selection: Selection) in
+        let result = try handle.executor.sync { st throws(APIError) -> (revision: Int, selection: Selection) in
             if st.deleted { throw .notFound("document '\(handle.id)'") }
             let selection: Selection
             do throws(EditingTargetError) {
@@ -149,7 +149,7 @@ extension DocumentService {
     func applyAction(_ st: inout DocumentState, op: TextOperation, actionName: String, session: Session?, pasteboard: Pasteboard?) throws(APIError) -> ChangeOutcome<ActionResult> {
         let outcome = try apply(&st, op: op, base: nil, session: session, options: EditOptions(actionName: actionName, newGroup: true))
         var change: Change?
-        if case .changed(let c, _, _) = outcome { change = c }
+        if case .changed(let c, _, _, _) = outcome { change = c }
         var selection = session.flatMap { st.document.selection(for: $0.id) }
         if selection == nil, let r = change?.range { selection = Selection(caret: r.upperBound) }
         let result = ActionResult(revision: change?.revision ?? st.document.revision, operation: change?.operation, actionName: actionName,

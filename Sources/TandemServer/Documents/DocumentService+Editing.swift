@@ -65,7 +65,7 @@ extension DocumentService {
     private func rebaseThenApply(_ edit: EditRequest, base: Int, handle: DocumentHandle, session: Session?, completion: @escaping Completion<EditResult>) {
         let op: TextOperation, revision: Int
         do throws(APIError) {
-            var source: Document.RebaseSource? = handle.state.withLock { $0.document.rebaseSource() }
+            var source: Document.RebaseSource? = handle.executor.sync { $0.document.rebaseSource() }
             let length: Int
             do throws(DocumentError) { length = try source!.length(atRevision: base) } catch { throw .document(error) }
             let built = try edit.build(length)
@@ -98,7 +98,7 @@ extension DocumentService {
     /// `PUT …/selection`: the session's selection, given now or at revision `base` (then
     /// mapped through what happened since), told to everyone watching.
     func setSelection(_ selection: Selection, base: Int?, in handle: DocumentHandle, by session: Session) throws(APIError) -> Selection {
-        let result = try handle.state.withLock { st throws(APIError) -> Selection in
+        let result = try handle.executor.sync { st throws(APIError) -> Selection in
             if base == nil {
                 do throws(EditingTargetError) {
                     try EditingTarget.check(selection.anchor, in: st.document)

@@ -5,13 +5,8 @@ import TandemHTTP
 /// `publishCommits`): history notifications, state, title and presence.
 extension DocumentService {
     func sendHistoryEvent(_ handle: DocumentHandle, _ notification: String, session: String?) {
-        let rev = handle.state.withLock { $0.committedRevision }
+        let rev = handle.executor.sync { $0.committedRevision }
         handle.events.send(ServerSentEvents.frame(id: rev, event: "history", data: historyEventJSON(notification, session: session)))
-    }
-
-    /// The same, from code that already holds the document's lock.
-    func sendHistoryEvent(_ handle: DocumentHandle, _ notification: String, session: String?, locked st: DocumentState) {
-        handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "history", data: historyEventJSON(notification, session: session)))
     }
 
     /// A `history` event that no change carries (a group closed, the history cleared); the
@@ -42,7 +37,7 @@ extension DocumentService {
     }
 
     func broadcastState(_ handle: DocumentHandle) {
-        let (rev, condition) = handle.state.withLock { ($0.committedRevision, $0.condition) }
+        let (rev, condition) = handle.executor.sync { ($0.committedRevision, $0.condition) }
         var w = JSONWriter(capacity: 48)
         w.beginObject()
         w.key("state"); w.string(condition.rawValue)
@@ -52,7 +47,7 @@ extension DocumentService {
 
     /// A renamed document's new title, so every open window shows it at once.
     func broadcastTitle(_ handle: DocumentHandle) {
-        let (rev, title) = handle.state.withLock { ($0.committedRevision, $0.title) }
+        let (rev, title) = handle.executor.sync { ($0.committedRevision, $0.title) }
         var w = JSONWriter(capacity: 32 + title.utf8.count)
         w.beginObject()
         w.key("title"); w.string(title)
@@ -61,7 +56,7 @@ extension DocumentService {
     }
 
     func presenceJSON(_ handle: DocumentHandle) -> [UInt8] {
-        let selections = handle.state.withLock { $0.document.selections }
+        let selections = handle.executor.sync { $0.document.selections }
         var ids = Set(selections.keys)
         for id in handle.events.sessions { ids.insert(id) }
         var w = JSONWriter(capacity: 64 * ids.count + 2)
@@ -82,7 +77,7 @@ extension DocumentService {
     }
 
     func broadcastPresence(_ handle: DocumentHandle) {
-        let rev = handle.state.withLock { $0.committedRevision }
+        let rev = handle.executor.sync { $0.committedRevision }
         handle.events.send(ServerSentEvents.frame(id: rev, event: "presence", data: presenceJSON(handle)), replacing: "presence")
     }
 

@@ -21,7 +21,7 @@ extension DocumentService {
     }
 
     private func leave(_ session: String, _ handle: DocumentHandle) {
-        let had = handle.state.withLock { st -> Bool in
+        let had = handle.executor.sync { st -> Bool in
             guard !st.deleted, st.document.selection(for: session) != nil else { return false }
             st.document.removeSelection(for: session)
             return true

@@ -53,7 +53,7 @@ extension DocumentService {
         creator.link = Caller.PresentedLink(documentID: new.id, linkID: ownerLink.id, role: .owner)
         let info = DocumentInfo(id: new.id, state: state, caller: creator)
         let handle = DocumentHandle(id: new.id, state: state, events: makeEventChannel())
-        store.submit([.createDocument(stored, snapshot: snapshot)]) { [self] result in
+        store.submit([.createDocument(stored, snapshot: snapshot)], delivery: delivery()) { [self] result in
             switch result {
             case .success: break
             case .failure(.conflict): return completion(.failure(Self.idTaken(new.id)))
@@ -77,7 +77,7 @@ extension DocumentService {
     /// not replay it); once stored, its long-polls get 404 and its streams end.
     func delete(_ handle: DocumentHandle, completion: @escaping Completion<Void>) {
         let id = handle.id
-        store.submit([.deleteDocument(id), .setMeta(Self.pendingKey(id), nil)]) { [self] result in
+        store.submit([.deleteDocument(id), .setMeta(Self.pendingKey(id), nil)], delivery: delivery()) { [self] result in
             if case .failure(let error) = result {
                 logger.error("could not delete document \(id): \(error)")
                 return completion(.failure(.storageFailing))
@@ -90,19 +90,19 @@ extension DocumentService {
 
     func forget(_ handle: DocumentHandle) {
         let id = handle.id
-        let pollers: [DocumentState.Poller] = handle.state.withLock { st in
+        let pollers: [DocumentState.Poller] = handle.executor.sync { st in
             st.deleted = true
             defer { st.pollers.removeAll() }
             return st.pollers
         }
         documents.withLock { _ = $0.removeValue(forKey: id) }
-        for p in pollers { p.responder.send(APIError.notFound("document '\(id)'").response) }
+        for p in pollers { p.answer(.failed(.notFound("document '\(id)'"))) }
         handle.events.closeAll()
     }
 
     /// The document as the caller sees it.
     func info(_ handle: DocumentHandle, scope: UndoScope, caller: Caller = .anonymous) -> DocumentInfo {
-        handle.state.withLock { DocumentInfo(id: handle.id, state: $0, scope: scope, caller: caller) }
+        handle.executor.sync { DocumentInfo(id: handle.id, state: $0, scope: scope, caller: caller) }
     }
 
     /// What `GET /documents` lists: for the operator every document; for others only what
@@ -158,10 +158,10 @@ extension DocumentService {
             }
             let submitted: (PatchUnit, StoreTicket)
             do throws(APIError) {
-                submitted = try handle.state.withLock { st throws(APIError) in
+                submitted = try handle.executor.sync { st throws(APIError) in
                     let unit = try patchUnit(&st, handle, patch)
                     let ticket = StoreTicket()
-                    store.submit(unit.writes) { ticket.finish($0) }
+                    store.submit(unit.writes, delivery: delivery()) { ticket.finish($0) }
                     return (unit, ticket)
                 }
             } catch {
@@ -175,7 +175,7 @@ extension DocumentService {
     /// Once stored: the patch shows, and those who watch hear of it.
     private func patched(_ handle: DocumentHandle, _ patch: DocumentPatch, _ stored: StoredDocument,
                          by caller: Caller) -> Result<DocumentInfo, APIError> {
-        let updated = handle.state.withLock { st -> (DocumentInfo, Bool, Bool, AccessRules)? in
+        let updated = handle.executor.sync { st -> (DocumentInfo, Bool, Bool, AccessRules)? in
             if st.deleted { return nil }
             let before = st.condition
             let titleBefore = st.title

@@ -41,13 +41,11 @@ extension DocumentService {
                 throw APIError.document(error)
             }
             // An undo closes a level-1 open group first, as NSUndoManager's does: that close is
-            // announced before the undo's own willUndo.
-            if request.kind != .redo, um.groupingLevel(scope) < openBefore {
-                sendHistoryEvent(handle, "willCloseUndoGroup", session: scope.sessionID, locked: st)
-                sendHistoryEvent(handle, "didCloseUndoGroup", session: scope.sessionID, locked: st)
-            }
+            // announced before the undo's own willUndo, with it, once both are stored.
+            let closed = request.kind != .redo && um.groupingLevel(scope) < openBefore
             let result = UndoResult(change: change, history: um.history(scope), selection: session.flatMap { st.document.selection(for: $0.id) })
-            return .changed(change, result, notification: request.kind == .redo ? "didRedo" : "didUndo")
+            return .changed(change, result, notification: request.kind == .redo ? "didRedo" : "didUndo",
+                            preceding: closed ? ["willCloseUndoGroup", "didCloseUndoGroup"] : [])
         }
     }
 
@@ -129,6 +127,6 @@ extension DocumentService {
 
     /// The scope's history as it stands.
     func history(scope: UndoScope, in handle: DocumentHandle) -> UndoHistory {
-        handle.state.withLock { $0.document.undoManager.history(scope) }
+        handle.executor.sync { $0.document.undoManager.history(scope) }
     }
 }

@@ -34,7 +34,9 @@ final class DocumentService: Sendable {
     let pasteboards: PasteboardRegistry
     let metrics: Metrics
     let logger: Logger
-    let commits = CommitPublisher()
+    /// Where the thread calling it gets the store's outcomes back (`Delivery`): given by the
+    /// edge, which knows the event loops.
+    let delivery: @Sendable () -> Delivery
     /// Every document's share links by id, for `verifyLink` (kept in step with their rules).
     let links = Mutex<[String: IndexedLink]>([:])
     /// Documents whose last write failed and have not recovered (`/healthz` is failing meanwhile).
@@ -61,8 +63,9 @@ final class DocumentService: Sendable {
     let archiveSizes = Mutex<[String: Int]>([:])
 
     init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry,
-         pasteboards: PasteboardRegistry, metrics: Metrics, logger: Logger) {
+         pasteboards: PasteboardRegistry, metrics: Metrics, logger: Logger, delivery: @escaping @Sendable () -> Delivery = { .global }) {
         self.configuration = configuration
+        self.delivery = delivery
         self.store = store
         cluster = (store as? PostgresStore).map(Cluster.init(store:))
         self.sessions = sessions

@@ -1,5 +1,4 @@
 import TandemCore
-import TandemHTTP
 
 /// UIDocument's documentState, as the API shows it.
 public enum DocumentCondition: String, Sendable {
@@ -62,7 +61,8 @@ struct DocumentState {
     struct Poller {
         var since: Int
         var deadline: Double
-        var responder: HTTPResponder
+        /// Answers the request that waits (encoded at the edge).
+        var answer: @Sendable (PollAnswer) -> Void
         /// Who waits: it is answered 404 if its access is taken away meanwhile.
         var caller: Caller = .anonymous
         /// In a cluster, a `since` ahead of this node (another node's commit it has not taken

@@ -43,7 +43,7 @@ extension DocumentService {
                     for i in submitted.journaled { storeFailed(handles[i], error: error) }
                     // Never stored: back where they were, unless the text went back under them.
                     for (i, selection) in submitted.selections {
-                        handles[i].state.withLock { st in try? st.document.setSelection(selection, for: session) }
+                        handles[i].executor.sync { st in try? st.document.setSelection(selection, for: session) }
                     }
                     return finish(stored)
                 }
@@ -62,7 +62,7 @@ extension DocumentService {
 
     /// A document refuses changes: the end is refused too, before anything changes.
     private func refusingStore(_ handles: [DocumentHandle]) -> StoreError? {
-        handles.contains { $0.state.withLock { !$0.deleted && $0.savingError } } ? storeRefusal : nil
+        handles.contains { $0.executor.sync { !$0.deleted && $0.savingError } } ? storeRefusal : nil
     }
 
     /// A session's end submitted; indices are into the handles it was given.
@@ -80,7 +80,7 @@ extension DocumentService {
     /// submitted as one unit with the pasteboards' end and the session's row.
     private func submitSessionEnd(_ session: String, handles: [DocumentHandle], pasteboardEnd: PasteboardRegistry.SessionEnd,
                                   rollBack: Bool) -> Result<SubmittedSessionEnd, StoreError> {
-        DocumentLock.withAll(handles.map(\.state)) { held -> Result<SubmittedSessionEnd, StoreError> in
+        DocumentExecutor.syncAll(handles.map(\.executor)) { held -> Result<SubmittedSessionEnd, StoreError> in
             if rollBack, handles.indices.contains(where: { i in held(i) { !$0.deleted && $0.savingError } }) {
                 return .failure(storeRefusal)
             }
@@ -105,7 +105,7 @@ extension DocumentService {
             // Submitted under the documents' locks: each journal write lands in the order
             // that document's buffer grew (see `pendingJournalWrite`).
             let ticket = end.ticket
-            store.submit(writes) { ticket.finish($0) }
+            store.submit(writes, delivery: delivery()) { ticket.finish($0) }
             return .success(end)
         }
     }

@@ -36,6 +36,8 @@ enum ServerSentEvents {
     struct ChangeEvent {
         var change: Change
         var notification: String
+        /// Notifications that came before the change (a group an undo closed first).
+        var preceding: [String] = []
     }
 
     /// The `change` and `history` events of consecutive committed changes, framed straight
@@ -63,6 +65,7 @@ enum ServerSentEvents {
             // Notifications name the undo context that changed: for an undo (redo), the one
             // that held the reverted group, whoever asked.
             let context = change.contextSession
+            for name in event.preceding { notification(name, context, revision: change.revision - 1, to: &w) }
             // NSUndoManager's order: willUndo (willRedo), the change, didUndo (didRedo). Never
             // coalesced: each one brackets its own change.
             if change.kind != .edit {

@@ -40,11 +40,11 @@ struct HeavyWorkMiddleware: RouteMiddleware {
     static func historyIsHeavy(_ operation: String, _ request: HTTPRequest, _ handle: DocumentHandle) -> Bool {
         if operation == "listEdits" {
             let since = request.queryValue("since").flatMap { Int($0) } ?? 0
-            return handle.state.withLockIfAvailable { $0.document.loggedUnits(since: max(0, since)) }
+            return handle.executor.syncIfIdle { $0.document.loggedUnits(since: max(0, since)) }
                 .map { $0 >= ServerContext.heavyTextLength } ?? true
         }
         let since = request.queryValue("group").flatMap { Int($0) }.map { max(0, $0 - 1) } ?? 0
-        return handle.state.withLockIfAvailable { $0.document.loggedSplices(since: since) }
+        return handle.executor.syncIfIdle { $0.document.loggedSplices(since: since) }
             .map { $0 > DocumentService.inlineRebaseWork } ?? true
     }
 }

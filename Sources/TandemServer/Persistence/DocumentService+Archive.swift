@@ -14,7 +14,7 @@ extension DocumentService {
         let runs = ChangeArchive.runs(of: leaving, document: id)
         let bytes = runs.reduce(0) { $0 + $1.payload.count }
         let each = configuration.archiveBytes
-        store.submit(runs.map(StoreWrite.archive) + [.trimArchive(document: id, keepBytes: each)]) { [self] result in
+        store.submit(runs.map(StoreWrite.archive) + [.trimArchive(document: id, keepBytes: each)], delivery: delivery()) { [self] result in
             switch result {
             case .success: archiveSizes.withLock { $0[id] = min(each, $0[id, default: 0] + bytes) }
             case .failure(let error): logger.warning("could not archive changes \(first)...\(last) of \(id): \(error)")
@@ -36,7 +36,7 @@ extension DocumentService {
                                   each: configuration.archiveBytes, floor: 64 << 10)
         let over = sizes.keys.filter { sizes[$0]! > share }
         guard !over.isEmpty else { return }
-        store.submit(over.map { .trimArchive(document: $0, keepBytes: share) }) { [self] result in
+        store.submit(over.map { .trimArchive(document: $0, keepBytes: share) }, delivery: delivery()) { [self] result in
             switch result {
             case .success: archiveSizes.withLock { for id in over { $0[id] = min(share, $0[id] ?? 0) } }
             case .failure(let error): logger.warning("could not cut the archives back to \(share) bytes each: \(error)")
@@ -59,7 +59,7 @@ extension DocumentService {
             logger.error("the archive of \(handle.id) after revision \(since) is damaged")
             return .failure(.storageFailing)
         }
-        let (committed, firstAvailable) = handle.state.withLock { ($0.committedRevision, $0.document.firstAvailableRevision) }
+        let (committed, firstAvailable) = handle.executor.sync { ($0.committedRevision, $0.document.firstAvailableRevision) }
         guard let page else {
             return .failure(.document(.revisionTrimmed(base: since, firstAvailable: firstAvailable)))
         }

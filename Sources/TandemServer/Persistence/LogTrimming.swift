@@ -9,7 +9,7 @@ extension DocumentService {
     func trimLogsToConfiguredLength() {
         guard let kept = configuration.logKept else { return }
         for handle in documents.withLock({ Array($0.values) }) {
-            let leaving = handle.state.withLock { st -> [Change] in
+            let leaving = handle.executor.sync { st -> [Change] in
                 let document = st.document
                 guard !st.deleted, !st.savingError, st.inFlight.isEmpty, st.committedRevision == document.revision,
                       document.revision - (document.firstAvailableRevision - 1) > kept
