@@ -3,8 +3,8 @@
 /// reading a revision twice can never stand in for another that missed it.
 ///
 /// The tables are raw allocations, not arrays: `record` runs once per change per subscriber,
-/// and each array access there paid a dynamic exclusivity check on the stored property and a
-/// uniqueness check before the write (see docs/performance.md).
+/// and each array access there would pay a dynamic exclusivity check on the stored property
+/// and a uniqueness check before the write (see docs/performance.md).
 final class Deliveries {
     let startRevision: Int
     let subscribers: Int

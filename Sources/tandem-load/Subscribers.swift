@@ -62,8 +62,9 @@ final class Subscriber {
 /// piece per chunk, each deflated on its own (see the server's `GzipPiece`), and a change
 /// batch's piece is the same bytes for every subscriber. A piece is inflated and scanned once:
 /// the next subscriber whose piece is byte for byte the same (compared in full) is credited
-/// with the same changes, at the time its own last byte arrived. Fifty inflaters would make
-/// the generator, which shares the machine with the server, the larger cost of the fan-out.
+/// with the same changes, at the time its own last byte arrived. An inflater per subscriber
+/// would make the generator, which shares the machine with the server, the larger cost of the
+/// fan-out.
 final class Subscribers: ThreadBody {
     /// One delivery table per document of the plan.
     let tables: [Deliveries]
@@ -281,8 +282,8 @@ final class Subscribers: ThreadBody {
 
     /// Stream bytes read at `t`: scanned where they lie (the server frames whole events per
     /// chunk, so `events` is mostly empty and a read is copied only by the kernel); only a
-    /// frame cut by a chunk or a read waits in `events` for the rest of it: de-chunking every
-    /// read into `events` first was a noticeable share of this thread (see docs/performance.md).
+    /// frame cut by a chunk or a read waits in `events` for the rest of it, so the common read
+    /// is not copied twice (see docs/performance.md).
     private func take(_ p: UnsafePointer<UInt8>, _ n: Int, into s: Subscriber, at t: UInt64) {
         let table = s.table, slot = s.slot
         let record = { (revision: Int) in
@@ -300,9 +301,8 @@ final class Subscribers: ThreadBody {
 
     /// Walks the complete frames at the head of `p[0..<n]`, handing every change frame's `id`
     /// to `change`, and returns the bytes they took. An `id:` line is parsed as it is found, an
-    /// `event: change` line is matched as two words, any other line is ended by `memchr`: a
-    /// `memmem` for the change marker over every byte of both frames, or a byte loop over the
-    /// short lines, cost far more (see docs/performance.md).
+    /// `event: change` line is matched as two words, any other line is ended by `memchr`, not
+    /// searched byte by byte for the change marker (see docs/performance.md).
     @inline(__always)
     private func scan(_ p: UnsafePointer<UInt8>, _ n: Int, _ change: (Int) -> Void) -> Int {
         var i = 0, taken = 0

@@ -38,7 +38,8 @@ final class LogSink: Sendable {
 
     struct State {
         var bytes: [UInt8] = []
-        /// ISO 8601 UTC to the second, cached: formatting a date costs microseconds on Linux.
+        /// ISO 8601 UTC to the second, cached: formatting a date is slow on Linux, and every
+        /// line has one.
         var second = -1
         var stamp: [UInt8] = []
     }

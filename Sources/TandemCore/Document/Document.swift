@@ -5,7 +5,7 @@
 /// Its state, and its undo manager's and change log's, skips the runtime's dynamic
 /// exclusivity checks (`@exclusivity(unchecked)`): a document is used by one thread at a
 /// time, under that lock, the compiler's static checks still run, and the dynamic ones
-/// were a large share of applying a keystroke (see docs/performance.md).
+/// would be paid on every access while applying a keystroke (see docs/performance.md).
 public final class Document {
     public struct Configuration: Sendable, Hashable, Codable {
         /// Seconds without typing after which the next keystroke starts a new group.

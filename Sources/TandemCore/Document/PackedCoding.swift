@@ -1,7 +1,7 @@
 /// Large numeric arrays of a snapshot (the change log's columns, the undo groups) coded as
 /// one base64 string of their little-endian bytes instead of one JSON number each: a busy
-/// document snapshots every few thousand changes, and the per-element coding had become a
-/// visible share of the server's time under load (see docs/performance.md). Decoding also
+/// document snapshots every few thousand changes, too often to code its arrays element by
+/// element (see docs/performance.md). Decoding also
 /// takes the older form, a JSON array of numbers, so snapshots written before still load.
 enum PackedCoding {
     static func encode<T: FixedWidthInteger>(_ values: [T]) -> String {

@@ -3,8 +3,8 @@
 ///
 /// Chunks of `maxRuns` runs (split when one grows to twice that), so a change edits one small
 /// chunk in place instead of moving the runs of the whole text; the chunk holding a position
-/// is found through a Fenwick tree of their lengths, in a logarithm of their number (fifty
-/// people typing in turn make a run per keystroke, and hundreds of thousands of runs).
+/// is found through a Fenwick tree of their lengths, in a logarithm of their number (people
+/// typing in turn make a run per keystroke, so a busy document has very many runs).
 struct TextUnits: Sendable {
     private(set) var chunks: [UnitRuns] = [UnitRuns()]
     private(set) var count = 0

@@ -2,7 +2,7 @@ extension TextOperation {
     /// What `transform(a, b).0` needs of `b`: where it deletes and how much it inserts, never
     /// the inserted text itself. A stale edit is transformed through every logged change
     /// since its base; reading the shapes straight from the log's arrays spares decoding each
-    /// change's text into a `String` and every allocation, which were most of that cost.
+    /// change's text into a `String`, and allocates nothing.
     struct Shape: SpliceList {
         /// Splices in the base, ascending, insert before delete (as `Splice`).
         var positions: ArraySlice<Int32> = []

@@ -1,9 +1,9 @@
 extension String {
     /// The text of UTF-16 code units, an unpaired surrogate read as U+FFFD: what
-    /// `String(decoding:as: UTF16.self)` makes, much faster on a long text. Swift's strings
-    /// are UTF-8, and the standard library takes UTF-16 a scalar at a time through its
-    /// generic repairing parser. A document's snapshot turns its whole text into a String
-    /// under the document's lock, so every edit waited for that (see docs/performance.md).
+    /// `String(decoding:as: UTF16.self)` makes, without going a scalar at a time through the
+    /// standard library's generic repairing parser (Swift's strings are UTF-8). A document's
+    /// snapshot turns its whole text into a String under the document's lock, so every edit
+    /// waits for this (see docs/performance.md).
     public init<Units: Collection<UInt16>>(utf16Units units: Units) {
         let decoded = units.withContiguousStorageIfAvailable(String.init(utf16Buffer:))
         self = decoded ?? ContiguousArray(units).withUnsafeBufferPointer(String.init(utf16Buffer:))

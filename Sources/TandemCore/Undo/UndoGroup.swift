@@ -110,8 +110,8 @@ extension UndoContext {
     }
 
     /// The stacks are packed like the groups (`UndoState`): a busy document's contexts hold
-    /// tens of thousands of group ids, and encoding each as a JSON number dominated every
-    /// snapshot (see docs/performance.md). Stacks written as arrays still decode.
+    /// very many group ids, too many to encode one JSON number at a time in every snapshot
+    /// (see docs/performance.md). Stacks written as arrays still decode.
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         session = try c.decodeIfPresent(SessionID.self, forKey: .session)

@@ -1,8 +1,8 @@
 extension UndoManager {
     /// Renumbers the groups once the ones nothing refers to any more are most of them.
     ///
-    /// A group's id is its index in `groups`, and every group ever made used to stay there:
-    /// a busy document's memory grew per group for ever, and every snapshot re-encoded them
+    /// A group's id is its index in `groups`: were every group ever made to stay there, a busy
+    /// document's memory would grow per group for ever, and every snapshot would encode them
     /// all (see docs/performance.md).
     /// Groups are made in order, and the log, the stacks, open groups and mapped inverses
     /// only refer to recent ones, so once the log is trimmed everything below the lowest id

@@ -62,8 +62,8 @@ public enum ContentEncoding {
     }
 
     /// An event stream is gzipped write by write (see `GzipPiece`), so each event still
-    /// reaches the client as it is written: change events shrink several times over, and a
-    /// server fanning thousands of changes a second out to every subscriber writes that much less.
+    /// reaches the client as it is written: change event text repeats so much that it
+    /// compresses well, and a server fanning changes out to every subscriber writes that much less.
     /// Other streams are left alone: nothing says their writes are meant to be read one by one.
     static func negotiateStream(requestHeaders: HTTPHeaders, response: HTTPResponse) -> HTTPResponse {
         guard response.status.allowsBody,

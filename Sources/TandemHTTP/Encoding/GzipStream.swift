@@ -4,8 +4,8 @@ import CZlib
 /// Server-Sent Events must. The piece is deflated on its own, from an empty window, and
 /// ends byte-aligned with a sync flush: the client's inflater hands out all of it as soon
 /// as it arrives, and since no piece refers back into another, one piece can go to any
-/// number of streams. A change batch for fifty subscribers is compressed once, not fifty
-/// times. A stream's pieces in a row are one valid deflate stream; `GzipStreamEncoder`
+/// number of streams. A change batch is compressed once for all its subscribers, not once
+/// each. A stream's pieces in a row are one valid deflate stream; `GzipStreamEncoder`
 /// adds the header before them and the trailer after.
 public struct GzipPiece: Sendable {
     /// The deflate blocks, none of them final.

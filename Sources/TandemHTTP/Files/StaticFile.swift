@@ -112,7 +112,7 @@ final class StaticFile: Sendable {
     /// (RFC 9110 §13.2.2). That one is compared by text with our `Last-Modified`, which is
     /// what browsers send back; any other date just gets the full response.
     /// ASCII case-insensitive equality with an already-lowercased name. Not the generic
-    /// `HTTPHeaders.namesEqual`: unspecialized, it cost more than the rest of a cache hit.
+    /// `HTTPHeaders.namesEqual`: unspecialized, that one would outweigh the rest of a cache hit.
     @inline(__always)
     static func name(_ name: String, is lowercased: StaticString) -> Bool {
         let count = lowercased.utf8CodeUnitCount

@@ -135,7 +135,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
 extension StringProtocol {
     /// Without leading and trailing spaces and tabs, by bytes (not Characters: grapheme
-    /// breaking here cost more than the rest of a header check).
+    /// breaking would outweigh the rest of a header check, and the spaces are ASCII).
     public var trimmingSpaces: Substring {
         let s = Substring(self)
         let u = s.utf8

@@ -66,8 +66,8 @@ public struct HTTPResponse: Sendable {
 
 public enum JSONEscaping {
     /// Appends `s` as a JSON string literal, quotes included (RFC 8259 §7). Runs of bytes
-    /// that need no escape are copied whole: iterating `String.UTF8View` byte by byte went
-    /// through unspecialized collection witnesses and was the bulk of framing an event.
+    /// that need no escape are copied whole: iterating `String.UTF8View` byte by byte goes
+    /// through unspecialized collection witnesses, and every event is framed this way.
     public static func appendString(_ s: String, to out: inout [UInt8]) {
         var s = s
         s.withUTF8 { appendString(utf8: $0, to: &out) }

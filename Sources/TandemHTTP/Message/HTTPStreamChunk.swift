@@ -1,7 +1,7 @@
 /// One chunk of a streamed body, framed once (`size CRLF bytes CRLF`): the same chunk can be
 /// queued on any number of streams, each holding a reference to these bytes, not a copy:
-/// copying an event into each stream's queue, then into each connection's output, was a
-/// large share of fan-out (see docs/performance.md).
+/// otherwise an event would be copied into each stream's queue, then into each connection's
+/// output, twice per subscriber (see docs/performance.md).
 public struct HTTPStreamChunk: Sendable {
     /// The bytes as they go on the wire.
     let framed: [UInt8]

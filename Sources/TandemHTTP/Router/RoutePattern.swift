@@ -83,7 +83,7 @@ struct RoutePattern: Sendable {
     static func split(_ path: Substring) -> [Substring]? {
         let utf8 = path.utf8
         guard utf8.first == UInt8(ascii: "/") else { return nil }
-        // By bytes, into a small reserved array: the generic split cost more than matching.
+        // By bytes, into a small reserved array: the generic split is heavier than matching.
         var segments: [Substring] = []
         segments.reserveCapacity(6)
         var start = utf8.index(after: utf8.startIndex)

@@ -78,8 +78,8 @@ public struct Router: Sendable {
         guard let segments = RoutePattern.split(path) else {
             return notFound(request, responder)
         }
-        // Asked once per path: per segment and per candidate pattern it weighed on routing
-        // (see docs/performance.md).
+        // Asked once per path, not per segment and per candidate pattern (see
+        // docs/performance.md).
         let escaped = RoutePattern.hasEscapes(path)
         if let firstSegments, let first = segments.first, !escaped,
            !firstSegments.contains(where: { HTTPHeaders.bytesEqual(first, $0) }) {

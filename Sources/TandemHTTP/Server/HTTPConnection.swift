@@ -9,8 +9,8 @@ import Logging
 /// (responders and stream writers from other threads hop over through `loop.execute`).
 ///
 /// Its state is marked `@exclusivity(unchecked)`: loop confinement means no two accesses
-/// ever overlap (the compiler's static checks still run), and the runtime's dynamic checks
-/// on every property access were a noticeable share of a small request's instructions.
+/// ever overlap (the compiler's static checks still run), so the runtime's dynamic checks
+/// on every property access would be paid for nothing (see docs/performance.md).
 final class HTTPConnection: @unchecked Sendable {
     unowned let loop: EventLoop
     let transport: Transport

@@ -125,8 +125,8 @@ struct HTTPConnectionStateMachine {
     var waitsForUnsafe: Bool { deferred != nil && unsafeInFlight > 0 }
 
     // The driver's questions are `mutating get`: asked of the machine where the connection
-    // keeps it, they read it in place; a plain getter copied the whole machine (a retain and
-    // a release of each of its references) several times per request.
+    // keeps it, they read it in place; a plain getter copies the whole machine (a retain and
+    // a release of each of its references), and they are asked several times per request.
     var isClosed: Bool { mutating get { lifecycle == .closed } }
     var isLingering: Bool { mutating get { lifecycle == .lingering } }
     var hasUnsent: Bool { mutating get { !output.isEmpty } }

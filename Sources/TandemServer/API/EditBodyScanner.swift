@@ -3,7 +3,7 @@ import TandemCore
 /// The edit bodies clients send on every keystroke, `{"base":N,"ops":[…]}` and
 /// `{"base":N,"insert":"…","at":N}` (base optional, members in any order), read straight from
 /// the bytes: the general decoder builds a `JSONValue` tree, then looks each field up in it,
-/// and that was a large share of an edit request's own work (see docs/performance.md).
+/// work a keystroke's few fields do not need (see docs/performance.md).
 ///
 /// Only the plain case is read here. Anything else is nil, and the general decoder reads the
 /// body and words any error: another member, an escape or a control character in a string,

@@ -69,7 +69,7 @@ extension ServerContext {
             return st.committedRevision
         }
         // A session joining changes the presence everyone sees, the newcomer included: one
-        // broadcast tells them all (it used to get the list twice, first on its own).
+        // broadcast tells them all, so the newcomer gets the list once.
         if session != nil {
             service.broadcastPresence(handle)
         } else {

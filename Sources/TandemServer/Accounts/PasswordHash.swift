@@ -6,8 +6,8 @@ import Foundation
 /// the parameters a hash was made with travel with it and can be raised later
 /// (`needsRehash`). Nothing here keeps the password; verification compares in constant time.
 ///
-/// The default is OWASP's scrypt setting of N = 2^15, r = 8, p = 3: 32 MiB and about a tenth
-/// of a second a check, run on the heavy-work pool, a few at a time, so a burst of sign-ins
+/// The default is OWASP's scrypt setting of N = 2^15, r = 8, p = 3: 32 MiB and slow by design,
+/// so a check runs on the heavy-work pool, a few at a time, and a burst of sign-ins
 /// costs the server a bounded amount of memory.
 struct PasswordHash: Sendable, Equatable {
     struct Parameters: Sendable, Equatable {

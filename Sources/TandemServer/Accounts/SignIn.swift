@@ -4,7 +4,7 @@ import TandemStore
 
 /// Signing in to a local account: `POST /sessions {"user","password"}` makes a session that
 /// belongs to the user. The check runs on the heavy-work pool, one at a time (`lane`): scrypt
-/// takes 32 MiB and a tenth of a second, so a burst of sign-ins holds neither a loop nor more
+/// takes 32 MiB and is slow by design, so a burst of sign-ins holds neither a loop nor more
 /// than one check's memory. A wrong password and an unknown name are one answer, `401
 /// invalid_credentials`, in the same time; failures count toward the address's `auth` limit
 /// and the account's throttle (`AccountThrottle`), whose `429` comes before any check.

@@ -43,10 +43,9 @@ public final class EventChannel: Sendable {
     /// A frame that only says "this changed" (a session's undo state) or holds a whole state
     /// (the presence list), so that when several of one key are due in one flush, the last
     /// says all the others did: the rest are dropped, as NotificationQueue coalesces
-    /// notifications on name and sender. Fifty typists made every keystroke a `change` and a
-    /// `history` frame, and the history frames were two fifths of the bytes written to every
-    /// subscriber; fifty people moving their cursors send the whole presence list to everyone
-    /// on every move.
+    /// notifications on name and sender. Every keystroke brings a `history` frame besides its
+    /// `change`, and every cursor move the whole presence list: while many people type or move,
+    /// most of those frames are superseded before they are written.
     public struct Coalescable: Sendable {
         public var key: String
         public var range: Range<Int>
@@ -168,8 +167,7 @@ public final class EventChannel: Sendable {
         let targets = subscribers.withLock { Array($0) }
         // Subscribers that start this batch at the same revision, with no per-subscriber
         // filter in it, get the same bytes: built and framed once, and written by every
-        // connection from that one array (50 subscribers used to mean 50 concatenations of
-        // every frame, then 100 copies of the batch).
+        // connection from that one array: the work stays one batch's, however many listen.
         let filtered = frames.contains { $0.include != nil }
         // A shared batch is compressed once, if any stream is gzipped (see `GzipPiece`).
         let gzip = targets.contains { $0.value.writer.compresses }

@@ -47,8 +47,8 @@ enum ServerSentEvents {
     /// A `history` event only says that a session's undo state changed (with a notification),
     /// so a later one of the same session and notification says all an earlier one did: within
     /// the changes given, only the last of each is written (what `EventChannel.coalesce` would
-    /// drop from the flush anyway, not built at all: fifty typists' batch of 300 keystrokes
-    /// carries 50, not 300). Returns the history frames written, which a later batch's can
+    /// drop from the flush anyway, not built at all: a batch carries one per typist, not one
+    /// per keystroke). Returns the history frames written, which a later batch's can
     /// make redundant in turn (see `EventChannel.Coalescable`).
     @discardableResult
     static func appendChangeEvents(_ events: [ChangeEvent], to w: inout JSONWriter) -> [EventChannel.Coalescable] {

@@ -75,7 +75,7 @@ public struct JSONParser {
         var members: [(String, JSONValue)] = []
         members.reserveCapacity(4)   // most bodies: one allocation, not three as it grows
         // Keys are compared one by one while there are few, then through a set: the scan
-        // alone was quadratic in the number of keys (see docs/performance.md).
+        // alone is quadratic in the number of keys (see docs/performance.md).
         var keys: Set<String> = []
         skipWhitespace()
         if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
@@ -158,7 +158,7 @@ public struct JSONParser {
         while i < bytes.count {
             let b = bytes[i]
             if b == UInt8(ascii: "\"") {
-                // Validated over contiguous bytes: through an ArraySlice it took the generic path.
+                // Validated over contiguous bytes: through an ArraySlice it takes the generic path.
                 let end = i
                 let decoded = bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self) }
                 guard let s = decoded else { throw fail("invalid UTF-8 in string") }

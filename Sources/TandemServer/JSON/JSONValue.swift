@@ -1,5 +1,5 @@
-/// A parsed JSON value. Request bodies are small, so a tree is cheap; Foundation's
-/// decoders cost several times this parser on Linux (see docs/performance.md).
+/// A parsed JSON value. Request bodies are small, so a tree is cheap; Foundation's decoders
+/// are not used, as on Linux they are much heavier than this parser (see docs/performance.md).
 public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)

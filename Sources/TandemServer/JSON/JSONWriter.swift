@@ -1,7 +1,7 @@
 import TandemHTTP
 
 /// Appends JSON straight into bytes: responses and events are built this way because
-/// Foundation's encoder costs many times this per small struct (see docs/performance.md).
+/// Foundation's encoder is much heavier per small struct (see docs/performance.md).
 public struct JSONWriter {
     public private(set) var bytes: [UInt8] = []
     /// Whether each open container has a first member yet: a bit per level for the first 64
@@ -38,8 +38,8 @@ public struct JSONWriter {
     public mutating func endArray() { close(); bytes.append(UInt8(ascii: "]")) }
 
     /// Writes `"key":` so that the next value call completes the member. Keys are the
-    /// server's own literals, so they are copied as they are: escaping them was a large share
-    /// of framing a change event.
+    /// server's own literals, known to need no escape, so they are copied as they are: every
+    /// event frames several.
     public mutating func key(_ k: StaticString) {
         separate()
         bytes.append(UInt8(ascii: "\""))

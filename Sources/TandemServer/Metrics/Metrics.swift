@@ -32,7 +32,7 @@ public final class Metrics: Sendable {
     }
 
     /// Every thread that answers requests (the event loops, the store's commit thread) counts
-    /// into its own shard, picked by thread: one shared lock was contended on every request.
+    /// into its own shard, picked by thread, so requests never contend for one shared lock.
     private let shards: [Shard] = (0..<8).map { _ in Shard() }
     private let routes = Mutex<[(method: String, route: String)]>([])
     private let gauges = Mutex<[(name: String, help: String, type: String, read: @Sendable () -> String)]>([])

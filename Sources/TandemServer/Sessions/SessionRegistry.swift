@@ -56,7 +56,7 @@ public final class SessionRegistry: Sendable {
 
     /// The session a bearer token stands for, touching its last-seen time.
     public func authenticate(token: String, now: Double) throws(AuthError) -> Session {
-        // By bytes: a Character search runs grapheme breaking, which cost more than the hash.
+        // By bytes: a Character search would run grapheme breaking to find an ASCII dot.
         let utf8 = token.utf8
         guard let dot = utf8.firstIndex(of: UInt8(ascii: ".")), dot != utf8.startIndex else { throw .malformed }
         let id = String(token[..<dot])

@@ -1,8 +1,8 @@
 /// Consecutive changes of one document stored as one row of `change_runs`, `first...last`:
 /// a group commit stores a busy document's batch as one row, not a row per keystroke. A row
 /// costs a B-tree insert, an index insert and a foreign-key check whatever its size, and these
-/// rows are small, so a row per change cost several times as much per change as one row per
-/// batch (`scripts/bench-change-rows.py`, see docs/performance.md).
+/// rows are small, so per change those fixed costs would outweigh the change itself
+/// (see docs/performance.md).
 ///
 /// The payload is each change's bytes after their length as an unsigned LEB128 varint, in
 /// revision order: the count is implied by `first...last` and checked on every read.

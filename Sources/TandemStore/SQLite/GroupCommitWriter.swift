@@ -4,8 +4,9 @@ import GRDB
 
 /// The single writer behind `SQLiteStore`: every write becomes a job in one queue; the writer
 /// thread (a `WriterThread`) takes all queued jobs, runs them in ONE transaction, commits
-/// once, then completes them all. Fifty threads appending at once thus cost one commit (one fsync with `.full`)
-/// per batch, and the appends of consecutive jobs to one document one `UPDATE` between them.
+/// once, then completes them all. Any number of threads appending at once thus share one
+/// commit (one fsync with `.full`) per batch, and the appends of consecutive jobs to one
+/// document one `UPDATE` between them.
 /// Only a batch in which a job conflicts is run again with a savepoint per job, so that the
 /// conflicting job is undone alone.
 ///
@@ -151,15 +152,15 @@ final class GroupCommitWriter: ThreadedWriter {
     /// writers busy, each commit otherwise took only the few that came during the previous
     /// one's fsync and paid a transaction and an fsync for them. A lone writer never waits
     /// (its batches have one job), as Postgres's commit_delay waits only with commit_siblings.
-    /// The short fixed wait (`gatherMicroseconds`) beat no wait and waiting while jobs keep
-    /// arriving, which puts clients in lockstep with the commits (see docs/performance.md).
+    /// The wait is short and fixed (`gatherMicroseconds`), not "while jobs keep arriving",
+    /// which would put clients in lockstep with the commits (see docs/performance.md).
     ///
     /// While the syncer flushes, the batch cannot be flushed before that flush ends anyway, so
     /// when flushes are long the writer waits longer, until it can just commit in time (the
     /// flush's start plus the average flush, less the average commit). The clients answered
-    /// by the previous flush then come back in time for this batch; taken after the fixed
-    /// wait alone, it missed them, and each change waited for three flushes instead of two.
-    /// (Only ever longer: with short flushes, timing alone took batches before the herd was back.)
+    /// by the previous flush then come back in time for this batch instead of waiting for the
+    /// next. Never shorter than the fixed wait: with short flushes, that timing alone would
+    /// take a batch before those clients are back.
     ///
     /// A flush that ends before that moment ends the wait too (the syncer signals it): flush
     /// times are skewed, so a wait timed by the mean mostly slept on past an idle disk.
