@@ -36,7 +36,7 @@ extension ServerContext {
         }))
     }
 
-    /// Replays what a resumed stream missed and subscribes it, under the document's lock.
+    /// Replays what a resumed stream missed and subscribes it, in the document's executor.
     private func startEvents(_ writer: HTTPStreamWriter, handle: DocumentHandle, session: Session?, resumeAfter: Int?, caller: Caller) {
         writer.write(ServerSentEvents.preamble)
         let current: Int = handle.executor.sync { st in
@@ -53,7 +53,7 @@ extension ServerContext {
                                                         to: &batch)
                     writer.write(batch.bytes)
                 } else {
-                    // More than the budget to replay, built under the lock on a loop: a reload is cheaper.
+                    // More than the budget to replay, built in the executor on a loop: a reload is cheaper.
                     writer.write(ServerSentEvents.reset(revision: st.committedRevision, reason: "catch_up_too_large"))
                 }
             }

@@ -64,11 +64,11 @@ final class Cluster: Sendable {
 final class ClusterSequencer: Sendable {
     struct Step: Sendable {
         var handle: DocumentHandle
-        /// Applies the change under the document's lock (after the catch-up).
+        /// Applies the change in the document's executor (after the catch-up).
         var apply: @Sendable (inout DocumentState) -> DocumentService.AppliedChange
         /// Answers the request when the unit failed before the change was applied.
         var fail: @Sendable (APIError) -> Void
-        /// A save: the unit reads the newest version number under the lock first.
+        /// A save: the unit reads the newest version number in the executor first.
         var numbersVersion = false
         /// Whether it may join a unit that already holds its document's lock (`take(for:)`);
         /// a step of several that must commit together may not (a session's end).

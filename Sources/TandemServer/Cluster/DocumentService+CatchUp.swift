@@ -55,7 +55,7 @@ extension DocumentService {
         }
     }
 
-    /// Under the document's lock: replays what is new and publishes the new changes.
+    /// In the document's executor: replays what is new and publishes the new changes.
     func absorb(_ st: inout DocumentState, _ handle: DocumentHandle, _ fetched: [StoredChange],
                 pending: (after: Int, created: Double?, events: [DocumentEvent])?) -> Absorbed {
         guard !st.deleted, st.inFlight.isEmpty, !st.savingError else { return .nothing }

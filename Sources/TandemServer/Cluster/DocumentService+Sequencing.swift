@@ -5,7 +5,7 @@ import TandemStore
 /// The change path of a node in a cluster (docs/scale-out.md): a change waits in the
 /// `ClusterSequencer`; the next sequenced unit, on the store's writer, locks the heads of its
 /// documents, catches each one up from the log (what other nodes committed), applies the
-/// waiting changes under the document's lock exactly as a single node does, and stores them
+/// waiting changes in the document's executor exactly as a single node does, and stores them
 /// in the same transaction. One order per document across nodes, no retries: a node that
 /// wants the lock waits for the other's short transaction.
 extension DocumentService {

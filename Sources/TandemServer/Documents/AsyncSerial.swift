@@ -3,7 +3,7 @@ import Synchronization
 /// Runs jobs one at a time, in the order they were submitted, where a job ends when it calls
 /// the completion it is handed, not when it returns: a mutex for work that waits for the
 /// store without holding a thread. A job starts on the thread that submitted it (when none is
-/// running) or on the thread that completed the one before it (often the store's writer), so
+/// running) or on the thread that completed the one before it (where its outcome was delivered: an event loop or a global queue, never a store's thread), so
 /// jobs must not block.
 final class AsyncSerial: Sendable {
     typealias Job = @Sendable (_ done: @escaping @Sendable () -> Void) -> Void

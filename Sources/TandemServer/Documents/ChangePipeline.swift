@@ -50,7 +50,7 @@ extension DocumentService {
         }
     }
 
-    /// What applying a change under the lock came to: an answer at once (refused, or nothing
+    /// What applying a change in the executor came to: an answer at once (refused, or nothing
     /// changed), or a unit to store whose outcome `stored` takes.
     enum AppliedChange: Sendable {
         case answer(@Sendable () -> Void)

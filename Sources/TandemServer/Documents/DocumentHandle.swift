@@ -28,7 +28,7 @@ final class DocumentHandle: Sendable {
     /// behind a stale edit is.
     let revisionHint: Atomic<Int>
     /// The document's access rules as they stand (`DocumentState.access` is what gets
-    /// stored), read by every request's access check without the document's lock, which a
+    /// stored), read by every request's access check without entering the document's executor, which a
     /// busy document's edits contend for.
     let access: Mutex<AccessRules>
     /// Jobs queued or running in this document's heavy-work lane (`HeavyWorkPool.async(for:)`):

@@ -22,7 +22,7 @@ struct DocumentInfo: Sendable {
     var canEdit: Bool
     var canRename: Bool
 
-    /// Read under the document's lock, for `caller`.
+    /// Read in the document's executor, for `caller`.
     init(id: String, state st: DocumentState, scope: UndoScope = .document, caller: Caller = .anonymous) {
         self.id = id
         title = st.title

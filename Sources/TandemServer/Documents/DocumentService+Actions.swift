@@ -33,7 +33,7 @@ extension DocumentService {
     static let secureDocument = APIError(.forbidden, "secure_document", "the document is secure: its text is never copied to a pasteboard")
 
     /// `copy:`: the range's (or selection's) text onto the pasteboard. The text is read under
-    /// the document's lock, the pasteboard written after releasing it (a pasteboard writer may
+    /// the document's executor, the pasteboard written after leaving it (a pasteboard writer may
     /// take document locks, so none is queued under one), and answered once a persistent
     /// pasteboard is stored.
     func copy(_ action: ActionRequest, in handle: DocumentHandle, by session: Session?, completion: @escaping Completion<CopyResult>) {

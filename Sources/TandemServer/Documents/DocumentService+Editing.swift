@@ -29,7 +29,7 @@ extension DocumentService {
             work = 0
         }
         commitChange(handle, completion: { [self] (result: Swift.Result<EditResult, APIError>) in
-            // The logged splices were counted under the lock (below): too many, and the edit
+            // The logged splices were counted in the executor (below): too many, and the edit
             // changed nothing there; it goes to the pool instead.
             if case .failure(let error) = result, error == Self.rebaseTooHeavyInline, let base = edit.base {
                 return rebaseOffTheLoop(edit, base: base, handle: handle, session: session, completion: completion)
@@ -39,8 +39,8 @@ extension DocumentService {
             let length: Int
             if let base = edit.base {
                 // The transform also steps through every splice of those changes: one paste of
-                // 100k splices is as heavy as 100k keystrokes. Counted in O(1), under the lock
-                // the edit takes anyway (a second take per keystroke cost the edit rate).
+                // 100k splices is as heavy as 100k keystrokes. Counted in O(1), in the executor
+                // the edit is in anyway (entering it twice would be paid per keystroke).
                 if work + st.document.loggedSplices(since: base) > Self.inlineRebaseWork { throw Self.rebaseTooHeavyInline }
                 length = try lengthAt(base, in: st.document)
             } else {
@@ -60,7 +60,7 @@ extension DocumentService {
     }
 
     /// A stale edit whose transform is heavy: transformed on `heavyWork` against a copy of
-    /// the log, with the document's lock free meanwhile, then applied under the lock with
+    /// the log, with the document's executor free meanwhile, then applied in the executor with
     /// only the changes made since the copy left to pass through.
     private func rebaseThenApply(_ edit: EditRequest, base: Int, handle: DocumentHandle, session: Session?, completion: @escaping Completion<EditResult>) {
         let op: TextOperation, revision: Int
@@ -129,7 +129,7 @@ extension DocumentService {
         }
     }
 
-    /// Applies an operation under the lock, as the caller's change.
+    /// Applies an operation in the executor, as the caller's change.
     func apply(_ st: inout DocumentState, op: TextOperation, base: Int?, session: Session?, options: EditOptions) throws(APIError) -> ChangeOutcome<EditResult> {
         let change: Change?
         do throws(DocumentError) {

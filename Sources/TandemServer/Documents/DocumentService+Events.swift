@@ -20,8 +20,8 @@ extension DocumentService {
         return w.bytes
     }
 
-    /// One page of `GET …/edits`, in two steps so that the document's lock is held only to
-    /// copy the changes out: `changesPage` (under the lock) takes the changes after `since`,
+    /// One page of `GET …/edits`, in two steps so that the document's executor is held only to
+    /// copy the changes out: `changesPage` (in the executor) takes the changes after `since`,
     /// up to what is committed, until their text alone fills `maxBytes`; `encode` (after
     /// releasing it) writes them as a JSON array of about `maxBytes`, at least one change.
     func changesPage(_ st: DocumentState, since: Int, maxBytes: Int) -> ChangesPage {

@@ -128,8 +128,8 @@ extension DocumentService {
         }
     }
 
-    /// Title, editingDisabled, secure and levelsOfUndo. Stored with the document's lock
-    /// released (the store's writer takes that lock to publish commits); `checkpoints` keeps
+    /// Title, editingDisabled, secure and levelsOfUndo. Stored once the document's executor is
+    /// left; `checkpoints` keeps
     /// concurrent PATCHes in one order. The document's levelsOfUndo goes into its undo
     /// history, so it is journaled with the metadata as one unit: applied first (the journal
     /// event is the store's record of it), and if the unit is refused the document goes back
@@ -203,7 +203,7 @@ extension DocumentService {
         var journaled: Bool
     }
 
-    /// Under the document's lock: the metadata as patched (and levelsOfUndo applied and
+    /// In the document's executor: the metadata as patched (and levelsOfUndo applied and
     /// journaled), to be stored as one unit.
     private func patchUnit(_ st: inout DocumentState, _ handle: DocumentHandle, _ patch: DocumentPatch) throws(APIError) -> PatchUnit {
         if st.deleted { throw .notFound("document '\(handle.id)'") }

@@ -11,20 +11,21 @@ import TandemStore
 /// result through a completion; routes only decode, call and encode.
 ///
 /// Each mutation takes the same steps, in this order (docs/architecture.md draws them):
-/// 1. **lock**: the document's `DocumentLock`, held only while memory changes;
-/// 2. **core**: the change is applied to the `Document` (TandemCore) under that lock;
+/// 1. **executor**: a job is sent to the document's `DocumentExecutor`, its state's one owner;
+/// 2. **core**: the job applies the change to the `Document` (TandemCore);
 /// 3. **journal**: the events the core wrote to the document's `JournalBuffer` are drained;
-/// 4. **store**: they are submitted to the store *before the lock is released*, so the store
-///    sees a document's writes in the order memory made them; nothing waits for the store;
-/// 5. **publish**: when the store has committed (on its writer thread), event frames go out
-///    under the document's lock, then the request is answered. Nothing is acknowledged or
-///    shown to subscribers before it is durable.
+/// 4. **store**: they are submitted to the store from the job, so the store sees a
+///    document's writes in the order memory made them; nothing waits for the store;
+/// 5. **publish**: the store's outcome comes back as a message (`CommitInbox`), delivered to
+///    the event loop that asked (`Delivery`); there the executor sends the event frames, then
+///    the request is answered. Nothing is acknowledged or shown to subscribers before it is
+///    durable, and no server code runs on a store's thread.
 ///
 /// A write the store refuses puts the document back as the store holds it
 /// (`storeFailed`), and the request gets `503`: nothing it asked for happened.
 final class DocumentService: Sendable {
-    /// What a mutation answers, called once, on the thread that finished it (an event loop
-    /// when nothing had to be stored, else the store's writer).
+    /// What a mutation answers, called once: on the event loop that asked (or, for work sent
+    /// from the pool or a timer, a global queue); never on a store's thread.
     typealias Completion<Result: Sendable> = @Sendable (Swift.Result<Result, APIError>) -> Void
 
     let configuration: ServerConfiguration

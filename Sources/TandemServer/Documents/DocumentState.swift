@@ -72,8 +72,8 @@ struct DocumentState {
     }
 
     /// The committed text: GET and saves never show a change that is not yet durable. Worked
-    /// out when asked, by undoing the changes in flight, rather than kept: a kept copy made
-    /// every keystroke copy the rope's path it shared, and freeing it cost the store's writer.
+    /// out when asked, by undoing the changes in flight, rather than kept: a kept copy would share the
+    /// rope's nodes, so every keystroke would copy its path, and something would free the old ones.
     /// The log always holds them (it is trimmed only up to `committedRevision`).
     var committedRope: Rope {
         guard let first = inFlight.first else { return document.rope }

@@ -37,7 +37,7 @@ extension DocumentService {
             case .failure(let error): return finish(.failure(error))
             case .success(let s): submitted = s
             }
-            // Awaited with the documents' locks released: the store's writer takes them.
+            // Awaited with the documents' executors left.
             submitted.ticket.whenFinished { [self] stored in
                 if case .failure(let error) = stored, rollBack {
                     for i in submitted.journaled { storeFailed(handles[i], error: error) }
@@ -76,7 +76,7 @@ extension DocumentService {
         var selections: [(Int, Selection)]
     }
 
-    /// Under every document's lock (in id order): the session's groups and selections gone,
+    /// In every document's executor (in id order): the session's groups and selections gone,
     /// submitted as one unit with the pasteboards' end and the session's row.
     private func submitSessionEnd(_ session: String, handles: [DocumentHandle], pasteboardEnd: PasteboardRegistry.SessionEnd,
                                   rollBack: Bool) -> Result<SubmittedSessionEnd, StoreError> {

@@ -101,7 +101,7 @@ public final class EventChannel: Sendable {
     }
 
     /// Queues the frames of consecutive changes `revisions` (one group commit's), framed
-    /// together. Publishing runs under the document's lock, as subscribing does, so no
+    /// together. Publishing runs in the document's executor, as subscribing does, so no
     /// subscriber can hold part of the range: each gets all of it or none.
     /// `coalescable` marks the frames among them that a later one of the same key may replace.
     public func send(_ frames: [UInt8], revisions: ClosedRange<Int>, coalescable: [Coalescable] = []) {
