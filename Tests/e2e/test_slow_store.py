@@ -8,8 +8,8 @@ What "slow" means differs by store:
   Neither table is on a plain edit's path (the writer appends changes and the cluster feed).
   Not fired here, because they would wait on the single writer connection and so stop every
   edit (findings, see the report of issue 40): a save (its sequenced unit reads the newest
-  version number on the writer), the hourly sweeps of expired keys (on the writer; the server
-  is fresh, the first sweep is a minute away), a document created on another node (its
+  version number on the writer), the sweeps of expired keys (each minute, on the writer; the
+  server is fresh, its first sweep is a minute away), a document created on another node (its
   sync reads its newest version).
 - SQLite: another process's locks never stop SQLite's readers (WAL), and stop every write
   alike, so the server is started with the test-only fault `TANDEM_FAULT_SLOW_VERSION_READS`
