@@ -6,11 +6,11 @@ What "slow" means differs by store:
 - PostgreSQL: a second connection holds `ACCESS EXCLUSIVE` locks on `idempotency_keys` and
   `versions`, so an idempotency key's claim and every version read wait until it commits.
   Neither table is on a plain edit's path (the writer appends changes and the cluster feed).
-  Not fired here, because they would wait on the single writer connection and so stop every
-  edit (findings, see the report of issue 40): a save (its sequenced unit reads the newest
-  version number on the writer), the sweeps of expired keys (each minute, on the writer; the
-  server is fresh, its first sweep is a minute away), a document created on another node (its
-  sync reads its newest version).
+  Not fired here, because they would stop every edit (findings of issue 40): a save (its
+  sequenced unit reads the newest version number on the single writer connection), the sweeps
+  of expired keys (each minute, on the writer; the server is fresh, its first sweep is a
+  minute away), a document created on another node (the sync that loads it reads its newest
+  version, and every request waits for the sync).
 - SQLite: another process's locks never stop SQLite's readers (WAL), and stop every write
   alike, so the server is started with the test-only fault `TANDEM_FAULT_SLOW_VERSION_READS`
   (`FaultInjection` in TandemStore): each read of saved versions takes seconds, as behind a
