@@ -16,8 +16,21 @@ protocol IdempotencyStore: Sendable {
     func perform(_ key: String, fingerprint: [UInt8], responder: HTTPResponder,
                  work: @escaping @Sendable (HTTPResponder) -> Void)
 
+    /// `perform` for a request on an event loop, which must not wait for a database: a store
+    /// that asks one claims elsewhere, and `work` runs on `executor` (the request's loop).
+    func start(_ key: String, fingerprint: [UInt8], responder: HTTPResponder, executor: RequestExecutor,
+               work: @escaping @Sendable (HTTPResponder) -> Void)
+
     /// Drops what is older than the TTL; housekeeping calls it about once a minute.
     func expire()
+}
+
+extension IdempotencyStore {
+    /// In memory, claiming waits for nothing: on the caller's thread.
+    func start(_ key: String, fingerprint: [UInt8], responder: HTTPResponder, executor: RequestExecutor,
+               work: @escaping @Sendable (HTTPResponder) -> Void) {
+        perform(key, fingerprint: fingerprint, responder: responder, work: work)
+    }
 }
 
 /// The `IdempotencyStore` answers both implementations give.

@@ -10,8 +10,10 @@ import TandemStore
 /// to any node and get the first answer, and nothing is applied twice. This node keeps only
 /// the requests it is busy with, so that its own resends wait for them without the database.
 ///
-/// - Claiming is one round trip on a reader connection, on the request's thread; requests
-///   without a key never get here.
+/// - Claiming is one round trip on a reader connection. Requests (`start`) claim on `claims`,
+///   never on an event loop, which a slow or locked table would stop for every connection it
+///   serves; the request goes on from the claim's completion, on its loop. (`perform` claims
+///   on the caller's thread.) Requests without a key never get here.
 /// - The answer is committed to the database before it is sent; the write is a job on the
 ///   store's writer and the answer leaves from its completion, so no thread waits for it.
 /// - A key another node holds and has not answered is polled every `pollInterval` on a queue
@@ -59,6 +61,9 @@ final class PostgresIdempotency: IdempotencyStore {
     let budgetBytes: Int
     private let local = Mutex(Local())
     private let polls = DispatchQueue(label: "tandem.idempotency-polls")
+    /// Where claims wait for the database: concurrent, so one key's slow claim does not hold
+    /// up another's (the readers' own limit bounds how many ask at once).
+    private let claims = DispatchQueue(label: "tandem.idempotency-claims", attributes: .concurrent)
 
     init(keys: PostgresIdempotencyKeys, node: String, logger: Logger,
          pollInterval: Double = 0.02, pollTimeout: Double = 10, staleAfter: Double = 30, budgetBytes: Int = 64 << 20,
@@ -94,6 +99,13 @@ final class PostgresIdempotency: IdempotencyStore {
         case .answer(let response): responder.send(response)
         case .wait: break  // answered with the request in flight here
         case .ask: ask(key, fingerprint: fingerprint, deadline: now + pollTimeout, work: work)
+        }
+    }
+
+    func start(_ key: String, fingerprint: [UInt8], responder: HTTPResponder, executor: RequestExecutor,
+               work: @escaping @Sendable (HTTPResponder) -> Void) {
+        claims.async { [self] in
+            perform(key, fingerprint: fingerprint, responder: responder) { answering in executor.execute { work(answering) } }
         }
     }
 
@@ -161,7 +173,7 @@ final class PostgresIdempotency: IdempotencyStore {
             guard let record else {
                 // The claim is gone (its answer was a refusal, not kept; or it expired): the
                 // key is free, so ask for it again. Not on `polls`: the request may run.
-                DispatchQueue.global().async { [self] in ask(key, fingerprint: fingerprint, deadline: deadline, work: work) }
+                claims.async { [self] in ask(key, fingerprint: fingerprint, deadline: deadline, work: work) }
                 return
             }
             settle(key, fingerprint: fingerprint, record: record, now: now, deadline: deadline, work: work)

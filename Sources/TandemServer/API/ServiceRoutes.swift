@@ -47,9 +47,10 @@ extension ServerContext {
 
 extension ServerContext {
     /// `{"status","store","documents"}`, with `reason` and `since` while the store fails:
-    /// 503 then, so that the container's health check (`tandem healthcheck`) sees it.
+    /// 503 then, so that the container's health check (`tandem healthcheck`) sees it. From
+    /// state kept off the loop (`storeHealth`): a slow database never slows this answer.
     func healthResponse() -> HTTPResponse {
-        let health = service.storeHealthNow()
+        let health = service.storeHealth()
         // A small probe may commit while a document's own write still fails (a full disk
         // frees a page, not room for an edit): failing until every document has recovered.
         let failingDocuments = service.documentsFailingWrites.load(ordering: .relaxed)

@@ -136,6 +136,8 @@ public final class TandemApp: Sendable {
         while !stopping.load(ordering: .relaxed) {
             Thread.sleep(forTimeInterval: 0.1)
             let now = context.now()
+            // What `/healthz` answers from; a failing store is tried again every second.
+            context.service.keepStoreHealthFresh(probe: now - lastSessionSweep >= 1)
             context.expirePollers(now: now)
             context.service.endExpiredLinks(now: now)
             if now - lastKeepAlive >= context.configuration.keepAliveInterval {

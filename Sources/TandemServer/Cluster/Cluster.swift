@@ -6,9 +6,9 @@ import TandemStore
 /// (docs/scale-out.md): how far it has read the cluster feed, the changes waiting for their
 /// sequenced unit, and whether the database answered lately.
 ///
-/// Threads: `sync` runs on the sync queue (for requests and the doorbell) and on an event
-/// loop for `/healthz`, one at a time (`gate`); sequenced units run on the store's writer
-/// thread.
+/// Threads: `sync` runs on the sync queue only (for requests, the doorbell and the health
+/// refresh), one at a time (`gate`), so no event loop ever waits for the gate; sequenced units
+/// run on the store's writer thread.
 final class Cluster: Sendable {
     let store: PostgresStore
     let sequencer = ClusterSequencer()
@@ -30,6 +30,18 @@ final class Cluster: Sendable {
         var next: @Sendable (StoreError?) -> Void
     }
 
+    /// What the syncs found lately, which `/healthz` answers from without waiting for the
+    /// database (`DocumentService.storeHealth`).
+    let reachability = Mutex(Reachability())
+
+    struct Reachability {
+        /// The last sync's failure, and when (seconds since 1970) the failures in a row began.
+        var failure: (error: StoreError, since: Double)?
+        /// When the last sync ended, and when the one under way began (monotonic ns).
+        var checked: UInt64 = 0
+        var syncing: UInt64?
+    }
+
     /// The doorbell; set once the node has loaded.
     let listener = Mutex<ClusterListener?>(nil)
 
@@ -42,6 +54,8 @@ final class Cluster: Sendable {
         /// Until when (monotonic ns) the database counts as down after a failed sync: requests
         /// meanwhile are refused at once rather than each waiting for a connection attempt.
         var downUntil: UInt64 = 0
+        /// Why the last sync failed: what a sync refused meanwhile says too.
+        var lastError: StoreError?
     }
 
     init(store: PostgresStore) {
@@ -54,6 +68,10 @@ final class Cluster: Sendable {
     static let feedKept = 600.0
     /// After a failed sync, how long requests are refused without trying again.
     static let downNanoseconds: UInt64 = 500_000_000
+    /// How old what `/healthz` says may grow: an idle node syncs this often to know.
+    static let healthNanoseconds: UInt64 = 1_000_000_000
+    /// A sync under way this long counts as a database that does not answer.
+    static let stuckNanoseconds: UInt64 = 5_000_000_000
 
     static func monotonicNow() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 }

@@ -32,8 +32,22 @@ extension DocumentService {
                 return w.list
             }
             if batch.isEmpty { return }
+            cluster.reachability.withLock { $0.syncing = Cluster.monotonicNow() }
             var failure: StoreError?
-            do { try syncCluster(arrived: batch.map(\.arrived).max()) } catch { failure = error }
+            do {
+                try PostgresStore.readingFeed { () throws(StoreError) in try syncCluster(arrived: batch.map(\.arrived).max()) }
+            } catch {
+                failure = error
+            }
+            let at = now()
+            cluster.reachability.withLock { r in
+                (r.syncing, r.checked) = (nil, Cluster.monotonicNow())
+                if let failure {
+                    r.failure = (failure, r.failure?.since ?? at)
+                } else {
+                    r.failure = nil
+                }
+            }
             for request in batch { request.next(failure) }
         }
     }
@@ -46,7 +60,7 @@ extension DocumentService {
             let started = Cluster.monotonicNow()
             if let arrived, gate.lastStarted > arrived { return }
             if let arrived, gate.downUntil > arrived {
-                throw .io("the database did not answer a moment ago")
+                throw gate.lastError ?? .io("the database did not answer a moment ago")
             }
             do {
                 while true {
@@ -71,6 +85,7 @@ extension DocumentService {
                 gate.downUntil = 0
             } catch let error as StoreError {
                 gate.downUntil = Cluster.monotonicNow() + Cluster.downNanoseconds
+                gate.lastError = error
                 throw error
             } catch {
                 throw .io("\(error)")

@@ -28,25 +28,35 @@ extension DocumentService {
                 done()
                 then(result)
             }
-            let number: Int
-            if let newest = handle.newestVersion.withLock({ $0 }) {
-                number = newest + 1
-            } else {
-                do { number = (try store.versions(document: handle.id).last?.number ?? 0) + 1 } catch { return finish(.failure(.storageFailing)) }
+            guard let newest = handle.newestVersion.withLock({ $0 }) else {
+                // The first save since loading reads the newest number from the store: on the
+                // pool, as every version read, never on the loop that took the request.
+                heavyWork.async(lane: handle.id) { [self] in
+                    let number: Int
+                    do { number = (try store.versions(document: handle.id).last?.number ?? 0) + 1 } catch { return finish(.failure(.storageFailing)) }
+                    saveNumbered(handle, number: number, name: name, then: finish)
+                }
+                return
             }
-            let submitted: (StoredVersion, Bool, StoreTicket, Rope)
-            do throws(APIError) {
-                submitted = try submitVersion(handle, number: number, name: name)
-            } catch {
-                return finish(.failure(error))
-            }
-            let (v, cleared, ticket, savedRope) = submitted
-            whenStored(ticket, of: handle, journaled: cleared, doing: "save a version of") { [self] result in
-                if case .failure(let error) = result { return finish(.failure(error)) }
-                handle.newestVersion.withLock { $0 = number }
-                versionStored(v, text: savedRope, cleared: cleared, in: handle)
-                finish(.success(v))
-            }
+            saveNumbered(handle, number: newest + 1, name: name, then: finish)
+        }
+    }
+
+    /// `save` once the version's number is known (inside the document's `checkpoints` job).
+    private func saveNumbered(_ handle: DocumentHandle, number: Int, name: String?,
+                              then finish: @escaping @Sendable (Result<StoredVersion, APIError>) -> Void) {
+        let submitted: (StoredVersion, Bool, StoreTicket, Rope)
+        do throws(APIError) {
+            submitted = try submitVersion(handle, number: number, name: name)
+        } catch {
+            return finish(.failure(error))
+        }
+        let (v, cleared, ticket, savedRope) = submitted
+        whenStored(ticket, of: handle, journaled: cleared, doing: "save a version of") { [self] result in
+            if case .failure(let error) = result { return finish(.failure(error)) }
+            handle.newestVersion.withLock { $0 = number }
+            versionStored(v, text: savedRope, cleared: cleared, in: handle)
+            finish(.success(v))
         }
     }
 

@@ -20,7 +20,8 @@ struct IdempotencyMiddleware: RouteMiddleware {
                                                           code: "invalid_idempotency_key").response)
             }
             let answer = context.session == nil ? Self.withholdingSecrets(from: responder) : responder
-            store.perform(scoped, fingerprint: IdempotencyCache.fingerprint(of: request), responder: answer) { answering in
+            store.start(scoped, fingerprint: IdempotencyCache.fingerprint(of: request), responder: answer,
+                        executor: request.executor) { answering in
                 next(request, context, answering)
             }
         }

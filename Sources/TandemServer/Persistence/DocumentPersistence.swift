@@ -258,86 +258,6 @@ extension DocumentService {
         return (after, created, list)
     }
 
-    /// The store failed: stop taking changes (503), show `savingError`, and keep trying until
-    /// the store works again; then the document is rebuilt from what the store really has,
-    /// so nothing that was not acknowledged survives in memory.
-    func storeFailed(_ handle: DocumentHandle, error: StoreError) {
-        let first = handle.state.withLock { st -> Bool in
-            defer { st.savingError = true }
-            return !st.savingError
-        }
-        // Readers must not see the refused change: go back to what the store holds now
-        // (reads still work on a full disk). If even that fails, the recovery loop retries.
-        do {
-            try reloadFromStore(handle, keepSavingError: true)
-        } catch {
-            logger.error("could not reload \(handle.id) from the store: \(error)")
-        }
-        guard first else { return }
-        documentsFailingWrites.add(1, ordering: .relaxed)
-        logger.error("store failed for \(handle.id): \(error); refusing changes until it recovers")
-        broadcastState(handle)
-        Thread.detachNewThread { [self] in recover(handle) }
-    }
-
-    private func recover(_ handle: DocumentHandle) {
-        defer { documentsFailingWrites.subtract(1, ordering: .relaxed) }
-        while true {
-            Thread.sleep(forTimeInterval: 1)
-            if handle.state.withLock({ $0.deleted }) { return }
-            do {
-                try probeStore()
-                guard let revision = try reloadFromStore(handle, keepSavingError: false) else { return }
-                logger.notice("store recovered; \(handle.id) is back at revision \(revision)")
-                broadcastState(handle)
-                return
-            } catch {
-                continue
-            }
-        }
-    }
-
-    /// A small write that tells whether the store commits again (and, once it does, makes
-    /// `store.health` ok): every write fails on a full disk, since each needs new WAL frames.
-    func probeStore() throws(StoreError) {
-        try store.setMeta("health", Array(String(now()).utf8))
-    }
-
-    /// The store's health, tried afresh while it is failing: nothing else may write for a
-    /// while, and a recovered disk should show as soon as someone asks.
-    func storeHealthNow() -> StoreHealth {
-        if cluster != nil {
-            // In a cluster, whether the database answers now.
-            do { try syncCluster() } catch { return .failing(error, since: now()) }
-        }
-        guard case .failing = store.health else { return .ok }
-        try? probeStore()
-        return store.health
-    }
-
-    /// Replaces the document in memory with the one the store holds (snapshot plus tail),
-    /// keeping long-polls and settings. Returns the revision, nil if the document is gone.
-    @discardableResult
-    func reloadFromStore(_ handle: DocumentHandle, keepSavingError: Bool) throws -> Int? {
-        guard let stored = try store.document(handle.id) else { return nil }
-        let snapshot = try store.snapshot(document: handle.id)
-        let tail = try store.changes(document: handle.id, after: snapshot?.revision ?? 0)
-        let loaded = LoadedDocument(document: stored, revision: tail.last?.revision ?? snapshot?.revision ?? 0,
-                                    snapshot: snapshot, tail: tail)
-        let metadata = DocumentMetadata(decoding: stored.metadata)
-        return try handle.state.withLock { st in
-            let (document, pending) = try rebuild(loaded, metadata: metadata)
-            var fresh = makeState(document: document, title: st.title, created: st.created, modified: st.modified,
-                                  metadata: metadata, pending: pending)
-            fresh.pollers = st.pollers
-            (fresh.savedRope, fresh.savedRevision) = (st.savedRope, st.savedRevision)
-            fresh.lastSnapshotRevision = snapshot?.revision ?? 0
-            fresh.savingError = keepSavingError
-            st = fresh
-            return document.revision
-        }
-    }
-
     /// Housekeeping: a snapshot every thousand changes keeps start-up time flat however long
     /// the history, and the stored log behind it is dropped; the log in memory keeps the
     /// last `logKept` changes for stale bases and catching up.
@@ -432,29 +352,5 @@ extension DocumentService {
             archive(later, of: handle.id)
         }
     }
-
-    /// Calls `then` once a unit written for `handle` outside the change path (a PATCH, a save)
-    /// is stored, with its outcome worded: a failed unit that carried the document's pending
-    /// journal (`journaled`) puts the document back as stored.
-    func whenStored(_ ticket: StoreTicket, of handle: DocumentHandle, journaled: Bool, doing what: String,
-                    then: @escaping @Sendable (Result<Void, APIError>) -> Void) {
-        ticket.whenFinished { [self] result in
-            then(stored(result, of: handle, journaled: journaled, doing: what))
-        }
-    }
-
-    /// A unit's outcome in the store as the API answers it (see `whenStored`).
-    func stored(_ result: Result<Void, StoreError>, of handle: DocumentHandle, journaled: Bool,
-                doing what: String) -> Result<Void, APIError> {
-        switch result {
-        case .success:
-            return .success(())
-        case .failure(.notFound):
-            return .failure(.notFound("document '\(handle.id)'"))
-        case .failure(let error):
-            logger.error("could not \(what) document \(handle.id): \(error)")
-            if journaled { storeFailed(handle, error: error) }
-            return .failure(.storageFailing)
-        }
-    }
 }
+

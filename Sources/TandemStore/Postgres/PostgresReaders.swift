@@ -4,10 +4,17 @@ import Dispatch
 /// when first needed and kept idle between reads, behind a lock. A read whose connection
 /// broke is run once more on a fresh one (reads change nothing, so that is safe); a broken
 /// connection is never put back.
+///
+/// One more slot is kept for the reads of the cluster sync (`PostgresStore.readingFeed`):
+/// every request waits for a sync, so reads stuck behind a locked table (an idempotency
+/// claim, a version) must not take every connection from it.
 final class PostgresReaders: Sendable {
     private let conninfo: String
     private let schema: String?
     private let slots: DispatchSemaphore
+    private let feedSlot = DispatchSemaphore(value: 1)
+    /// Set while the current thread reads for the cluster sync.
+    @TaskLocal static var readingFeed = false
     private let idle = Locked<(connections: [PGConnection], closed: Bool)>(([], false))
 
     init(conninfo: String, schema: String?, limit: Int = 4) {
@@ -17,8 +24,9 @@ final class PostgresReaders: Sendable {
     }
 
     func read<T>(_ body: (PGConnection) throws(StoreError) -> T) throws(StoreError) -> T {
-        slots.wait()
-        defer { slots.signal() }
+        let slot = Self.readingFeed ? feedSlot : slots
+        slot.wait()
+        defer { slot.signal() }
         for attempt in 0..<2 {
             let connection = try take()
             do {

@@ -66,6 +66,12 @@ public final class PostgresStore: DocumentStore {
         return "\(host):\(getpid()):" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
     }
 
+    /// Runs `body` with its reads on the connection kept for the cluster sync, which reads
+    /// slowed by locks elsewhere cannot take (`PostgresReaders`); such reads take turns.
+    public static func readingFeed<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try PostgresReaders.$readingFeed.withValue(true) { Result { () throws(StoreError) in try body() } }.get()
+    }
+
     // MARK: Helpers for the other files
 
     func guardOpen() throws(StoreError) {

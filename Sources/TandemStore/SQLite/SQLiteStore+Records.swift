@@ -17,14 +17,16 @@ extension SQLiteStore {
     }
 
     public func versions(document: String) throws(StoreError) -> [StoredVersion] {
-        try read { db in
+        FaultInjection.versionRead()
+        return try read { db in
             try Row.fetchAll(db, sql: "SELECT \(StoredVersion.selected) FROM versions WHERE document = ? ORDER BY number",
                              arguments: [document]).map(StoredVersion.init(row:))
         }
     }
 
     public func version(document: String, number: Int) throws(StoreError) -> StoredVersion? {
-        try read { db in
+        FaultInjection.versionRead()
+        return try read { db in
             try Row.fetchOne(db, sql: "SELECT \(StoredVersion.selected) FROM versions WHERE document = ? AND number = ?",
                              arguments: [document, number]).map(StoredVersion.init(row:))
         }
