@@ -117,7 +117,7 @@ extension DocumentService {
         let wanted = documentOrder.compactMap { id -> (id: String, after: Int)? in
             guard let kinds = documentKinds[id], kinds.contains(.changes) || kinds.contains(.journal),
                   let handle = documents.withLock({ $0[id] }) else { return nil }
-            return (id, handle.state.withLock { $0.document.revision })
+            return (id, handle.executor.sync { $0.document.revision })
         }
         let read = try cluster.store.catchUpReads(wanted, journalPrefix: ClusterEntry.journalPrefix)
         let prefetched = CatchUpRead(after: Dictionary(wanted.map { ($0.id, $0.after) }) { a, _ in a },
@@ -157,7 +157,7 @@ extension DocumentService {
                 return
             }
             // Deleted and created again under the same id: the new one replaces it.
-            if abs(stored.document.created - handle.state.withLock({ $0.created })) > 0.000_5 {
+            if abs(stored.document.created - handle.executor.sync({ $0.created })) > 0.000_5 {
                 forgetDeleted(handle)
                 do { _ = try restoreDocument(stored) } catch {
                     logger.error("document \(id) from another node cannot be loaded: \(error)")
@@ -189,7 +189,7 @@ extension DocumentService {
     private func refreshMetadata(_ handle: DocumentHandle) throws(StoreError) {
         guard let stored = try store.document(handle.id) else { return forgetDeleted(handle) }
         let metadata = DocumentMetadata(decoding: stored.metadata)
-        let changed = handle.state.withLock { st -> (state: Bool, title: Bool, access: AccessRules?) in
+        let changed = handle.executor.sync { st -> (state: Bool, title: Bool, access: AccessRules?) in
             let before = st.condition
             let titleBefore = st.title
             let accessBefore = st.access
@@ -213,7 +213,7 @@ extension DocumentService {
         guard let newest = try? store.versions(document: handle.id).last,
               let version = try? store.version(document: handle.id, number: newest.number) else { return }
         handle.newestVersion.withLock { $0 = max($0 ?? 0, version.number) }
-        handle.state.withLock { st in
+        handle.executor.sync { st in
             guard !st.deleted, version.revision >= st.savedRevision else { return }
             (st.savedRope, st.savedRevision) = (Rope(version.text), version.revision)
             st.lastSaved = version.time
@@ -235,7 +235,7 @@ extension DocumentService {
             // Ended on another node: its selections go here too, and whoever sees it present
             // hears it left (its undo groups go with the documents' journals).
             for handle in documents.withLock({ Array($0.values) }) {
-                let hadSelection = handle.state.withLock { st -> Bool in
+                let hadSelection = handle.executor.sync { st -> Bool in
                     guard st.document.selection(for: id) != nil else { return false }
                     st.document.removeSelection(for: id)
                     return true

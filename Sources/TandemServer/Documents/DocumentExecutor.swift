@@ -66,11 +66,6 @@ final class DocumentExecutor<Value>: @unchecked Sendable {
         return try body(&value)
     }
 
-    /// `sync`, under its old name, until every caller uses the new one.
-    func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
-        try sync(body)
-    }
-
     /// `body`'s result, or nil at once while a job runs: an event loop deciding where work
     /// goes asks this way, so that it never waits behind heavy work.
     func syncIfIdle<Result>(_ body: (inout sending Value) -> sending Result) -> sending Result? {

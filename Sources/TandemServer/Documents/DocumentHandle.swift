@@ -8,8 +8,6 @@ final class DocumentHandle: Sendable {
     let executor: DocumentExecutor<DocumentState>
     /// Outcomes of its changes from the store, waiting for the executor (`CommitInbox`).
     let inbox = CommitInbox()
-    /// Until every caller goes through `executor` by name.
-    var state: DocumentExecutor<DocumentState> { executor }
     let events: EventChannel
     /// Serializes the store writes made for this document outside the change path (saves,
     /// settings), so they land in the order memory takes them, without a thread waiting for

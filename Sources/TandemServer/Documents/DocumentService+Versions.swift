@@ -88,12 +88,12 @@ extension DocumentService {
     /// Under the document's lock: the committed text as version `number`, and the change
     /// count cleared with it when nothing is in flight, submitted as one unit.
     private func submitVersion(_ handle: DocumentHandle, number: Int, name: String?) throws(APIError) -> (StoredVersion, Bool, StoreTicket, Rope) {
-        try handle.state.withLock { st throws(APIError) -> (StoredVersion, Bool, StoreTicket, Rope) in
+        try handle.executor.sync { st throws(APIError) -> (StoredVersion, Bool, StoreTicket, Rope) in
                 if st.deleted { throw .notFound("document '\(handle.id)'") }
                 if st.savingError { throw .storageFailing }
                 let (v, rope, cleared, writes) = versionWrites(&st, of: handle, number: number, name: name)
                 let ticket = StoreTicket()
-                store.submit(writes) { ticket.finish($0) }
+                store.submit(writes, delivery: delivery()) { ticket.finish($0) }
                 return (v, cleared, ticket, rope)
         }
     }
@@ -117,7 +117,7 @@ extension DocumentService {
 
     /// A version is stored: it is the saved text from now on, and every window hears of it.
     private func versionStored(_ v: StoredVersion, text: Rope, cleared: Bool, in handle: DocumentHandle) {
-        handle.state.withLock { st in
+        handle.executor.sync { st in
             guard !st.deleted else { return }
             (st.savedRope, st.savedRevision) = (text, v.revision)
             st.lastSaved = v.time
@@ -130,7 +130,7 @@ extension DocumentService {
     /// quiet for a moment, and at least every 30 s while someone keeps typing.
     func autosave(now: Double) {
         for handle in documents.withLock({ Array($0.values) }) {
-            let due = handle.state.withLock { st -> Bool in
+            let due = handle.executor.sync { st -> Bool in
                 guard st.hasUnsavedChanges, !st.savingError, st.lastChangeLocal, st.committedRevision == st.document.revision else { return false }
                 let quietFor = now - st.modified
                 let sinceSave = now - (st.lastSaved ?? st.created)

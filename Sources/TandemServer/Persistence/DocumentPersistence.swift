@@ -27,8 +27,8 @@ enum ChangeCodec {
     }
 }
 
-/// Snapshots in the binary form of `DocumentSnapshot.binary()`: as gzipped JSON a busy
-/// document's cost too much CPU (see docs/performance.md). Snapshots stored as gzipped or
+/// Snapshots in the binary form of `DocumentSnapshot.binary()`: gzipped JSON goes value by
+/// value, too slow for a busy document's history (see docs/performance.md). Snapshots stored as gzipped or
 /// plain JSON by earlier servers still read.
 enum SnapshotCodec {
     static func encode(_ s: DocumentSnapshot) -> [UInt8] { s.binary() }
@@ -171,7 +171,7 @@ extension DocumentService {
         if let (saved, revision) = savedText(of: l.document.id) { (st.savedRope, st.savedRevision) = (saved, revision) }
         st.lastChangeLocal = cluster == nil
         let handle = DocumentHandle(id: l.document.id, state: st, events: makeEventChannel())
-        handle.state.withLock { $0.lastSnapshotRevision = l.snapshot?.revision ?? 0 }
+        handle.executor.sync { $0.lastSnapshotRevision = l.snapshot?.revision ?? 0 }
         documents.withLock { $0[l.document.id] = handle }
         indexLinks(of: l.document.id, metadata.access)
         return handle
@@ -223,29 +223,6 @@ extension DocumentService {
         return .setMeta(Self.pendingKey(id), w.bytes)
     }
 
-    /// `pendingJournalWrite` submitted; call under the lock, then `finishPending` after it.
-    func submitPendingJournal(_ st: DocumentState, id: String) -> StoreTicket? {
-        guard let write = pendingJournalWrite(st, id: id) else { return nil }
-        let ticket = StoreTicket()
-        store.submit([write]) { ticket.finish($0) }
-        return ticket
-    }
-
-    /// Calls `then` once a pending-journal write is stored (at once without one). If the store
-    /// refused it, the document goes back to what the store holds and into `savingError`, so
-    /// the change the caller made in memory is gone too and the 503 means nothing changed.
-    /// Nothing waits: `then` runs on the store's writer thread when the write was queued.
-    func whenPendingStored(_ handle: DocumentHandle, _ ticket: StoreTicket?,
-                           then: @escaping @Sendable (Result<Void, APIError>) -> Void) {
-        guard let ticket else { return then(.success(())) }
-        ticket.whenFinished { [self] result in
-            guard case .failure(let error) = result else { return then(.success(())) }
-            logger.error("could not store undo state of \(handle.id): \(error)")
-            storeFailed(handle, error: error)
-            then(.failure(.storageFailing))
-        }
-    }
-
     static func decodePending(_ bytes: [UInt8]) -> (after: Int, created: Double?, events: [DocumentEvent])? {
         guard let v = try? JSONParser.parse(bytes), let after = v["after"]?.intValue, let events = v["events"],
               let list = try? JournalCodec.decode(JSONWriter.encode(events)) else { return nil }
@@ -273,14 +250,14 @@ extension DocumentService {
         let handles = documents.withLock { Array($0.values) }
         // Each log's budget this tick: the per-document one, or less while all of them
         // together hold more than the server-wide one.
-        let budget = Self.logShare(sizes: handles.map { h in h.state.withLock { $0.document.loggedUnits(since: 0) * 2 } },
+        let budget = Self.logShare(sizes: handles.map { h in h.executor.sync { $0.document.loggedUnits(since: 0) * 2 } },
                                    total: configuration.logTotalBytes, each: configuration.logBudgetBytes)
         let archiving = configuration.archiveBytes > 0
         defer { keepArchivesWithinTotal() }
         for handle in handles {
             enum Taken { case submitted(StoreTicket, Int), toEncode(DocumentSnapshot) }
             var leaving: [Change] = []
-            let taken: Taken? = handle.state.withLock { st in
+            let taken: Taken? = handle.executor.sync { st in
                 let changes = st.document.revision - st.lastSnapshotRevision
                 let pending = !(st.journal?.events.isEmpty ?? true)
                 // A stored snapshot holds the whole log already: one over a smaller share
@@ -290,9 +267,8 @@ extension DocumentService {
                     return nil
                 }
                 // Changes may still be waiting for their commit: a document under steady load
-                // always has some, and waiting for a quiet moment meant a snapshot only when
-                // one came, of everything since, the log in memory growing meanwhile (see
-                // docs/performance.md). The snapshot is queued behind those changes, and the
+                // always has some, and a snapshot that waited for a quiet moment might not come
+                // while the log in memory grows (see docs/performance.md). The snapshot is queued behind those changes, and the
                 // store refuses one beyond its stored revision, so it never holds a change the
                 // store did not take. Pending events are drained into the snapshot, so that
                 // path still waits until everything before them is committed.
@@ -343,7 +319,7 @@ extension DocumentService {
                 logger.warning("snapshot of \(handle.id) failed: \(error)")
                 continue
             }
-            let later = handle.state.withLock { st in
+            let later = handle.executor.sync { st in
                 st.lastSnapshotRevision = max(st.lastSnapshotRevision, revision)
                 st.lastSnapshotTime = now()
                 // Changes that came while it was encoded and stored.

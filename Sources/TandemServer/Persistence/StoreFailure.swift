@@ -9,7 +9,7 @@ extension DocumentService {
     /// the store works again; then the document is rebuilt from what the store really has,
     /// so nothing that was not acknowledged survives in memory.
     func storeFailed(_ handle: DocumentHandle, error: StoreError) {
-        let first = handle.state.withLock { st -> Bool in
+        let first = handle.executor.sync { st -> Bool in
             defer { st.savingError = true }
             return !st.savingError
         }
@@ -31,7 +31,7 @@ extension DocumentService {
         defer { documentsFailingWrites.subtract(1, ordering: .relaxed) }
         while true {
             Thread.sleep(forTimeInterval: 1)
-            if handle.state.withLock({ $0.deleted }) { return }
+            if handle.executor.sync({ $0.deleted }) { return }
             do {
                 try probeStore()
                 guard let revision = try reloadFromStore(handle, keepSavingError: false) else { return }
@@ -98,7 +98,7 @@ extension DocumentService {
         let loaded = LoadedDocument(document: stored, revision: tail.last?.revision ?? snapshot?.revision ?? 0,
                                     snapshot: snapshot, tail: tail)
         let metadata = DocumentMetadata(decoding: stored.metadata)
-        return try handle.state.withLock { st in
+        return try handle.executor.sync { st in
             let (document, pending) = try rebuild(loaded, metadata: metadata)
             var fresh = makeState(document: document, title: st.title, created: st.created, modified: st.modified,
                                   metadata: metadata, pending: pending)

@@ -233,9 +233,8 @@ extension PostgresStore {
 
     /// What a node catching up on several documents reads at once: each one's head (absent
     /// when deleted) and its stored changes after the revision the node holds. Two
-    /// statements for any number of documents, where one document at a time took three each.
-    /// (LATERAL: one index range per document; a join on the unnested list let the planner
-    /// scan the whole log.)
+    /// statements for any number of documents. (LATERAL makes it one index range per
+    /// document; a plain join on the unnested list may be planned as a scan of the whole log.)
     public func catchUpReads(_ wanted: [(id: String, after: Int)], journalPrefix: String) throws(StoreError)
         -> (heads: [String: SequencedTransaction.Head], changes: [String: [StoredChange]]) {
         guard !wanted.isEmpty else { return ([:], [:]) }

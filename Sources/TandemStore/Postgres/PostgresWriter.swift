@@ -107,8 +107,8 @@ final class PostgresWriter: ThreadedWriter {
     /// else: the order sequenced units take them in, so a batch and another node's unit wait
     /// for each other instead of deadlocking. Every write naming a document counts, those the
     /// feed does not announce too: inserting a snapshot or an archived run takes a key-share
-    /// lock on its document's row, and taken after a pasteboard's row it closed a cycle with
-    /// a unit holding the head and cutting onto that pasteboard.
+    /// lock on its document's row, and taken after a pasteboard's row it could close a cycle
+    /// with a unit holding the head and cutting onto that pasteboard.
     private func lockHeads(of batch: [Job]) throws(StoreError) {
         var ids = Set<String>()
         for job in batch {
