@@ -27,7 +27,10 @@ extension DocumentService {
     /// sequenced unit is queued to do it.
     func catchUp(_ handle: DocumentHandle, revision: Int, journal: [UInt8]?, reloadAllowed: Bool,
                  changes: (Int) throws(StoreError) -> [StoredChange]) throws(StoreError) {
-        let local = handle.executor.sync { $0.document.revision }
+        // This node's own committed changes still in the inbox go out first, in order, so that
+        // what others committed after them is taken in after them.
+        let (local, published) = handle.executor.sync { st in (st.document.revision, receiveCommits(&st, handle)) }
+        published?()
         let fetched = revision > local ? try changes(local) : []
         let pending = journal.flatMap(Self.decodePending)
         let outcome = handle.executor.sync { st in absorb(&st, handle, fetched, pending: pending) }
