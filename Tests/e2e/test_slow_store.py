@@ -31,7 +31,7 @@ from tandem_server import ON_POSTGRES
 
 GOAL = 0.010  # seconds: p99 of /healthz and of another document's edits
 MEASURED = 200
-ROUNDS = 3
+ROUNDS = 5
 WARM_UP = 30
 # SQLite: how long each slowed version read takes; long enough for every round of the
 # measurement to end while the slowed requests are still waiting.
