@@ -209,7 +209,7 @@ import TandemStore
         #expect(!h.service.info(doc, scope: .document).hasUnsavedChanges)
         #expect(try h.service.versions(of: doc).map(\.number) == [1])
 
-        let replacement = TextReplacement(text: "final", actionName: "Replace", ifMatch: "\"1\"")
+        let replacement = TextReplacement(text: "final", actionName: "Replace", ifMatch: { $0 == "\"1\"" }, ifMatchText: "\"1\"")
         _ = try Self.answer { h.service.replaceText(replacement, in: doc, by: nil, completion: $0) }.get()
         #expect(h.text(doc) == "final")
         let stale = Self.answer { h.service.replaceText(replacement, in: doc, by: nil, completion: $0) }

@@ -1,21 +1,18 @@
-import TandemHTTP
-
 /// An error answer of the contract: a status, a stable machine code and a human message.
+/// It names no HTTP type, so that the services that throw it know nothing of HTTP; the edge
+/// encodes it (`APIError.response`).
 public struct APIError: Error, Sendable, Equatable {
-    public var status: HTTPStatus
+    public var status: APIStatus
     public var code: String
     public var message: String
-    public var headers: HTTPHeaders = [:]
+    /// Headers the answer carries (`Retry-After`, `WWW-Authenticate`).
+    public var headers: [String: String] = [:]
 
-    public init(_ status: HTTPStatus, _ code: String, _ message: String, headers: HTTPHeaders = [:]) {
+    public init(_ status: APIStatus, _ code: String, _ message: String, headers: [String: String] = [:]) {
         self.status = status
         self.code = code
         self.message = message
         self.headers = headers
-    }
-
-    public var response: HTTPResponse {
-        .error(status, code: code, message: message, headers: headers)
     }
 
     public static func badRequest(_ message: String, code: String = "bad_request") -> APIError {

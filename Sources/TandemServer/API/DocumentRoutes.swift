@@ -126,7 +126,11 @@ extension ServerContext {
         guard let text = req.bodyText else {
             return res.send(APIError.badRequest("the body is not valid UTF-8", code: "invalid_text").response)
         }
-        let replacement = TextReplacement(text: text, actionName: "Replace", ifMatch: req.headers["If-Match"])
+        var replacement = TextReplacement(text: text, actionName: "Replace", ifMatch: nil)
+        if let im = req.headers["If-Match"] {
+            replacement.ifMatch = { @Sendable etag in EntityTag.matches(ifMatch: im, etag: etag) }
+            replacement.ifMatchText = im
+        }
         service.replaceText(replacement, in: handle, by: session) { res.send($0) { .json(DocumentJSON.edit($0)) } }
     }
 

@@ -1,4 +1,3 @@
-import TandemHTTP
 
 /// What a route needs of the caller in the document it names (the rows of the table in
 /// docs/API.md, "Access").

@@ -1,6 +1,5 @@
 import Synchronization
 import TandemCore
-import TandemHTTP
 import TandemStore
 
 /// A change to a document's members or links (its mode and owner change with `DocumentPatch`).

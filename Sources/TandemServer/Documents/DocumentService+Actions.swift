@@ -1,6 +1,5 @@
 import Synchronization
 import TandemCore
-import TandemHTTP
 
 /// An editing action's request (cut, copy, paste, delete, select), decoded.
 struct ActionRequest: Sendable {

@@ -1,13 +1,15 @@
 import TandemCore
-import TandemHTTP
 
 /// A whole new text for a document (`PUT …/text`, a revert to a version): applied as the
 /// smallest change that turns the current text into it, its own undo group.
 struct TextReplacement: Sendable {
     var text: String
     var actionName: String
-    /// The revision the caller believes current, as an `If-Match` header; nil for any.
-    var ifMatch: String?
+    /// The caller's precondition on the current revision's entity tag (an `If-Match` header,
+    /// checked as the edge reads it); nil for any.
+    var ifMatch: (@Sendable (_ etag: String) -> Bool)?
+    /// The `If-Match` the caller sent, for the 412's message.
+    var ifMatchText = ""
 }
 
 extension DocumentService {
@@ -85,8 +87,8 @@ extension DocumentService {
     func replaceText(_ replacement: TextReplacement, in handle: DocumentHandle, by session: Session?, completion: @escaping Completion<EditResult>) {
         commitChange(handle, completion: completion) { [self] st throws(APIError) in
             let etag = "\"\(st.document.revision)\""
-            if let im = replacement.ifMatch, !EntityTag.matches(ifMatch: im, etag: etag) {
-                throw APIError(.preconditionFailed, "precondition_failed", "the document is at \(etag), not \(im)")
+            if let matches = replacement.ifMatch, !matches(etag) {
+                throw APIError(.preconditionFailed, "precondition_failed", "the document is at \(etag), not \(replacement.ifMatchText)")
             }
             let op: TextOperation
             do throws(OperationError) { op = try TextDiff.replacement(from: st.document.text, to: replacement.text) } catch { throw .operation(error) }

@@ -1,5 +1,4 @@
 import TandemCore
-import TandemHTTP
 
 /// The events a document's stream carries besides changes (those are framed by
 /// `publishCommits`): history notifications, state, title and presence.

@@ -1,5 +1,4 @@
 import TandemCore
-import TandemHTTP
 import TandemStore
 
 /// What `POST /documents` asks for, decoded and checked.

@@ -1,5 +1,4 @@
 import TandemCore
-import TandemHTTP
 
 /// What an undo or redo did: the change it made, and the caller's history and selection after it.
 struct UndoResult: Sendable {
@@ -95,7 +94,7 @@ extension DocumentService {
             sendHistoryEvent(handle, begin ? "didOpenUndoGroup" : "didCloseUndoGroup", session: session.id)
         }) { st throws(APIError) in
             if begin, st.document.undoManager.groupingLevel(.session(session.id)) >= Self.maxNesting {
-                throw APIError(HTTPStatus(507), "open_groups_full", "at most \(Self.maxNesting) undo groups may be open one inside another")
+                throw APIError(.insufficientStorage, "open_groups_full", "at most \(Self.maxNesting) undo groups may be open one inside another")
             }
             do throws(DocumentError) {
                 return begin ? st.document.undoManager.beginUndoGrouping(session: session.id)
@@ -112,7 +111,7 @@ extension DocumentService {
         commitUndoState(handle, completion: completion) { st throws(APIError) in
             let um = st.document.undoManager
             if !enable, um.sessionRegistrationDisabledLevel(session.id) >= Self.maxNesting {
-                throw APIError(HTTPStatus(507), "registration_disables_full",
+                throw APIError(.insufficientStorage, "registration_disables_full",
                                "at most \(Self.maxNesting) disableUndoRegistration calls may wait for their enable")
             }
             do throws(DocumentError) {

@@ -1,5 +1,4 @@
 import TandemCore
-import TandemHTTP
 import TandemStore
 
 extension DocumentService {

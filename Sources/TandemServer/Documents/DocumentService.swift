@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import Synchronization
 import TandemCore
-import TandemHTTP
 import TandemStore
 
 /// The one place a document changes. Every mutation the API offers (edit, undo, redo,

@@ -1,6 +1,6 @@
+import TandemHTTP
 import Dispatch
 import Synchronization
-import TandemHTTP
 
 /// The live subscribers of one stream (a document's events, or the pasteboards').
 ///

@@ -1,5 +1,5 @@
-import TandemCore
 import TandemHTTP
+import TandemCore
 
 /// The text/event-stream framing (WHATWG HTML §9.2): `id:`, `event:`, then `data:` lines.
 enum ServerSentEvents {

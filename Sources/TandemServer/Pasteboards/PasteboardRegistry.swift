@@ -1,7 +1,6 @@
 import Logging
 import Synchronization
 import TandemCore
-import TandemHTTP
 import TandemStore
 
 /// Every pasteboard, by storage key (`key(of:)`: a person's `general` is one of many). `boards` guards the map and is held only for a moment (never while
@@ -210,7 +209,7 @@ final class PasteboardRegistry: Sendable {
                            "a person's pasteboards hold at most \(budget.sessionBytes) bytes together (--pasteboard-session-bytes)")
         }
         guard all + growing <= budget.totalBytes else {
-            throw APIError(HTTPStatus(507), "pasteboard_storage_full",
+            throw APIError(.insufficientStorage, "pasteboard_storage_full",
                            "all pasteboards hold at most \(budget.totalBytes) bytes together (--pasteboard-total-bytes)")
         }
     }

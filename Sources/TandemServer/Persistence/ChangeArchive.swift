@@ -1,5 +1,5 @@
+import enum TandemHTTP.Gzip
 import TandemCore
-import TandemHTTP
 import TandemStore
 
 /// Changes that left a document's memory, kept in the store so that `GET …/edits` can still

@@ -1,7 +1,7 @@
+import enum TandemHTTP.Gzip
 import Foundation
 import Synchronization
 import TandemCore
-import TandemHTTP
 import TandemStore
 
 /// Collects the document's journal events between two stored changes. Each stored change

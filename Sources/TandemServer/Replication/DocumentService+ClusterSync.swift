@@ -1,6 +1,5 @@
 import Dispatch
 import TandemCore
-import TandemHTTP
 import TandemStore
 
 /// How a node learns what the others did: the cluster feed names each entity a unit touched;

@@ -1,5 +1,4 @@
 import TandemCore
-import TandemHTTP
 import TandemStore
 
 /// How a node takes in what other nodes committed to a document: the stored changes after its
