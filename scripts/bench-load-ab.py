@@ -44,20 +44,34 @@ FIGURES = [
 ]
 
 
+# With --nodes: one configuration of bench-load.py's cluster run ((c), the hot document on the
+# nodes, unless --config names another), which measures no HTTP ceiling.
+CLUSTER_FIGURES = [
+    ("edits/s", "edits_per_s", "{:.0f}", True),
+    ("p99 edit (ms)", "edit_p99_ms", "{:.2f}", False),
+    ("p99 fan-out (ms)", "fanout_p99_ms", "{:.2f}", False),
+    ("CPU us/edit", "cost_us_per_edit", "{:.1f}", False),
+]
+
+
 def figure(run: dict, key: str | None) -> float:
     return run["edits_per_s"] / run["ceiling_per_s"] if key is None else run[key]
 
 
 def run_once(binary: str, args: argparse.Namespace, out: str) -> dict:
     cmd = [sys.executable, os.path.join(HERE, "bench-load.py"), "--binary", binary, "--durability", args.durability,
-           "--seconds", str(args.seconds), "--ceiling-seconds", str(args.ceiling_seconds), "--rounds", str(args.rounds),
-           "--json", out]
+           "--seconds", str(args.seconds), "--rounds", str(args.rounds), "--json", out]
+    if args.nodes:
+        cmd += ["--nodes", str(args.nodes), "--database", args.database]
+    else:
+        cmd += ["--ceiling-seconds", str(args.ceiling_seconds)]
     if args.generator:
         cmd += ["--generator", args.generator]
-    budget = (args.seconds + args.ceiling_seconds) * 3 + 180
+    budget = (args.seconds + args.ceiling_seconds) * 3 * (6 if args.nodes else 1) + 180
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, timeout=budget)
     with open(out) as f:
-        return json.load(f)
+        run = json.load(f)
+    return run
 
 
 def main() -> int:
@@ -70,7 +84,15 @@ def main() -> int:
     ap.add_argument("--ceiling-seconds", type=float, default=4)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--generator", help="the tandem-load binary (default: next to --a)")
+    ap.add_argument("--nodes", type=int, help="compare bench-load.py's cluster run with this many nodes (needs --database)")
+    ap.add_argument("--database", help="the PostgreSQL URL of the cluster run (scripts/test-postgres.sh starts one)")
+    ap.add_argument("--config", help="the cluster run's configurations to compare, comma-separated "
+                                     "(default postgres_<nodes>nodes_hot)")
     args = ap.parse_args()
+    if args.nodes and not args.database:
+        ap.error("--nodes needs --database")
+    if args.nodes and not args.config:
+        args.config = f"postgres_{args.nodes}nodes_hot"
     if args.pairs < 2:
         ap.error("--pairs must be at least 2 for an interval")
     if not args.generator:
@@ -87,15 +109,30 @@ def main() -> int:
             binary = args.a if name == "A" else args.b
             run = run_once(binary, args, os.path.join(work, f"{name}-{i}.json"))
             runs[name].append(run)
+            if args.nodes:
+                for config in args.config.split(","):
+                    c = run["configs"][config]
+                    print(f"pair {i + 1} {name}: {config}: edits/s {c['edits_per_s']:.0f}  p99 {c['edit_p99_ms']:.2f} ms  "
+                          f"fan-out p99 {c['fanout_p99_ms']:.2f} ms  us/edit {c['cost_us_per_edit']:.1f}", flush=True)
+                continue
             load = run["machine_load"]
             print(f"pair {i + 1} {name}: edits/ceiling {figure(run, None):.3f}  edits/s {run['edits_per_s']:.0f}  "
                   f"ceiling {run['ceiling_per_s']:.0f}  p99 {run['edit_p99_ms']:.2f} ms  "
                   f"us/edit {run['server_cpu_us_per_edit']:.1f}  steal {load['steal']:.0%}  idle {load.get('idle', 0):.0%}",
                   flush=True)
 
+    for config in args.config.split(",") if args.nodes else [None]:
+        table(config, runs, args)
+    return 0
+
+
+def table(config: str | None, runs: dict[str, list[dict]], args: argparse.Namespace) -> None:
     print()
+    if config:
+        print(config)
+        runs = {k: [r["configs"][config] for r in v] for k, v in runs.items()}
     print(f"{'':18}{'A':>10}{'B':>10}{'B - A':>10}{'95% CI':>22}{'B better':>10}")
-    for label, key, fmt, higher in FIGURES:
+    for label, key, fmt, higher in (CLUSTER_FIGURES if args.nodes else FIGURES):
         a = [figure(r, key) for r in runs["A"]]
         b = [figure(r, key) for r in runs["B"]]
         diffs = [y - x for x, y in zip(a, b)]
@@ -105,7 +142,6 @@ def main() -> int:
         ci = f"[{fmt.format(mean - half)}, {fmt.format(mean + half)}]"
         print(f"{label:18}{fmt.format(statistics.fmean(a)):>10}{fmt.format(statistics.fmean(b)):>10}"
               f"{fmt.format(mean):>10}{ci:>22}{f'{better}/{len(diffs)}':>10}")
-    return 0
 
 
 if __name__ == "__main__":

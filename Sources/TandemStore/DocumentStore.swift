@@ -83,6 +83,8 @@ public protocol DocumentStore: Sendable {
     /// sessions no longer stored are left absent.
     func updateSessionsLastSeen(_ lastSeen: [String: Double]) throws(StoreError)
     func sessions() throws(StoreError) -> [StoredSession]
+    /// The session with this id, nil if none.
+    func session(_ id: String) throws(StoreError) -> StoredSession?
     /// Every user, by id.
     func users() throws(StoreError) -> [StoredUser]
     /// The user with this sign-in name, if any.

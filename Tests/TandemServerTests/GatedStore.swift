@@ -82,6 +82,7 @@ final class GatedStore: DocumentStore, Sendable {
     func deleteSession(_ id: String) throws(StoreError) { try inner.deleteSession(id) }
     func updateSessionsLastSeen(_ lastSeen: [String: Double]) throws(StoreError) { try inner.updateSessionsLastSeen(lastSeen) }
     func sessions() throws(StoreError) -> [StoredSession] { try inner.sessions() }
+    func session(_ id: String) throws(StoreError) -> StoredSession? { try inner.session(id) }
     func upsertPasteboard(_ pasteboard: StoredPasteboard) throws(StoreError) { try inner.upsertPasteboard(pasteboard) }
     func deletePasteboard(_ name: String) throws(StoreError) { try inner.deletePasteboard(name) }
     func pasteboards() throws(StoreError) -> [StoredPasteboard] { try inner.pasteboards() }

@@ -118,6 +118,9 @@ final class EventLoop: @unchecked Sendable {
                 listenersPausedUntil = 0
                 for l in listeners { register(l, events: EPOLLIN.rawValue) }
             }
+            // Work other threads handed this loop first (outcomes to publish, answers and
+            // stream chunks to write): it is already late, and the new input can wait for it.
+            runTasks()
             if n > 0 {
                 for i in 0..<Int(n) {
                     let ev = events[i]

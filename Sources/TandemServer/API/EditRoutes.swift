@@ -92,7 +92,7 @@ extension ServerContext {
             enum Answer { case page(ChangesPage), archived, waiting }
             let answer = try handle.executor.sync { st throws(APIError) -> Answer in
                 if since > st.committedRevision && wait == 0 {
-                    guard service.cluster != nil else { throw APIError.revisionInFuture(since, current: st.committedRevision) }
+                    guard service.replication.shared else { throw APIError.revisionInFuture(since, current: st.committedRevision) }
                     // Another node's commit this node has not taken in yet (it does as soon as
                     // its own change in flight commits): wait for it, briefly.
                     st.pollers.append(DocumentState.Poller(since: since, deadline: service.now() + Self.behindWait, answer: pollAnswer(res),

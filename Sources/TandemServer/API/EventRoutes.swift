@@ -84,7 +84,7 @@ extension ServerContext {
         let answer: (Selection, Session, DocumentHandle)
         do throws(APIError) { answer = try setSelection(req, ctx) } catch { return res.send(error.response) }
         let (selection, session, handle) = answer
-        guard service.cluster != nil else { return res.send(Self.selectionResponse(selection)) }
+        guard service.replication.shared else { return res.send(Self.selectionResponse(selection)) }
         service.shareSelection(of: session, in: handle) { result in
             switch result {
             case .success: res.send(Self.selectionResponse(selection))

@@ -72,7 +72,7 @@ extension ServerContext {
         }
         w.key("documents"); w.int(service.documents.withLock { $0.count })
         w.key("database"); w.string(configuration.databaseURL == nil ? "sqlite" : "postgresql")
-        if service.cluster != nil {
+        if service.replication.shared {
             let reachable = if case .failing(.io, _) = health { false } else { true }
             w.key("databaseReachable"); w.bool(reachable)
         }

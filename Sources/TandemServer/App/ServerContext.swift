@@ -30,7 +30,8 @@ final class ServerContext: Sendable {
     let opened: OpenedDocuments
 
     init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry, metrics: Metrics,
-         idempotency: any IdempotencyStore = IdempotencyCache(), logger: Logger) {
+         idempotency: any IdempotencyStore = IdempotencyCache(), replication: (any Replication)? = nil, logger: Logger) {
+        let replication = replication ?? LocalReplication(store: store)
         self.configuration = configuration
         self.idempotency = idempotency
         self.store = store
@@ -45,10 +46,10 @@ final class ServerContext: Sendable {
         let pasteboards = PasteboardRegistry(store: store, limits: PasteboardRegistry.limits(configuration.pasteboardLimits, maxBodyBytes: configuration.maxBodyBytes),
                                              budget: configuration.pasteboardBudget,
                                              events: EventChannel(coalescing: configuration.eventCoalescingMilliseconds / 1000),
-                                             shared: store is PostgresStore)
+                                             shared: replication.shared)
         self.pasteboards = pasteboards
         service = DocumentService(configuration: configuration, store: store, sessions: sessions, pasteboards: pasteboards,
-                                  metrics: metrics, logger: logger) { RequestExecutor.current.map { e in Delivery(e.execute) } ?? .global }
+                                  metrics: metrics, logger: logger, replication: replication) { RequestExecutor.current.map { e in Delivery(e.execute) } ?? .global }
     }
 
     func now() -> Double { Date().timeIntervalSince1970 }

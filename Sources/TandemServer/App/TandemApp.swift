@@ -28,9 +28,11 @@ public final class TandemApp: Sendable {
         }
         let engine: any DocumentStore
         let idempotency: any IdempotencyStore
+        var sequenced: SequencedReplication?
         if let url = configuration.databaseURL {
             let postgres = try PostgresStore(url: url, schema: configuration.databaseSchema)
             engine = postgres
+            sequenced = SequencedReplication(store: postgres)
             // Every node on the database answers a resend: the keys live there too.
             idempotency = PostgresIdempotency(keys: PostgresIdempotencyKeys(store: postgres), node: postgres.nodeID, logger: logger)
         } else {
@@ -39,9 +41,8 @@ public final class TandemApp: Sendable {
         }
         let store = wrappingStore(engine)
         let metrics = Metrics()
-        // In a cluster, the feed's head before loading: whatever commits during the load is
-        // applied again by the first sync, which is harmless.
-        let feedHead = try (engine as? PostgresStore)?.clusterHead()
+        let replication: any Replication = sequenced ?? LocalReplication(store: store)
+        try replication.prepare()
         let contents = try store.loadAll()
         let users = try store.users()
         let userNames = Dictionary(users.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
@@ -50,15 +51,12 @@ public final class TandemApp: Sendable {
         })
         for user in users { sessions.noteUser(id: user.id, displayName: user.displayName) }
         let context = ServerContext(configuration: configuration, store: store, sessions: sessions, metrics: metrics,
-                                    idempotency: idempotency, logger: logger)
+                                    idempotency: idempotency, replication: replication, logger: logger)
         self.context = context
         try context.service.restoreDocuments(contents.documents)
         let archived = try store.archiveSizes()
         context.service.archiveSizes.withLock { $0 = archived }
         context.startPasteboards(contents.pasteboards)
-        if let cluster = context.service.cluster, let feedHead {
-            cluster.gate.withLock { $0.applied = feedHead }
-        }
 
         var http = HTTPServer.Configuration(
             host: configuration.host, port: configuration.port,
@@ -97,18 +95,7 @@ public final class TandemApp: Sendable {
 
     public func start() throws {
         try server.start()
-        if let cluster = context.service.cluster {
-            let service = context.service
-            let logger = context.logger
-            cluster.listener.withLock {
-                // On the sync queue, with the requests waiting: one read serves both.
-                $0 = ClusterListener(store: cluster.store) {
-                    service.afterClusterSync { failure in
-                        if let failure { logger.warning("cluster sync failed: \(failure)") }
-                    }
-                }
-            }
-        }
+        context.service.replication.start(logger: context.logger)
         let thread = Thread { [self] in runHousekeeping() }
         thread.name = "tandem-housekeeping"
         thread.start()
@@ -118,7 +105,7 @@ public final class TandemApp: Sendable {
     /// then closes the store once every queued change is committed.
     public func shutdown(gracePeriod: Double) {
         stopping.store(true, ordering: .relaxed)
-        context.service.cluster?.listener.withLock { $0?.stop() }
+        context.service.replication.stop()
         for handle in context.service.documents.withLock({ Array($0.values) }) { handle.events.closeAll() }
         context.pasteboards.events.closeAll()
         server.shutdown(gracePeriod: .milliseconds(Int(gracePeriod * 1000)))
@@ -131,13 +118,13 @@ public final class TandemApp: Sendable {
     private func runHousekeeping() {
         var lastKeepAlive = context.now()
         var lastSessionSweep = context.now()
-        var lastFeedPrune = 0.0
         var lastIdempotencySweep = context.now()
         while !stopping.load(ordering: .relaxed) {
             Thread.sleep(forTimeInterval: 0.1)
             let now = context.now()
             // What `/healthz` answers from; a failing store is tried again every second.
             context.service.keepStoreHealthFresh(probe: now - lastSessionSweep >= 1)
+            context.service.replication.tick(now: now)
             context.expirePollers(now: now)
             context.service.endExpiredLinks(now: now)
             if now - lastKeepAlive >= context.configuration.keepAliveInterval {
@@ -152,10 +139,6 @@ public final class TandemApp: Sendable {
                 context.service.trimLogsToConfiguredLength()
                 context.service.autosave(now: now)
                 context.service.takeSnapshots()
-                if let cluster = context.service.cluster, now - lastFeedPrune >= 60 {
-                    lastFeedPrune = now
-                    try? cluster.store.pruneClusterLog(olderThan: Cluster.feedKept)
-                }
             }
             if now - lastIdempotencySweep >= 60 {
                 lastIdempotencySweep = now

@@ -25,8 +25,8 @@ extension DocumentService {
     /// (`CommitInbox`), where it is published, and only then is the request answered. Nothing
     /// the client hears about is ever missing after a crash.
     ///
-    /// In a cluster the same steps run later, on the store's writer, inside the transaction
-    /// that holds the document's head row (`ClusterSequencer`); the outcome comes back the same way.
+    /// `replication` decides where the job runs: at once on a single node; on several, later,
+    /// in the sequenced unit that holds the document's head row. The outcome comes back the same way.
     func commitChange<Result: Sendable>(
         _ handle: DocumentHandle,
         companion: @escaping @Sendable () -> ChangeCompanion? = { nil },
@@ -34,19 +34,8 @@ extension DocumentService {
         _ body: @escaping @Sendable (inout DocumentState) throws(APIError) -> ChangeOutcome<Result>
     ) {
         let delivery = delivery()
-        if let cluster {
-            sequence(cluster, handle, fail: { completion(.failure($0)) }) { [self] st in
-                applyChange(&st, handle, delivery: delivery, companion: companion, completion: completion, body)
-            }
-            return
-        }
-        handle.executor.async { [self] st in
-            switch applyChange(&st, handle, delivery: delivery, companion: companion, completion: completion, body) {
-            case .answer(let answer): return answer
-            case .store(let unit):
-                store.submit(unit.writes, completion: unit.stored)
-                return nil
-            }
+        replication.order(handle, fail: { completion(.failure($0)) }) { [self] st in
+            applyChange(&st, handle, delivery: delivery, companion: companion, completion: completion, body)
         }
     }
 

@@ -28,9 +28,9 @@ extension DocumentService {
         }
         guard had else { return }
         broadcastPresence(handle)
-        guard let cluster else { return }
+        guard replication.shared else { return }
         // The other nodes drop it too, once the removal takes its place among the changes.
-        sequence(cluster, handle, fail: { _ in }) { st in
+        replication.order(handle, fail: { _ in }) { st in
             if st.deleted || st.document.selection(for: session) != nil { return .answer {} }
             return .store(PreparedUnit(writes: [.setMeta(Self.selectionKey(document: handle.id, session: session), nil)]) { _ in })
         }

@@ -145,29 +145,14 @@ extension DocumentService {
                 }
                 finish(patched(handle, patch, unit.document, by: caller))
             }
-            if let cluster {
-                // In the document's order across nodes: levelsOfUndo trims the undo stack the
-                // journal shares with the other nodes, after their changes.
-                sequence(cluster, handle, fail: { finish(.failure($0)) }) { [self] st in
-                    let unit: PatchUnit
-                    do throws(APIError) { unit = try patchUnit(&st, handle, patch) } catch { return .answer { finish(.failure(error)) } }
-                    return .store(PreparedUnit(writes: unit.writes) { answer(unit, $0) })
-                }
-                return
+            // In the document's order across nodes: levelsOfUndo trims the undo stack the
+            // journal shares with the other nodes, after their changes.
+            let delivery = delivery()
+            replication.order(handle, fail: { finish(.failure($0)) }) { [self] st in
+                let unit: PatchUnit
+                do throws(APIError) { unit = try patchUnit(&st, handle, patch) } catch { return .answer { finish(.failure(error)) } }
+                return .store(PreparedUnit(writes: unit.writes, stored: delivery.completion { answer(unit, $0) }))
             }
-            let submitted: (PatchUnit, StoreTicket)
-            do throws(APIError) {
-                submitted = try handle.executor.sync { st throws(APIError) in
-                    let unit = try patchUnit(&st, handle, patch)
-                    let ticket = StoreTicket()
-                    store.submit(unit.writes, delivery: delivery()) { ticket.finish($0) }
-                    return (unit, ticket)
-                }
-            } catch {
-                return finish(.failure(error))
-            }
-            let (unit, ticket) = submitted
-            ticket.whenFinished { answer(unit, $0) }
         }
     }
 

@@ -33,30 +33,18 @@ extension DocumentService {
                 }
             }
         }
-        if let cluster {
-            sequence(cluster, handle, fail: { completion(.failure($0)) }) { [self] st in
-                if st.deleted { return .answer { completion(.failure(.notFound("document '\(handle.id)'"))) } }
-                if st.savingError { return .answer { completion(.failure(.storageFailing)) } }
-                let result: Result
-                do throws(APIError) { result = try body(&st) } catch { return .answer { completion(.failure(error)) } }
-                let writes = pendingJournalWrite(st, id: handle.id).map { [$0] } ?? []
-                return .store(PreparedUnit(writes: writes) { stored(result, $0) })
-            }
-            return
-        }
-        handle.executor.async { [self] st in
-            if st.deleted { return { completion(.failure(.notFound("document '\(handle.id)'"))) } }
-            if st.savingError { return { completion(.failure(.storageFailing)) } }
+        replication.order(handle, fail: { completion(.failure($0)) }) { [self] st in
+            if st.deleted { return .answer { completion(.failure(.notFound("document '\(handle.id)'"))) } }
+            if st.savingError { return .answer { completion(.failure(.storageFailing)) } }
             let result: Result
-            do throws(APIError) { result = try body(&st) } catch { return { completion(.failure(error)) } }
+            do throws(APIError) { result = try body(&st) } catch { return .answer { completion(.failure(error)) } }
             guard let write = pendingJournalWrite(st, id: handle.id) else {
-                return {
+                return .answer {
                     published(result)
                     completion(.success(result))
                 }
             }
-            store.submit([write]) { stored(result, $0) }
-            return nil
+            return .store(PreparedUnit(writes: [write]) { stored(result, $0) })
         }
     }
 }

@@ -21,7 +21,7 @@ extension DocumentService {
     /// The document's lock is held to read, clear and submit, never while waiting; `then`
     /// gets the version once stored (on the store's writer thread), and no thread waits.
     func save(_ handle: DocumentHandle, name: String?, then: @escaping Completion<StoredVersion>) {
-        if let cluster { return saveSequenced(cluster, handle, name: name, then: then) }
+        if replication.shared { return saveSequenced(handle, name: name, then: then) }
         handle.checkpoints.run { [self] done in
             let finish: @Sendable (Result<StoredVersion, APIError>) -> Void = { result in
                 done()
@@ -62,8 +62,9 @@ extension DocumentService {
     /// In a cluster: numbered, written and the count cleared in a sequenced unit, under the
     /// document's head lock, so two nodes saving at once take consecutive numbers, and the
     /// cleared count is in the journal every node replays.
-    private func saveSequenced(_ cluster: Cluster, _ handle: DocumentHandle, name: String?, then: @escaping Completion<StoredVersion>) {
-        sequence(cluster, handle, numbersVersion: true, fail: { then(.failure($0)) }) { [self] st in
+    private func saveSequenced(_ handle: DocumentHandle, name: String?, then: @escaping Completion<StoredVersion>) {
+        let delivery = delivery()
+        replication.order(handle, numbersVersion: true, fail: { then(.failure($0)) }) { [self] st in
             if st.deleted { return .answer { then(.failure(.notFound("document '\(handle.id)'"))) } }
             if st.savingError { return .answer { then(.failure(.storageFailing)) } }
             // Taken at once: another save in the same unit takes the next.
@@ -72,7 +73,7 @@ extension DocumentService {
                 return n!
             }
             let (v, rope, cleared, writes) = versionWrites(&st, of: handle, number: number, name: name)
-            return .store(PreparedUnit(writes: writes) { [self] stored in
+            return .store(PreparedUnit(writes: writes, stored: delivery.completion { [self] stored in
                 if case .failure(let error) = stored {
                     logger.error("could not save a version of document \(handle.id): \(error)")
                     if cleared { storeFailed(handle, error: error) }
@@ -80,7 +81,7 @@ extension DocumentService {
                 }
                 versionStored(v, text: rope, cleared: cleared, in: handle)
                 then(.success(v))
-            })
+            }))
         }
     }
 

@@ -56,22 +56,24 @@ final class DocumentService: Sendable {
     /// body): one job per document at a time, documents side by side on one thread fewer
     /// than the cores (at least two), so the loops keep one.
     let heavyWork = HeavyWorkPool(width: max(2, ProcessInfo.processInfo.activeProcessorCount - 1))
-    /// Set when the store is PostgreSQL: other nodes may share it (docs/scale-out.md).
-    let cluster: Cluster?
+    /// How changes take their place among the nodes that share the store (`Replication`).
+    let replication: any Replication
     /// Bytes each document's archive holds in the store, as this process knows them: read
     /// at start, then counted as it archives and trims (`DocumentService+Archive`).
     let archiveSizes = Mutex<[String: Int]>([:])
 
     init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry,
-         pasteboards: PasteboardRegistry, metrics: Metrics, logger: Logger, delivery: @escaping @Sendable () -> Delivery = { .global }) {
+         pasteboards: PasteboardRegistry, metrics: Metrics, logger: Logger, replication: (any Replication)? = nil,
+         delivery: @escaping @Sendable () -> Delivery = { .global }) {
         self.configuration = configuration
         self.delivery = delivery
+        self.replication = replication ?? LocalReplication(store: store)
         self.store = store
-        cluster = (store as? PostgresStore).map(Cluster.init(store:))
         self.sessions = sessions
         self.pasteboards = pasteboards
         self.metrics = metrics
         self.logger = logger
+        self.replication.attach(self)
     }
 
     func now() -> Double { Date().timeIntervalSince1970 }

@@ -27,9 +27,9 @@ extension DocumentService {
             }
             let handles = documents.withLock { Array($0.values) }.sorted { $0.id < $1.id }
             let pasteboardEnd = pasteboards.stageSessionEnd(session)
-            if let cluster, !handles.isEmpty {
+            if replication.shared, !handles.isEmpty {
                 if rollBack, let error = refusingStore(handles) { return finish(.failure(error)) }
-                return storeSequencedSessionEnd(cluster, session, handles: handles, pasteboardEnd: pasteboardEnd,
+                return storeSequencedSessionEnd(session, handles: handles, pasteboardEnd: pasteboardEnd,
                                                 rollBack: rollBack, then: finish)
             }
             let submitted: SubmittedSessionEnd

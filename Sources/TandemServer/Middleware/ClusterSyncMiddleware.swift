@@ -14,9 +14,9 @@ struct ClusterSyncMiddleware: RouteMiddleware {
     static let exempt: Set<String> = ["health", "ping", "metrics", "openapi"]
 
     func wrap(_ next: @escaping RouteHandler, for route: Endpoint) -> RouteHandler {
-        guard service.cluster != nil, !Self.exempt.contains(route.operationID) else { return next }
+        guard service.replication.shared, !Self.exempt.contains(route.operationID) else { return next }
         return { [service] request, context, responder in
-            service.afterClusterSync { failure in
+            service.replication.afterSync { failure in
                 guard failure == nil else { return responder.send(APIError.databaseUnavailable.response) }
                 request.executor.execute { next(request, context, responder) }
             }

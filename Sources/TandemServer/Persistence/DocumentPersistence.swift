@@ -169,7 +169,7 @@ extension DocumentService {
         var st = makeState(document: document, title: l.document.title, created: l.document.created,
                            modified: max(l.document.modified, lastChange), metadata: metadata, pending: pending)
         if let (saved, revision) = savedText(of: l.document.id) { (st.savedRope, st.savedRevision) = (saved, revision) }
-        st.lastChangeLocal = cluster == nil
+        st.lastChangeLocal = !replication.shared
         let handle = DocumentHandle(id: l.document.id, state: st, events: makeEventChannel())
         handle.executor.sync { $0.lastSnapshotRevision = l.snapshot?.revision ?? 0 }
         documents.withLock { $0[l.document.id] = handle }
@@ -246,7 +246,7 @@ extension DocumentService {
     func takeSnapshots(all: Bool = false) {
         // In a cluster the pending events stay stored: other nodes hold them too, and take
         // them from the journal, never from a snapshot.
-        let all = all && cluster == nil
+        let all = all && !replication.shared
         let handles = documents.withLock { Array($0.values) }
         // Each log's budget this tick: the per-document one, or less while all of them
         // together hold more than the server-wide one.
@@ -263,7 +263,7 @@ extension DocumentService {
                 // A stored snapshot holds the whole log already: one over a smaller share
                 // than when it was taken (others grew) is cut back without another.
                 if changes == 0, !all, Self.overBudget(st.document, budget) {
-                    leaving = Self.trimToKeptTail(&st, journaled: cluster == nil, budget: budget, archiving: archiving)
+                    leaving = Self.trimToKeptTail(&st, journaled: !replication.shared, budget: budget, archiving: archiving)
                     return nil
                 }
                 // Changes may still be waiting for their commit: a document under steady load
@@ -284,7 +284,7 @@ extension DocumentService {
                 // shutdown snapshot never carries a long history into the next start-up
                 // (see docs/performance.md). (`pending` was read before: the trim's own
                 // journal event goes with the next change, as the trim after a snapshot's does.)
-                leaving = Self.trimToKeptTail(&st, journaled: cluster == nil, budget: budget, archiving: archiving)
+                leaving = Self.trimToKeptTail(&st, journaled: !replication.shared, budget: budget, archiving: archiving)
                 let snap = st.document.snapshot()
                 // Encoded outside the lock, as it takes milliseconds: edits go on meanwhile.
                 // The store keeps the newest snapshot whatever order they land in, and a
@@ -323,7 +323,7 @@ extension DocumentService {
                 st.lastSnapshotRevision = max(st.lastSnapshotRevision, revision)
                 st.lastSnapshotTime = now()
                 // Changes that came while it was encoded and stored.
-                return Self.trimToKeptTail(&st, journaled: cluster == nil, budget: budget, archiving: archiving)
+                return Self.trimToKeptTail(&st, journaled: !replication.shared, budget: budget, archiving: archiving)
             }
             archive(later, of: handle.id)
         }

@@ -15,7 +15,7 @@ extension DocumentService {
                       document.revision - (document.firstAvailableRevision - 1) > kept
                 else { return [] }
                 let leaving = configuration.archiveBytes > 0 ? Self.changes(of: document, through: document.revision - kept) : []
-                document.trimLog(through: document.revision - kept, journaled: cluster == nil)
+                document.trimLog(through: document.revision - kept, journaled: !replication.shared)
                 return leaving
             }
             archive(leaving, of: handle.id)

@@ -55,16 +55,7 @@ extension DocumentService {
     /// cluster's syncs, `keepStoreHealthFresh`); a call while failing starts a probe, so a
     /// recovered disk or database shows on the next call.
     func storeHealth() -> StoreHealth {
-        if let cluster {
-            let r = cluster.reachability.withLock { $0 }
-            let at = Cluster.monotonicNow()
-            if r.syncing == nil, at &- r.checked >= Cluster.healthNanoseconds / 4 { afterClusterSync { _ in } }
-            if let started = r.syncing, at &- started >= Cluster.stuckNanoseconds {
-                let seconds = Double(at &- started) / 1e9
-                return .failing(.io("the database has not answered for \(Int(seconds)) s"), since: now() - seconds)
-            }
-            if let failure = r.failure { return .failing(failure.error, since: failure.since) }
-        }
+        if let shared = replication.health(now: now()) { return shared }
         let health = store.health
         if case .failing = health { probeStoreLater() }
         return health
@@ -79,12 +70,6 @@ extension DocumentService {
     /// feed (so `/healthz` notices a database gone away), and `probe` (about once a second)
     /// tries a failing store again.
     func keepStoreHealthFresh(probe: Bool) {
-        if let cluster {
-            let due = cluster.reachability.withLock { r in
-                r.syncing == nil && Cluster.monotonicNow() &- r.checked >= Cluster.healthNanoseconds
-            }
-            if due { afterClusterSync { _ in } }
-        }
         if probe, case .failing = store.health { probeStoreLater() }
     }
 

@@ -80,18 +80,7 @@ final class Cluster: Sendable {
 /// At most one unit is queued on the writer at a time: it takes everything waiting when it
 /// runs, so changes that arrive while one commits ride in the next.
 final class ClusterSequencer: Sendable {
-    struct Step: Sendable {
-        var handle: DocumentHandle
-        /// Applies the change in the document's executor (after the catch-up).
-        var apply: @Sendable (inout DocumentState) -> DocumentService.AppliedChange
-        /// Answers the request when the unit failed before the change was applied.
-        var fail: @Sendable (APIError) -> Void
-        /// A save: the unit reads the newest version number in the executor first.
-        var numbersVersion = false
-        /// Whether it may join a unit that already holds its document's lock (`take(for:)`);
-        /// a step of several that must commit together may not (a session's end).
-        var joinsLate = true
-    }
+    typealias Step = OrderedStep
 
     private let queue = Mutex<(steps: [Step], scheduled: Bool)>(([], false))
 

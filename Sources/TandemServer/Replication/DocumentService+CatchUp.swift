@@ -41,7 +41,7 @@ extension DocumentService {
             if undoState { broadcastState(handle) }
         case .diverged(let why):
             guard reloadAllowed else {
-                if let cluster { sequence(cluster, handle, fail: { _ in }) { _ in .answer {} } }
+                replication.order(handle, fail: { _ in }) { _ in .answer {} }
                 return
             }
             logger.warning("document \(handle.id) is rebuilt from the store: \(why)")

@@ -11,8 +11,7 @@ extension DocumentService {
     /// Calls `next` once the node has applied everything committed before now (with the
     /// sync's failure, if the database could not be read), on the cluster's sync queue.
     /// Requests that arrive while a sync runs share the next one.
-    func afterClusterSync(_ next: @escaping @Sendable (StoreError?) -> Void) {
-        guard let cluster else { return next(nil) }
+    func afterClusterSync(_ cluster: Cluster, _ next: @escaping @Sendable (StoreError?) -> Void) {
         let arrived = Cluster.monotonicNow()
         let start = cluster.waiting.withLock { w -> Bool in
             w.list.append(.init(arrived: arrived, next: next))
@@ -34,7 +33,7 @@ extension DocumentService {
             cluster.reachability.withLock { $0.syncing = Cluster.monotonicNow() }
             var failure: StoreError?
             do {
-                try PostgresStore.readingFeed { () throws(StoreError) in try syncCluster(arrived: batch.map(\.arrived).max()) }
+                try PostgresStore.readingFeed { () throws(StoreError) in try syncCluster(cluster, arrived: batch.map(\.arrived).max()) }
             } catch {
                 failure = error
             }
@@ -53,8 +52,7 @@ extension DocumentService {
 
     /// Applies the feed up to now. `arrived` (monotonic ns): a sync that started after it
     /// already covers the caller. Throws when the database cannot be read.
-    func syncCluster(arrived: UInt64? = nil) throws(StoreError) {
-        guard let cluster else { return }
+    func syncCluster(_ cluster: Cluster, arrived: UInt64? = nil) throws(StoreError) {
         try cluster.gate.withLock { gate throws(StoreError) in
             let started = Cluster.monotonicNow()
             if let arrived, gate.lastStarted > arrived { return }
@@ -70,12 +68,15 @@ extension DocumentService {
                     // (a document with a change in flight takes in nothing).
                     if let own = entries.last(where: { $0.node == cluster.store.nodeID }) {
                         cluster.store.published.wait(until: own.seq)
+                        // Their outcomes may still wait in the documents' inboxes for the
+                        // loop they go to: published now, so this node shows them already.
+                        publishOwnCommits(entries.filter { $0.node == cluster.store.nodeID })
                     }
                     if let oldest, oldest > gate.applied + 1 {
                         // Entries this node never saw were pruned: everything is read again.
                         try reloadEverything(cluster)
                     } else {
-                        try apply(entries.filter { $0.node != cluster.store.nodeID })
+                        try apply(cluster, entries.filter { $0.node != cluster.store.nodeID })
                     }
                     if let last = entries.last { gate.applied = last.seq }
                     if entries.count < Cluster.pageSize { break }
@@ -92,9 +93,19 @@ extension DocumentService {
         }
     }
 
+    /// This node's committed changes named by `entries`, published from their documents'
+    /// inboxes (the delivered jobs then find nothing left).
+    private func publishOwnCommits(_ entries: [ClusterEntry]) {
+        var seen = Set<String>()
+        for entry in entries where entry.kind == .changes && seen.insert(entry.key).inserted {
+            guard let handle = documents.withLock({ $0[entry.key] }) else { continue }
+            handle.executor.sync { st in receiveCommits(&st, handle) }?()
+        }
+    }
+
     /// The entries of one page, each entity refreshed once.
-    private func apply(_ entries: [ClusterEntry]) throws(StoreError) {
-        guard let cluster, !entries.isEmpty else { return }
+    private func apply(_ cluster: Cluster, _ entries: [ClusterEntry]) throws(StoreError) {
+        guard !entries.isEmpty else { return }
         var seen = Set<String>()
         var selections: [String] = []
         var documentKinds: [String: Set<ClusterEntry.Kind>] = [:]
@@ -102,9 +113,9 @@ extension DocumentService {
         for entry in entries {
             switch entry.kind {
             case .session:
-                if seen.insert("s" + entry.key).inserted { try refreshSession(entry.key) }
+                if seen.insert("s" + entry.key).inserted { try refreshSession(cluster, entry.key) }
             case .pasteboard:
-                if seen.insert("p" + entry.key).inserted { try refreshPasteboard(entry.key) }
+                if seen.insert("p" + entry.key).inserted { try refreshPasteboard(cluster, entry.key) }
             case .selection:
                 if seen.insert("x" + entry.key).inserted { selections.append(entry.key) }
             default:
@@ -121,7 +132,7 @@ extension DocumentService {
         let read = try cluster.store.catchUpReads(wanted, journalPrefix: ClusterEntry.journalPrefix)
         let prefetched = CatchUpRead(after: Dictionary(wanted.map { ($0.id, $0.after) }) { a, _ in a },
                                      heads: read.heads, changes: read.changes)
-        for id in documentOrder { try refreshDocument(id, kinds: documentKinds[id]!, prefetched: prefetched) }
+        for id in documentOrder { try refreshDocument(cluster, id, kinds: documentKinds[id]!, prefetched: prefetched) }
         // After the documents' catch-up, so a selection's revision is there to map from.
         for key in selections { try refreshSelection(key) }
     }
@@ -134,8 +145,7 @@ extension DocumentService {
         var changes: [String: [StoredChange]]
     }
 
-    private func refreshDocument(_ id: String, kinds: Set<ClusterEntry.Kind>, prefetched: CatchUpRead) throws(StoreError) {
-        guard let cluster else { return }
+    private func refreshDocument(_ cluster: Cluster, _ id: String, kinds: Set<ClusterEntry.Kind>, prefetched: CatchUpRead) throws(StoreError) {
         let handle = documents.withLock { $0[id] }
         guard let handle else {
             // Created elsewhere (or created and deleted since): load it if it is there.
@@ -221,8 +231,7 @@ extension DocumentService {
         }
     }
 
-    private func refreshSession(_ id: String) throws(StoreError) {
-        guard let cluster else { return }
+    private func refreshSession(_ cluster: Cluster, _ id: String) throws(StoreError) {
         if let stored = try cluster.store.session(id) {
             let userName = try stored.userID.flatMap { id throws(StoreError) in try cluster.store.user(id: id)?.name }
             let session = Session(stored, userName: userName)
@@ -245,8 +254,7 @@ extension DocumentService {
         }
     }
 
-    private func refreshPasteboard(_ name: String) throws(StoreError) {
-        guard let cluster else { return }
+    private func refreshPasteboard(_ cluster: Cluster, _ name: String) throws(StoreError) {
         let stored = try cluster.store.pasteboard(name)
         if let event = pasteboards.refresh(name, from: stored, logger: logger) { publishPasteboard(event) }
     }
@@ -273,8 +281,8 @@ extension DocumentService {
             sessions.remove(id: s.id)
             endAccess(ofSession: s.id)
         }
-        for s in contents.sessions { try refreshSession(s.id) }
-        for p in contents.pasteboards { try refreshPasteboard(p.name) }
+        for s in contents.sessions { try refreshSession(cluster, s.id) }
+        for p in contents.pasteboards { try refreshPasteboard(cluster, p.name) }
     }
 
     /// A document deleted by another node: gone here too, its long-polls 404 and streams end.

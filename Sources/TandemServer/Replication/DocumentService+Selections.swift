@@ -13,8 +13,9 @@ extension DocumentService {
 
     /// Stores the session's current selection in the document; `then` once stored.
     func shareSelection(of session: Session, in handle: DocumentHandle, then: @escaping Completion<Void>) {
-        guard let cluster else { return then(.success(())) }
-        sequence(cluster, handle, fail: { then(.failure($0)) }) { st in
+        guard replication.shared else { return then(.success(())) }
+        let delivery = delivery()
+        replication.order(handle, fail: { then(.failure($0)) }) { st in
             if st.deleted { return .answer { then(.failure(.notFound("document '\(handle.id)'"))) } }
             guard let selection = st.document.selection(for: session.id) else { return .answer { then(.success(())) } }
             var w = JSONWriter(capacity: 64)
@@ -24,9 +25,9 @@ extension DocumentService {
             w.key("revision"); w.int(st.document.revision)
             w.endObject()
             let write = StoreWrite.setMeta(Self.selectionKey(document: handle.id, session: session.id), w.bytes)
-            return .store(PreparedUnit(writes: [write]) { stored in
+            return .store(PreparedUnit(writes: [write], stored: delivery.completion { stored in
                 then(stored.map { _ in () }.mapError { _ in .storageFailing })
-            })
+            }))
         }
     }
 

@@ -9,14 +9,8 @@ import TandemStore
 /// in the same transaction. One order per document across nodes, no retries: a node that
 /// wants the lock waits for the other's short transaction.
 extension DocumentService {
-    func sequence(_ cluster: Cluster, _ handle: DocumentHandle, numbersVersion: Bool = false,
-                  fail: @escaping @Sendable (APIError) -> Void,
-                  _ apply: @escaping @Sendable (inout DocumentState) -> AppliedChange) {
-        sequence(cluster, all: [.init(handle: handle, apply: apply, fail: fail, numbersVersion: numbersVersion)])
-    }
-
     /// Steps of several documents in one unit: stored together or not at all (a session's end).
-    func sequence(_ cluster: Cluster, all steps: [ClusterSequencer.Step]) {
+    func sequence(_ cluster: Cluster, all steps: [OrderedStep]) {
         switch cluster.sequencer.add(all: steps) {
         case .queued: return
         case .refused: for step in steps { step.fail(.databaseBusy) }
@@ -94,7 +88,7 @@ extension DocumentService {
 final class SequencedUnit: Sendable {
     private struct State {
         var ran = false
-        var steps: [ClusterSequencer.Step] = []
+        var steps: [OrderedStep] = []
         var applied: [Bool] = []
         var stored: [@Sendable (Result<Void, StoreError>) -> Void] = []
     }
@@ -107,7 +101,7 @@ final class SequencedUnit: Sendable {
     }
 
     /// The unit took `steps` (again, for late joiners: they are added after the others).
-    func took(_ steps: [ClusterSequencer.Step]) {
+    func took(_ steps: [OrderedStep]) {
         state.withLock {
             $0.ran = true
             $0.steps += steps

@@ -8,10 +8,11 @@ extension DocumentService {
     /// session's groups extends the journal every node shares instead of racing another
     /// node's change; the pasteboards' end and the session's row go in the same transaction.
     /// The outcome rules are a single node's.
-    func storeSequencedSessionEnd(_ cluster: Cluster, _ session: String, handles: [DocumentHandle],
+    func storeSequencedSessionEnd(_ session: String, handles: [DocumentHandle],
                                   pasteboardEnd: PasteboardRegistry.SessionEnd, rollBack: Bool,
                                   then: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
-        let outcome = SessionEndOutcome(steps: handles.count + 1) { [self] result, ended in
+        let delivery = delivery()
+        let outcome = SessionEndOutcome(steps: handles.count + 1) { [self] result, ended in delivery { [self] in
             if case .failure(let error) = result, rollBack {
                 for e in ended where e.journaled { storeFailed(handles[e.index], error: error) }
                 // Never stored: back where they were, unless the text went back under them.
@@ -24,9 +25,9 @@ extension DocumentService {
             pasteboards.install(pasteboardEnd, publish: publishPasteboard)
             for e in ended where e.present { broadcastPresence(handles[e.index]) }
             then(result)
-        }
+        } }
         var steps = handles.enumerated().map { i, handle in
-            ClusterSequencer.Step(handle: handle, apply: { st in
+            OrderedStep(handle: handle, apply: { st in
                 guard !st.deleted else {
                     outcome.report(nil, .success(()))
                     return .answer {}
@@ -43,10 +44,10 @@ extension DocumentService {
             }, fail: { outcome.refused($0) }, joinsLate: false)
         }
         let rest = pasteboardEnd.writes + [StoreWrite.deleteSession(session), .forgetOpened(person: session)]
-        steps.append(ClusterSequencer.Step(handle: handles[0], apply: { _ in
+        steps.append(OrderedStep(handle: handles[0], apply: { _ in
             .store(PreparedUnit(writes: rest) { outcome.report(nil, $0) })
         }, fail: { outcome.refused($0) }, joinsLate: false))
-        sequence(cluster, all: steps)
+        replication.order(steps)
     }
 }
 

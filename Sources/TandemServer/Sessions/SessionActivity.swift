@@ -11,11 +11,11 @@ extension ServerContext {
         var streaming = pasteboards.events.sessions
         for handle in service.documents.withLock({ Array($0.values) }) { streaming.formUnion(handle.events.sessions) }
         sessions.touch(streaming, now: now)
-        if let cluster = service.cluster {
+        if service.replication.shared {
             // Activity on other nodes reaches the store only: ask it before ending a session.
             let timeout = configuration.sessionTimeout
             for s in sessions.all where now - s.lastSeen > timeout {
-                if let stored = try? cluster.store.session(s.id) {
+                if let stored = try? store.session(s.id) {
                     sessions.touch([s.id], now: stored.lastSeen)
                 } else {
                     // Unreadable or gone: leave it to the next sweep (or to the feed).
@@ -24,7 +24,7 @@ extension ServerContext {
             }
             // A renewal on another node may not have reached here yet: the store has it.
             for s in sessions.all where s.hasExpired(at: now) {
-                if let stored = try? cluster.store.session(s.id), let expires = stored.expires, expires > now {
+                if let stored = try? store.session(s.id), let expires = stored.expires, expires > now {
                     sessions.refresh(Session(stored, userName: s.userName))
                 }
             }

@@ -197,6 +197,10 @@ public final class InMemoryStore: DocumentStore {
         try read { $0.sortedSessions }
     }
 
+    public func session(_ id: String) throws(StoreError) -> StoredSession? {
+        try read { $0.sortedSessions.first { $0.id == id } }
+    }
+
     public func upsertPasteboard(_ pasteboard: StoredPasteboard) throws(StoreError) {
         try writer.perform { state in state.upsertPasteboard(pasteboard) }
     }

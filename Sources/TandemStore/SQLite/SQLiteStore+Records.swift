@@ -57,6 +57,12 @@ extension SQLiteStore {
         try read { db in try Self.sessions(in: db) }
     }
 
+    public func session(_ id: String) throws(StoreError) -> StoredSession? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT \(StoredSession.selected) FROM sessions WHERE id = ?", arguments: [id]).map(StoredSession.init(row:))
+        }
+    }
+
     static func sessions(in db: Database) throws -> [StoredSession] {
         try Row.fetchAll(db, sql: "SELECT \(StoredSession.selected) FROM sessions ORDER BY id").map(StoredSession.init(row:))
     }

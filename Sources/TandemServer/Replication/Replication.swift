@@ -1,0 +1,62 @@
+import Logging
+import TandemStore
+
+/// The seam between a node's documents and the other nodes that share its store: every change
+/// takes its place in its document's one order through `order`, and a request that must see
+/// what any node committed before it arrived waits for `afterSync`. Document code asks it
+/// nothing else but whether the documents are `shared`.
+///
+/// Two implementations: `LocalReplication`, one node alone with its store, and
+/// `SequencedReplication`, several nodes on one PostgreSQL (docs/scale-out.md).
+protocol Replication: Sendable {
+    /// Whether other nodes write the same documents: then a node never trims its journal alone,
+    /// waits briefly for a revision another node made, and shares selections through the store.
+    var shared: Bool { get }
+
+    /// The service whose documents the steps change; called once, as it is made.
+    func attach(_ documents: DocumentService)
+
+    /// Puts `steps` (one document's change; several, stored all or none, for a session's end)
+    /// in their documents' order, runs each in its document's executor, and stores what they
+    /// return. A step refused before it ran hears `fail`.
+    func order(_ steps: [OrderedStep])
+
+    /// Calls `next` once this node holds everything any node committed before now, with the
+    /// failure if that could not be read; at once when no other node writes.
+    func afterSync(_ next: @escaping @Sendable (StoreError?) -> Void)
+
+    /// What the last exchange with the other nodes found, for `/healthz` (never waited for);
+    /// nil when there are none, or nothing is wrong.
+    func health(now: Double) -> StoreHealth?
+
+    /// Before the documents are loaded: where hearing of others' changes will start.
+    func prepare() throws(StoreError)
+    /// Once loaded: start hearing of others' changes, with `logger` for what goes wrong.
+    func start(logger: Logger)
+    func stop()
+    /// Housekeeping's tick.
+    func tick(now: Double)
+}
+
+/// One change (or undo-state change, save, selection) waiting for its place in its document's
+/// order.
+struct OrderedStep: Sendable {
+    var handle: DocumentHandle
+    /// Applies the change in the document's executor (after any catch-up).
+    var apply: @Sendable (inout DocumentState) -> DocumentService.AppliedChange
+    /// Answers the request when the step is refused before it ran.
+    var fail: @Sendable (APIError) -> Void
+    /// A save: the newest version number is read first, in the document's order.
+    var numbersVersion = false
+    /// Whether it may join a unit that already holds its document (`ClusterSequencer.take(for:)`);
+    /// a step of several that must commit together may not (a session's end).
+    var joinsLate = true
+}
+
+extension Replication {
+    /// One document's step.
+    func order(_ handle: DocumentHandle, numbersVersion: Bool = false, fail: @escaping @Sendable (APIError) -> Void,
+               _ apply: @escaping @Sendable (inout DocumentState) -> DocumentService.AppliedChange) {
+        order([OrderedStep(handle: handle, apply: apply, fail: fail, numbersVersion: numbersVersion)])
+    }
+}
