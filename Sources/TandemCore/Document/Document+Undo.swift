@@ -1,3 +1,5 @@
+// MARK: - Undo and redo
+
 extension Document {
     /// Undoes the scope's latest group: its inverse, transformed through every later
     /// change by anyone, applied as a new change. A level-1 open group is closed first.
@@ -117,4 +119,44 @@ extension Document {
                       skipped: skipped, reverts: RevertedGroup(session: context, group: Int(reverted.id)),
                       notReverted: m.lost)
     }
+}
+
+// MARK: - Change counts
+
+extension Document {
+    /// Applies a change-count step, as UIDocument.updateChangeCount, to the document's count:
+    /// done and redone count up, undone counts down, cleared (after a save) resets every
+    /// scope's count to zero.
+    public func updateChangeCount(_ kind: DocumentChangeKind) {
+        countChange(kind, context: nil)
+        log.journal?(.updateChangeCount(kind))
+    }
+
+    /// A step of `group` (nil: a change with no group, which always counts): a discardable
+    /// group's steps count nowhere (NSUndoManager's setActionIsDiscardable: a change that
+    /// needs no save).
+    func countChange(_ kind: DocumentChangeKind, context: SessionID?, group: Int32? = nil) {
+        let discardable = group.map { undoManager.groups[Int($0)].flags & UndoGroup.discardable != 0 } ?? false
+        changeCounts.apply(kind, context: context, discardable: discardable)
+    }
+
+    /// A group that already counted was marked discardable (its +1 taken back, as an undo
+    /// would) or no longer is (counted again, as a redo would).
+    func recountDiscardable(_ discardable: Bool, context: SessionID?) {
+        if discardable {
+            changeCounts.apply(.undone, context: context)
+            changeCounts.apply(.redone, context: context, discardable: true)
+        } else {
+            changeCounts.apply(.undone, context: context, discardable: true)
+            changeCounts.apply(.redone, context: context)
+        }
+    }
+
+    /// UIDocument's count for the document.
+    public var changeCount: Int { changeCounts.document.count }
+
+    /// UIDocument's count for a scope: the document's, or one session's own context's.
+    public func changeCount(_ scope: UndoScope) -> Int { changeCounts.count(scope) }
+
+    public var hasUnsavedChanges: Bool { changeCount != 0 }
 }

@@ -302,3 +302,47 @@ public final class Document {
     /// Bytes allocated by the change log and the undo history.
     public var historyBytes: Int { log.allocatedBytes + undoManager.allocatedBytes + units.allocatedBytes }
 }
+
+// MARK: - Replaying the journal
+
+extension Document {
+    /// Re-runs one journaled event.
+    public func replay(_ event: DocumentEvent) throws(DocumentError) {
+        let um = undoManager
+        switch event {
+        case let .edit(op, session, options, time):
+            let operation: TextOperation
+            do { operation = try op.operation() } catch { throw .invalidOperation(error) }
+            try apply(operation, session: session, options: options, time: time)
+        case let .revert(request):
+            // An undo that found nothing left to undo is journaled for the groups it dropped
+            // on the way; replayed, it drops them again and ends the same way.
+            // So is one refused as too large after closing an open group.
+            do { try perform(request) } catch .nothingToUndo, .nothingToRedo, .undoTooLarge {}
+        case let .undo(scope, time, nested):
+            // An undo that found nothing left to undo is journaled for the groups it dropped
+            // on the way; replayed, it drops them again and ends the same way.
+            do {
+                if nested { try undoNestedGroup(scope: scope, time: time) } else { try undo(scope: scope, time: time) }
+            } catch .nothingToUndo {}
+        case let .redo(scope, time):
+            do { try redo(scope: scope, time: time) } catch .nothingToRedo {}
+        case let .beginUndoGrouping(session): um.beginUndoGrouping(session: session)
+        case let .endUndoGrouping(session): try um.endUndoGrouping(session: session)
+        case let .setActionName(name, scope): um.setActionName(name, scope: scope)
+        case let .setLevelsOfUndo(levels, scope): um.setLevelsOfUndo(levels, scope: scope)
+        case let .setGroupsByEvent(flag): um.groupsByEvent = flag
+        case let .removeAllActions(scope):
+            if let scope { um.removeAllActions(scope) } else { um.removeAllActions() }
+        case let .removeAllActionsWithTarget(session): um.removeAllActions(withTarget: session)
+        case let .setActionIsDiscardable(flag, scope): um.setActionIsDiscardable(flag, scope: scope)
+        case .disableUndoRegistration: um.disableUndoRegistration()
+        case .enableUndoRegistration: try um.enableUndoRegistration()
+        case let .disableSessionUndoRegistration(session): um.disableUndoRegistration(session: session)
+        case let .enableSessionUndoRegistration(session): try um.enableUndoRegistration(session: session)
+        case let .updateChangeCount(kind): updateChangeCount(kind)
+        case let .setEditingDisabled(flag): isEditingDisabled = flag
+        case let .trimLog(revision): trimLog(through: revision)
+        }
+    }
+}

@@ -35,17 +35,3 @@ public enum WordRange {
         }
     }
 }
-
-extension Document {
-    /// The word around `position`, looked for within `reach` code units either side (a
-    /// longer word is cut there), so a select in a large document reads only a window.
-    public func wordRange(around position: Int, reach: Int = 4096) -> Range<Int>? {
-        guard position >= 0, position <= length else { return nil }
-        var lo = max(0, position - reach), hi = min(length, position + reach)
-        // Never start or end the window inside a surrogate pair.
-        if !rope.isCharacterBoundary(lo) { lo += 1 }
-        if !rope.isCharacterBoundary(hi) { hi -= 1 }
-        let window = rope.substring(lo..<hi)
-        return WordRange.around(position - lo, in: Substring(window)).map { ($0.lowerBound + lo)..<($0.upperBound + lo) }
-    }
-}

@@ -171,23 +171,6 @@ struct TextUnits: Sendable {
     var allocatedBytes: Int { chunks.reduce(chunks.capacity * MemoryLayout<UnitRuns>.stride) { $0 + $1.allocatedBytes } }
 }
 
-extension TextOperation {
-    func reverseForEachSplice(_ body: (Splice) -> Void) {
-        switch storage {
-        case .identity: break
-        case .one(let splice): body(splice)
-        case .many(let splices): for splice in splices.reversed() { body(splice) }
-        }
-    }
-
-    /// The number of units it inserts.
-    var insertedCount: Int {
-        var n = 0
-        forEachSplice { n += $0.inserted.utf16.count }
-        return n
-    }
-}
-
 /// The units a change inserts: new ones numbered from the document's counter, or the ones an
 /// undo or redo puts back.
 enum InsertedUnits {

@@ -158,3 +158,104 @@ public struct TextOperation: Sendable, Hashable {
         }
     }
 }
+
+// MARK: - Splices
+
+extension TextOperation {
+    /// Builds an operation from splices in base positions, ascending and not overlapping.
+    /// Splices that touch are merged and empty ones dropped.
+    public init(splices: [Splice], baseLength: Int) throws(OperationError) {
+        guard baseLength >= 0 else { throw .invalidComponent("base length must not be negative, got \(baseLength)") }
+        guard baseLength <= Self.maxLength else { throw .invalidComponent("base length \(baseLength) is more than \(Self.maxLength)") }
+        var builder = OperationBuilder()
+        var end = 0
+        for splice in splices {
+            guard splice.deleted >= 0 else {
+                throw .invalidComponent("splice at \(splice.position) deletes a negative count \(splice.deleted)")
+            }
+            // Compared without adding: a damaged stored splice can hold counts near Int.max.
+            guard splice.position >= 0, splice.deleted <= baseLength - splice.position else {
+                let end = splice.position.addingReportingOverflow(splice.deleted)
+                throw .positionOutOfRange(position: splice.position < 0 ? splice.position : end.overflow ? .max : end.partialValue,
+                                          length: baseLength)
+            }
+            guard splice.position >= end else {
+                throw .invalidComponent("splice at \(splice.position) overlaps or precedes the previous one, which ends at \(end)")
+            }
+            builder.add(splice)
+            end = splice.position + splice.deleted
+        }
+        self = builder.build(length: baseLength)
+    }
+
+    /// The normalized splices: positions in the base document, ascending, never touching.
+    public var splices: [Splice] {
+        switch storage {
+        case .identity: []
+        case .one(let splice): [splice]
+        case .many(let splices): splices
+        }
+    }
+
+    /// Where the change lands in the resulting document: the smallest range covering all
+    /// inserted text, or the empty range at the deletion point for a pure deletion; nil for
+    /// the identity.
+    public var changedRange: Range<Int>? {
+        var lower: Int?
+        var upper = 0
+        var delta = 0
+        forEachSplice { splice in
+            let start = splice.position + delta
+            let length = splice.inserted.utf16.count
+            if lower == nil { lower = start }
+            upper = start + length
+            delta += length - splice.deleted
+        }
+        guard let lower else { return nil }
+        return lower..<upper
+    }
+}
+
+extension TextOperation {
+    func reverseForEachSplice(_ body: (Splice) -> Void) {
+        switch storage {
+        case .identity: break
+        case .one(let splice): body(splice)
+        case .many(let splices): for splice in splices.reversed() { body(splice) }
+        }
+    }
+
+    /// The number of units it inserts.
+    var insertedCount: Int {
+        var n = 0
+        forEachSplice { n += $0.inserted.utf16.count }
+        return n
+    }
+}
+
+// MARK: - Building from a range
+
+extension TextOperation {
+    /// Inserts `text` at `position` of a document of `length` UTF-16 code units.
+    public static func insert(_ text: String, at position: Int, length: Int) throws(OperationError) -> TextOperation {
+        try replace(from: position, to: position, with: text, length: length)
+    }
+
+    /// Deletes `from..<to` of a document of `length` UTF-16 code units.
+    public static func delete(from: Int, to: Int, length: Int) throws(OperationError) -> TextOperation {
+        try replace(from: from, to: to, with: "", length: length)
+    }
+
+    /// Replaces `from..<to` of a document of `length` UTF-16 code units with `text`.
+    public static func replace(from: Int, to: Int, with text: String, length: Int) throws(OperationError) -> TextOperation {
+        guard length >= 0 else { throw .invalidComponent("document length must not be negative, got \(length)") }
+        guard from >= 0, from <= length else { throw .positionOutOfRange(position: from, length: length) }
+        guard to >= 0, to <= length else { throw .positionOutOfRange(position: to, length: length) }
+        guard from <= to else { throw .invalidComponent("range start \(from) is after its end \(to)") }
+        var builder = OperationBuilder()
+        builder.retain(from)
+        builder.insert(text)
+        builder.delete(to - from)
+        return builder.build(length: length)
+    }
+}

@@ -1,3 +1,59 @@
+// MARK: - Opening and closing groups
+
+extension UndoManager {
+    /// Opens a (nested) group for `session` (nil: the anonymous context); returns the new
+    /// grouping level. Changes the session makes while it is open form one group.
+    @discardableResult
+    public func beginUndoGrouping(session: SessionID?) -> Int {
+        let c = context(for: session)
+        contexts[c].groupingLevel += 1
+        contexts[c].typing = nil
+        if contexts[c].groupingLevel > 1 { contexts[c].nestedStarts = (contexts[c].nestedStarts ?? []) + [-1] }
+        log.journal?(.beginUndoGrouping(session: session))
+        post(.didOpenUndoGroup, Self.scope(ofSession: session))
+        post(.checkpoint, Self.scope(ofSession: session))
+        return contexts[c].groupingLevel
+    }
+
+    /// Closes the innermost open group; `noOpenGroup` when none is open.
+    @discardableResult
+    public func endUndoGrouping(session: SessionID?) throws(DocumentError) -> Int {
+        guard let c = existingContext(session), contexts[c].groupingLevel > 0 else { throw .noOpenGroup }
+        closeLevel(c)
+        log.journal?(.endUndoGrouping(session: session))
+        return contexts[c].groupingLevel
+    }
+
+    func closeLevel(_ c: Int) {
+        let scope = Self.scope(ofSession: contexts[c].session)
+        post(.checkpoint, scope)
+        post(.willCloseUndoGroup, scope)
+        if contexts[c].groupingLevel > 1, let start = contexts[c].nestedStarts?.popLast() {
+            contexts[c].nestedTail = start >= 0 ? start : nil
+        }
+        contexts[c].groupingLevel -= 1
+        if contexts[c].groupingLevel == 0 {
+            contexts[c].openGroup = -1
+            contexts[c].openName = -1
+            contexts[c].openNamedOutside = false
+            contexts[c].openDiscardable = nil
+            contexts[c].nestedStarts = nil
+            contexts[c].nestedTail = nil
+        }
+        post(.didCloseUndoGroup, scope)
+    }
+
+    /// Open levels over all contexts.
+    var openLevels: Int { contexts.reduce(0) { $0 + $1.groupingLevel } }
+
+    public func groupingLevel(_ scope: UndoScope) -> Int {
+        switch scope {
+        case .document: contexts[0].groupingLevel
+        case .session(let s): contextIndex[s].map { contexts[$0].groupingLevel } ?? 0
+        }
+    }
+}
+
 // MARK: - Registering an edit
 
 /// How a logged change joins an undo group: a new group, the open one, or the typing run it
@@ -111,5 +167,131 @@ extension UndoManager {
         m.validAt = revision
         mapped[g] = m
         groups[Int(g)].last = Int32(revision)
+    }
+}
+
+// MARK: - Nested groups
+
+/// undoNestedGroup inside an open group. Nested groups join their open outer group as it
+/// grows (one group, one inverse); only the boundary of the last closed nested group is
+/// kept. undoNestedGroup is allowed only while nothing was registered since that group
+/// closed, so its changes are exactly the open group's tail: the tail is split off as a
+/// group of its own, right on top of the open one, and undone as any closed group.
+extension UndoManager {
+    /// Splits the open group's tail (the last closed nested group) off context c's open
+    /// group; `groupOpen` when the open group ends in changes of its own instead.
+    func splitNestedTail(context c: Int) throws(DocumentError) {
+        let g = contexts[c].openGroup
+        let group = groups[Int(g)]
+        guard group.isLive, let s = contexts[c].nestedTail.map(Int.init), s >= Int(group.first) else {
+            throw .groupOpen(level: contexts[c].groupingLevel)
+        }
+        contexts[c].nestedTail = nil
+        guard s > Int(group.first) else {
+            // The nested group is all the open group holds: it is undone whole, and the
+            // open level goes on empty.
+            contexts[c].openGroup = -1
+            return
+        }
+        var headLast = s - 1
+        while log.group(headLast) != g { headLast -= 1 }
+        let t = Int32(groups.count)
+        groups.append(UndoGroup(context: Int32(c), first: Int32(s), last: group.last, name: group.name, flags: group.flags))
+        for r in s...Int(group.last) where log.group(r) == g { log.state.group[log.index(r)] = t }
+        mapped[t] = replayedInverse(of: t, from: s, through: log.revision)
+        mapped[g] = replayedInverse(of: g, from: Int(group.first), through: headLast)
+        groups[Int(g)].last = Int32(headLast)
+        contexts[c].undo.append(t)
+        liveUndoCount += 1
+    }
+
+    /// Group g's inverse from its change at `from` on, built as register and append build
+    /// it change by change: own changes composed in front, anyone else's mapped through.
+    func replayedInverse(of g: Int32, from: Int, through: Int) -> MappedInverse {
+        var m = MappedInverse(inverse: log.inverse(at: from), validAt: from, below: nil, inserted: log.units(at: from).deleted)
+        guard from < through else { return m }
+        for r in (from + 1)...through {
+            if log.group(r) == g {
+                let own = log.inverse(at: r)
+                m.inserted = OperationUnits.compose(own, log.units(at: r).inverted, m.inverse, OperationUnits(inserted: m.inserted),
+                                                    deleted: false).inserted
+                m.inverse = Self.must { () throws(OperationError) in try own.compose(m.inverse) }
+            } else {
+                Self.map(&m, through: log.operation(at: r), units: log.units(at: r))
+            }
+            m.validAt = r
+        }
+        return m
+    }
+}
+
+// MARK: - Registration
+
+extension UndoManager {
+    public var isUndoRegistrationEnabled: Bool { registrationDisabled == 0 }
+
+    /// Nestable, as NSUndoManager's: every disable needs its enable.
+    public func disableUndoRegistration() {
+        registrationDisabled += 1
+        log.journal?(.disableUndoRegistration)
+    }
+
+    /// `undoRegistrationNotDisabled` without a matching disable, where NSUndoManager raises.
+    public func enableUndoRegistration() throws(DocumentError) {
+        guard registrationDisabled > 0 else { throw .undoRegistrationNotDisabled }
+        registrationDisabled -= 1
+        log.journal?(.enableUndoRegistration)
+    }
+}
+
+// MARK: - Registration per session
+
+/// NSUndoManager's disableUndoRegistration has one count for the whole manager (here
+/// `disableUndoRegistration()`, the document's). A shared document also lets one session
+/// stop registering its own edits without touching anyone else's: each context has a count
+/// of its own, nesting as NSUndoManager's does.
+extension UndoManager {
+    /// Whether a change in `scope` would be registered: the document's registration is on
+    /// and, for a session, its own too.
+    public func isUndoRegistrationEnabled(_ scope: UndoScope) -> Bool {
+        registrationDisabledLevel(scope) == 0
+    }
+
+    /// How many disables are unmatched for `scope`: the document's count, plus a session's
+    /// own for a session scope.
+    public func registrationDisabledLevel(_ scope: UndoScope) -> Int {
+        switch scope {
+        case .document: registrationDisabled
+        case .session(let s): registrationDisabled + (contextIndex[s].map { contexts[$0].registrationDisabled } ?? 0)
+        }
+    }
+
+    /// The session's own count alone (0 without a context).
+    public func sessionRegistrationDisabledLevel(_ session: SessionID) -> Int {
+        contextIndex[session].map { contexts[$0].registrationDisabled } ?? 0
+    }
+
+    /// Whether context c's changes are registered now.
+    func registers(context c: Int) -> Bool { registrationDisabled == 0 && contexts[c].registrationDisabled == 0 }
+
+    /// disableUndoRegistration for `session`'s edits alone (nestable); returns its own count.
+    @discardableResult
+    public func disableUndoRegistration(session: SessionID) -> Int {
+        let c = context(for: session)
+        contexts[c].registrationDisabled += 1
+        // A typing run must not go on across the disabled stretch.
+        contexts[c].typing = nil
+        log.journal?(.disableSessionUndoRegistration(session))
+        return contexts[c].registrationDisabled
+    }
+
+    /// Undoes one `disableUndoRegistration(session:)`; `undoRegistrationNotDisabled` without
+    /// a matching one, where NSUndoManager raises. Returns the session's own count after it.
+    @discardableResult
+    public func enableUndoRegistration(session: SessionID) throws(DocumentError) -> Int {
+        guard let c = contextIndex[session], contexts[c].registrationDisabled > 0 else { throw .undoRegistrationNotDisabled }
+        contexts[c].registrationDisabled -= 1
+        log.journal?(.enableSessionUndoRegistration(session))
+        return contexts[c].registrationDisabled
     }
 }

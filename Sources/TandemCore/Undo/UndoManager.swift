@@ -151,76 +151,7 @@ public final class UndoManager {
         for observer in observers { observer.body(note) }
     }
 
-    // MARK: grouping
-
-    /// Opens a (nested) group for `session` (nil: the anonymous context); returns the new
-    /// grouping level. Changes the session makes while it is open form one group.
-    @discardableResult
-    public func beginUndoGrouping(session: SessionID?) -> Int {
-        let c = context(for: session)
-        contexts[c].groupingLevel += 1
-        contexts[c].typing = nil
-        if contexts[c].groupingLevel > 1 { contexts[c].nestedStarts = (contexts[c].nestedStarts ?? []) + [-1] }
-        log.journal?(.beginUndoGrouping(session: session))
-        post(.didOpenUndoGroup, Self.scope(ofSession: session))
-        post(.checkpoint, Self.scope(ofSession: session))
-        return contexts[c].groupingLevel
-    }
-
-    /// Closes the innermost open group; `noOpenGroup` when none is open.
-    @discardableResult
-    public func endUndoGrouping(session: SessionID?) throws(DocumentError) -> Int {
-        guard let c = existingContext(session), contexts[c].groupingLevel > 0 else { throw .noOpenGroup }
-        closeLevel(c)
-        log.journal?(.endUndoGrouping(session: session))
-        return contexts[c].groupingLevel
-    }
-
-    func closeLevel(_ c: Int) {
-        let scope = Self.scope(ofSession: contexts[c].session)
-        post(.checkpoint, scope)
-        post(.willCloseUndoGroup, scope)
-        if contexts[c].groupingLevel > 1, let start = contexts[c].nestedStarts?.popLast() {
-            contexts[c].nestedTail = start >= 0 ? start : nil
-        }
-        contexts[c].groupingLevel -= 1
-        if contexts[c].groupingLevel == 0 {
-            contexts[c].openGroup = -1
-            contexts[c].openName = -1
-            contexts[c].openNamedOutside = false
-            contexts[c].openDiscardable = nil
-            contexts[c].nestedStarts = nil
-            contexts[c].nestedTail = nil
-        }
-        post(.didCloseUndoGroup, scope)
-    }
-
-    /// Open levels over all contexts.
-    var openLevels: Int { contexts.reduce(0) { $0 + $1.groupingLevel } }
-
-    public func groupingLevel(_ scope: UndoScope) -> Int {
-        switch scope {
-        case .document: contexts[0].groupingLevel
-        case .session(let s): contextIndex[s].map { contexts[$0].groupingLevel } ?? 0
-        }
-    }
-
-    // MARK: registration
-
-    public var isUndoRegistrationEnabled: Bool { registrationDisabled == 0 }
-
-    /// Nestable, as NSUndoManager's: every disable needs its enable.
-    public func disableUndoRegistration() {
-        registrationDisabled += 1
-        log.journal?(.disableUndoRegistration)
-    }
-
-    /// `undoRegistrationNotDisabled` without a matching disable, where NSUndoManager raises.
-    public func enableUndoRegistration() throws(DocumentError) {
-        guard registrationDisabled > 0 else { throw .undoRegistrationNotDisabled }
-        registrationDisabled -= 1
-        log.journal?(.enableUndoRegistration)
-    }
+    // MARK: memory
 
     /// Bytes held by the undo history (groups, stacks, mapped inverses), not the log.
     var allocatedBytes: Int {

@@ -104,3 +104,74 @@ public final class SQLiteStore: DocumentStore {
         return revision
     }
 }
+
+// MARK: - Loading everything
+
+extension SQLiteStore {
+    /// One read transaction, so the picture is consistent. Per document it reads the snapshot
+    /// and seeks the primary key to the changes after it: the cost follows the tails, not the
+    /// length of the history.
+    public func loadAll() throws(StoreError) -> StoreContents {
+        try read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT d.id, CAST(d.title AS BLOB), d.created, d.modified, d.metadata, d.revision, s.revision, s.payload
+                FROM documents d LEFT JOIN snapshots s ON s.document = d.id
+                ORDER BY d.id
+                """)
+            let documents = try rows.map { row in
+                let document = StoredDocument(row: row)
+                let revision: Int = row[5]
+                let snapshotRevision: Int? = row[6]
+                let snapshot = snapshotRevision.map {
+                    StoredSnapshot(documentID: document.id, revision: $0, payload: [UInt8](blob: row, 7))
+                }
+                let tail = try Self.changes(of: document.id, after: snapshotRevision ?? 0, through: Int.max, in: db)
+                return LoadedDocument(document: document, revision: revision, snapshot: snapshot, tail: tail)
+            }
+            var meta: [String: [UInt8]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT key, value FROM meta") {
+                meta[row[0]] = [UInt8](blob: row, 1)
+            }
+            return StoreContents(
+                documents: documents, sessions: try Self.sessions(in: db),
+                pasteboards: try Self.pasteboards(in: db), meta: meta)
+        }
+    }
+}
+
+// MARK: - Submitting writes
+
+extension SQLiteStore {
+    public func submit(_ writes: [StoreWrite], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
+        let changeCount = writes.reduce(0) { $0 + $1.changeCount }
+        // One job: stored all or none (a conflict undoes the job alone, see GroupCommitWriter).
+        writer.submit(.init(changeCount: changeCount, work: .writes(writes), completion: completion))
+    }
+
+    public func onBatchCompleted(_ handler: @escaping @Sendable () -> Void) {
+        writer.onBatchCompleted(handler)
+    }
+
+    static func run(_ write: StoreWrite, in db: Database) throws {
+        switch write {
+        case .append(let changes): try insert(changes, in: db)
+        case .createDocument(let document, let snapshot): try createDocument(document, snapshot: snapshot, in: db)
+        case .updateDocument(let document): try updateDocument(document, in: db)
+        case .deleteDocument(let id): _ = try deleteDocument(id, in: db)
+        case .addVersion(let version): try addVersion(version, in: db)
+        case .writeSnapshot(let snapshot): try writeSnapshot(snapshot, in: db)
+        case .trimChanges(let document, let through): try trimChanges(document: document, through: through, in: db)
+        case .archive(let run): try archive(run, in: db)
+        case .trimArchive(let document, let keepBytes): try trimArchive(document: document, keepBytes: keepBytes, in: db)
+        case .upsertPasteboard(let pasteboard): try upsertPasteboard(pasteboard, in: db)
+        case .deletePasteboard(let name): try deletePasteboard(name, in: db)
+        case .upsertSession(let session): try upsertSession(session, in: db)
+        case .deleteSession(let id): try deleteSession(id, in: db)
+        case .setMeta(let key, let value): try setMeta(key, value, in: db)
+        case .upsertUser(let user): try upsertUser(user, in: db)
+        case .deleteUser(let id): try deleteUser(id, in: db)
+        case .recordOpened(let person, let recent): try recordOpened(person: person, recent, in: db)
+        case .forgetOpened(let person): try forgetOpened(person: person, in: db)
+        }
+    }
+}

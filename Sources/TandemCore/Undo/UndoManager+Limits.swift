@@ -1,3 +1,129 @@
+// MARK: - Levels
+
+extension UndoManager {
+    /// The document's cap on undo groups: every context's own, unless it set one (0 = unlimited).
+    public var levelsOfUndo: Int {
+        get { documentLevels }
+        set { setLevelsOfUndo(newValue, scope: .document) }
+    }
+
+    public func levelsOfUndo(_ scope: UndoScope) -> Int {
+        switch scope {
+        case .document: documentLevels
+        case .session(let s): contextIndex[s].map { contexts[$0].levels } ?? 0
+        }
+    }
+
+    /// The cap that applies to the scope's stack: a session's own when it set one, else the
+    /// document's (what `enforceLevels` keeps), where `levelsOfUndo(_:)` is what it set.
+    public func levelsInForce(_ scope: UndoScope) -> Int {
+        switch scope {
+        case .document: documentLevels
+        case .session(let s):
+            contextIndex[s].map { contexts[$0].levels > 0 ? contexts[$0].levels : documentLevels } ?? documentLevels
+        }
+    }
+
+    /// Caps a scope's undo stack; the oldest groups beyond it are dropped at once.
+    public func setLevelsOfUndo(_ levels: Int, scope: UndoScope) {
+        let levels = max(0, levels)
+        switch scope {
+        case .document:
+            documentLevels = levels
+            for c in contexts.indices { enforceLevels(c) }
+        case .session(let s):
+            let c = context(for: s)
+            contexts[c].levels = levels
+            enforceLevels(c)
+        }
+        log.journal?(.setLevelsOfUndo(levels, scope: scope))
+    }
+
+    /// Each context keeps at most its own levelsOfUndo, or the document's when it set none:
+    /// another session's typing never pushes out my groups.
+    func enforceLevels(_ c: Int) {
+        let cap = contexts[c].levels > 0 ? contexts[c].levels : documentLevels
+        if cap > 0 {
+            while contexts[c].undoCount > cap { dropBottom(c) }
+        }
+    }
+
+    func dropBottom(_ c: Int) {
+        let g = contexts[c].undo[contexts[c].undoBottom]
+        kill(g)
+        liveUndoCount -= 1
+        if contexts[c].openGroup == g { contexts[c].openGroup = -1 }
+        if contexts[c].typing?.group == g { contexts[c].typing = nil }
+        contexts[c].undoBottom += 1
+        if contexts[c].undoBottom > 64 && contexts[c].undoBottom * 2 > contexts[c].undo.count {
+            contexts[c].undo.removeFirst(contexts[c].undoBottom)
+            contexts[c].undoBottom = 0
+        }
+    }
+
+    func kill(_ g: Int32) {
+        groups[Int(g)].flags &= ~UndoGroup.live
+        mapped[g] = nil
+    }
+}
+
+// MARK: - Removing
+
+extension UndoManager {
+    /// Clears every context and, as NSUndoManager's, re-enables registration (the document's
+    /// and every session's).
+    public func removeAllActions() {
+        for c in contexts.indices { clear(c); contexts[c].registrationDisabled = 0 }
+        registrationDisabled = 0
+        log.journal?(.removeAllActions(scope: nil))
+    }
+
+    /// `.document` is `removeAllActions()`; `.session(s)` clears only that session's
+    /// context and leaves registration (the document's and the session's) as it is.
+    public func removeAllActions(_ scope: UndoScope) {
+        switch scope {
+        case .document:
+            for c in contexts.indices { clear(c); contexts[c].registrationDisabled = 0 }
+            registrationDisabled = 0
+        case .session(let s):
+            guard let c = contextIndex[s] else { return }
+            clear(c)
+        }
+        log.journal?(.removeAllActions(scope: scope))
+    }
+
+    /// Clears what `session` registered when the session ends, and its context's open groups
+    /// and settings with it: nothing can close or use them any more. The context is then as
+    /// a new one would be, so `compactContexts` drops it once the log no longer names it (an
+    /// ended session that had left a group open, or set a levelsOfUndo of its own, kept its
+    /// context in memory and in every snapshot for ever). A session that never had an undo
+    /// context here changes nothing and journals nothing.
+    public func removeAllActions(withTarget session: SessionID) {
+        guard let c = contextIndex[session] else { return }
+        clear(c)
+        contexts[c] = UndoContext(session: session)
+        log.journal?(.removeAllActionsWithTarget(session))
+    }
+
+    func clear(_ c: Int) {
+        for g in contexts[c].undo[contexts[c].undoBottom...] { kill(g); liveUndoCount -= 1 }
+        for g in contexts[c].redo { kill(g) }
+        contexts[c].undo = []
+        contexts[c].undoBottom = 0
+        contexts[c].redo = []
+        contexts[c].openGroup = -1
+        contexts[c].typing = nil
+    }
+
+    func clearRedo(_ c: Int) {
+        guard !contexts[c].redo.isEmpty else { return }
+        for g in contexts[c].redo { kill(g) }
+        contexts[c].redo.removeAll(keepingCapacity: true)
+    }
+}
+
+// MARK: - Compaction
+
 extension UndoManager {
     /// Renumbers the groups once the ones nothing refers to any more are most of them.
     ///
