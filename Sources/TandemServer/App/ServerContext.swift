@@ -1,13 +1,13 @@
 import Foundation
 import Logging
-import Synchronization
 import TandemCore
 import TandemHTTP
 import TandemStore
 
-/// The services every handler shares: the `DocumentService` that every document mutation
-/// goes through, sessions, pasteboards and the idempotency store. Route files extend it with
-/// their endpoints (decode, call, encode).
+/// The composition root: the services every handler shares (the `DocumentService` that every
+/// document mutation goes through, sessions, pasteboards, the idempotency store, limits) and
+/// the housekeeping of sessions. It builds the route controllers, which each take what their
+/// handlers need, and registers them behind the shared middleware (`makeRouter`).
 final class ServerContext: Sendable {
     let configuration: ServerConfiguration
     let service: DocumentService
@@ -22,12 +22,10 @@ final class ServerContext: Sendable {
     let clients: ClientAddressResolver
     /// `--auth-header`: whom a trusted proxy names (nil without the option).
     let proxyIdentity: ProxyIdentity?
-    /// Failed sign-ins per account (`SignIn`).
-    let accountThrottle = AccountThrottle()
-    /// The users generation last seen (`endSessionsOfRemovedUsers`); nil while there is none.
-    let usersGeneration: Mutex<[UInt8]?>
     /// The documents people open, for their lists.
     let opened: OpenedDocuments
+    /// Sessions apart from requests: their ends, idle sweeps and stored activity.
+    let sessionActivity: SessionActivity
 
     init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry, metrics: Metrics,
          idempotency: any IdempotencyStore = IdempotencyCache(), replication: (any Replication)? = nil, logger: Logger) {
@@ -38,7 +36,6 @@ final class ServerContext: Sendable {
         self.sessions = sessions
         self.metrics = metrics
         self.logger = logger
-        usersGeneration = Mutex((try? store.meta(Accounts.generationKey)) ?? nil)
         opened = OpenedDocuments(store: store, logger: logger)
         rateLimiter = RateLimiter(limits: configuration.rateLimits)
         clients = ClientAddressResolver(trustedProxies: configuration.trustedProxies)
@@ -50,6 +47,8 @@ final class ServerContext: Sendable {
         self.pasteboards = pasteboards
         service = DocumentService(configuration: configuration, store: store, sessions: sessions, pasteboards: pasteboards,
                                   metrics: metrics, logger: logger, replication: replication) { RequestExecutor.current.map { e in Delivery(e.execute) } ?? .global }
+        sessionActivity = SessionActivity(configuration: configuration, service: service, store: store, sessions: sessions,
+                                          pasteboards: pasteboards, logger: logger)
     }
 
     func now() -> Double { Date().timeIntervalSince1970 }

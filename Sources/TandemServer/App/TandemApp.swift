@@ -56,7 +56,8 @@ public final class TandemApp: Sendable {
         try context.service.restoreDocuments(contents.documents)
         let archived = try store.archiveSizes()
         context.service.archiveSizes.withLock { $0 = archived }
-        context.startPasteboards(contents.pasteboards)
+        // The stored pasteboards (a session's end takes its own, see `storeSessionEnd`).
+        context.pasteboards.restore(contents.pasteboards, logger: logger)
 
         var http = HTTPServer.Configuration(
             host: configuration.host, port: configuration.port,
@@ -110,7 +111,7 @@ public final class TandemApp: Sendable {
         context.pasteboards.events.closeAll()
         server.shutdown(gracePeriod: .milliseconds(Int(gracePeriod * 1000)))
         context.service.takeSnapshots(all: true)
-        context.storeSessionActivity(interval: 0)
+        context.sessionActivity.storeSessionActivity(interval: 0)
         context.store.close()
         dataLock.release()
     }
@@ -125,17 +126,17 @@ public final class TandemApp: Sendable {
             // What `/healthz` answers from; a failing store is tried again every second.
             context.service.keepStoreHealthFresh(probe: now - lastSessionSweep >= 1)
             context.service.replication.tick(now: now)
-            context.expirePollers(now: now)
+            expirePollers(now: now)
             context.service.endExpiredLinks(now: now)
             if now - lastKeepAlive >= context.configuration.keepAliveInterval {
                 lastKeepAlive = now
-                context.sendKeepAlives()
+                sendKeepAlives()
             }
             if now - lastSessionSweep >= 1 {
                 lastSessionSweep = now
-                context.sweepSessions(now: now)
-                context.endSessionsOfRemovedUsers()
-                context.storeSessionActivity(interval: context.lastSeenStoreInterval)
+                context.sessionActivity.sweepSessions(now: now)
+                context.sessionActivity.endSessionsOfRemovedUsers()
+                context.sessionActivity.storeSessionActivity(interval: context.sessionActivity.lastSeenStoreInterval)
                 context.service.trimLogsToConfiguredLength()
                 context.service.autosave(now: now)
                 context.service.takeSnapshots()
@@ -146,100 +147,10 @@ public final class TandemApp: Sendable {
             }
         }
     }
-}
 
-extension ServerContext {
-    /// Bodies this large are handled on `heavyWork`, not on the event loop that read them.
-    static let heavyBodyBytes = 256 * 1024
-    /// So are the operations in `wholeTextOperations` on a text this long (UTF-16 units).
-    static let heavyTextLength = 256 * 1024
-    /// Operations whose work grows with the document's text (they copy, diff or send all of
-    /// it, or a group that may be as large), unlike a keystroke, whose cost hardly does.
-    static let wholeTextOperations: Set<String> = [
-        "getDocument", "getDocumentText", "replaceDocumentText", "listEdits", "documentEvents",
-        "save", "getVersionText", "revertToVersion", "undo", "redo", "cut", "copy", "paste", "delete",
-    ]
-
-    /// Operations whose work grows with the change log rather than the text: a page of the
-    /// log, an undo or redo mapped through every later change.
-    static let historyOperations: Set<String> = ["listEdits", "undo", "redo"]
-
-    /// Operations that read the store (a saved version's text, of any size, from SQLite or
-    /// across the network from PostgreSQL): never on a loop, whatever the current text's length.
-    static let storeReadOperations: Set<String> = ["listVersions", "getVersionText", "revertToVersion", "listDocuments",
-                                                   "shareWithUser", "createPasteboard", "updatePasteboard"]
-
-    func makeRouter() -> Router {
-        var endpoints: [Endpoint] = []
-        endpoints += sessionEndpoints
-        endpoints += documentEndpoints
-        endpoints += editEndpoints
-        endpoints += historyEndpoints
-        endpoints += eventEndpoints
-        endpoints += versionEndpoints
-        endpoints += pasteboardEndpoints
-        endpoints += actionEndpoints
-        endpoints += accessEndpoints
-        endpoints = endpoints.map(ClientLimitsMiddleware.documentingLimit)
-        let described = endpoints
-        let openAPI = Mutex<[UInt8]?>(nil)
-        endpoints += serviceEndpoints(openAPI: {
-            openAPI.withLock { cached in
-                if let cached { return cached }
-                let bytes = JSONWriter.encode(OpenAPIDocument.build(described + self.serviceEndpoints(openAPI: { [] }), version: "1.0.0"))
-                cached = bytes
-                return bytes
-            }
-        })
-        // The concerns every route shares, outermost first.
-        let middleware: [any RouteMiddleware] = [
-            ContentEncodingMiddleware(),
-            MetricsMiddleware(metrics: metrics),
-            ClientLimitsMiddleware(limiter: rateLimiter, clients: clients),
-            ClusterSyncMiddleware(service: service),
-            AuthenticationMiddleware(session: { [self] request throws(APIError) in try session(of: request) },
-                                     link: { [service] token throws(APIError) in try service.verifyLink(token) },
-                                     operatorKey: configuration.adminKey.map(OperatorKey.init),
-                                     limiter: rateLimiter, clients: clients,
-                                     proxy: proxyIdentity),
-            GuestsMiddleware(guests: configuration.guests),
-            AccessMiddleware(service: service),
-            IdempotencyMiddleware(store: idempotency),
-            HeavyWorkMiddleware(pool: service.heavyWork),
-        ]
-        var router = Router()
-        for var e in endpoints {
-            if e.path.hasPrefix("/documents/{id}") {
-                guard let rule = RouteAccess.rule(for: e.operationID) else {
-                    preconditionFailure("\(e.operationID) names a document but RouteAccess has no rule for it")
-                }
-                e.access = rule
-            }
-            let chain = middleware.wrap(e.handler, for: e)
-            router.add(e.method, e.routerPattern) { request, responder in chain(request, RequestContext(), responder) }
-        }
-        let files = StaticFiles(root: configuration.publicDirectory)
-        // Static files and unknown paths are counted as two routes, not one per path, so a
-        // scan of random URLs cannot grow the metrics without bound.
-        let fallbackMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "other"]
-        let staticRoutes = Dictionary(uniqueKeysWithValues: fallbackMethods.map { ($0, metrics.route(method: $0, route: "static")) })
-        let unmatchedRoutes = Dictionary(uniqueKeysWithValues: fallbackMethods.map { ($0, metrics.route(method: $0, route: "unmatched")) })
-        router.fallback = { [metrics] request, responder in
-            let start = DispatchTime.now().uptimeNanoseconds
-            let response = files.respond(to: request) ?? APIError.notFound("'\(request.path)'").response
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            let routes = response.status.code == 404 ? unmatchedRoutes : staticRoutes
-            let route = routes[request.method.rawValue] ?? routes["other"]!
-            metrics.observeRequest(route, status: response.status.code, seconds: seconds)
-            responder.send(ContentEncodingMiddleware.negotiate(response, to: request))
-        }
-        // The router's own answers (405, OPTIONS) pass no middleware either.
-        router.finishing = { request, response in ContentEncodingMiddleware.negotiate(response, to: request) }
-        return router
-    }
-
-    func expirePollers(now: Double) {
-        for handle in service.documents.withLock({ Array($0.values) }) {
+    /// Answers the long-polls (`GET …/edits?wait=`) whose wait is over.
+    private func expirePollers(now: Double) {
+        for handle in context.service.documents.withLock({ Array($0.values) }) {
             let due: [(DocumentState.Poller, PollAnswer)] = handle.executor.sync { st in
                 var out: [(DocumentState.Poller, PollAnswer)] = []
                 st.pollers.removeAll { p in
@@ -253,8 +164,9 @@ extension ServerContext {
         }
     }
 
-    func sendKeepAlives() {
-        for handle in service.documents.withLock({ Array($0.values) }) { handle.events.send(ServerSentEvents.keepAlive) }
-        pasteboards.events.send(ServerSentEvents.keepAlive)
+    /// Keeps every open event stream from looking idle to proxies and clients.
+    private func sendKeepAlives() {
+        for handle in context.service.documents.withLock({ Array($0.values) }) { handle.events.send(ServerSentEvents.keepAlive) }
+        context.pasteboards.events.send(ServerSentEvents.keepAlive)
     }
 }

@@ -1,6 +1,33 @@
 import Foundation
+import Logging
+import Synchronization
+import TandemStore
 
-extension ServerContext {
+/// Sessions apart from the requests they make: a session's end, stored before it counts;
+/// housekeeping's sweeps (idle sessions, expired application tokens, users removed from the
+/// store); and the activity written back so that sessions survive a restart with their real
+/// idle time.
+final class SessionActivity: Sendable {
+    let configuration: ServerConfiguration
+    let service: DocumentService
+    let store: any DocumentStore
+    let sessions: SessionRegistry
+    let pasteboards: PasteboardRegistry
+    let logger: Logger
+    /// The users generation last seen (`endSessionsOfRemovedUsers`); nil while there is none.
+    private let usersGeneration: Mutex<[UInt8]?>
+
+    init(configuration: ServerConfiguration, service: DocumentService, store: any DocumentStore, sessions: SessionRegistry,
+         pasteboards: PasteboardRegistry, logger: Logger) {
+        self.configuration = configuration
+        self.service = service
+        self.store = store
+        self.sessions = sessions
+        self.pasteboards = pasteboards
+        self.logger = logger
+        usersGeneration = Mutex((try? store.meta(Accounts.generationKey)) ?? nil)
+    }
+
     /// How stale the stored `lastSeen` may get: a minute, or less under a short timeout so
     /// that a restart cannot end a session that was active within its timeout.
     var lastSeenStoreInterval: Double { min(60, configuration.sessionTimeout / 4) }
@@ -51,6 +78,39 @@ extension ServerContext {
         } catch {
             sessions.lastSeenNotStored(due)
             logger.warning("could not store session activity: \(error)")
+        }
+    }
+
+    /// Ends a session everywhere (see `storeSessionEnd`); `then` is called only once the end
+    /// is stored: refused, the session goes on as before, token and undo groups included.
+    func endSession(_ id: String, then: @escaping @Sendable (Result<Void, APIError>) -> Void) {
+        // Out of the registry first: no request of it starts while its end is stored.
+        guard let removed = sessions.removeReinstatable(id: id) else { return then(.success(())) }
+        service.storeSessionEnd(id, rollBack: true) { [self] result in
+            if case .failure(let error) = result {
+                sessions.reinstate(removed)
+                logger.error("could not store the end of session \(id): \(error)")
+                return then(.failure(.storageFailing))
+            }
+            then(.success(()))
+        }
+    }
+
+    /// When the users generation changed (an account removed or its password changed, by
+    /// `tandem user` or on another node), ends here every session of a user that the store no
+    /// longer holds. Runs on housekeeping, about once a second: one meta read when nothing changed.
+    func endSessionsOfRemovedUsers() {
+        let generation: [UInt8]?
+        do { generation = try store.meta(Accounts.generationKey) } catch { return }
+        let changed = usersGeneration.withLock { last -> Bool in
+            defer { last = generation }
+            return last != generation
+        }
+        guard changed, let stored = try? Set(store.sessions().map(\.id)) else { return }
+        for session in sessions.userSessions where !stored.contains(session.id) {
+            endSession(session.id) { [logger] result in
+                if case .failure(let error) = result { logger.warning("could not end session \(session.id): \(error)") }
+            }
         }
     }
 }

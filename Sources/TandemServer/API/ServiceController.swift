@@ -2,8 +2,19 @@ import Synchronization
 import TandemHTTP
 import TandemStore
 
-extension ServerContext {
-    func serviceEndpoints(openAPI: @escaping @Sendable () -> [UInt8]) -> [Endpoint] {
+/// The server's own routes: health, ping, metrics and the OpenAPI document.
+final class ServiceController: Sendable {
+    let service: DocumentService
+    let metrics: Metrics
+    let configuration: ServerConfiguration
+
+    init(_ context: ServerContext) {
+        service = context.service
+        metrics = context.metrics
+        configuration = context.configuration
+    }
+
+    func endpoints(openAPI: @escaping @Sendable () -> [UInt8]) -> [Endpoint] {
         [
             Endpoint(
                 method: .get, path: "/healthz", operationID: "health",
@@ -45,7 +56,7 @@ extension ServerContext {
     }
 }
 
-extension ServerContext {
+extension ServiceController {
     /// `{"status","store","documents"}`, with `reason` and `since` while the store fails:
     /// 503 then, so that the container's health check (`tandem healthcheck`) sees it. From
     /// state kept off the loop (`storeHealth`): a slow database never slows this answer.

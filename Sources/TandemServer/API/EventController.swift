@@ -1,7 +1,19 @@
 import TandemCore
 import TandemHTTP
 
-extension ServerContext {
+/// A document's live side: its event stream (resumed from `Last-Event-ID`), the session's
+/// selection, and who is present.
+final class EventController: RouteController {
+    let service: DocumentService
+    let configuration: ServerConfiguration
+    let opened: OpenedDocuments
+
+    init(_ context: ServerContext) {
+        service = context.service
+        configuration = context.configuration
+        opened = context.opened
+    }
+
     func documentEvents(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         let session: Session?
         let handle: DocumentHandle
@@ -20,12 +32,12 @@ extension ServerContext {
             return
         }
         let resumeAfter = lastEventID
-        opened.note(ctx.caller, opened: handle.id, at: now())
+        opened.note(ctx.caller, opened: handle.id, at: service.now())
         // A long catch-up is framed on the heavy-work pool, in the document's lane; so is any
         // start while another thread holds the document or heavy jobs of its own are queued
         // (the loop does not wait for them).
         let heavy = handle.heavyJobs.load(ordering: .relaxed) > 0 || lastEventID.map { last in
-            handle.executor.syncIfIdle { $0.document.loggedUnits(since: last) }.map { $0 >= Self.heavyTextLength } ?? true
+            handle.executor.syncIfIdle { $0.document.loggedUnits(since: last) }.map { $0 >= ServerContext.heavyTextLength } ?? true
         } ?? false
         res.send(HTTPResponse(status: .ok, headers: ServerSentEvents.headers, body: .stream { [self] writer in
             if heavy {

@@ -1,9 +1,24 @@
 import Foundation
 import TandemCore
+import Logging
 import TandemHTTP
 import TandemStore
 
-extension ServerContext {
+/// Documents themselves: creating, listing, reading (JSON or text, with ETags), updating,
+/// replacing the whole text and deleting.
+final class DocumentController: RouteController {
+    let service: DocumentService
+    let store: any DocumentStore
+    let logger: Logger
+    let opened: OpenedDocuments
+
+    init(_ context: ServerContext) {
+        service = context.service
+        store = context.store
+        logger = context.logger
+        opened = context.opened
+    }
+
     static func isValidDocumentID(_ id: String) -> Bool {
         guard (1...128).contains(id.utf8.count) else { return false }
         return id.utf8.allSatisfy { b in
@@ -70,7 +85,7 @@ extension ServerContext {
         let scope = ctx.session.map { UndoScope.session($0.id) } ?? .document
         let handle = try ctx.requestedDocument()
         let info = service.info(handle, scope: scope, caller: ctx.caller)
-        opened.note(ctx.caller, opened: handle.id, at: now())
+        opened.note(ctx.caller, opened: handle.id, at: service.now())
         let etag = "\"\(info.revision)\""
         if let inm = req.headers["If-None-Match"], EntityTag.matches(ifNoneMatch: inm, etag: etag) {
             return HTTPResponse(status: .notModified, headers: ["ETag": etag])

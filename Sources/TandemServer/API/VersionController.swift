@@ -2,7 +2,14 @@ import TandemCore
 import TandemHTTP
 import TandemStore
 
-extension ServerContext {
+/// Saved versions: saving one now, listing them, reading one's text and reverting to it.
+final class VersionController: RouteController {
+    let service: DocumentService
+
+    init(_ context: ServerContext) {
+        service = context.service
+    }
+
     func storedVersion(_ handle: DocumentHandle, _ raw: String?) throws(APIError) -> StoredVersion {
         guard let raw, let n = Int(raw), n >= 0 else { throw .invalidField("n", "must be a version number") }
         return try service.version(n, of: handle)

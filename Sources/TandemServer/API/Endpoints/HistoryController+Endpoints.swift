@@ -2,9 +2,9 @@ import TandemCore
 import TandemHTTP
 import TandemStore
 
-/// The endpoints of history routes: paths, OpenAPI descriptions and handlers.
-extension ServerContext {
-    var historyEndpoints: [Endpoint] {
+/// The endpoints of `HistoryController`: paths, OpenAPI descriptions and handlers.
+extension HistoryController {
+    var endpoints: [Endpoint] {
         let scope = Endpoint.query("scope", ["type": "string", "enum": ["session", "document"]],
                                    "session (default with a token) or document (default without)")
         let changeErrors: [Endpoint.Response] = [

@@ -1,8 +1,8 @@
 import TandemHTTP
 
-/// The endpoints of access routes: paths, OpenAPI descriptions and handlers.
-extension ServerContext {
-    var accessEndpoints: [Endpoint] {
+/// The endpoints of `AccessController`: paths, OpenAPI descriptions and handlers.
+extension AccessController {
+    var endpoints: [Endpoint] {
         let ownerOnly: [Endpoint.Response] = [
             Endpoint.error(401, "A bad token, link or operator key"),
             Endpoint.error(403, "Not the owner"),

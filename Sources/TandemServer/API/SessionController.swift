@@ -1,7 +1,36 @@
+import Logging
 import TandemHTTP
 import TandemStore
 
-extension ServerContext {
+/// Sessions and the accounts they belong to: starting one (as a guest, or signed in through
+/// `AccountController`), reading, renaming, renewing and ending the caller's own, signing up,
+/// and the server's account options.
+final class SessionController: RouteController {
+    let configuration: ServerConfiguration
+    let service: DocumentService
+    let store: any DocumentStore
+    let sessions: SessionRegistry
+    let pasteboards: PasteboardRegistry
+    let logger: Logger
+    let metrics: Metrics
+    let proxyIdentity: ProxyIdentity?
+    let sessionActivity: SessionActivity
+    /// Sign-ins, sign-ups and the browser's login.
+    let accounts: AccountController
+
+    init(_ context: ServerContext, accounts: AccountController) {
+        configuration = context.configuration
+        service = context.service
+        store = context.store
+        sessions = context.sessions
+        pasteboards = context.pasteboards
+        logger = context.logger
+        metrics = context.metrics
+        proxyIdentity = context.proxyIdentity
+        sessionActivity = context.sessionActivity
+        self.accounts = accounts
+    }
+
     /// A new session, answered once it is stored: refused, it is gone again (nobody has its
     /// token yet).
     func createSession(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
@@ -14,37 +43,37 @@ extension ServerContext {
                 guard user == nil, password == nil, try body.string("name") == nil else {
                     throw .invalidField("jwt", "goes alone: the token names the user and the display name")
                 }
-                return signIn(jwt: jwt, request: req, res)
+                return accounts.signIn(jwt: jwt, request: req, res)
             }
             if user != nil || password != nil {
                 guard try body.string("name") == nil else {
                     throw .invalidField("name", "a user's sessions carry the user's display name")
                 }
                 guard let user, let password else { throw .invalidField(user == nil ? "user" : "password", "user and password go together") }
-                return signIn(user: user, password: password, request: req, res)
+                return accounts.signIn(user: user, password: password, request: req, res)
             }
-            if let login = Self.loginToken(req) {
+            if let login = AccountController.loginToken(req) {
                 guard try body.string("name") == nil else { throw .invalidField("name", "a user's sessions carry the user's display name") }
-                return signIn(login: login, res)
+                return accounts.signIn(login: login, res)
             }
             if let user = try proxyIdentity?.user(of: req) {
                 guard try body.string("name") == nil else { throw .invalidField("name", "a user's sessions carry the user's display name") }
-                return signIn(proxyUser: user, res)
+                return accounts.signIn(proxyUser: user, res)
             }
             guard configuration.guests != .off else { throw .guestsOff }
             name = try sessionName(req, allowEmpty: true)
         } catch {
             return res.send(error.response)
         }
-        let (session, token) = sessions.create(name: name, now: now())
-        store.submit([.upsertSession(stored(session, name: session.name))], delivery: service.delivery()) { [self] result in
+        let (session, token) = sessions.create(name: name, now: service.now())
+        store.submit([.upsertSession(session.stored(name: session.name))], delivery: service.delivery()) { [self] result in
             if case .failure(let error) = result {
                 sessions.remove(id: session.id)
                 logger.error("could not store session: \(error)")
                 return res.send(APIError.storageFailing.response)
             }
             metrics.increment("tandem_sessions_created_total")
-            res.send(.json(sessionJSON(session, token: token), status: .created))
+            res.send(.json(Self.sessionJSON(session, token: token), status: .created))
         }
     }
 
@@ -66,7 +95,7 @@ extension ServerContext {
                 done()
             }
             guard sessions.session(id: s.id) != nil else { return finish(APIError.unauthorized.response) }
-            store.submit([.upsertSession(stored(s, name: name))], delivery: service.delivery()) { [self] result in
+            store.submit([.upsertSession(s.stored(name: name))], delivery: service.delivery()) { [self] result in
                 if case .failure(let error) = result {
                     logger.error("could not store the name of session \(s.id): \(error)")
                     return finish(APIError.storageFailing.response)
@@ -77,7 +106,7 @@ extension ServerContext {
                     return finish(APIError.unauthorized.response)
                 }
                 broadcastPresence(ofSession: s.id)
-                finish(.json(sessionJSON(renamed, token: nil)))
+                finish(.json(Self.sessionJSON(renamed, token: nil)))
             }
         }
     }
@@ -93,10 +122,6 @@ extension ServerContext {
         return name
     }
 
-    func stored(_ s: Session, name: String) -> StoredSession {
-        s.stored(name: name)
-    }
-
     /// Everyone looking at a document with this session in it sees its new name.
     private func broadcastPresence(ofSession id: String) {
         let present = service.documents.withLock { Array($0.values) }.filter { h in
@@ -105,22 +130,8 @@ extension ServerContext {
         for handle in present { service.broadcastPresence(handle) }
     }
 
-    /// Ends a session everywhere (see `storeSessionEnd`); `then` is called only once the end
-    /// is stored: refused, the session goes on as before, token and undo groups included.
-    func endSession(_ id: String, then: @escaping @Sendable (Result<Void, APIError>) -> Void) {
-        // Out of the registry first: no request of it starts while its end is stored.
-        guard let removed = sessions.removeReinstatable(id: id) else { return then(.success(())) }
-        service.storeSessionEnd(id, rollBack: true) { [self] result in
-            if case .failure(let error) = result {
-                sessions.reinstate(removed)
-                logger.error("could not store the end of session \(id): \(error)")
-                return then(.failure(.storageFailing))
-            }
-            then(.success(()))
-        }
-    }
-
-    func sessionJSON(_ s: Session, token: String?) -> [UInt8] {
+    /// A session as JSON, with its bearer token only in the answer that starts it.
+    static func sessionJSON(_ s: Session, token: String?) -> [UInt8] {
         var w = JSONWriter(capacity: 160)
         w.beginObject()
         w.key("id"); w.string(s.id)

@@ -2,9 +2,9 @@ import Dispatch
 import TandemCore
 import TandemHTTP
 
-/// The endpoints of action routes: paths, OpenAPI descriptions and handlers.
-extension ServerContext {
-    var actionEndpoints: [Endpoint] {
+/// The endpoints of `ActionController`: paths, OpenAPI descriptions and handlers.
+extension ActionController {
+    var endpoints: [Endpoint] {
         var list: [Endpoint] = EditAction.allCases.map { action in
             var responses: [Endpoint.Response]
             switch action {

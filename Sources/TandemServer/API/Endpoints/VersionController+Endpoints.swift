@@ -2,9 +2,9 @@ import TandemCore
 import TandemHTTP
 import TandemStore
 
-/// The endpoints of version routes: paths, OpenAPI descriptions and handlers.
-extension ServerContext {
-    var versionEndpoints: [Endpoint] {
+/// The endpoints of `VersionController`: paths, OpenAPI descriptions and handlers.
+extension VersionController {
+    var endpoints: [Endpoint] {
         let version: JSONValue = Schemas.object([
             ("number", Schemas.nonNegative), ("revision", Schemas.nonNegative), ("time", Schemas.number),
             ("length", Schemas.nonNegative), ("name", Schemas.nullableString),

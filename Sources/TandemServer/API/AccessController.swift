@@ -2,8 +2,20 @@ import TandemCore
 import TandemStore
 import TandemHTTP
 
-/// A document's members and share links, and the operator's end of any session.
-extension ServerContext {
+/// Who may use a document: its members and share links, and the operator's end of any session.
+final class AccessController: RouteController {
+    let service: DocumentService
+    let store: any DocumentStore
+    let sessions: SessionRegistry
+    let sessionActivity: SessionActivity
+
+    init(_ context: ServerContext) {
+        service = context.service
+        store = context.store
+        sessions = context.sessions
+        sessionActivity = context.sessionActivity
+    }
+
     func accessJSON(_ rules: AccessRules) -> [UInt8] {
         DocumentJSON.access(rules) { [sessions] person in sessions.name(ofPerson: person) }
     }
@@ -81,7 +93,7 @@ extension ServerContext {
         } catch {
             return res.send(error.response)
         }
-        let (link, token) = ShareLink.make(role: role, now: now(), expiresIn: expiresIn.map(Double.init))
+        let (link, token) = ShareLink.make(role: role, now: service.now(), expiresIn: expiresIn.map(Double.init))
         service.changeAccess(.addLink(link), of: handle) { result in
             res.send(result) { _ in
                 var w = JSONWriter(capacity: 192)
@@ -106,6 +118,6 @@ extension ServerContext {
         }
         let id = req.parameters["id"] ?? ""
         guard sessions.session(id: id) != nil else { return res.send(APIError.notFound("session '\(id)'").response) }
-        endSession(id) { res.send($0.map { HTTPResponse(status: .noContent) }) }
+        sessionActivity.endSession(id) { res.send($0.map { HTTPResponse(status: .noContent) }) }
     }
 }

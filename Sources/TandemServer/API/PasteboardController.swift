@@ -2,7 +2,21 @@ import TandemCore
 import TandemStore
 import TandemHTTP
 
-extension ServerContext {
+/// Pasteboards: the caller's general one and named ones, their items and representations,
+/// their sharing, and their event stream.
+final class PasteboardController: RouteController {
+    let service: DocumentService
+    let store: any DocumentStore
+    let sessions: SessionRegistry
+    let pasteboards: PasteboardRegistry
+
+    init(_ context: ServerContext) {
+        service = context.service
+        store = context.store
+        sessions = context.sessions
+        pasteboards = context.pasteboards
+    }
+
     func createPasteboard(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         let s: Session, name: String?, persistent: Bool, sharing: PasteboardSharing
         do throws(APIError) {
@@ -148,12 +162,5 @@ extension ServerContext {
             pasteboards.events.add(writer, caller: ctx.caller)
             writer.write(ServerSentEvents.preamble)
         }))
-    }
-
-    /// To the pasteboards stream as `changed`/`removed`, and to every document stream as
-    /// `pasteboard` for the subscribers it concerns (general, or their session's own).
-    /// Start-up: restore the stored pasteboards (a session's end takes its own, see `storeSessionEnd`).
-    func startPasteboards(_ stored: [StoredPasteboard]) {
-        pasteboards.restore(stored, logger: logger)
     }
 }

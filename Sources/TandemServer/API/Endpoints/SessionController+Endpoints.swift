@@ -1,9 +1,9 @@
 import TandemHTTP
 import TandemStore
 
-/// The endpoints of session routes: paths, OpenAPI descriptions and handlers.
-extension ServerContext {
-    var sessionEndpoints: [Endpoint] {
+/// The endpoints of `SessionController`: paths, OpenAPI descriptions and handlers.
+extension SessionController {
+    var endpoints: [Endpoint] {
         [
             Endpoint(
                 method: .post, path: "/sessions", operationID: "createSession",
@@ -38,7 +38,7 @@ extension ServerContext {
                     Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(503, "The store cannot save the user"),
                 ],
-                handler: { [self] req, ctx, res in signUp(req, ctx, res) }
+                handler: { [self] req, ctx, res in accounts.signUp(req, ctx, res) }
             ),
             Endpoint(
                 method: .get, path: "/accounts", operationID: "accountOptions",
@@ -69,7 +69,7 @@ extension ServerContext {
                     let session: Session
                     do throws(APIError) { session = try ctx.requireSession(for: "GET /users/me") } catch { return res.send(error.response) }
                     // A read of the store: off the loop.
-                    service.heavyWork.async(lane: Self.signInLane) { [self] in res.respond { () throws(APIError) in try currentUser(session) } }
+                    service.heavyWork.async(lane: AccountController.signInLane) { [self] in res.respond { () throws(APIError) in try accounts.currentUser(session) } }
                 }
             ),
             Endpoint(
@@ -79,10 +79,10 @@ extension ServerContext {
                     Endpoint.json(200, "The session", Schemas.ref("Session")),
                     Endpoint.error(401, "No token, or a wrong or expired one"),
                 ],
-                handler: { [self] req, ctx, res in
+                handler: { _, ctx, res in
                     res.respond { () throws(APIError) in
                         let s = try ctx.requireSession(for: "GET /sessions/me")
-                        return .json(sessionJSON(s, token: nil))
+                        return .json(Self.sessionJSON(s, token: nil))
                     }
                 }
             ),
@@ -112,7 +112,7 @@ extension ServerContext {
                     Endpoint.error(429, "Too many refused credentials from the address (rate_limited, Retry-After)"),
                     Endpoint.error(503, "The store cannot save the renewal: the old grants and expiry stay"),
                 ],
-                handler: { [self] req, ctx, res in renewSession(req, ctx, res) }
+                handler: { [self] req, ctx, res in accounts.renewSession(req, ctx, res) }
             ),
             Endpoint(
                 method: .delete, path: "/sessions/me", operationID: "endSession",
@@ -127,12 +127,12 @@ extension ServerContext {
                     do throws(APIError) { s = try ctx.requireSession(for: "DELETE /sessions/me") } catch {
                         return res.send(error.response)
                     }
-                    endSession(s.id) { [self] result in
-                        guard case .success = result, Self.usesLoginCookie(req) else {
+                    sessionActivity.endSession(s.id) { [self] result in
+                        guard case .success = result, AccountController.usesLoginCookie(req) else {
                             return res.send(result.map { HTTPResponse(status: .noContent) })
                         }
                         // Signing out in a browser: its login ends too, and the cookie goes.
-                        endLogin(req) { [self] in res.send(HTTPResponse(status: .noContent, headers: ["Set-Cookie": loginCookie(nil)])) }
+                        accounts.endLogin(req) { [self] in res.send(HTTPResponse(status: .noContent, headers: ["Set-Cookie": accounts.loginCookie(nil)])) }
                     }
                 }
             ),

@@ -1,7 +1,18 @@
 import TandemCore
 import TandemHTTP
 
-extension ServerContext {
+/// Editing a document's text: `POST …/edits` applies a change (transformed from its base),
+/// `GET …/edits` pages the change log or long-polls for what comes next. Edit bodies are
+/// judged here, whatever their form, before `DocumentService` sees them.
+final class EditController: RouteController {
+    let service: DocumentService
+    let configuration: ServerConfiguration
+
+    init(_ context: ServerContext) {
+        service = context.service
+        configuration = context.configuration
+    }
+
     static let editFields = ["base", "ops", "insert", "at", "delete", "replace", "with", "actionName", "undoable", "newGroup", "discardable"]
     static let editForms = ["ops", "insert", "delete", "replace"]
 
@@ -131,7 +142,7 @@ extension ServerContext {
     }
 }
 
-extension ServerContext {
+extension EditController {
     /// How a waiting long-poll is answered once the document (or housekeeping) answers it.
     func pollAnswer(_ res: HTTPResponder) -> @Sendable (PollAnswer) -> Void {
         let maxBytes = configuration.editsPageBytes
@@ -151,7 +162,7 @@ extension APIError {
     }
 }
 
-extension ServerContext {
+extension EditController {
     /// How long, in a cluster, `…/edits?since=` ahead of this node waits for it to catch up.
     static let behindWait: Double = 2
 

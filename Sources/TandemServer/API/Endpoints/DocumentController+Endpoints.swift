@@ -3,9 +3,9 @@ import TandemCore
 import TandemHTTP
 import TandemStore
 
-/// The endpoints of document routes: paths, OpenAPI descriptions and handlers.
-extension ServerContext {
-    var documentEndpoints: [Endpoint] {
+/// The endpoints of `DocumentController`: paths, OpenAPI descriptions and handlers.
+extension DocumentController {
+    var endpoints: [Endpoint] {
         [
             Endpoint(
                 method: .post, path: "/documents", operationID: "createDocument",

@@ -6,7 +6,7 @@ import TandemStore
 /// can sign in no other way), carrying the token's grants until its expiry; `POST
 /// /sessions/me/renew {"jwt"}` gives it a fresh token's. A refused token is `401` and counts
 /// against the address's `auth` limit, like any refused credential.
-extension ServerContext {
+extension AccountController {
     static let jwtOff = APIError(.forbidden, "jwt_off",
                                  "this server takes no application tokens: it runs without --auth-jwt-key or --auth-jwt-secret")
     static let notATokenSession = APIError(.forbidden, "not_a_token_session",
@@ -33,7 +33,7 @@ extension ServerContext {
             return .failure(rateLimiter.refusal(.auth, retryAfter: wait))
         }
         do {
-            return .success(try verifier.verify(token, now: now()))
+            return .success(try verifier.verify(token, now: service.now()))
         } catch {
             if let client { _ = rateLimiter.take(.auth, for: client) }
             metrics.increment("tandem_jwt_refused_total")
@@ -50,7 +50,7 @@ extension ServerContext {
                 return startSession(of: user, updated: user, token: identity)
             }
             let user = StoredUser(id: Accounts.newID(), name: identity.userName, displayName: identity.displayName,
-                                  passwordHash: nil, created: now())
+                                  passwordHash: nil, created: service.now())
             do {
                 try store.perform([.upsertUser(user)])
             } catch StoreError.conflict {
@@ -100,23 +100,23 @@ extension ServerContext {
                 res.send(response)
                 done()
             }
-            guard var renewed = sessions.session(id: id), !renewed.hasExpired(at: now()) else {
+            guard var renewed = sessions.session(id: id), !renewed.hasExpired(at: service.now()) else {
                 return finish(APIError.unauthorized.response)
             }
             renewed.grants = identity.grants
             renewed.expires = identity.expires
-            store.submit([.upsertSession(stored(renewed, name: renewed.name))], delivery: service.delivery()) { [self] result in
+            store.submit([.upsertSession(renewed.stored(name: renewed.name))], delivery: service.delivery()) { [self] result in
                 if case .failure(let error) = result {
                     logger.error("could not store the renewal of session \(id): \(error)")
                     return finish(APIError.storageFailing.response)
                 }
-                guard let live = sessions.renew(id: id, grants: identity.grants, expires: identity.expires, now: now()) else {
+                guard let live = sessions.renew(id: id, grants: identity.grants, expires: identity.expires, now: service.now()) else {
                     // Ended while the renewal was stored: the row written back must not outlive it.
                     store.submit([.deleteSession(id)]) { _ in }
                     return finish(APIError.unauthorized.response)
                 }
                 service.grantsChanged(of: live)
-                finish(.json(sessionJSON(live, token: nil)))
+                finish(.json(SessionController.sessionJSON(live, token: nil)))
             }
         }
     }

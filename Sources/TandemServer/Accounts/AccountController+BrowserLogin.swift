@@ -10,7 +10,7 @@ import TandemStore
 /// another site cannot send and a script on another origin cannot add without a CORS
 /// preflight that Tandem never grants. A login ends with `DELETE /sessions/me` sent with that
 /// header, with the user's password change or removal, and after the session timeout idle.
-extension ServerContext {
+extension AccountController {
     static let loginCookie = "tandem_login"
     static let loginHeader = "Tandem-Login"
 
@@ -43,9 +43,9 @@ extension ServerContext {
     /// After a sign-in asked for it: a login of `user`, stored, whose token goes in the cookie
     /// of the answer. Nil if the store refused it (the sign-in still stands, for this tab).
     func startLogin(of user: StoredUser) -> String? {
-        let (login, token) = sessions.create(name: user.displayName, userID: user.id, userName: user.name, now: now())
+        let (login, token) = sessions.create(name: user.displayName, userID: user.id, userName: user.name, now: service.now())
         do {
-            try store.perform([.upsertSession(stored(login, name: login.name))])
+            try store.perform([.upsertSession(login.stored(name: login.name))])
         } catch {
             sessions.remove(id: login.id)
             logger.error("could not store a login of \(user.id): \(error)")
@@ -57,7 +57,7 @@ extension ServerContext {
     /// `POST /sessions` with the login cookie: a new session of its user, for a new tab.
     func signIn(login token: String, _ res: HTTPResponder) {
         let login: Session
-        do { login = try sessions.authenticate(token: token, now: now()) } catch {
+        do { login = try sessions.authenticate(token: token, now: service.now()) } catch {
             return res.send(signedOut)
         }
         guard let userID = login.userID else { return res.send(signedOut) }
@@ -82,7 +82,7 @@ extension ServerContext {
     /// `DELETE /sessions/me` with the login header: the cookie's login ends with the session,
     /// and the browser forgets the cookie.
     func endLogin(_ req: HTTPRequest, then: @escaping @Sendable () -> Void) {
-        guard let token = Self.loginToken(req), let login = try? sessions.authenticate(token: token, now: now()) else { return then() }
-        endSession(login.id) { _ in then() }
+        guard let token = Self.loginToken(req), let login = try? sessions.authenticate(token: token, now: service.now()) else { return then() }
+        sessionActivity.endSession(login.id) { _ in then() }
     }
 }

@@ -1,9 +1,9 @@
 import TandemCore
 import TandemHTTP
 
-/// The endpoints of edit routes: paths, OpenAPI descriptions and handlers.
-extension ServerContext {
-    var editEndpoints: [Endpoint] {
+/// The endpoints of `EditController`: paths, OpenAPI descriptions and handlers.
+extension EditController {
+    var endpoints: [Endpoint] {
         let editBody: JSONValue = [
             "oneOf": [
                 Schemas.object([("base", Schemas.nonNegative), ("ops", Schemas.ref("Operation")), ("actionName", Schemas.string), ("undoable", Schemas.boolean), ("newGroup", Schemas.boolean), ("discardable", Schemas.boolean)], required: ["ops"]),

@@ -14,7 +14,7 @@ public enum SignupPolicy: String, Sendable, CaseIterable {
 /// account is made and a session of it started, as a sign-in would, on the heavy-work pool's
 /// sign-in lane (the password is hashed with scrypt there). Each attempt counts toward the
 /// address's `sessions` limit, so one address cannot make accounts faster than sessions.
-extension ServerContext {
+extension AccountController {
     static let signupOff = APIError(.forbidden, "signup_off", "this server does not let people make their own account: ask its operator")
 
     func signUp(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
@@ -37,7 +37,7 @@ extension ServerContext {
         service.heavyWork.async(lane: Self.signInLane) { [self] in
             let user: StoredUser
             do throws(Accounts.Failure) {
-                user = try Accounts.add(name: name, displayName: displayName, password: password, to: store, now: now())
+                user = try Accounts.add(name: name, displayName: displayName, password: password, to: store, now: service.now())
             } catch .exists {
                 return res.send(APIError.conflict("name_taken", "a user with that name exists").response)
             } catch {

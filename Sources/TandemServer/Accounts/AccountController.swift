@@ -1,14 +1,45 @@
 import Foundation
+import Logging
 import TandemHTTP
 import TandemStore
 
+/// Who a new session belongs to: local accounts (sign-in, sign-up), an embedding
+/// application's tokens, a trusted proxy's users and the browser's login cookie. Every check
+/// runs on the heavy-work pool's sign-in lane; a session is answered only once it is stored.
+///
 /// Signing in to a local account: `POST /sessions {"user","password"}` makes a session that
 /// belongs to the user. The check runs on the heavy-work pool, one at a time (`lane`): scrypt
 /// takes 32 MiB and is slow by design, so a burst of sign-ins holds neither a loop nor more
 /// than one check's memory. A wrong password and an unknown name are one answer, `401
 /// invalid_credentials`, in the same time; failures count toward the address's `auth` limit
 /// and the account's throttle (`AccountThrottle`), whose `429` comes before any check.
-extension ServerContext {
+final class AccountController: Sendable {
+    let configuration: ServerConfiguration
+    let service: DocumentService
+    let store: any DocumentStore
+    let sessions: SessionRegistry
+    let pasteboards: PasteboardRegistry
+    let logger: Logger
+    let metrics: Metrics
+    let clients: ClientAddressResolver
+    let rateLimiter: RateLimiter
+    let sessionActivity: SessionActivity
+    /// Failed sign-ins per account.
+    let accountThrottle = AccountThrottle()
+
+    init(_ context: ServerContext) {
+        configuration = context.configuration
+        service = context.service
+        store = context.store
+        sessions = context.sessions
+        pasteboards = context.pasteboards
+        logger = context.logger
+        metrics = context.metrics
+        clients = context.clients
+        rateLimiter = context.rateLimiter
+        sessionActivity = context.sessionActivity
+    }
+
     static let signInLane = "sign-in"
     /// Checked when the name is unknown, so that the answer takes as long as for a known one.
     private static let stand = PasswordHash.make("no such user: the time of a check")
@@ -27,7 +58,7 @@ extension ServerContext {
         service.heavyWork.async(lane: Self.signInLane) { [self] in
             do {
                 if let user = try store.user(named: name) { return res.send(startSession(of: user, updated: nil)) }
-                let user = StoredUser(id: Accounts.newID(), name: name, displayName: name, passwordHash: nil, created: now())
+                let user = StoredUser(id: Accounts.newID(), name: name, displayName: name, passwordHash: nil, created: service.now())
                 do {
                     try store.perform([.upsertUser(user)])
                 } catch StoreError.conflict {
@@ -53,7 +84,7 @@ extension ServerContext {
             logger.error("could not read sign-in failures: \(error)")
             return APIError.storageFailing.response
         }
-        if let key, let wait = accountThrottle.wait(for: key, stored: shared, now: now()) {
+        if let key, let wait = accountThrottle.wait(for: key, stored: shared, now: service.now()) {
             let after = max(1, Int(wait.rounded(.up)))
             return APIError(.tooManyRequests, "rate_limited", "too many failed sign-ins to this account; retry in \(after) s",
                             headers: ["Retry-After": String(after)]).response
@@ -68,11 +99,11 @@ extension ServerContext {
         let hash = stored?.passwordHash.flatMap(PasswordHash.init(encoded:))
         let matches = (hash ?? Self.stand)?.verify(password) ?? false
         guard let user = stored, hash != nil, matches else {
-            if let key { accountThrottle.failed(key, now: now()) }
+            if let key { accountThrottle.failed(key, now: service.now()) }
             if let key {
                 // Stored before the answer, so the next try on any node counts it. A name nobody
                 // has writes one shared row instead, so the answer takes as long either way.
-                let bucket = accountThrottle.failing(shared, now: now())
+                let bucket = accountThrottle.failing(shared, now: service.now())
                 let row = stored != nil ? AccountThrottle.metaKey(key) : AccountThrottle.unknownNamesKey
                 do {
                     try store.perform([.setMeta(row, AccountThrottle.encode(bucket))])
@@ -94,7 +125,7 @@ extension ServerContext {
     }
 
     /// `startSession`, and from Tandem's page (`remember`) a login so the browser stays
-    /// signed in (BrowserLogin).
+    /// signed in (`AccountController+BrowserLogin.swift`).
     func startSession(of user: StoredUser, updated: StoredUser?, remember: Bool) -> HTTPResponse {
         var answer = startSession(of: user, updated: updated)
         if remember, answer.status == .created, let login = startLogin(of: user) {
@@ -108,9 +139,9 @@ extension ServerContext {
     /// it that token's grants and expiry.
     func startSession(of user: StoredUser, updated: StoredUser?, token identity: JWTIdentity? = nil) -> HTTPResponse {
         var writes: [StoreWrite] = updated.map { [.upsertUser($0)] } ?? []
-        let (session, token) = sessions.create(name: user.displayName, userID: user.id, userName: user.name, now: now(),
+        let (session, token) = sessions.create(name: user.displayName, userID: user.id, userName: user.name, now: service.now(),
                                                expires: identity?.expires, grants: identity?.grants ?? DocumentGrants())
-        writes.append(.upsertSession(stored(session, name: session.name)))
+        writes.append(.upsertSession(session.stored(name: session.name)))
         do {
             try store.perform(writes)
         } catch {
@@ -119,7 +150,7 @@ extension ServerContext {
             return APIError.storageFailing.response
         }
         metrics.increment("tandem_sessions_created_total")
-        return .json(sessionJSON(session, token: token), status: .created)
+        return .json(SessionController.sessionJSON(session, token: token), status: .created)
     }
 
     /// `GET /users/me`: who the caller's session belongs to.
@@ -143,23 +174,5 @@ extension ServerContext {
         w.key("session"); w.string(session.id)
         w.endObject()
         return .json(w.bytes)
-    }
-
-    /// When the users generation changed (an account removed or its password changed, by
-    /// `tandem user` or on another node), ends here every session of a user that the store no
-    /// longer holds. Runs on housekeeping, about once a second: one meta read when nothing changed.
-    func endSessionsOfRemovedUsers() {
-        let generation: [UInt8]?
-        do { generation = try store.meta(Accounts.generationKey) } catch { return }
-        let changed = usersGeneration.withLock { last -> Bool in
-            defer { last = generation }
-            return last != generation
-        }
-        guard changed, let stored = try? Set(store.sessions().map(\.id)) else { return }
-        for session in sessions.userSessions where !stored.contains(session.id) {
-            endSession(session.id) { [logger] result in
-                if case .failure(let error) = result { logger.warning("could not end session \(session.id): \(error)") }
-            }
-        }
     }
 }

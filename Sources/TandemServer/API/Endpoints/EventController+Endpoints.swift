@@ -1,9 +1,9 @@
 import TandemCore
 import TandemHTTP
 
-/// The endpoints of event routes: paths, OpenAPI descriptions and handlers.
-extension ServerContext {
-    var eventEndpoints: [Endpoint] {
+/// The endpoints of `EventController`: paths, OpenAPI descriptions and handlers.
+extension EventController {
+    var endpoints: [Endpoint] {
         [
             Endpoint(
                 method: .get, path: "/documents/{id}/events", operationID: "documentEvents",

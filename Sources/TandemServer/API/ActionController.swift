@@ -2,6 +2,8 @@ import Dispatch
 import TandemCore
 import TandemHTTP
 
+/// The editing actions of a document's menu.
+///
 /// UIResponderStandardEditActions on a document: cut, copy, paste, delete, select,
 /// selectAll, and canPerformAction as `GET …/actions`.
 ///
@@ -10,7 +12,15 @@ import TandemHTTP
 /// selection is a state conflict (409 `empty_selection`), an empty explicit range invalid
 /// input (422 `empty_range`); no selection at all is 409 `no_selection`. The rules are
 /// TandemCore's (`EditingTarget`, `EditActionAvailability`); here they meet HTTP.
-extension ServerContext {
+final class ActionController: RouteController {
+    let service: DocumentService
+    let pasteboards: PasteboardRegistry
+
+    init(_ context: ServerContext) {
+        service = context.service
+        pasteboards = context.pasteboards
+    }
+
     enum EditAction: String, CaseIterable {
         case cut, copy, paste, delete, select, selectAll
 

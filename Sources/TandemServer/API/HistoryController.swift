@@ -2,7 +2,15 @@ import TandemCore
 import TandemHTTP
 import TandemStore
 
-extension ServerContext {
+/// Undo and redo over HTTP: undo (selective and nested), redo, the history of a scope (the
+/// session's own or the document's), naming and capping it, undo grouping and registration.
+final class HistoryController: RouteController {
+    let service: DocumentService
+
+    init(_ context: ServerContext) {
+        service = context.service
+    }
+
     /// The document, the scope the request means, and its session.
     func historyTarget(_ req: HTTPRequest, _ ctx: RequestContext) throws(APIError) -> (DocumentHandle, UndoScope, Session?) {
         let session = ctx.session

@@ -2,9 +2,9 @@ import TandemCore
 import TandemStore
 import TandemHTTP
 
-/// The endpoints of pasteboard routes: paths, OpenAPI descriptions and handlers.
-extension ServerContext {
-    var pasteboardEndpoints: [Endpoint] {
+/// The endpoints of `PasteboardController`: paths, OpenAPI descriptions and handlers.
+extension PasteboardController {
+    var endpoints: [Endpoint] {
         let itemsBody: JSONValue = [
             "required": true,
             "content": [
