@@ -25,7 +25,7 @@ import Testing
     @Test(arguments: edits)
     func editNumbersAreRangeCheckedWhereTheyAreRead(body: String, outcome: String) {
         let request = EditBodyScannerTests.request(Array(body.utf8))
-        #expect(EditBodyScannerTests.outcome { () throws(APIError) in try ServerContext.decodeEdit(request) } == outcome)
+        #expect(EditBodyScannerTests.outcome { () throws(APIError) in try EditController.decodeEdit(request) } == outcome)
     }
 
     /// Retains and deletes the decoder lets through still cannot add up past what an

@@ -73,9 +73,9 @@ import TandemTestSupport
         let scanned = EditBodyScanner.scan(Array(body.utf8))
         #expect(scanned == EditBodyScanner.Edit(base: base, form: form))
         // The tree reads the same edit, options included.
-        let tree = try ServerContext.decodeEditTree(Self.request(Array(body.utf8)))
+        let tree = try EditController.decodeEditTree(Self.request(Array(body.utf8)))
         #expect(tree == EditRequest(base: base, options: EditOptions(), form: form))
-        #expect(try ServerContext.decodeEdit(Self.request(Array(body.utf8))) == tree)
+        #expect(try EditController.decodeEdit(Self.request(Array(body.utf8))) == tree)
     }
 
     @Test(arguments: left)
@@ -103,7 +103,7 @@ import TandemTestSupport
             let body = space() + "{" + chosen.map { space() + $0 + space() }.joined(separator: ",") + "}" + space()
             guard let scanned = EditBodyScanner.scan(Array(body.utf8)) else { continue }
             read += 1
-            let tree = try ServerContext.decodeEditTree(Self.request(Array(body.utf8)))
+            let tree = try EditController.decodeEditTree(Self.request(Array(body.utf8)))
             #expect(tree == EditRequest(base: scanned.base, options: EditOptions(), form: scanned.form), "\(body)")
         }
         // The mix reads some bodies and leaves most; both sides of the comparison are exercised.
@@ -114,14 +114,14 @@ import TandemTestSupport
     @Test func leavesInvalidUTF8() {
         let body = Array(#"{"insert":""#.utf8) + [0xC3, 0x28] + Array(#"","at":0}"#.utf8)
         #expect(EditBodyScanner.scan(body) == nil)
-        #expect(Self.outcome { () throws(APIError) in try ServerContext.decodeEdit(Self.request(body)) } == "400 invalid_json")
+        #expect(Self.outcome { () throws(APIError) in try EditController.decodeEdit(Self.request(body)) } == "400 invalid_json")
     }
 
     /// A body labelled as something else is not read by the scanner, however plain.
     @Test func onlyBodiesLabelledJSON() {
         let body = Array(#"{"insert":"a","at":5}"#.utf8)
-        #expect(Self.outcome { () throws(APIError) in try ServerContext.decodeEdit(Self.request(body, type: "text/plain")) } == "415 unsupported_media_type")
-        #expect(Self.outcome { () throws(APIError) in try ServerContext.decodeEdit(Self.request(body, type: nil)) } == "edit")
+        #expect(Self.outcome { () throws(APIError) in try EditController.decodeEdit(Self.request(body, type: "text/plain")) } == "415 unsupported_media_type")
+        #expect(Self.outcome { () throws(APIError) in try EditController.decodeEdit(Self.request(body, type: nil)) } == "edit")
     }
 
     /// A small seeded generator, so a failure names a body that comes back on every run.

@@ -33,9 +33,9 @@ import Testing
         (#"{"ops":[-99999999999999999999]}"#, "400 invalid_field"),
     ])
     func editBodiesAnswerAsTheTreeDoes(body: String, expected: String) {
-        let tree = Self.answer { () throws(APIError) in try ServerContext.decodeEditTree(Self.request(body)) }
+        let tree = Self.answer { () throws(APIError) in try EditController.decodeEditTree(Self.request(body)) }
         #expect(tree == expected)
-        #expect(Self.answer { () throws(APIError) in try ServerContext.decodeEdit(Self.request(body)) } == tree)
+        #expect(Self.answer { () throws(APIError) in try EditController.decodeEdit(Self.request(body)) } == tree)
     }
 
     /// A stored binary edit whose splice ends past Int.max (position Int.max, one deleted):
@@ -51,9 +51,9 @@ import Testing
     /// `-Int.min` is not an Int: CompactOperation negated it for a delete (known, fixed on main).
     @Test func aDeleteOfIntMinIsRefused() {
         let body = #"{"ops":[-9223372036854775808]}"#
-        let tree = Self.answer { () throws(APIError) in try ServerContext.decodeEditTree(Self.request(body)) }
+        let tree = Self.answer { () throws(APIError) in try EditController.decodeEditTree(Self.request(body)) }
         #expect(tree.hasPrefix("4"))
-        #expect(Self.answer { () throws(APIError) in try ServerContext.decodeEdit(Self.request(body)) } == tree)
+        #expect(Self.answer { () throws(APIError) in try EditController.decodeEdit(Self.request(body)) } == tree)
     }
 
     /// Components whose lengths sum past Int.max: OperationBuilder added them up unchecked
@@ -66,7 +66,7 @@ import Testing
     func operationsLongerThanIntMaxAreRefused(ops: String) throws {
         // Refused where the numbers are read (past ±(2^53-1)), or else where they are summed.
         let refused = Self.answer { () throws(APIError) in
-            let edit = try ServerContext.decodeEditTree(Self.request(#"{"ops":"# + ops + "}"))
+            let edit = try EditController.decodeEditTree(Self.request(#"{"ops":"# + ops + "}"))
             _ = try edit.build(0)
             return edit
         }

@@ -37,7 +37,7 @@ final class EventController: RouteController {
         // start while another thread holds the document or heavy jobs of its own are queued
         // (the loop does not wait for them).
         let heavy = handle.heavyJobs.load(ordering: .relaxed) > 0 || lastEventID.map { last in
-            handle.executor.syncIfIdle { $0.document.loggedUnits(since: last) }.map { $0 >= ServerContext.heavyTextLength } ?? true
+            handle.executor.syncIfIdle { $0.document.loggedUnits(since: last) }.map { $0 >= HeavyWorkMiddleware.heavyTextLength } ?? true
         } ?? false
         res.send(HTTPResponse(status: .ok, headers: ServerSentEvents.headers, body: .stream { [self] writer in
             if heavy {

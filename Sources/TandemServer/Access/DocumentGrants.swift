@@ -32,7 +32,7 @@ struct DocumentGrants: Sendable, Equatable {
         guard case .object(let members) = json else { throw Invalid("documents must be an object, not \(json.typeName)") }
         guard members.count <= Self.maxEntries else { throw Invalid("documents may name at most \(Self.maxEntries) documents") }
         for (id, value) in members {
-            guard id == Self.wildcard || ServerContext.isValidDocumentID(id) else {
+            guard id == Self.wildcard || DocumentController.isValidDocumentID(id) else {
                 throw Invalid("'\(id.prefix(130))' is no document id (1 to 128 of A-Z a-z 0-9 . _ -) nor *")
             }
             guard let name = value.stringValue, let role = Role(name: name), role != .owner else {

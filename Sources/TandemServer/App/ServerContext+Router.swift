@@ -3,44 +3,8 @@ import Synchronization
 import TandemCore
 import TandemHTTP
 
-/// The routes: which run off the event loops (`HeavyWorkMiddleware`), and the router that
-/// serves every controller's endpoints behind the shared middleware.
+/// The router that serves every controller's endpoints behind the shared middleware.
 extension ServerContext {
-    /// Bodies this large are handled on `heavyWork`, not on the event loop that read them.
-    static let heavyBodyBytes = 256 * 1024
-    /// So are the operations in `wholeTextOperations` on a text this long (UTF-16 units).
-    static let heavyTextLength = 256 * 1024
-    /// Operations whose work grows with the document's text (they copy, diff or send all of
-    /// it, or a group that may be as large), unlike a keystroke, whose cost hardly does.
-    static let wholeTextOperations: Set<String> = [
-        "getDocument", "getDocumentText", "replaceDocumentText", "listEdits", "documentEvents",
-        "save", "getVersionText", "revertToVersion", "undo", "redo", "cut", "copy", "paste", "delete",
-    ]
-
-    /// Operations whose work grows with the change log rather than the text: a page of the
-    /// log, an undo or redo mapped through every later change.
-    static let historyOperations: Set<String> = ["listEdits", "undo", "redo"]
-
-    /// Operations that read the store (a saved version's text, of any size, from SQLite or
-    /// across the network from PostgreSQL): never on a loop, whatever the current text's length.
-    static let storeReadOperations: Set<String> = ["listVersions", "getVersionText", "revertToVersion", "listDocuments",
-                                                   "shareWithUser", "createPasteboard", "updatePasteboard"]
-
-    /// `EditController.decodeEdit`, where the tests and the fuzzer call it.
-    static func decodeEdit(_ req: HTTPRequest) throws(APIError) -> EditRequest {
-        try EditController.decodeEdit(req)
-    }
-
-    /// `EditController.decodeEditTree`, where the tests and the fuzzer call it.
-    static func decodeEditTree(_ req: HTTPRequest) throws(APIError) -> EditRequest {
-        try EditController.decodeEditTree(req)
-    }
-
-    /// `DocumentController.isValidDocumentID`, where grants and pasteboard names check theirs.
-    static func isValidDocumentID(_ id: String) -> Bool {
-        DocumentController.isValidDocumentID(id)
-    }
-
     /// Builds every route controller, registers their endpoints in the order the OpenAPI
     /// document lists them, and wraps each in the shared middleware.
     func makeRouter() -> Router {

@@ -10,16 +10,37 @@ import TandemHTTP
 struct HeavyWorkMiddleware: RouteMiddleware {
     let pool: HeavyWorkPool
 
+    /// Bodies this large are handled on the pool, not on the event loop that read them.
+    static let heavyBodyBytes = 256 * 1024
+    /// So are the operations in `wholeTextOperations` on a text this long (UTF-16 units).
+    static let heavyTextLength = 256 * 1024
+    /// Operations whose work grows with the document's text (they copy, diff or send all of
+    /// it, or a group that may be as large), unlike a keystroke, whose cost hardly does.
+    static let wholeTextOperations: Set<String> = [
+        "getDocument", "getDocumentText", "replaceDocumentText", "listEdits", "documentEvents",
+        "save", "getVersionText", "revertToVersion", "undo", "redo", "cut", "copy", "paste", "delete",
+    ]
+
+    /// Operations whose work grows with the change log rather than the text: a page of the
+    /// log, an undo or redo mapped through every later change.
+    static let historyOperations: Set<String> = ["listEdits", "undo", "redo"]
+
+    /// Operations that read the store (a saved version's text, of any size, from SQLite or
+    /// across the network from PostgreSQL): never on a loop, whatever the current text's length.
+    static let storeReadOperations: Set<String> = ["listVersions", "getVersionText", "revertToVersion", "listDocuments",
+                                                   "shareWithUser", "createPasteboard", "updatePasteboard"]
+
+
     func wrap(_ next: @escaping RouteHandler, for route: Endpoint) -> RouteHandler {
-        let wholeText = ServerContext.wholeTextOperations.contains(route.operationID)
-        let history = ServerContext.historyOperations.contains(route.operationID)
-        let readsStore = ServerContext.storeReadOperations.contains(route.operationID)
+        let wholeText = Self.wholeTextOperations.contains(route.operationID)
+        let history = Self.historyOperations.contains(route.operationID)
+        let readsStore = Self.storeReadOperations.contains(route.operationID)
         let operation = route.operationID
         return { [pool] request, context, responder in
             // The document `AccessMiddleware` found; its length read without its lock.
             let textLength = context.document?.lengthHint.load(ordering: .relaxed) ?? 0
-            let heavy = readsStore || request.body.count >= ServerContext.heavyBodyBytes
-                || (wholeText && textLength >= ServerContext.heavyTextLength)
+            let heavy = readsStore || request.body.count >= Self.heavyBodyBytes
+                || (wholeText && textLength >= Self.heavyTextLength)
                 || (history && context.document.map { Self.historyIsHeavy(operation, request, $0) } ?? false)
             if let document = context.document, heavy || document.heavyJobs.load(ordering: .relaxed) > 0 {
                 // Behind the document's heavy jobs, in order, as the loop would have waited.
@@ -41,7 +62,7 @@ struct HeavyWorkMiddleware: RouteMiddleware {
         if operation == "listEdits" {
             let since = request.queryValue("since").flatMap { Int($0) } ?? 0
             return handle.executor.syncIfIdle { $0.document.loggedUnits(since: max(0, since)) }
-                .map { $0 >= ServerContext.heavyTextLength } ?? true
+                .map { $0 >= Self.heavyTextLength } ?? true
         }
         let since = request.queryValue("group").flatMap { Int($0) }.map { max(0, $0 - 1) } ?? 0
         return handle.executor.syncIfIdle { $0.document.loggedSplices(since: since) }

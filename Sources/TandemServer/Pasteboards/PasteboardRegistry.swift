@@ -95,7 +95,7 @@ final class PasteboardRegistry: Sendable {
 
     static func isValidName(_ name: String) -> Bool {
         // "events" would be shadowed by GET /pasteboards/events; "general" is everyone's own.
-        name != "events" && name != Pasteboard.generalName && ServerContext.isValidDocumentID(name)
+        name != "events" && name != Pasteboard.generalName && DocumentController.isValidDocumentID(name)
     }
 
     /// What `reader` may read, by name: their `general` first (empty until written), then

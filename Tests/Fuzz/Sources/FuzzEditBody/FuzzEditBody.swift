@@ -9,8 +9,8 @@ import TandemHTTP
 func fuzzEditBody(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = fuzzInput(data, size)
     let request = HTTPRequest(method: .post, target: "/documents/d/edits", headers: ["Content-Type": "application/json"], body: input)
-    let tree = outcome { () throws(APIError) in try ServerContext.decodeEditTree(request) }
-    let decoded = outcome { () throws(APIError) in try ServerContext.decodeEdit(request) }
+    let tree = outcome { () throws(APIError) in try EditController.decodeEditTree(request) }
+    let decoded = outcome { () throws(APIError) in try EditController.decodeEdit(request) }
     require(decoded == tree, "decodeEdit says \(decoded), decodeEditTree says \(tree)", input: input)
     if let scanned = EditBodyScanner.scan(input) {
         let edit = EditRequest(base: scanned.base, options: EditOptions(), form: scanned.form)
