@@ -1,4 +1,5 @@
 import Dispatch
+import Logging
 import TandemCore
 import TandemStore
 
@@ -18,15 +19,42 @@ struct ChangeCompanion: Sendable {
     var onCommit: @Sendable () -> Void
 }
 
-extension DocumentService {
-    /// The path every change of the text takes (steps 1–5 of `DocumentService`): applied in
-    /// the document's executor and submitted to the store from it (so the store sees
-    /// revisions in order); the store's outcome comes back to the executor as a message
-    /// (`CommitInbox`), where it is published, and only then is the request answered. Nothing
-    /// the client hears about is ever missing after a crash.
-    ///
-    /// `replication` decides where the job runs: at once on a single node; on several, later,
-    /// in the sequenced unit that holds the document's head row. The outcome comes back the same way.
+/// What applying a change in the executor came to: an answer at once (refused, or nothing
+/// changed), or a unit to store whose outcome `stored` takes.
+enum AppliedChange: Sendable {
+    case answer(@Sendable () -> Void)
+    case store(PreparedUnit)
+}
+
+/// The writes of one applied change, and where the store's outcome goes.
+struct PreparedUnit: Sendable {
+    var writes: [StoreWrite]
+    var stored: @Sendable (Swift.Result<Void, StoreError>) -> Void
+}
+
+/// The path every change of the text takes (steps 1–5 of `DocumentService`): applied in the
+/// document's executor and submitted to the store from it (so the store sees revisions in
+/// order); the store's outcome comes back to the executor as a message (`CommitInbox`), where
+/// it is published, and only then is the request answered. Nothing the client hears about is
+/// ever missing after a crash.
+///
+/// It promises, per document: changes are published in revision order, each once, and only
+/// after the store committed it; a refused one puts the document back as stored
+/// (`DocumentPersistence.storeFailed`) and is answered `503`.
+struct ChangePipeline: Sendable {
+    typealias Completion<Result: Sendable> = DocumentService.Completion<Result>
+
+    let replication: any Replication
+    let delivery: @Sendable () -> Delivery
+    let persistence: DocumentPersistence
+    let metrics: Metrics
+    let logger: Logger
+    /// The size of a long-poll's page (`--edits-page-bytes`).
+    let editsPageBytes: Int
+
+    /// A change of the text. `replication` decides where the job runs: at once on a single
+    /// node; on several, later, in the sequenced unit that holds the document's head row. The
+    /// outcome comes back the same way.
     func commitChange<Result: Sendable>(
         _ handle: DocumentHandle,
         companion: @escaping @Sendable () -> ChangeCompanion? = { nil },
@@ -37,18 +65,6 @@ extension DocumentService {
         replication.order(handle, fail: { completion(.failure($0)) }) { [self] st in
             applyChange(&st, handle, delivery: delivery, companion: companion, completion: completion, body)
         }
-    }
-
-    /// What applying a change in the executor came to: an answer at once (refused, or nothing
-    /// changed), or a unit to store whose outcome `stored` takes.
-    enum AppliedChange: Sendable {
-        case answer(@Sendable () -> Void)
-        case store(PreparedUnit)
-    }
-
-    struct PreparedUnit: Sendable {
-        var writes: [StoreWrite]
-        var stored: @Sendable (Swift.Result<Void, StoreError>) -> Void
     }
 
     /// Steps 1–3 in the document's executor: checks, `body`, the journal drained; the unit's
@@ -122,7 +138,7 @@ extension DocumentService {
             for outcome in committed { outcome.answer(outcome.stored) }
             guard let failure else { return }
             DispatchQueue.global().async { [self] in
-                storeFailed(handle, error: failure)
+                persistence.storeFailed(handle, error: failure)
                 for outcome in outcomes { if case .failure = outcome.stored { outcome.answer(outcome.stored) } }
             }
         }
@@ -161,6 +177,15 @@ extension DocumentService {
         let due = st.pollers.filter(isDue)
         guard !due.isEmpty else { return [] }
         st.pollers.removeAll(where: isDue)
-        return due.map { ($0, changesPage(st, since: $0.since, maxBytes: configuration.editsPageBytes)) }
+        return due.map { ($0, ChangesPage(st, since: $0.since, maxBytes: editsPageBytes)) }
+    }
+
+    /// The undo manager notification a change of this kind is announced with.
+    static func notification(of kind: ChangeKind) -> String {
+        switch kind {
+        case .edit: "checkpoint"
+        case .undo: "didUndo"
+        case .redo: "didRedo"
+        }
     }
 }

@@ -1,11 +1,33 @@
 import TandemCore
 
 /// Changes copied out of a document's log under its lock, to be written as one page of
-/// `GET …/edits` after the lock is released (`DocumentService.changesPage`).
+/// `GET …/edits` after the lock is released (`ChangesPage.init(_:since:maxBytes:)`).
 struct ChangesPage: Sendable {
     let since: Int
     let changes: [Change]
     let committedRevision: Int
+
+    init(since: Int, changes: [Change], committedRevision: Int) {
+        self.since = since
+        self.changes = changes
+        self.committedRevision = committedRevision
+    }
+
+    /// One page of `GET …/edits`, in two steps so that the document's executor is held only to
+    /// copy the changes out: this (in the executor) takes the changes after `since`, up to
+    /// what is committed, until their text alone fills `maxBytes`; `encode` (after releasing
+    /// it) writes them as a JSON array of about `maxBytes`, at least one change.
+    init(_ st: DocumentState, since: Int, maxBytes: Int) {
+        var changes: [Change] = []
+        var bytes = 0
+        try? st.document.forEachChange(since: since) { c in
+            guard c.revision <= st.committedRevision, changes.isEmpty || bytes < maxBytes else { return false }
+            bytes += ChangesPage.leastBytes(of: c)
+            changes.append(c)
+            return true
+        }
+        self.init(since: since, changes: changes, committedRevision: st.committedRevision)
+    }
 
     /// A lower bound of a change's JSON: its inserted text and the keys every change has.
     /// Copying changes until these fill a page copies at least as many as the page holds.

@@ -38,20 +38,20 @@ extension DocumentService {
 
     /// Creates the document; it is published (found by requests) only once stored.
     func create(_ new: NewDocument, by caller: Caller, completion: @escaping Completion<CreatedDocument>) {
-        if documents.withLock({ $0[new.id] != nil }) { return completion(.failure(Self.idTaken(new.id))) }
+        if handles.find(new.id) != nil { return completion(.failure(Self.idTaken(new.id))) }
         let time = now()
-        let document = Document(text: new.text, configuration: documentConfiguration(levelsOfUndo: 0))
+        let document = Document(text: new.text, configuration: persistence.documentConfiguration(levelsOfUndo: 0))
         let (ownerLink, ownerToken) = ShareLink.make(role: .owner, now: time, expiresIn: nil)
         var initial = AccessRules(access: new.access ?? defaultAccess(owner: new.owner), owner: new.owner)
         initial.links.append(ownerLink)
         let rules = initial
-        let state = makeState(document: document, title: new.title, created: time, modified: time, metadata: DocumentMetadata(access: rules))
+        let state = persistence.makeState(document: document, title: new.title, created: time, modified: time, metadata: DocumentMetadata(access: rules))
         let stored = StoredDocument(id: new.id, title: new.title, created: time, modified: time, metadata: DocumentMetadata(state).encoded)
         let snapshot = StoredSnapshot(documentID: new.id, revision: 0, payload: SnapshotCodec.encode(document.snapshot()))
         var creator = caller
         creator.link = Caller.PresentedLink(documentID: new.id, linkID: ownerLink.id, role: .owner)
         let info = DocumentInfo(id: new.id, state: state, caller: creator)
-        let handle = DocumentHandle(id: new.id, state: state, events: makeEventChannel())
+        let handle = DocumentHandle(id: new.id, state: state, events: handles.makeEventChannel())
         store.submit([.createDocument(stored, snapshot: snapshot)], delivery: delivery()) { [self] result in
             switch result {
             case .success: break
@@ -60,13 +60,7 @@ extension DocumentService {
                 logger.error("could not create document \(new.id): \(error)")
                 return completion(.failure(.storageFailing))
             }
-            let inserted = documents.withLock { docs -> Bool in
-                if docs[new.id] != nil { return false }
-                docs[new.id] = handle
-                return true
-            }
-            if !inserted { return completion(.failure(Self.idTaken(new.id))) }
-            indexLinks(of: new.id, rules)
+            if !handles.publish(handle, rules: rules) { return completion(.failure(Self.idTaken(new.id))) }
             metrics.increment("tandem_documents_created_total")
             completion(.success(CreatedDocument(info: info, ownerLink: ownerLink, ownerToken: ownerToken)))
         }
@@ -81,22 +75,9 @@ extension DocumentService {
                 logger.error("could not delete document \(id): \(error)")
                 return completion(.failure(.storageFailing))
             }
-            forget(handle)
-            forgetLinks(of: id)
+            handles.forget(handle)
             completion(.success(()))
         }
-    }
-
-    func forget(_ handle: DocumentHandle) {
-        let id = handle.id
-        let pollers: [DocumentState.Poller] = handle.executor.sync { st in
-            st.deleted = true
-            defer { st.pollers.removeAll() }
-            return st.pollers
-        }
-        documents.withLock { _ = $0.removeValue(forKey: id) }
-        for p in pollers { p.answer(.failed(.notFound("document '\(id)'"))) }
-        handle.events.closeAll()
     }
 
     /// The document as the caller sees it.
@@ -111,7 +92,7 @@ extension DocumentService {
     func documents(listedFor caller: Caller, opened: [String: RecentDocument]) -> [(handle: DocumentHandle, role: Role?)] {
         let personal = Caller(session: caller.session)
         let time = now()
-        return documents.withLock { $0.values.sorted { $0.id < $1.id } }.compactMap { handle in
+        return handles.all().sorted { $0.id < $1.id }.compactMap { handle in
             let rules = handle.access.withLock { $0 }
             let role = rules.role(of: personal, in: handle.id)
             let opening = opened[handle.id]
@@ -140,7 +121,7 @@ extension DocumentService {
                 completion(result)
             }
             let answer: @Sendable (PatchUnit, Result<Void, StoreError>) -> Void = { [self] unit, result in
-                if case .failure(let error) = stored(result, of: handle, journaled: unit.journaled, doing: "update") {
+                if case .failure(let error) = persistence.stored(result, of: handle, journaled: unit.journaled, doing: "update") {
                     return finish(.failure(error))
                 }
                 finish(patched(handle, patch, unit.document, by: caller))
@@ -173,9 +154,9 @@ extension DocumentService {
             return (DocumentInfo(id: handle.id, state: st, caller: caller), before != st.condition, titleBefore != st.title, st.access)
         }
         guard let (info, stateChanged, titleChanged, rules) = updated else { return .failure(.notFound("document '\(handle.id)'")) }
-        if patch.access != nil || patch.owner != nil { accessChanged(handle, to: rules) }
-        if stateChanged { broadcastState(handle) }
-        if titleChanged { broadcastTitle(handle) }
+        if patch.access != nil || patch.owner != nil { access.accessChanged(handle, to: rules) }
+        if stateChanged { events.broadcastState(handle) }
+        if titleChanged { events.broadcastTitle(handle) }
         return .success(info)
     }
 
@@ -213,7 +194,7 @@ extension DocumentService {
         var journaled = false
         if let levels = patch.levels {
             st.document.undoManager.levelsOfUndo = levels
-            if let journal = pendingJournalWrite(st, id: handle.id) {
+            if let journal = persistence.pendingJournalWrite(st, id: handle.id) {
                 writes.append(journal)
                 journaled = true
             }

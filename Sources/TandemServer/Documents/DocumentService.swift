@@ -21,15 +21,24 @@ import TandemStore
 ///    durable, and no server code runs on a store's thread.
 ///
 /// A write the store refuses puts the document back as the store holds it
-/// (`storeFailed`), and the request gets `503`: nothing it asked for happened.
+/// (`DocumentPersistence.storeFailed`), and the request gets `503`: nothing it asked for happened.
+///
+/// The work behind the commands is done by the parts it holds, each one concept, each holding
+/// only what it needs, so control flows one way (edge → executor → store; outcomes come back
+/// as messages): `DocumentHandles` (what is open), `ChangePipeline` (how a change is applied,
+/// stored and published), `DocumentPersistence` (memory and the store), `DocumentEvents`,
+/// `DocumentAccess` and `SessionEnds`. How changes take their place among other nodes is the
+/// `replication`'s alone: no command asks whether there are other nodes.
 final class DocumentService: Sendable {
     /// What a mutation answers, called once: on the event loop that asked (or, for work sent
     /// from the pool or a timer, a global queue); never on a store's thread.
     typealias Completion<Result: Sendable> = @Sendable (Swift.Result<Result, APIError>) -> Void
+    // The pipeline's types, under the names the sequenced units know.
+    typealias AppliedChange = TandemServer.AppliedChange
+    typealias PreparedUnit = TandemServer.PreparedUnit
 
     let configuration: ServerConfiguration
     let store: any DocumentStore
-    let documents = Mutex<[String: DocumentHandle]>([:])
     let sessions: SessionRegistry
     let pasteboards: PasteboardRegistry
     let metrics: Metrics
@@ -37,10 +46,29 @@ final class DocumentService: Sendable {
     /// Where the thread calling it gets the store's outcomes back (`Delivery`): given by the
     /// edge, which knows the event loops.
     let delivery: @Sendable () -> Delivery
-    /// Every document's share links by id, for `verifyLink` (kept in step with their rules).
-    let links = Mutex<[String: IndexedLink]>([:])
+    /// Where work too heavy for an event loop runs (a large stale edit's transform, a large
+    /// body): one job per document at a time, documents side by side on one thread fewer
+    /// than the cores (at least two), so the loops keep one.
+    let heavyWork = HeavyWorkPool(width: max(2, ProcessInfo.processInfo.activeProcessorCount - 1))
+    /// How changes take their place among the nodes that share the store (`Replication`).
+    let replication: any Replication
+
+    let handles: DocumentHandles
+    let events: DocumentEvents
+    let persistence: DocumentPersistence
+    let pipeline: ChangePipeline
+    let access: DocumentAccess
+    let sessionEnds: SessionEnds
+
+    /// The open documents (`handles`), under the name the edge knows.
+    var documents: DocumentHandles { handles }
+    /// Open event streams over all documents (a metrics gauge).
+    var subscribers: SharedCount { handles.subscribers }
     /// Documents whose last write failed and have not recovered (`/healthz` is failing meanwhile).
-    let documentsFailingWrites = Atomic<Int>(0)
+    var documentsFailingWrites: SharedCount { persistence.failingWrites }
+    /// Bytes each document's archive holds in the store (`DocumentPersistence+Archive`).
+    var archiveSizes: SharedValue<[String: Int]> { persistence.archiveSizes }
+
     /// The access mode of a new document that asks for none: `--default-access` when set;
     /// else `private` for a signed-in user's (where people are known, what they make is
     /// theirs until they share it, as a new Google Doc is) and `open` for a guest's or an
@@ -50,48 +78,90 @@ final class DocumentService: Sendable {
         if let configured = configuration.defaultAccess.flatMap(AccessMode.init(rawValue:)) { return configured }
         return owner?.hasPrefix(Session.userPrefix) == true ? .private : .open
     }
-    /// Open event streams over all documents (a metrics gauge).
-    let subscribers = Atomic<Int>(0)
-    /// Where work too heavy for an event loop runs (a large stale edit's transform, a large
-    /// body): one job per document at a time, documents side by side on one thread fewer
-    /// than the cores (at least two), so the loops keep one.
-    let heavyWork = HeavyWorkPool(width: max(2, ProcessInfo.processInfo.activeProcessorCount - 1))
-    /// How changes take their place among the nodes that share the store (`Replication`).
-    let replication: any Replication
-    /// Bytes each document's archive holds in the store, as this process knows them: read
-    /// at start, then counted as it archives and trims (`DocumentService+Archive`).
-    let archiveSizes = Mutex<[String: Int]>([:])
 
     init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry,
          pasteboards: PasteboardRegistry, metrics: Metrics, logger: Logger, replication: (any Replication)? = nil,
          delivery: @escaping @Sendable () -> Delivery = { .global }) {
+        let replication = replication ?? LocalReplication(store: store)
         self.configuration = configuration
         self.delivery = delivery
-        self.replication = replication ?? LocalReplication(store: store)
+        self.replication = replication
         self.store = store
         self.sessions = sessions
         self.pasteboards = pasteboards
         self.metrics = metrics
         self.logger = logger
-        self.replication.attach(self)
+        handles = DocumentHandles(eventCoalescingMilliseconds: configuration.eventCoalescingMilliseconds)
+        events = DocumentEvents(handles: handles, sessions: sessions, pasteboards: pasteboards)
+        persistence = DocumentPersistence(store: store, configuration: configuration, handles: handles, events: events,
+                                          logger: logger, delivery: delivery,
+                                          writesJournalAlone: replication.writesJournalAlone,
+                                          storedChangesAreOwn: replication.storedChangesAreOwn)
+        pipeline = ChangePipeline(replication: replication, delivery: delivery, persistence: persistence, metrics: metrics,
+                                  logger: logger, editsPageBytes: configuration.editsPageBytes)
+        access = DocumentAccess(handles: handles, store: store, sessions: sessions, persistence: persistence, delivery: delivery)
+        sessionEnds = SessionEnds(handles: handles, store: store, pasteboards: pasteboards, events: events,
+                                  persistence: persistence, replication: replication, delivery: delivery)
+        replication.attach(self)
     }
 
     func now() -> Double { Date().timeIntervalSince1970 }
 
     /// The open document with this id; `404` otherwise.
     func document(_ id: String) throws(APIError) -> DocumentHandle {
-        guard let d = documents.withLock({ $0[id] }) else { throw .notFound("document '\(id)'") }
-        return d
+        try handles.handle(id)
+    }
+}
+
+// The edge's calls into the parts, spelled as they always were (route handlers, housekeeping
+// and the sequenced units call these).
+extension DocumentService {
+    static func logShare(sizes: [Int], total: Int, each: Int, floor: Int = 1 << 20) -> Int {
+        DocumentPersistence.logShare(sizes: sizes, total: total, each: each, floor: floor)
+    }
+    static func pendingKey(_ id: String) -> String { DocumentPersistence.pendingKey(id) }
+    static func notification(of kind: ChangeKind) -> String { ChangePipeline.notification(of: kind) }
+
+    func verifyLink(_ token: String) throws(APIError) -> Caller.PresentedLink { try handles.verifyLink(token, now: now()) }
+    func accessRules(of handle: DocumentHandle) -> AccessRules { access.accessRules(of: handle) }
+    func changeAccess(_ change: AccessChange, of handle: DocumentHandle, completion: @escaping Completion<AccessRules>) {
+        access.changeAccess(change, of: handle, completion: completion)
     }
 
-    func makeEventChannel() -> EventChannel {
-        EventChannel(coalescing: configuration.eventCoalescingMilliseconds / 1000) { [self] delta in subscribers.add(delta, ordering: .relaxed) }
+    func broadcastPresence(_ handle: DocumentHandle) { events.broadcastPresence(handle) }
+    func presenceJSON(_ handle: DocumentHandle) -> [UInt8] { events.presenceJSON(handle) }
+    func publishPasteboard(_ event: PasteboardEvent) { events.publishPasteboard(event) }
+    func changesPage(_ st: DocumentState, since: Int, maxBytes: Int) -> ChangesPage { ChangesPage(st, since: since, maxBytes: maxBytes) }
+
+    /// Stores the session's current selection in the document where other nodes see it; `then`
+    /// once stored (at once when there are none).
+    func shareSelection(of session: Session, in handle: DocumentHandle, then: @escaping Completion<Void>) {
+        replication.shareSelection(of: session, in: handle, then: then)
     }
 
-    func documentConfiguration(levelsOfUndo: Int) -> Document.Configuration {
-        var c = Document.Configuration()
-        c.typingPause = configuration.typingPause
-        c.levelsOfUndo = levelsOfUndo
-        return c
+    func storeSessionEnd(_ session: String, rollBack: Bool, then: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
+        sessionEnds.storeSessionEnd(session, rollBack: rollBack, then: then)
     }
+    func streamClosed(of session: String, in handle: DocumentHandle) { sessionEnds.streamClosed(of: session, in: handle) }
+    func grantsChanged(of session: Session) { sessionEnds.grantsChanged(of: session) }
+    func endExpiredLinks(now: Double) { sessionEnds.endExpiredLinks(now: now) }
+
+    func restoreDocuments(_ loaded: [LoadedDocument]) throws { try persistence.restoreDocuments(loaded) }
+    func takeSnapshots(all: Bool = false) { persistence.takeSnapshots(all: all) }
+    func trimLogsToConfiguredLength() { persistence.trimLogsToConfiguredLength() }
+    func archivedPage(of handle: DocumentHandle, since: Int, maxBytes: Int) -> Result<(bytes: [UInt8], next: Int?), APIError> {
+        persistence.archivedPage(of: handle, since: since, maxBytes: maxBytes)
+    }
+    func keepStoreHealthFresh(probe: Bool) { persistence.keepStoreHealthFresh(probe: probe) }
+    /// The store's health as last seen, for `/healthz` (never a read or a write on the way):
+    /// what the replication found among the nodes, else what this node's store says.
+    func storeHealth() -> StoreHealth { replication.health(now: now()) ?? persistence.storeHealth() }
+
+    // For the sequenced units (`DocumentService+Sequencing`).
+    func catchUp(_ handle: DocumentHandle, revision: Int, journal: [UInt8]?, reloadAllowed: Bool,
+                 changes: (Int) throws(StoreError) -> [StoredChange]) throws(StoreError) {
+        try ClusterCatchUp(self).catchUp(handle, revision: revision, journal: journal, reloadAllowed: reloadAllowed, changes: changes)
+    }
+    func forgetDeleted(_ handle: DocumentHandle) { handles.forgetIfCurrent(handle) }
+    func pendingJournalWrite(_ st: DocumentState, id: String) -> StoreWrite? { persistence.pendingJournalWrite(st, id: id) }
 }

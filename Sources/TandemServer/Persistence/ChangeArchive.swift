@@ -3,7 +3,7 @@ import TandemCore
 import TandemStore
 
 /// Changes that left a document's memory, kept in the store so that `GET …/edits` can still
-/// page through them (`DocumentService.archive`, `archivedPage`). A run holds each change as
+/// page through them (`DocumentPersistence.archive`, `archivedPage`). A run holds each change as
 /// `GET …/edits` writes it, framed as (revision, length) varints and the JSON, gzipped:
 /// paging reads and copies bytes, and builds no change.
 enum ChangeArchive {

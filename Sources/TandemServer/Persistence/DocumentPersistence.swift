@@ -1,130 +1,59 @@
-import enum TandemHTTP.Gzip
 import Foundation
+import Logging
 import Synchronization
 import TandemCore
 import TandemStore
 
-/// Collects the document's journal events between two stored changes. Each stored change
-/// carries the events since the previous one (its own last), so replaying the stored
-/// payloads in revision order rebuilds text, log and undo history exactly.
-final class JournalBuffer {
-    var events: [DocumentEvent] = []
+/// Memory and the store, for every document: how a document is built from what is stored
+/// (at start-up, after a refused write, when another node created it), what of its undo
+/// state is stored besides its changes (the pending journal), snapshots, the log's trim and
+/// archive, and what happens when the store fails.
+///
+/// It promises: a document in memory is always one the store can rebuild (what the store
+/// refused is taken back by reloading); the pending journal written for a document lands in
+/// the order its buffer grew; while a document's writes fail it refuses changes and
+/// `/healthz` says so, until a probe commits and it is reloaded as stored.
+final class DocumentPersistence: Sendable {
+    let store: any DocumentStore
+    let configuration: ServerConfiguration
+    let handles: DocumentHandles
+    let events: DocumentEvents
+    let logger: Logger
+    let delivery: @Sendable () -> Delivery
+    /// `Replication.writesJournalAlone`: whether a trim of memory is journaled, and pending
+    /// undo events may go into a shutdown snapshot.
+    let writesJournalAlone: Bool
+    /// `Replication.storedChangesAreOwn`: whether a loaded document's last change counts as
+    /// this node's (its autosave is then this node's to do).
+    let storedChangesAreOwn: Bool
+    /// Documents whose last write failed and have not recovered (`/healthz` is failing meanwhile).
+    let failingWrites = SharedCount()
+    /// Bytes each document's archive holds in the store, as this process knows them: read
+    /// at start, then counted as it archives and trims (`DocumentPersistence+Archive`).
+    let archiveSizes = SharedValue<[String: Int]>([:])
 
-    func drain() -> [DocumentEvent] {
-        defer { events.removeAll(keepingCapacity: true) }
-        return events
-    }
-}
-
-/// A stored change's payload: its journal events in `JournalBinary`'s form. Changes stored
-/// by earlier servers hold them as `JournalCodec`'s JSON (never starting with the binary
-/// form's version byte) and still replay.
-enum ChangeCodec {
-    static func encode(_ events: [DocumentEvent]) -> [UInt8] { JournalBinary.encode(events) }
-
-    static func decode(_ payload: [UInt8]) throws -> [DocumentEvent] {
-        JournalBinary.isBinary(payload) ? try JournalBinary.decode(payload) : try JournalCodec.decode(payload)
-    }
-}
-
-/// Snapshots in the binary form of `DocumentSnapshot.binary()`: gzipped JSON goes value by
-/// value, too slow for a busy document's history (see docs/performance.md). Snapshots stored as gzipped or
-/// plain JSON by earlier servers still read.
-enum SnapshotCodec {
-    static func encode(_ s: DocumentSnapshot) -> [UInt8] { s.binary() }
-
-    /// The binary form, or the gzipped (or plain) JSON that snapshots were stored as before.
-    static func decode(_ bytes: [UInt8]) throws -> DocumentSnapshot {
-        if DocumentSnapshot.isBinary(bytes) { return try DocumentSnapshot(binary: bytes) }
-        var json = bytes
-        // JSON never starts with gzip's magic number.
-        if bytes.starts(with: [0x1F, 0x8B]) {
-            guard let inflated = Gzip.decompress(bytes, limit: Int(Int32.max)) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "the snapshot's gzip data is damaged"))
-            }
-            json = inflated
-        }
-        return try JSONDecoder().decode(DocumentSnapshot.self, from: Data(json))
-    }
-}
-
-extension DocumentService {
-    static let snapshotEvery = 1000
-
-    /// A snapshot holds the whole undo history, so taking one costs time proportional to it:
-    /// every 1,000 changes, but while a document is busy at most every 10 s unless 50,000
-    /// have piled up, which bounds what start-up replays after a crash without a busy
-    /// document paying every edit for a snapshot every second (see docs/performance.md).
-    /// A graceful shutdown snapshots every document, so a clean restart replays nothing.
-    static func snapshotDue(changes: Int, seconds: Double) -> Bool {
-        changes >= 50 * snapshotEvery || (changes >= snapshotEvery && seconds >= 10)
-    }
-    /// Changes kept in memory for `since`/`base` after a trim.
-    static let logKept = 10_000
-
-    /// Cuts a log that grew past twice `logKept` back to `logKept`, and one whose text grew past
-    /// `budget` bytes back to the newest changes holding half of it (a few changes of megabytes
-    /// each weigh more than thousands of keystrokes); never past what is committed: the
-    /// committed text is worked out from the changes in flight (DocumentState.committedRope).
-    /// In a cluster (`journaled` false) each node trims its memory alone, unjournaled.
-    /// Returns the changes that left memory when `archiving` (for `archive`), else none.
-    static func trimToKeptTail(_ st: inout DocumentState, journaled: Bool, budget: Int, archiving: Bool) -> [Change] {
-        let document = st.document
-        var through = document.firstAvailableRevision - 1
-        if document.revision - document.firstAvailableRevision > 2 * logKept { through = document.revision - logKept }
-        if overBudget(document, budget) {
-            // The oldest revision whose later changes fit in half the budget.
-            var lo = through, hi = document.revision
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2
-                if document.loggedUnits(since: mid) * 2 <= budget / 2 { hi = mid } else { lo = mid + 1 }
-            }
-            through = lo
-        }
-        let end = min(through, st.committedRevision)
-        guard end >= document.firstAvailableRevision else { return [] }
-        let leaving = archiving ? Self.changes(of: document, through: end) : []
-        document.trimLog(through: end, journaled: journaled)
-        return leaving
+    init(store: any DocumentStore, configuration: ServerConfiguration, handles: DocumentHandles, events: DocumentEvents,
+         logger: Logger, delivery: @escaping @Sendable () -> Delivery, writesJournalAlone: Bool, storedChangesAreOwn: Bool) {
+        self.store = store
+        self.configuration = configuration
+        self.handles = handles
+        self.events = events
+        self.logger = logger
+        self.delivery = delivery
+        self.writesJournalAlone = writesJournalAlone
+        self.storedChangesAreOwn = storedChangesAreOwn
     }
 
-    /// The changes still in memory up to `end`, oldest first.
-    static func changes(of document: Document, through end: Int) -> [Change] {
-        var changes: [Change] = []
-        changes.reserveCapacity(max(0, end - document.firstAvailableRevision + 1))
-        try? document.forEachChange(since: document.firstAvailableRevision - 1) { c in
-            guard c.revision <= end else { return false }
-            changes.append(c)
-            return true
-        }
-        return changes
+    func now() -> Double { Date().timeIntervalSince1970 }
+
+    /// The core's configuration for a document with this many levels of undo.
+    func documentConfiguration(levelsOfUndo: Int) -> Document.Configuration {
+        var c = Document.Configuration()
+        c.typingPause = configuration.typingPause
+        c.levelsOfUndo = levelsOfUndo
+        return c
     }
 
-    /// The budget each log gets when all of them together may hold `total` bytes and one
-    /// `each`: the largest share (water-filling) under which the logs, each cut to it, fit
-    /// in `total`, so that the largest logs are cut first and small ones are left alone;
-    /// never under `floor`, 1 MiB, the smallest a single log may be given.
-    static func logShare(sizes: [Int], total: Int, each: Int, floor: Int = 1 << 20) -> Int {
-        guard sizes.reduce(0, +) > total else { return each }
-        let sorted = sizes.sorted(by: >)
-        // Smaller logs, whole, and `k` larger ones at the share: the share is what is left
-        // of `total` after the smaller ones, split among the larger.
-        var smaller = sorted.reduce(0, +)
-        for k in 1...sorted.count {
-            smaller -= sorted[k - 1]
-            let share = (total - smaller) / k
-            if k == sorted.count || share >= sorted[k] { return min(each, max(floor, share)) }
-        }
-        return each
-    }
-
-    /// Whether a document's change log holds more changed text than `budget` bytes.
-    static func overBudget(_ document: Document, _ budget: Int) -> Bool {
-        document.loggedUnits(since: 0) * 2 > budget
-    }
-
-    /// A new document's state, its journal wired to a fresh buffer. A rebuilt document's
-    /// buffer starts with the `pending` events it replayed: the next stored change or pending
     /// write must carry them again, or writing only the newer ones would lose them.
     func makeState(document: Document, title: String, created: Double, modified: Double, metadata: DocumentMetadata,
                    pending: [DocumentEvent] = []) -> DocumentState {
@@ -169,11 +98,10 @@ extension DocumentService {
         var st = makeState(document: document, title: l.document.title, created: l.document.created,
                            modified: max(l.document.modified, lastChange), metadata: metadata, pending: pending)
         if let (saved, revision) = savedText(of: l.document.id) { (st.savedRope, st.savedRevision) = (saved, revision) }
-        st.lastChangeLocal = !replication.shared
-        let handle = DocumentHandle(id: l.document.id, state: st, events: makeEventChannel())
+        st.lastChangeLocal = storedChangesAreOwn
+        let handle = DocumentHandle(id: l.document.id, state: st, events: handles.makeEventChannel())
         handle.executor.sync { $0.lastSnapshotRevision = l.snapshot?.revision ?? 0 }
-        documents.withLock { $0[l.document.id] = handle }
-        indexLinks(of: l.document.id, metadata.access)
+        handles.install(handle, rules: metadata.access)
         return handle
     }
 
@@ -235,98 +163,31 @@ extension DocumentService {
         return (after, created, list)
     }
 
-    /// Housekeeping: a snapshot every thousand changes keeps start-up time flat however long
-    /// the history, and the stored log behind it is dropped; the log in memory keeps the
-    /// last `logKept` changes for stale bases and catching up.
-    ///
-    /// With `all` (graceful shutdown) pending undo-manager events go into the snapshot too,
-    /// and their stored copy is removed in the same unit, so a clean restart replays nothing
-    /// and loses nothing. (Not while running: a change appended meanwhile would carry them
-    /// a second time.)
-    func takeSnapshots(all: Bool = false) {
-        // In a cluster the pending events stay stored: other nodes hold them too, and take
-        // them from the journal, never from a snapshot.
-        let all = all && !replication.shared
-        let handles = documents.withLock { Array($0.values) }
-        // Each log's budget this tick: the per-document one, or less while all of them
-        // together hold more than the server-wide one.
-        let budget = Self.logShare(sizes: handles.map { h in h.executor.sync { $0.document.loggedUnits(since: 0) * 2 } },
-                                   total: configuration.logTotalBytes, each: configuration.logBudgetBytes)
-        let archiving = configuration.archiveBytes > 0
-        defer { keepArchivesWithinTotal() }
-        for handle in handles {
-            enum Taken { case submitted(StoreTicket, Int), toEncode(DocumentSnapshot) }
-            var leaving: [Change] = []
-            let taken: Taken? = handle.executor.sync { st in
-                let changes = st.document.revision - st.lastSnapshotRevision
-                let pending = !(st.journal?.events.isEmpty ?? true)
-                // A stored snapshot holds the whole log already: one over a smaller share
-                // than when it was taken (others grew) is cut back without another.
-                if changes == 0, !all, Self.overBudget(st.document, budget) {
-                    leaving = Self.trimToKeptTail(&st, journaled: !replication.shared, budget: budget, archiving: archiving)
-                    return nil
-                }
-                // Changes may still be waiting for their commit: a document under steady load
-                // always has some, and a snapshot that waited for a quiet moment might not come
-                // while the log in memory grows (see docs/performance.md). The snapshot is queued behind those changes, and the
-                // store refuses one beyond its stored revision, so it never holds a change the
-                // store did not take. Pending events are drained into the snapshot, so that
-                // path still waits until everything before them is committed.
-                guard !st.savingError, !st.deleted,
-                      all ? changes > 0 || pending
-                          : Self.snapshotDue(changes: changes, seconds: now() - st.lastSnapshotTime)
-                          || (changes > 0 && Self.overBudget(st.document, budget)),
-                      all || !pending,
-                      !pending || st.committedRevision == st.document.revision
-                else { return nil }
-                // The snapshot holds the retained log: cut to the kept tail first, it is much
-                // smaller (the store's writer writes it while every edit waits on it), and a
-                // shutdown snapshot never carries a long history into the next start-up
-                // (see docs/performance.md). (`pending` was read before: the trim's own
-                // journal event goes with the next change, as the trim after a snapshot's does.)
-                leaving = Self.trimToKeptTail(&st, journaled: !replication.shared, budget: budget, archiving: archiving)
-                let snap = st.document.snapshot()
-                // Encoded outside the lock, as it takes milliseconds: edits go on meanwhile.
-                // The store keeps the newest snapshot whatever order they land in, and a
-                // snapshot with no pending events has no stored copy of them to clear.
-                guard pending else { return .toEncode(snap) }
-                _ = st.journal?.drain()
-                // Submitted under the lock: clearing the pending events must not overtake a
-                // later write of them.
-                let ticket = StoreTicket()
-                store.submit([
-                    .writeSnapshot(StoredSnapshot(documentID: handle.id, revision: snap.revision, payload: SnapshotCodec.encode(snap))),
-                    .trimChanges(document: handle.id, through: snap.revision),
-                    .setMeta(Self.pendingKey(handle.id), nil),
-                ]) { ticket.finish($0) }
-                return .submitted(ticket, snap.revision)
-            }
-            // Submitted before the snapshot that no longer holds them.
-            archive(leaving, of: handle.id)
-            let ticket: StoreTicket, revision: Int
-            switch taken {
-            case nil: continue
-            case .submitted(let t, let r)?: (ticket, revision) = (t, r)
-            case .toEncode(let snap)?:
-                ticket = StoreTicket()
-                revision = snap.revision
-                store.submit([
-                    .writeSnapshot(StoredSnapshot(documentID: handle.id, revision: snap.revision, payload: SnapshotCodec.encode(snap))),
-                    .trimChanges(document: handle.id, through: snap.revision),
-                ]) { ticket.finish($0) }
-            }
-            if case .failure(let error) = ticket.wait() {
-                logger.warning("snapshot of \(handle.id) failed: \(error)")
-                continue
-            }
-            let later = handle.executor.sync { st in
-                st.lastSnapshotRevision = max(st.lastSnapshotRevision, revision)
-                st.lastSnapshotTime = now()
-                // Changes that came while it was encoded and stored.
-                return Self.trimToKeptTail(&st, journaled: !replication.shared, budget: budget, archiving: archiving)
-            }
-            archive(later, of: handle.id)
+    /// Under the document's lock: the committed text as version `number`, with the change
+    /// count cleared when nothing is in flight (a change still waiting for its commit is not
+    /// in the version: it stays unsaved), and the unit that stores both.
+    func versionWrites(_ st: inout DocumentState, of handle: DocumentHandle, number: Int, name: String?)
+        -> (StoredVersion, text: Rope, cleared: Bool, writes: [StoreWrite]) {
+        let rope = st.committedRope
+        let v = StoredVersion(documentID: handle.id, number: number, revision: st.committedRevision,
+                              time: now(), text: rope.description, name: name)
+        var writes: [StoreWrite] = [.addVersion(v)]
+        let cleared = st.document.revision == v.revision
+        if cleared {
+            st.document.updateChangeCount(.cleared)
+            if let journal = pendingJournalWrite(st, id: handle.id) { writes.append(journal) }
+        }
+        return (v, rope, cleared, writes)
+    }
+
+    /// A version is stored: it is the saved text from now on, and every window hears of it.
+    func versionStored(_ v: StoredVersion, text: Rope, cleared: Bool, in handle: DocumentHandle) {
+        handle.executor.sync { st in
+            guard !st.deleted else { return }
+            (st.savedRope, st.savedRevision) = (text, v.revision)
+            st.lastSaved = v.time
+            if cleared { st.lastSavedRevision = max(st.lastSavedRevision, v.revision) }
+            handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved", data: DocumentJSON.version(v)))
         }
     }
 }
-

@@ -4,7 +4,7 @@ import TandemStore
 /// What happens when the store fails, and how the server finds out it works again: a failing
 /// document refuses changes until a probe commits and it is reloaded as stored; `/healthz`
 /// says so from state kept off the event loops.
-extension DocumentService {
+extension DocumentPersistence {
     /// The store failed: stop taking changes (503), show `savingError`, and keep trying until
     /// the store works again; then the document is rebuilt from what the store really has,
     /// so nothing that was not acknowledged survives in memory.
@@ -21,14 +21,14 @@ extension DocumentService {
             logger.error("could not reload \(handle.id) from the store: \(error)")
         }
         guard first else { return }
-        documentsFailingWrites.add(1, ordering: .relaxed)
+        failingWrites.add(1)
         logger.error("store failed for \(handle.id): \(error); refusing changes until it recovers")
-        broadcastState(handle)
+        events.broadcastState(handle)
         Thread.detachNewThread { [self] in recover(handle) }
     }
 
     private func recover(_ handle: DocumentHandle) {
-        defer { documentsFailingWrites.subtract(1, ordering: .relaxed) }
+        defer { failingWrites.subtract(1) }
         while true {
             Thread.sleep(forTimeInterval: 1)
             if handle.executor.sync({ $0.deleted }) { return }
@@ -36,7 +36,7 @@ extension DocumentService {
                 try probeStore()
                 guard let revision = try reloadFromStore(handle, keepSavingError: false) else { return }
                 logger.notice("store recovered; \(handle.id) is back at revision \(revision)")
-                broadcastState(handle)
+                events.broadcastState(handle)
                 return
             } catch {
                 continue
@@ -51,11 +51,10 @@ extension DocumentService {
     }
 
     /// The store's health as last seen, for `/healthz`, which answers at once from an event
-    /// loop: never a read or a write on the way. What it says is kept fresh elsewhere (the
-    /// cluster's syncs, `keepStoreHealthFresh`); a call while failing starts a probe, so a
-    /// recovered disk or database shows on the next call.
+    /// loop: never a read or a write on the way (`DocumentService.storeHealth` asks the
+    /// replication first). A call while failing starts a probe, so a recovered disk or
+    /// database shows on the next call.
     func storeHealth() -> StoreHealth {
-        if let shared = replication.health(now: now()) { return shared }
         let health = store.health
         if case .failing = health { probeStoreLater() }
         return health

@@ -16,7 +16,7 @@ final class Cluster: Sendable {
     /// in order and `applied` only moves forward.
     let gate = Mutex<SyncState>(SyncState())
     /// Requests waiting for the next sync, and whether the sync queue is draining them
-    /// (`DocumentService.afterClusterSync`).
+    /// (`ClusterSync.afterSync`).
     let waiting = Mutex<(list: [WaitingRequest], draining: Bool)>(([], false))
     /// Where syncs for requests run, one after the other: each covers every request that
     /// arrived before it started, so under load one read of the feed serves many requests,

@@ -8,6 +8,8 @@ struct LocalReplication: Replication {
     let store: any DocumentStore
 
     var shared: Bool { false }
+    var writesJournalAlone: Bool { true }
+    var storedChangesAreOwn: Bool { true }
 
     func attach(_ documents: DocumentService) {}
 
@@ -27,7 +29,7 @@ struct LocalReplication: Replication {
         // Several documents, all or none: entered together in id order, stored as one unit.
         let sorted = steps.enumerated().sorted { $0.element.handle.id < $1.element.handle.id }.map(\.element)
         var answers: [@Sendable () -> Void] = []
-        var units: [DocumentService.PreparedUnit] = []
+        var units: [PreparedUnit] = []
         DocumentExecutor.syncAll(sorted.map(\.handle.executor)) { held in
             for (i, step) in sorted.enumerated() {
                 switch held(i, { step.apply(&$0) }) {
@@ -51,4 +53,21 @@ struct LocalReplication: Replication {
     func start(logger: Logger) {}
     func stop() {}
     func tick(now: Double) {}
+
+    /// Nobody else to see it: the selection is set in memory already.
+    func shareSelection(of session: Session, in handle: DocumentHandle, then: @escaping DocumentService.Completion<Void>) {
+        then(.success(()))
+    }
+
+    func selectionRemoved(of session: String, in handle: DocumentHandle) {}
+
+    /// Numbered here, after the newest stored (`DocumentService.saveAlone`).
+    func saveVersion(_ handle: DocumentHandle, name: String?, of documents: DocumentService,
+                     then: @escaping DocumentService.Completion<StoredVersion>) {
+        documents.saveAlone(handle, name: name, then: then)
+    }
+
+    func storeSessionEnd(_ end: SessionEnding, ends: SessionEnds) {
+        ends.submitAlone(end)
+    }
 }

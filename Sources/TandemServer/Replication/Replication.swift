@@ -3,15 +3,27 @@ import TandemStore
 
 /// The seam between a node's documents and the other nodes that share its store: every change
 /// takes its place in its document's one order through `order`, and a request that must see
-/// what any node committed before it arrived waits for `afterSync`. Document code asks it
-/// nothing else but whether the documents are `shared`.
+/// what any node committed before it arrived waits for `afterSync`. Where the nodes differ
+/// (a version's number, a session's end, selections, the journal) document code asks the
+/// methods and policies below, never whether there are other nodes: a new implementation
+/// answers them and the documents need no change.
 ///
 /// Two implementations: `LocalReplication`, one node alone with its store, and
 /// `SequencedReplication`, several nodes on one PostgreSQL (docs/scale-out.md).
 protocol Replication: Sendable {
-    /// Whether other nodes write the same documents: then a node never trims its journal alone,
-    /// waits briefly for a revision another node made, and shares selections through the store.
+    /// Whether other nodes write the same documents: for the edge (the requests' sync, a
+    /// revision another node may have made); document code asks the policies below instead.
     var shared: Bool { get }
+
+    /// Whether this node alone writes its documents' journal: then a trim of memory is
+    /// journaled (replayed on restart), and a shutdown snapshot may take the pending undo
+    /// events in; else each node trims its memory alone, unjournaled, and the pending events
+    /// stay stored for the others.
+    var writesJournalAlone: Bool { get }
+
+    /// Whether a document's last stored change counts, when loaded, as this node's own: its
+    /// autosave is then this node's to do (else the node that makes the next change saves).
+    var storedChangesAreOwn: Bool { get }
 
     /// The service whose documents the steps change; called once, as it is made.
     func attach(_ documents: DocumentService)
@@ -36,6 +48,23 @@ protocol Replication: Sendable {
     func stop()
     /// Housekeeping's tick.
     func tick(now: Double)
+
+    /// Makes the session's current selection in the document seen by the other nodes; `then`
+    /// once it is (at once when there are none).
+    func shareSelection(of session: Session, in handle: DocumentHandle, then: @escaping DocumentService.Completion<Void>)
+
+    /// The session left the document here and its selection went: the other nodes, if any,
+    /// drop it too.
+    func selectionRemoved(of session: String, in handle: DocumentHandle)
+
+    /// Saves the document's committed text as its next version (`DocumentService.save`),
+    /// numbered so that no two saves, on any node, take the same number.
+    func saveVersion(_ handle: DocumentHandle, name: String?, of documents: DocumentService,
+                     then: @escaping DocumentService.Completion<StoredVersion>)
+
+    /// Stores a session's end over every open document as one unit (`SessionEnds`), in each
+    /// document's order.
+    func storeSessionEnd(_ end: SessionEnding, ends: SessionEnds)
 }
 
 /// One change (or undo-state change, save, selection) waiting for its place in its document's
@@ -43,7 +72,7 @@ protocol Replication: Sendable {
 struct OrderedStep: Sendable {
     var handle: DocumentHandle
     /// Applies the change in the document's executor (after any catch-up).
-    var apply: @Sendable (inout DocumentState) -> DocumentService.AppliedChange
+    var apply: @Sendable (inout DocumentState) -> AppliedChange
     /// Answers the request when the step is refused before it ran.
     var fail: @Sendable (APIError) -> Void
     /// A save: the newest version number is read first, in the document's order.
@@ -56,7 +85,7 @@ struct OrderedStep: Sendable {
 extension Replication {
     /// One document's step.
     func order(_ handle: DocumentHandle, numbersVersion: Bool = false, fail: @escaping @Sendable (APIError) -> Void,
-               _ apply: @escaping @Sendable (inout DocumentState) -> DocumentService.AppliedChange) {
+               _ apply: @escaping @Sendable (inout DocumentState) -> AppliedChange) {
         order([OrderedStep(handle: handle, apply: apply, fail: fail, numbersVersion: numbersVersion)])
     }
 }

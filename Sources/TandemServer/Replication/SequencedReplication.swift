@@ -14,6 +14,7 @@ final class SequencedReplication: Replication {
     private let lastPrune = Mutex<Double>(0)
 
     private struct Attached {
+        // Weak: the service owns this replication, which is made before it.
         weak var service: DocumentService?
     }
 
@@ -24,6 +25,12 @@ final class SequencedReplication: Replication {
     private var service: DocumentService? { documents.withLock { $0.service } }
 
     var shared: Bool { true }
+    var writesJournalAlone: Bool { false }
+    var storedChangesAreOwn: Bool { false }
+
+    /// The sync over the service's documents, made for each call: it keeps no reference to
+    /// them between calls.
+    private var sync: ClusterSync? { service.map { ClusterSync(cluster: cluster, documents: $0) } }
 
     func attach(_ documents: DocumentService) {
         self.documents.withLock { $0.service = documents }
@@ -35,8 +42,8 @@ final class SequencedReplication: Replication {
     }
 
     func afterSync(_ next: @escaping @Sendable (StoreError?) -> Void) {
-        guard let service else { return next(nil) }
-        service.afterClusterSync(cluster, next)
+        guard let sync else { return next(nil) }
+        sync.afterSync(next)
     }
 
     /// From what the syncs found, never from a read of its own; a sync is started when the
@@ -88,5 +95,24 @@ final class SequencedReplication: Replication {
             return true
         }
         if prune { try? cluster.store.pruneClusterLog(olderThan: Cluster.feedKept) }
+    }
+
+    func shareSelection(of session: Session, in handle: DocumentHandle, then: @escaping DocumentService.Completion<Void>) {
+        guard let sync else { return then(.failure(.storageFailing)) }
+        sync.shareSelection(of: session, in: handle, then: then)
+    }
+
+    func selectionRemoved(of session: String, in handle: DocumentHandle) {
+        sync?.selectionRemoved(of: session, in: handle)
+    }
+
+    func saveVersion(_ handle: DocumentHandle, name: String?, of documents: DocumentService,
+                     then: @escaping DocumentService.Completion<StoredVersion>) {
+        ClusterSync(cluster: cluster, documents: documents).saveVersion(handle, name: name, then: then)
+    }
+
+    func storeSessionEnd(_ end: SessionEnding, ends: SessionEnds) {
+        guard let sync else { return end.then(.failure(.io("the session's end was not stored: storage_failing"))) }
+        sync.storeSessionEnd(end, ends: ends)
     }
 }

@@ -1,4 +1,6 @@
 import Dispatch
+import Foundation
+import Logging
 import TandemCore
 import TandemStore
 
@@ -7,11 +9,52 @@ import TandemStore
 /// tables. Run before every request (so a request sees everything committed before it
 /// arrived, on whichever node) and whenever the doorbell rings (so streams and long-polls hear
 /// of other nodes' changes at once).
-extension DocumentService {
+///
+/// It promises: the feed is applied in order, each entry once (`Cluster.gate`); a request
+/// that waited for `afterSync` sees everything any node committed before it arrived; a node
+/// that missed entries (the feed was pruned past it) reads everything again.
+///
+/// Made for each call from the service's parts (`SequencedReplication`), so it holds no
+/// reference that outlives the call: what lasts between syncs is in `Cluster`.
+struct ClusterSync: Sendable {
+    let cluster: Cluster
+    let handles: DocumentHandles
+    let store: any DocumentStore
+    let persistence: DocumentPersistence
+    let pipeline: ChangePipeline
+    let events: DocumentEvents
+    let access: DocumentAccess
+    let sessionEnds: SessionEnds
+    let sessions: SessionRegistry
+    let pasteboards: PasteboardRegistry
+    let replication: any Replication
+    let logger: Logger
+    let delivery: @Sendable () -> Delivery
+    let catchingUp: ClusterCatchUp
+
+    init(cluster: Cluster, documents: DocumentService) {
+        self.cluster = cluster
+        handles = documents.handles
+        store = documents.store
+        persistence = documents.persistence
+        pipeline = documents.pipeline
+        events = documents.events
+        access = documents.access
+        sessionEnds = documents.sessionEnds
+        sessions = documents.sessions
+        pasteboards = documents.pasteboards
+        replication = documents.replication
+        logger = documents.logger
+        delivery = documents.delivery
+        catchingUp = ClusterCatchUp(documents)
+    }
+
+    func now() -> Double { Date().timeIntervalSince1970 }
+
     /// Calls `next` once the node has applied everything committed before now (with the
     /// sync's failure, if the database could not be read), on the cluster's sync queue.
     /// Requests that arrive while a sync runs share the next one.
-    func afterClusterSync(_ cluster: Cluster, _ next: @escaping @Sendable (StoreError?) -> Void) {
+    func afterSync(_ next: @escaping @Sendable (StoreError?) -> Void) {
         let arrived = Cluster.monotonicNow()
         let start = cluster.waiting.withLock { w -> Bool in
             w.list.append(.init(arrived: arrived, next: next))
@@ -19,10 +62,10 @@ extension DocumentService {
             w.draining = true
             return true
         }
-        if start { cluster.syncQueue.async { [self] in drainSyncs(cluster) } }
+        if start { cluster.syncQueue.async { [self] in drainSyncs() } }
     }
 
-    private func drainSyncs(_ cluster: Cluster) {
+    private func drainSyncs() {
         while true {
             let batch = cluster.waiting.withLock { w -> [Cluster.WaitingRequest] in
                 if w.list.isEmpty { w.draining = false }
@@ -33,7 +76,7 @@ extension DocumentService {
             cluster.reachability.withLock { $0.syncing = Cluster.monotonicNow() }
             var failure: StoreError?
             do {
-                try PostgresStore.readingFeed { () throws(StoreError) in try syncCluster(cluster, arrived: batch.map(\.arrived).max()) }
+                try PostgresStore.readingFeed { () throws(StoreError) in try syncCluster(arrived: batch.map(\.arrived).max()) }
             } catch {
                 failure = error
             }
@@ -52,7 +95,7 @@ extension DocumentService {
 
     /// Applies the feed up to now. `arrived` (monotonic ns): a sync that started after it
     /// already covers the caller. Throws when the database cannot be read.
-    func syncCluster(_ cluster: Cluster, arrived: UInt64? = nil) throws(StoreError) {
+    func syncCluster(arrived: UInt64? = nil) throws(StoreError) {
         try cluster.gate.withLock { gate throws(StoreError) in
             let started = Cluster.monotonicNow()
             if let arrived, gate.lastStarted > arrived { return }
@@ -74,9 +117,9 @@ extension DocumentService {
                     }
                     if let oldest, oldest > gate.applied + 1 {
                         // Entries this node never saw were pruned: everything is read again.
-                        try reloadEverything(cluster)
+                        try reloadEverything()
                     } else {
-                        try apply(cluster, entries.filter { $0.node != cluster.store.nodeID })
+                        try apply(entries.filter { $0.node != cluster.store.nodeID })
                     }
                     if let last = entries.last { gate.applied = last.seq }
                     if entries.count < Cluster.pageSize { break }
@@ -98,13 +141,13 @@ extension DocumentService {
     private func publishOwnCommits(_ entries: [ClusterEntry]) {
         var seen = Set<String>()
         for entry in entries where entry.kind == .changes && seen.insert(entry.key).inserted {
-            guard let handle = documents.withLock({ $0[entry.key] }) else { continue }
-            handle.executor.sync { st in receiveCommits(&st, handle) }?()
+            guard let handle = handles.find(entry.key) else { continue }
+            handle.executor.sync { st in pipeline.receiveCommits(&st, handle) }?()
         }
     }
 
     /// The entries of one page, each entity refreshed once.
-    private func apply(_ cluster: Cluster, _ entries: [ClusterEntry]) throws(StoreError) {
+    private func apply(_ entries: [ClusterEntry]) throws(StoreError) {
         guard !entries.isEmpty else { return }
         var seen = Set<String>()
         var selections: [String] = []
@@ -113,9 +156,9 @@ extension DocumentService {
         for entry in entries {
             switch entry.kind {
             case .session:
-                if seen.insert("s" + entry.key).inserted { try refreshSession(cluster, entry.key) }
+                if seen.insert("s" + entry.key).inserted { try refreshSession(entry.key) }
             case .pasteboard:
-                if seen.insert("p" + entry.key).inserted { try refreshPasteboard(cluster, entry.key) }
+                if seen.insert("p" + entry.key).inserted { try refreshPasteboard(entry.key) }
             case .selection:
                 if seen.insert("x" + entry.key).inserted { selections.append(entry.key) }
             default:
@@ -126,13 +169,13 @@ extension DocumentService {
         // The heads and new changes of every open document the page names, read at once.
         let wanted = documentOrder.compactMap { id -> (id: String, after: Int)? in
             guard let kinds = documentKinds[id], kinds.contains(.changes) || kinds.contains(.journal),
-                  let handle = documents.withLock({ $0[id] }) else { return nil }
+                  let handle = handles.find(id) else { return nil }
             return (id, handle.executor.sync { $0.document.revision })
         }
         let read = try cluster.store.catchUpReads(wanted, journalPrefix: ClusterEntry.journalPrefix)
         let prefetched = CatchUpRead(after: Dictionary(wanted.map { ($0.id, $0.after) }) { a, _ in a },
                                      heads: read.heads, changes: read.changes)
-        for id in documentOrder { try refreshDocument(cluster, id, kinds: documentKinds[id]!, prefetched: prefetched) }
+        for id in documentOrder { try refreshDocument(id, kinds: documentKinds[id]!, prefetched: prefetched) }
         // After the documents' catch-up, so a selection's revision is there to map from.
         for key in selections { try refreshSelection(key) }
     }
@@ -145,13 +188,13 @@ extension DocumentService {
         var changes: [String: [StoredChange]]
     }
 
-    private func refreshDocument(_ cluster: Cluster, _ id: String, kinds: Set<ClusterEntry.Kind>, prefetched: CatchUpRead) throws(StoreError) {
-        let handle = documents.withLock { $0[id] }
+    private func refreshDocument(_ id: String, kinds: Set<ClusterEntry.Kind>, prefetched: CatchUpRead) throws(StoreError) {
+        let handle = handles.find(id)
         guard let handle else {
             // Created elsewhere (or created and deleted since): load it if it is there.
             if let loaded = try cluster.store.loadDocument(id) {
                 do {
-                    let handle = try restoreDocument(loaded)
+                    let handle = try persistence.restoreDocument(loaded)
                     // Created here meanwhile under the same id (it would have conflicted): keep ours.
                     _ = handle
                 } catch {
@@ -162,13 +205,13 @@ extension DocumentService {
         }
         if kinds.contains(.deleted) || kinds.contains(.created) {
             guard let stored = try cluster.store.loadDocument(id) else {
-                forgetDeleted(handle)
+                handles.forgetIfCurrent(handle)
                 return
             }
             // Deleted and created again under the same id: the new one replaces it.
             if abs(stored.document.created - handle.executor.sync({ $0.created })) > 0.000_5 {
-                forgetDeleted(handle)
-                do { _ = try restoreDocument(stored) } catch {
+                handles.forgetIfCurrent(handle)
+                do { _ = try persistence.restoreDocument(stored) } catch {
                     logger.error("document \(id) from another node cannot be loaded: \(error)")
                 }
                 return
@@ -177,9 +220,9 @@ extension DocumentService {
         if kinds.contains(.changes) || kinds.contains(.journal) {
             let readAfter = prefetched.after[id]
             let head = readAfter != nil ? prefetched.heads[id] : try cluster.store.documentHead(id, journalPrefix: ClusterEntry.journalPrefix)
-            guard let head else { return forgetDeleted(handle) }
+            guard let head else { return handles.forgetIfCurrent(handle) }
             do {
-                try catchUp(handle, revision: head.revision, journal: head.journal, reloadAllowed: false) { after throws(StoreError) in
+                try catchingUp.catchUp(handle, revision: head.revision, journal: head.journal, reloadAllowed: false) { after throws(StoreError) in
                     // What was read for the page, unless the copy went back meanwhile (rebuilt).
                     if let readAfter, after >= readAfter {
                         return (prefetched.changes[id] ?? []).filter { $0.revision > after }
@@ -187,7 +230,7 @@ extension DocumentService {
                     return try store.changes(document: id, after: after)
                 }
             } catch .notFound {
-                return forgetDeleted(handle)
+                return handles.forgetIfCurrent(handle)
             }
         }
         if kinds.contains(.updated) { try refreshMetadata(handle) }
@@ -196,7 +239,7 @@ extension DocumentService {
 
     /// Title, flags and access rules as another node stored them.
     private func refreshMetadata(_ handle: DocumentHandle) throws(StoreError) {
-        guard let stored = try store.document(handle.id) else { return forgetDeleted(handle) }
+        guard let stored = try store.document(handle.id) else { return handles.forgetIfCurrent(handle) }
         let metadata = DocumentMetadata(decoding: stored.metadata)
         let changed = handle.executor.sync { st -> (state: Bool, title: Bool, access: AccessRules?) in
             let before = st.condition
@@ -210,11 +253,11 @@ extension DocumentService {
             return (before != st.condition, titleBefore != st.title, accessBefore != st.access ? st.access : nil)
         }
         if let rules = changed.access {
-            indexLinks(of: handle.id, rules)
-            accessChanged(handle, to: rules)
+            handles.indexLinks(of: handle.id, rules)
+            access.accessChanged(handle, to: rules)
         }
-        if changed.state { broadcastState(handle) }
-        if changed.title { broadcastTitle(handle) }
+        if changed.state { events.broadcastState(handle) }
+        if changed.title { events.broadcastTitle(handle) }
     }
 
     /// A version saved on another node: the saved text, and the `saved` event.
@@ -231,64 +274,57 @@ extension DocumentService {
         }
     }
 
-    private func refreshSession(_ cluster: Cluster, _ id: String) throws(StoreError) {
+    private func refreshSession(_ id: String) throws(StoreError) {
         if let stored = try cluster.store.session(id) {
             let userName = try stored.userID.flatMap { id throws(StoreError) in try cluster.store.user(id: id)?.name }
             let session = Session(stored, userName: userName)
             let grantsBefore = sessions.session(id: id)?.grants
             sessions.refresh(session)
             // Renewed on another node with other grants: what they no longer allow ends here too.
-            if let grantsBefore, grantsBefore != session.grants { grantsChanged(of: session) }
+            if let grantsBefore, grantsBefore != session.grants { sessionEnds.grantsChanged(of: session) }
         } else if sessions.remove(id: id) != nil {
             // Ended on another node: its selections go here too, and whoever sees it present
             // hears it left (its undo groups go with the documents' journals).
-            for handle in documents.withLock({ Array($0.values) }) {
+            for handle in handles.all() {
                 let hadSelection = handle.executor.sync { st -> Bool in
                     guard st.document.selection(for: id) != nil else { return false }
                     st.document.removeSelection(for: id)
                     return true
                 }
-                if hadSelection || handle.events.sessions.contains(id) { broadcastPresence(handle) }
+                if hadSelection || handle.events.sessions.contains(id) { events.broadcastPresence(handle) }
             }
-            endAccess(ofSession: id)
+            sessionEnds.endAccess(ofSession: id)
         }
     }
 
-    private func refreshPasteboard(_ cluster: Cluster, _ name: String) throws(StoreError) {
+    private func refreshPasteboard(_ name: String) throws(StoreError) {
         let stored = try cluster.store.pasteboard(name)
-        if let event = pasteboards.refresh(name, from: stored, logger: logger) { publishPasteboard(event) }
+        if let event = pasteboards.refresh(name, from: stored, logger: logger) { events.publishPasteboard(event) }
     }
 
     /// The feed was pruned past this node: every document, session and pasteboard read again.
-    private func reloadEverything(_ cluster: Cluster) throws(StoreError) {
+    private func reloadEverything() throws(StoreError) {
         logger.warning("the cluster feed moved past this node; reloading everything")
         let contents = try store.loadAll()
         let stored = Set(contents.documents.map(\.document.id))
-        for handle in documents.withLock({ Array($0.values) }) where !stored.contains(handle.id) { forgetDeleted(handle) }
+        for handle in handles.all() where !stored.contains(handle.id) { handles.forgetIfCurrent(handle) }
         for loaded in contents.documents {
-            if let handle = documents.withLock({ $0[loaded.document.id] }) {
-                try catchUp(handle, revision: loaded.revision, journal: contents.meta[Self.pendingKey(loaded.document.id)],
+            if let handle = handles.find(loaded.document.id) {
+                try catchingUp.catchUp(handle, revision: loaded.revision, journal: contents.meta[DocumentPersistence.pendingKey(loaded.document.id)],
                             reloadAllowed: false) { after throws(StoreError) in
                     try store.changes(document: loaded.document.id, after: after)
                 }
                 try refreshMetadata(handle)
             } else {
-                do { _ = try restoreDocument(loaded) } catch { logger.error("document \(loaded.document.id) cannot be loaded: \(error)") }
+                do { _ = try persistence.restoreDocument(loaded) } catch { logger.error("document \(loaded.document.id) cannot be loaded: \(error)") }
             }
         }
         let storedSessions = Set(contents.sessions.map(\.id))
         for s in sessions.all where !storedSessions.contains(s.id) {
             sessions.remove(id: s.id)
-            endAccess(ofSession: s.id)
+            sessionEnds.endAccess(ofSession: s.id)
         }
-        for s in contents.sessions { try refreshSession(cluster, s.id) }
-        for p in contents.pasteboards { try refreshPasteboard(cluster, p.name) }
-    }
-
-    /// A document deleted by another node: gone here too, its long-polls 404 and streams end.
-    func forgetDeleted(_ handle: DocumentHandle) {
-        guard documents.withLock({ $0[handle.id] === handle }) else { return }
-        forget(handle)
-        forgetLinks(of: handle.id)
+        for s in contents.sessions { try refreshSession(s.id) }
+        for p in contents.pasteboards { try refreshPasteboard(p.name) }
     }
 }

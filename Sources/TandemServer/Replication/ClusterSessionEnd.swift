@@ -2,19 +2,21 @@ import Synchronization
 import TandemCore
 import TandemStore
 
-extension DocumentService {
-    /// A session's end on a node of a cluster (`storeSessionEnd`): one sequenced unit over
-    /// every document, each caught up under its row lock first, so the removal of the
-    /// session's groups extends the journal every node shares instead of racing another
+extension ClusterSync {
+    /// A session's end on a node of a cluster (`SessionEnds.storeSessionEnd`): one sequenced
+    /// unit over every document, each caught up under its row lock first, so the removal of
+    /// the session's groups extends the journal every node shares instead of racing another
     /// node's change; the pasteboards' end and the session's row go in the same transaction.
-    /// The outcome rules are a single node's.
-    func storeSequencedSessionEnd(_ session: String, handles: [DocumentHandle],
-                                  pasteboardEnd: PasteboardRegistry.SessionEnd, rollBack: Bool,
-                                  then: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
+    /// The outcome rules are a single node's; with no document open, it is a single node's
+    /// unit too (`SessionEnds.submitAlone`).
+    func storeSessionEnd(_ end: SessionEnding, ends: SessionEnds) {
+        guard !end.handles.isEmpty else { return ends.submitAlone(end) }
+        if end.rollBack, let error = ends.refusingStore(end.handles) { return end.then(.failure(error)) }
+        let (session, handles, pasteboardEnd, rollBack, then) = (end.session, end.handles, end.pasteboardEnd, end.rollBack, end.then)
         let delivery = delivery()
         let outcome = SessionEndOutcome(steps: handles.count + 1) { [self] result, ended in delivery { [self] in
             if case .failure(let error) = result, rollBack {
-                for e in ended where e.journaled { storeFailed(handles[e.index], error: error) }
+                for e in ended where e.journaled { persistence.storeFailed(handles[e.index], error: error) }
                 // Never stored: back where they were, unless the text went back under them.
                 for e in ended {
                     guard let selection = e.selection else { continue }
@@ -22,8 +24,8 @@ extension DocumentService {
                 }
                 return then(result)
             }
-            pasteboards.install(pasteboardEnd, publish: publishPasteboard)
-            for e in ended where e.present { broadcastPresence(handles[e.index]) }
+            pasteboards.install(pasteboardEnd, publish: events.publishPasteboard)
+            for e in ended where e.present { events.broadcastPresence(handles[e.index]) }
             then(result)
         } }
         var steps = handles.enumerated().map { i, handle in

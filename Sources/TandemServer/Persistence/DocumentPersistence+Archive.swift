@@ -4,7 +4,7 @@ import TandemStore
 /// Changes leave a document's memory (`trimToKeptTail`) into the store's archive, within
 /// `--archive-bytes` per document and `--archive-total-bytes` in all, and `GET …/edits`
 /// pages through them there (see docs/architecture.md, "Change log").
-extension DocumentService {
+extension DocumentPersistence {
     /// Stores `leaving` (consecutive changes that left `id`'s memory) as archived runs, and
     /// cuts the document's archive back to `--archive-bytes`. Not waited for: the store
     /// writes in order, so the runs land before anything submitted later (a snapshot without
@@ -27,7 +27,7 @@ extension DocumentService {
     /// under 64 KiB.
     func keepArchivesWithinTotal() {
         guard configuration.archiveBytes > 0 else { return }
-        let live = documents.withLock { Set($0.keys) }
+        let live = Set(handles.all().map(\.id))
         let sizes = archiveSizes.withLock { sizes in
             sizes = sizes.filter { live.contains($0.key) }
             return sizes

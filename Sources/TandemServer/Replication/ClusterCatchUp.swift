@@ -1,3 +1,4 @@
+import Logging
 import TandemCore
 import TandemStore
 
@@ -9,7 +10,26 @@ import TandemStore
 /// is in the store already (undo-state changes are stored through sequenced units too), so the
 /// next stored change starts with them and they are skipped, and the stored pending journal
 /// extends them. Anything else means this copy went astray: it is rebuilt from the store.
-extension DocumentService {
+///
+/// It promises: a copy that catches up holds exactly what the store holds, published to its
+/// streams and long-polls in revision order after this node's own committed changes; one that
+/// cannot is rebuilt from the store (at once under the document's row lock, else in a unit
+/// queued for it), never left astray.
+struct ClusterCatchUp: Sendable {
+    let pipeline: ChangePipeline
+    let persistence: DocumentPersistence
+    let events: DocumentEvents
+    let replication: any Replication
+    let logger: Logger
+
+    init(_ documents: DocumentService) {
+        pipeline = documents.pipeline
+        persistence = documents.persistence
+        events = documents.events
+        replication = documents.replication
+        logger = documents.logger
+    }
+
     enum Absorbed {
         /// Nothing new, or the document is busy with a change of this node's in flight (whose
         /// unit holds the row lock: it catches up itself).
@@ -28,17 +48,17 @@ extension DocumentService {
                  changes: (Int) throws(StoreError) -> [StoredChange]) throws(StoreError) {
         // This node's own committed changes still in the inbox go out first, in order, so that
         // what others committed after them is taken in after them.
-        let (local, published) = handle.executor.sync { st in (st.document.revision, receiveCommits(&st, handle)) }
+        let (local, published) = handle.executor.sync { st in (st.document.revision, pipeline.receiveCommits(&st, handle)) }
         published?()
         let fetched = revision > local ? try changes(local) : []
-        let pending = journal.flatMap(Self.decodePending)
+        let pending = journal.flatMap(DocumentPersistence.decodePending)
         let outcome = handle.executor.sync { st in absorb(&st, handle, fetched, pending: pending) }
         switch outcome {
         case .nothing:
             break
         case .absorbed(let woken, let undoState):
             for (poller, page) in woken { poller.answer(.page(page)) }
-            if undoState { broadcastState(handle) }
+            if undoState { events.broadcastState(handle) }
         case .diverged(let why):
             guard reloadAllowed else {
                 replication.order(handle, fail: { _ in }) { _ in .answer {} }
@@ -46,7 +66,7 @@ extension DocumentService {
             }
             logger.warning("document \(handle.id) is rebuilt from the store: \(why)")
             do {
-                try reloadFromStore(handle, keepSavingError: false)
+                try persistence.reloadFromStore(handle, keepSavingError: false)
             } catch let error as StoreError {
                 throw error
             } catch {
@@ -107,17 +127,8 @@ extension DocumentService {
         if let last = changes.last { st.modified = last.time }
         st.lastChangeLocal = false
         var frames = JSONWriter(capacity: changes.count * 256)
-        let history = ServerSentEvents.appendChangeEvents(changes.map { .init(change: $0, notification: Self.notification(of: $0.kind)) }, to: &frames)
-        let woken = sendCommitted(&st, handle, frames.bytes, revisions: (start + 1)...st.document.revision, history: history)
+        let history = ServerSentEvents.appendChangeEvents(changes.map { .init(change: $0, notification: ChangePipeline.notification(of: $0.kind)) }, to: &frames)
+        let woken = pipeline.sendCommitted(&st, handle, frames.bytes, revisions: (start + 1)...st.document.revision, history: history)
         return .absorbed(woken: woken, undoState: undoState)
-    }
-
-    /// The undo manager notification a change of this kind is announced with.
-    static func notification(of kind: ChangeKind) -> String {
-        switch kind {
-        case .edit: "checkpoint"
-        case .undo: "didUndo"
-        case .redo: "didRedo"
-        }
     }
 }

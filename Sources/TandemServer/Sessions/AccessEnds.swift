@@ -1,12 +1,12 @@
 /// Open event streams and long-polls hold no right of their own: they end when the session
 /// they were opened with ends (logout, timeout, operator; here or on another node) and when
-/// the share link they were opened with expires or is revoked (`accessChanged` handles
-/// revocations and role changes).
-extension DocumentService {
+/// the share link they were opened with expires or is revoked (`DocumentAccess.accessChanged`
+/// handles revocations and role changes).
+extension SessionEnds {
     /// The session ended: its streams end and its long-polls are answered `401`, as its
     /// token now is.
     func endAccess(ofSession id: String) {
-        for handle in documents.withLock({ Array($0.values) }) {
+        for handle in handles.all() {
             let polls: [DocumentState.Poller] = handle.executor.sync { st in
                 var out: [DocumentState.Poller] = []
                 st.pollers.removeAll { p in
@@ -26,7 +26,7 @@ extension DocumentService {
     /// long-polls of documents it may no longer read end (long-polls `404`, as the document
     /// now is to it), as a removed member's do.
     func grantsChanged(of session: Session) {
-        for handle in documents.withLock({ Array($0.values) }) {
+        for handle in handles.all() {
             let rules = handle.access.withLock { $0 }
             let shutOut: (Caller) -> Bool = { caller in
                 guard caller.session?.id == session.id else { return false }
@@ -52,7 +52,7 @@ extension DocumentService {
     /// Housekeeping: the streams and long-polls opened with a link that expired by `now` end
     /// (long-polls `401 invalid_link`, as the link is now), within a tick of its expiry.
     func endExpiredLinks(now: Double) {
-        for handle in documents.withLock({ Array($0.values) }) {
+        for handle in handles.all() {
             let rules = handle.access.withLock { $0 }
             let expired = Set(rules.links.lazy.filter { !$0.revoked && ($0.expires.map { $0 <= now } ?? false) }.map(\.id))
             guard !expired.isEmpty else { continue }

@@ -2,7 +2,7 @@ import Dispatch
 import TandemCore
 import TandemStore
 
-extension DocumentService {
+extension ChangePipeline {
     /// The path of a change to the undo state alone (a group opened or closed, an action
     /// named, levels capped, a history cleared): steps 1–5 of `DocumentService` without a new
     /// revision. `body` changes memory in the document's executor; the journal events it caused are
@@ -27,7 +27,7 @@ extension DocumentService {
                     // Going back to what the store holds reads it: not on an event loop.
                     DispatchQueue.global().async { [self] in
                         logger.error("could not store undo state of \(handle.id): \(error)")
-                        storeFailed(handle, error: error)
+                        persistence.storeFailed(handle, error: error)
                         completion(.failure(.storageFailing))
                     }
                 }
@@ -38,7 +38,7 @@ extension DocumentService {
             if st.savingError { return .answer { completion(.failure(.storageFailing)) } }
             let result: Result
             do throws(APIError) { result = try body(&st) } catch { return .answer { completion(.failure(error)) } }
-            guard let write = pendingJournalWrite(st, id: handle.id) else {
+            guard let write = persistence.pendingJournalWrite(st, id: handle.id) else {
                 return .answer {
                     published(result)
                     completion(.success(result))

@@ -1,8 +1,16 @@
 import TandemCore
 
-/// The events a document's stream carries besides changes (those are framed by
-/// `publishCommits`): history notifications, state, title and presence.
-extension DocumentService {
+/// The events a document's stream carries besides changes (those are framed by the
+/// `ChangePipeline` as they commit): history notifications, state, title, presence, and
+/// pasteboard changes that concern a stream's session.
+///
+/// Each is framed with the document's committed revision as its id and sent at once: what it
+/// tells is already true in memory and, where it needs to be, stored.
+struct DocumentEvents: Sendable {
+    let handles: DocumentHandles
+    let sessions: SessionRegistry
+    let pasteboards: PasteboardRegistry
+
     func sendHistoryEvent(_ handle: DocumentHandle, _ notification: String, session: String?) {
         let rev = handle.executor.sync { $0.committedRevision }
         handle.events.send(ServerSentEvents.frame(id: rev, event: "history", data: historyEventJSON(notification, session: session)))
@@ -17,22 +25,6 @@ extension DocumentService {
         w.key("session"); w.optionalString(session)
         w.endObject()
         return w.bytes
-    }
-
-    /// One page of `GET …/edits`, in two steps so that the document's executor is held only to
-    /// copy the changes out: `changesPage` (in the executor) takes the changes after `since`,
-    /// up to what is committed, until their text alone fills `maxBytes`; `encode` (after
-    /// releasing it) writes them as a JSON array of about `maxBytes`, at least one change.
-    func changesPage(_ st: DocumentState, since: Int, maxBytes: Int) -> ChangesPage {
-        var changes: [Change] = []
-        var bytes = 0
-        try? st.document.forEachChange(since: since) { c in
-            guard c.revision <= st.committedRevision, changes.isEmpty || bytes < maxBytes else { return false }
-            bytes += ChangesPage.leastBytes(of: c)
-            changes.append(c)
-            return true
-        }
-        return ChangesPage(since: since, changes: changes, committedRevision: st.committedRevision)
     }
 
     func broadcastState(_ handle: DocumentHandle) {
@@ -88,7 +80,7 @@ extension DocumentService {
             event.concerns($0.caller.pasteboardReader)
         }
         let frame = ServerSentEvents.frame(id: nil, event: "pasteboard", data: data)
-        for handle in documents.withLock({ Array($0.values) }) {
+        for handle in handles.all() {
             handle.events.send(frame) { event.concerns($0.caller.pasteboardReader) }
         }
     }

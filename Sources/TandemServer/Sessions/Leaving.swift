@@ -7,12 +7,12 @@ import TandemStore
 /// selection goes, on every node, so that others stop seeing its avatar and caret within
 /// seconds rather than at the session's timeout. A client that never opened a stream there
 /// (curl setting a selection) keeps its place, as before.
-extension DocumentService {
+extension SessionEnds {
     static let leavingGrace: Double = 2
 
     /// A stream of `session` on the document closed (after the channel dropped it).
     func streamClosed(of session: String, in handle: DocumentHandle) {
-        broadcastPresence(handle)
+        events.broadcastPresence(handle)
         guard !handle.events.sessions.contains(session) else { return }
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.leavingGrace) { [self] in
             guard !handle.events.sessions.contains(session) else { return }
@@ -27,12 +27,8 @@ extension DocumentService {
             return true
         }
         guard had else { return }
-        broadcastPresence(handle)
-        guard replication.shared else { return }
-        // The other nodes drop it too, once the removal takes its place among the changes.
-        replication.order(handle, fail: { _ in }) { st in
-            if st.deleted || st.document.selection(for: session) != nil { return .answer {} }
-            return .store(PreparedUnit(writes: [.setMeta(Self.selectionKey(document: handle.id, session: session), nil)]) { _ in })
-        }
+        events.broadcastPresence(handle)
+        // The other nodes, if any, drop it too.
+        replication.selectionRemoved(of: session, in: handle)
     }
 }

@@ -6,14 +6,13 @@ import TandemStore
 /// it takes its place among the document's changes; the other nodes set it from there, mapped
 /// through what happened since. (Edits move their session's caret the same way on every node,
 /// as each replays the same edits.)
-extension DocumentService {
+extension ClusterSync {
     static func selectionKey(document: String, session: String) -> String {
         ClusterEntry.selectionPrefix + document + "/" + session
     }
 
     /// Stores the session's current selection in the document; `then` once stored.
-    func shareSelection(of session: Session, in handle: DocumentHandle, then: @escaping Completion<Void>) {
-        guard replication.shared else { return then(.success(())) }
+    func shareSelection(of session: Session, in handle: DocumentHandle, then: @escaping DocumentService.Completion<Void>) {
         let delivery = delivery()
         replication.order(handle, fail: { then(.failure($0)) }) { st in
             if st.deleted { return .answer { then(.failure(.notFound("document '\(handle.id)'"))) } }
@@ -36,7 +35,7 @@ extension DocumentService {
     func refreshSelection(_ key: String) throws(StoreError) {
         guard let slash = key.firstIndex(of: "/") else { return }
         let id = String(key[..<slash]), session = String(key[key.index(after: slash)...])
-        guard let handle = documents.withLock({ $0[id] }) else { return }
+        guard let handle = handles.find(id) else { return }
         guard let bytes = try store.meta(Self.selectionKey(document: id, session: session)) else {
             // Removed: the session left the document on another node (`leave`).
             let had = handle.executor.sync { st -> Bool in
@@ -44,7 +43,7 @@ extension DocumentService {
                 st.document.removeSelection(for: session)
                 return true
             }
-            if had { broadcastPresence(handle) }
+            if had { events.broadcastPresence(handle) }
             return
         }
         guard let v = try? JSONParser.parse(bytes),
@@ -59,6 +58,15 @@ extension DocumentService {
                 return false
             }
         }
-        if set { broadcastPresence(handle) }
+        if set { events.broadcastPresence(handle) }
+    }
+
+    /// The session left the document here (`SessionEnds.leave`): the other nodes drop its
+    /// selection too, once the removal takes its place among the changes.
+    func selectionRemoved(of session: String, in handle: DocumentHandle) {
+        replication.order(handle, fail: { _ in }) { st in
+            if st.deleted || st.document.selection(for: session) != nil { return .answer {} }
+            return .store(PreparedUnit(writes: [.setMeta(Self.selectionKey(document: handle.id, session: session), nil)]) { _ in })
+        }
     }
 }

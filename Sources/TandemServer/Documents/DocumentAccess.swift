@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import TandemCore
 import TandemStore
@@ -18,29 +19,22 @@ struct IndexedLink: Sendable {
     var link: ShareLink
 }
 
-extension DocumentService {
-    /// The link a token names, if it is valid now; `401 invalid_link` otherwise, whatever
-    /// the reason (unknown, revoked, expired, malformed), so a token tells nothing.
-    func verifyLink(_ token: String) throws(APIError) -> Caller.PresentedLink {
-        guard let (id, hash) = ShareLink.parse(token), let entry = links.withLock({ $0[id] }),
-              Secrets.constantTimeEqual(entry.link.tokenHash, hash), entry.link.isValid(at: now())
-        else { throw .invalidLink }
-        return Caller.PresentedLink(documentID: entry.documentID, linkID: id, role: entry.link.role)
-    }
+/// Who may do what with a document: its members and share links, changed and stored here,
+/// and what follows in memory once they are stored (the link index, and the streams and
+/// long-polls of callers who may no longer read it end).
+///
+/// It promises: rules change in memory only once stored, in the document's `checkpoints`
+/// order; a link works from the moment its rules are stored until it expires or is revoked.
+struct DocumentAccess: Sendable {
+    typealias Completion<Result: Sendable> = DocumentService.Completion<Result>
 
-    /// Indexes the links of a document's rules (start-up, and after every change of them).
-    func indexLinks(of id: String, _ rules: AccessRules) {
-        links.withLock { index in
-            for (key, entry) in index where entry.documentID == id && !rules.links.contains(where: { $0.id == key }) {
-                index.removeValue(forKey: key)
-            }
-            for link in rules.links { index[link.id] = IndexedLink(documentID: id, link: link) }
-        }
-    }
+    let handles: DocumentHandles
+    let store: any DocumentStore
+    let sessions: SessionRegistry
+    let persistence: DocumentPersistence
+    let delivery: @Sendable () -> Delivery
 
-    func forgetLinks(of id: String) {
-        links.withLock { index in index = index.filter { $0.value.documentID != id } }
-    }
+    func now() -> Double { Date().timeIntervalSince1970 }
 
     /// The document's access rules as its owner sees them.
     func accessRules(of handle: DocumentHandle) -> AccessRules {
@@ -71,7 +65,7 @@ extension DocumentService {
             case .failure(let error): return finish(.failure(error))
             case .success(let s): (rules, ticket) = s
             }
-            whenStored(ticket, of: handle, journaled: false, doing: "change access to") { [self] result in
+            persistence.whenStored(ticket, of: handle, journaled: false, doing: "change access to") { [self] result in
                 if case .failure(let error) = result { return finish(.failure(error)) }
                 accessChanged(handle, to: rules)
                 finish(.success(rules))
@@ -100,7 +94,7 @@ extension DocumentService {
             st.pollers.removeAll { mayNotRead($0.caller) }
             return gone
         }
-        indexLinks(of: handle.id, rules)
+        handles.indexLinks(of: handle.id, rules)
         handle.events.close { mayNotRead($0.caller) }
         for p in shutOut { p.answer(.failed(.notFound("document '\(handle.id)'"))) }
         // Those still watching learn the rules changed (their role may have): they ask the

@@ -1,0 +1,225 @@
+import TandemCore
+import TandemStore
+
+/// What an undo or redo did: the change it made, and the caller's history and selection after it.
+struct UndoResult: Sendable {
+    var change: Change
+    var history: UndoHistory
+    var selection: Selection?
+}
+
+/// What a `PATCH …/history` asks: name the scope's latest group, cap its stack, or both.
+struct HistoryPatch: Sendable {
+    var actionName: String?
+    var levelsOfUndo: Int?
+    /// setActionIsDiscardable for the scope's open (or latest) group.
+    var actionIsDiscardable: Bool?
+}
+
+/// A session's own undo registration after a disable or enable.
+struct RegistrationState: Sendable {
+    /// Whether its edits are registered now.
+    var enabled: Bool
+    /// Its own disables not yet matched by an enable.
+    var disabledLevel: Int
+}
+
+extension DocumentService {
+    /// Undo or redo in the request's scope (selective with `group`, `undoNestedGroup` with
+    /// `.undoNestedGroup`), as the caller's change.
+    func perform(_ request: UndoRequest, in handle: DocumentHandle, by session: Session?, completion: @escaping Completion<UndoResult>) {
+        let scope = request.scope
+        pipeline.commitChange(handle, completion: completion) { [self] st throws(APIError) in
+            let um = st.document.undoManager
+            let openBefore = um.groupingLevel(scope)
+            let change: Change
+            do throws(DocumentError) {
+                var timed = request
+                timed.time = now()
+                change = try st.document.perform(timed)
+            } catch {
+                throw APIError.document(error)
+            }
+            // An undo closes a level-1 open group first, as NSUndoManager's does: that close is
+            // announced before the undo's own willUndo, with it, once both are stored.
+            let closed = request.kind != .redo && um.groupingLevel(scope) < openBefore
+            let result = UndoResult(change: change, history: um.history(scope), selection: session.flatMap { st.document.selection(for: $0.id) })
+            return .changed(change, result, notification: request.kind == .redo ? "didRedo" : "didUndo",
+                            preceding: closed ? ["willCloseUndoGroup", "didCloseUndoGroup"] : [])
+        }
+    }
+
+    /// `setActionName` and `levelsOfUndo` for the scope; answers the scope's history.
+    func updateHistory(_ patch: HistoryPatch, scope: UndoScope, in handle: DocumentHandle, completion: @escaping Completion<UndoHistory>) {
+        pipeline.commitUndoState(handle, completion: completion, published: { [self] _ in
+            events.sendHistoryEvent(handle, "checkpoint", session: scope.sessionID)
+        }) { st throws(APIError) in
+            let um = st.document.undoManager
+            if let name = patch.actionName {
+                guard um.canUndo(scope) || um.groupingLevel(scope) > 0 else {
+                    throw .conflict("nothing_to_undo", "there is no undo group to name")
+                }
+                um.setActionName(name, scope: scope)
+            }
+            if let discardable = patch.actionIsDiscardable {
+                // As for a name: with no group open and none to undo there is nothing to mark.
+                guard um.canUndo(scope) || um.groupingLevel(scope) > 0 else {
+                    throw .conflict("nothing_to_undo", "there is no undo group to mark")
+                }
+                um.setActionIsDiscardable(discardable, scope: scope)
+            }
+            if let levels = patch.levelsOfUndo { um.setLevelsOfUndo(levels, scope: scope) }
+            return um.history(scope)
+        }
+    }
+
+    /// `removeAllActions` for the scope; answers the (empty) history.
+    func clearHistory(scope: UndoScope, in handle: DocumentHandle, completion: @escaping Completion<UndoHistory>) {
+        pipeline.commitUndoState(handle, completion: completion, published: { [self] _ in
+            events.sendHistoryEvent(handle, "removeAllActions", session: scope.sessionID)
+        }) { st throws(APIError) in
+            st.document.undoManager.removeAllActions(scope)
+            return st.document.undoManager.history(scope)
+        }
+    }
+
+    /// How deep a session may nest undo groups, or registration disables: each level is state
+    /// the document keeps (and journals) until its end comes.
+    static let maxNesting = 64
+
+    /// `beginUndoGrouping` (`begin`) or `endUndoGrouping` for the session; answers the
+    /// grouping level after it.
+    func grouping(begin: Bool, in handle: DocumentHandle, by session: Session, completion: @escaping Completion<Int>) {
+        pipeline.commitUndoState(handle, completion: completion, published: { [self] _ in
+            if !begin { events.sendHistoryEvent(handle, "willCloseUndoGroup", session: session.id) }
+            events.sendHistoryEvent(handle, begin ? "didOpenUndoGroup" : "didCloseUndoGroup", session: session.id)
+        }) { st throws(APIError) in
+            if begin, st.document.undoManager.groupingLevel(.session(session.id)) >= Self.maxNesting {
+                throw APIError(.insufficientStorage, "open_groups_full", "at most \(Self.maxNesting) undo groups may be open one inside another")
+            }
+            do throws(DocumentError) {
+                return begin ? st.document.undoManager.beginUndoGrouping(session: session.id)
+                             : try st.document.undoManager.endUndoGrouping(session: session.id)
+            } catch {
+                throw APIError.document(error)
+            }
+        }
+    }
+
+    /// The session's own disableUndoRegistration (`enable: false`) or enableUndoRegistration:
+    /// journaled like any undo state, so a restart keeps it; a session's end clears it.
+    func registration(enable: Bool, in handle: DocumentHandle, by session: Session, completion: @escaping Completion<RegistrationState>) {
+        pipeline.commitUndoState(handle, completion: completion) { st throws(APIError) in
+            let um = st.document.undoManager
+            if !enable, um.sessionRegistrationDisabledLevel(session.id) >= Self.maxNesting {
+                throw APIError(.insufficientStorage, "registration_disables_full",
+                               "at most \(Self.maxNesting) disableUndoRegistration calls may wait for their enable")
+            }
+            do throws(DocumentError) {
+                if enable { try um.enableUndoRegistration(session: session.id) } else { um.disableUndoRegistration(session: session.id) }
+            } catch {
+                throw APIError.document(error)
+            }
+            return RegistrationState(enabled: um.isUndoRegistrationEnabled(.session(session.id)),
+                                     disabledLevel: um.sessionRegistrationDisabledLevel(session.id))
+        }
+    }
+
+    /// The scope's history as it stands.
+    func history(scope: UndoScope, in handle: DocumentHandle) -> UndoHistory {
+        handle.executor.sync { $0.document.undoManager.history(scope) }
+    }
+}
+
+extension DocumentService {
+    /// Every saved version of the document, oldest first.
+    func versions(of handle: DocumentHandle) throws(APIError) -> [StoredVersion] {
+        do { return try store.versions(document: handle.id) } catch { throw .storageFailing }
+    }
+
+    /// Version `n` of the document, as stored.
+    func version(_ n: Int, of handle: DocumentHandle) throws(APIError) -> StoredVersion {
+        let v: StoredVersion?
+        do { v = try store.version(document: handle.id, number: n) } catch { throw .storageFailing }
+        guard let v else { throw .notFound("version \(n) of '\(handle.id)'") }
+        return v
+    }
+
+    /// Writes the committed text as the next version and, if nothing changed meanwhile,
+    /// clears the change count, both in one unit: answered once both are stored; refused,
+    /// the count goes back to what the store holds (`storeFailed`) and no version exists.
+    /// `then` gets the version once stored, and no thread waits. How the version's number is
+    /// taken is the replication's (`Replication.saveVersion`): one node alone numbers it
+    /// here (`saveAlone`).
+    func save(_ handle: DocumentHandle, name: String?, then: @escaping Completion<StoredVersion>) {
+        replication.saveVersion(handle, name: name, of: self, then: then)
+    }
+
+    /// `save` on a node alone with its store: the document's lock is held to read, clear and
+    /// submit, never while waiting; concurrent saves take their numbers in `checkpoints` order.
+    func saveAlone(_ handle: DocumentHandle, name: String?, then: @escaping Completion<StoredVersion>) {
+        handle.checkpoints.run { [self] done in
+            let finish: @Sendable (Result<StoredVersion, APIError>) -> Void = { result in
+                done()
+                then(result)
+            }
+            guard let newest = handle.newestVersion.withLock({ $0 }) else {
+                // The first save since loading reads the newest number from the store: on the
+                // pool, as every version read, never on the loop that took the request.
+                heavyWork.async(lane: handle.id) { [self] in
+                    let number: Int
+                    do { number = (try store.versions(document: handle.id).last?.number ?? 0) + 1 } catch { return finish(.failure(.storageFailing)) }
+                    saveNumbered(handle, number: number, name: name, then: finish)
+                }
+                return
+            }
+            saveNumbered(handle, number: newest + 1, name: name, then: finish)
+        }
+    }
+
+    /// `save` once the version's number is known (inside the document's `checkpoints` job).
+    private func saveNumbered(_ handle: DocumentHandle, number: Int, name: String?,
+                              then finish: @escaping @Sendable (Result<StoredVersion, APIError>) -> Void) {
+        let submitted: (StoredVersion, Bool, StoreTicket, Rope)
+        do throws(APIError) {
+            submitted = try submitVersion(handle, number: number, name: name)
+        } catch {
+            return finish(.failure(error))
+        }
+        let (v, cleared, ticket, savedRope) = submitted
+        persistence.whenStored(ticket, of: handle, journaled: cleared, doing: "save a version of") { [self] result in
+            if case .failure(let error) = result { return finish(.failure(error)) }
+            handle.newestVersion.withLock { $0 = number }
+            persistence.versionStored(v, text: savedRope, cleared: cleared, in: handle)
+            finish(.success(v))
+        }
+    }
+
+    /// Under the document's lock: the committed text as version `number`, and the change
+    /// count cleared with it when nothing is in flight, submitted as one unit.
+    private func submitVersion(_ handle: DocumentHandle, number: Int, name: String?) throws(APIError) -> (StoredVersion, Bool, StoreTicket, Rope) {
+        try handle.executor.sync { st throws(APIError) -> (StoredVersion, Bool, StoreTicket, Rope) in
+                if st.deleted { throw .notFound("document '\(handle.id)'") }
+                if st.savingError { throw .storageFailing }
+                let (v, rope, cleared, writes) = persistence.versionWrites(&st, of: handle, number: number, name: name)
+                let ticket = StoreTicket()
+                store.submit(writes, delivery: delivery()) { ticket.finish($0) }
+                return (v, cleared, ticket, rope)
+        }
+    }
+
+    /// The saveless model: a document with unsaved changes saves itself once it has been
+    /// quiet for a moment, and at least every 30 s while someone keeps typing.
+    func autosave(now: Double) {
+        for handle in handles.all() {
+            let due = handle.executor.sync { st -> Bool in
+                guard st.hasUnsavedChanges, !st.savingError, st.lastChangeLocal, st.committedRevision == st.document.revision else { return false }
+                let quietFor = now - st.modified
+                let sinceSave = now - (st.lastSaved ?? st.created)
+                return quietFor >= 2 || sinceSave >= 30
+            }
+            guard due, handle.autosaving.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { continue }
+            save(handle, name: nil) { _ in handle.autosaving.store(false, ordering: .releasing) }
+        }
+    }
+}
