@@ -43,9 +43,6 @@ public protocol DocumentStore: Sendable {
     /// is cheap and never blocks, so a caller may submit while holding its own lock (the
     /// store then sees its writes in that lock's order) and wait after releasing it.
     func submit(_ writes: [StoreWrite], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void)
-    /// Runs `handler` on the store's thread after the completions of each group commit, so a
-    /// caller can gather what its completions report and act on it once per batch.
-    func onBatchCompleted(_ handler: @escaping @Sendable () -> Void)
     /// `append` that blocks until the commit.
     func appendAndWait(_ changes: [StoredChange]) throws(StoreError)
     /// Stored changes with `after < revision <= through` (nil: to the end), oldest first.

@@ -17,24 +17,23 @@ protocol WriterJob: Sendable {
 /// ## Threads
 ///
 /// One thread, named by `start`, runs everything of the `Committer`: it waits, gathers, takes
-/// the batch, commits it, calls the jobs' completions and then the batch handler
-/// (`onBatchCompleted`). The exception is a writer that hands its committed batches off
-/// (`Committer.handOff`, `GroupCommitWriter`'s syncer): the thread that takes them calls
-/// `complete` and `runBatchHandler` itself, and registers with `noteCompletingThread`.
+/// the batch, commits it and calls the jobs' completions. The exception is a writer that hands
+/// its committed batches off (`Committer.handOff`, `GroupCommitWriter`'s syncer): the thread
+/// that takes them calls `complete` itself, and registers with `noteCompletingThread`. The
+/// store calls nothing of its caller's but those completions: it has no hooks.
 ///
 /// ## Locks
 ///
 /// The queue's lock is held only to add jobs, take them all, or mark the queue closing; the
-/// health's and the handler's only to read or set them. None is held while a job commits
-/// or completes, nor while the handler runs: a completion may submit more jobs (they make
-/// the next batch), read the store, or call `close()`.
+/// health's only to read or set it. None is held while a job commits or completes: a
+/// completion may submit more jobs (they make the next batch), read the store, or call
+/// `close()`.
 ///
 /// ## Order
 ///
 /// Jobs commit in the order they were queued, and complete in that order: a batch is every
 /// job queued since the one before, oldest first. Its jobs complete one after the other,
-/// after their transaction committed (or failed) and before the next one begins, then the
-/// batch handler runs, once per batch. A batch is one transaction unless `Committer.alone`
+/// after their transaction committed (or failed) and before the next one begins. A batch is one transaction unless `Committer.alone`
 /// says a job needs one of its own: then it is committed as runs (each such job alone, the
 /// jobs between them together), each completed before the next run commits.
 ///
@@ -88,30 +87,20 @@ final class WriterThread<Job: WriterJob>: Sendable {
         /// Jobs that need a transaction of their own, in their place in the order
         /// (`PostgresWriter`'s sequenced units). Nil: a batch is always one transaction.
         var alone: (@Sendable (Job) -> Bool)? = nil
-        /// Takes each committed run instead of completing it; the batch handler is then not
-        /// run by the writer thread either. Whoever receives the runs must call `complete`
-        /// and `runBatchHandler`, in order (`GroupCommitWriter`'s syncer, after its flush).
+        /// Takes each committed run instead of completing it. Whoever receives the runs must
+        /// call `complete`, in order (`GroupCommitWriter`'s syncer, after its flush).
         var handOff: (@Sendable ([Job], [Result<Void, StoreError>]) -> Void)? = nil
-        /// After the batch handler (never with `handOff`): what the batch committed is now
+        /// After the batch's completions (never with `handOff`): what the batch committed is now
         /// visible in the process (`PostgresWriter`: its own feed entries are published).
         var published: (@Sendable () -> Void)? = nil
         /// After the last batch, before `close()` returns: releases what the writer holds.
         var stopped: (@Sendable () -> Void)? = nil
     }
 
-    /// Boxed: a closure kept directly as a generic lock's value is re-wrapped in two
-    /// reabstraction thunks by every `withLock` (inout in and back out), so the call grew
-    /// one level deeper per batch.
-    private final class BatchHandler: Sendable {
-        let run: @Sendable () -> Void
-        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-    }
-
     /// The writer's counters: its `commit` updates them (see `committed` and `failed`).
     let counters = Locked(StoreStatistics())
     private let queue = Locked(WriterQueue<Job>())
     private let healthState = Locked(StoreHealth.ok)
-    private let batchCompleted = Locked<BatchHandler?>(nil)
     private let wake = DispatchSemaphore(value: 0)
     /// Entered until the thread has completed its last batch and stopped.
     private let running = DispatchGroup()
@@ -141,12 +130,6 @@ final class WriterThread<Job: WriterJob>: Sendable {
 
     /// True from the moment `close()` begins.
     var isClosed: Bool { queue.withLock { $0.closing } }
-
-    /// Runs `handler` on the thread that completes batches after the completions of each
-    /// batch (or, with a hand-off, of each group of runs completed together).
-    func onBatchCompleted(_ handler: @escaping @Sendable () -> Void) {
-        batchCompleted.withLock { $0 = BatchHandler(handler) }
-    }
 
     /// Queues a job; refuses it with `.closed` (see `Refusals`) once closing.
     func submit(_ job: Job) {
@@ -200,10 +183,6 @@ final class WriterThread<Job: WriterJob>: Sendable {
         for (job, result) in zip(jobs, results) { job.completion(result) }
     }
 
-    func runBatchHandler() {
-        batchCompleted.withLock { $0 }?.run()
-    }
-
     /// Counts a committed transaction of `jobs` (and the changes of those that succeeded),
     /// taking `nanoseconds`; returns `results`.
     func committed(_ jobs: [Job], _ results: [Result<Void, StoreError>], nanoseconds: UInt64 = 0) -> [Result<Void, StoreError>] {
@@ -239,10 +218,7 @@ final class WriterThread<Job: WriterJob>: Sendable {
                         complete(run, results)
                     }
                 }
-                if committer.handOff == nil {
-                    runBatchHandler()
-                    committer.published?()
-                }
+                if committer.handOff == nil { committer.published?() }
             }
             // Once `closing` is seen no job can be queued any more, so this batch was the last.
             if closing { break }
@@ -282,11 +258,6 @@ extension ThreadedWriter {
 
     /// True from the moment `close()` begins: reads and writes then fail with `.closed`.
     var isClosed: Bool { thread.isClosed }
-
-    /// See `WriterThread.onBatchCompleted`.
-    func onBatchCompleted(_ handler: @escaping @Sendable () -> Void) {
-        thread.onBatchCompleted(handler)
-    }
 
     /// Queues a job; refused with `.closed` after `close()` (see `WriterThread.Refusals`).
     func submit(_ job: Job) {

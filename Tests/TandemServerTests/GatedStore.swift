@@ -59,7 +59,6 @@ final class GatedStore: DocumentStore, Sendable {
     func append(_ changes: [StoredChange], completion: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
         inner.append(changes, completion: completion)
     }
-    func onBatchCompleted(_ handler: @escaping @Sendable () -> Void) { inner.onBatchCompleted(handler) }
     func appendAndWait(_ changes: [StoredChange]) throws(StoreError) { try inner.appendAndWait(changes) }
     func changes(document: String, after: Int, through: Int?) throws(StoreError) -> [StoredChange] {
         try inner.changes(document: document, after: after, through: through)

@@ -54,20 +54,4 @@ import Testing
         #expect(seen.withLock { $0.order } == Array(0..<100))
         #expect(seen.withLock { $0.onCaller } == 0)
     }
-
-    /// The batch handler runs after the completions of its batch.
-    @Test(arguments: StoreKind.allCases)
-    func theBatchHandlerRunsAfterTheBatchsCompletions(_ kind: StoreKind) throws {
-        let store = try kind.make(in: directory)
-        defer { store.close() }
-        let events = Locked<[String]>([])
-        let handled = DispatchSemaphore(value: 0)
-        store.onBatchCompleted {
-            events.withLock { $0.append("batch") }
-            handled.signal()
-        }
-        store.submit([.setMeta("k", [1])]) { _ in events.withLock { $0.append("completion") } }
-        handled.wait()
-        #expect(events.withLock { $0 } == ["completion", "batch"])
-    }
 }

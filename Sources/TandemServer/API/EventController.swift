@@ -91,12 +91,11 @@ final class EventController: RouteController {
     }
 
     /// Answered at once on one node; in a cluster once the selection is stored, so that the
-    /// next request, on any node, sees it (`DocumentService.shareSelection`).
+    /// next request, on any node, sees it (`Replication.shareSelection`).
     func putSelection(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         let answer: (Selection, Session, DocumentHandle)
         do throws(APIError) { answer = try setSelection(req, ctx) } catch { return res.send(error.response) }
         let (selection, session, handle) = answer
-        guard service.replication.shared else { return res.send(Self.selectionResponse(selection)) }
         service.shareSelection(of: session, in: handle) { result in
             switch result {
             case .success: res.send(Self.selectionResponse(selection))

@@ -33,9 +33,6 @@ final class DocumentService: Sendable {
     /// What a mutation answers, called once: on the event loop that asked (or, for work sent
     /// from the pool or a timer, a global queue); never on a store's thread.
     typealias Completion<Result: Sendable> = @Sendable (Swift.Result<Result, APIError>) -> Void
-    // The pipeline's types, under the names the sequenced units know.
-    typealias AppliedChange = TandemServer.AppliedChange
-    typealias PreparedUnit = TandemServer.PreparedUnit
 
     let configuration: ServerConfiguration
     let store: any DocumentStore
@@ -157,11 +154,4 @@ extension DocumentService {
     /// what the replication found among the nodes, else what this node's store says.
     func storeHealth() -> StoreHealth { replication.health(now: now()) ?? persistence.storeHealth() }
 
-    // For the sequenced units (`DocumentService+Sequencing`).
-    func catchUp(_ handle: DocumentHandle, revision: Int, journal: [UInt8]?, reloadAllowed: Bool,
-                 changes: (Int) throws(StoreError) -> [StoredChange]) throws(StoreError) {
-        try ClusterCatchUp(self).catchUp(handle, revision: revision, journal: journal, reloadAllowed: reloadAllowed, changes: changes)
-    }
-    func forgetDeleted(_ handle: DocumentHandle) { handles.forgetIfCurrent(handle) }
-    func pendingJournalWrite(_ st: DocumentState, id: String) -> StoreWrite? { persistence.pendingJournalWrite(st, id: id) }
 }

@@ -1,7 +1,7 @@
 import TandemHTTP
 
 /// In a cluster, the first step of every request: the node applies what other nodes committed
-/// before the request arrived (`DocumentService.syncCluster`), so that a request sees the same
+/// before the request arrived (`ClusterSync.syncCluster`), so that a request sees the same
 /// documents, sessions and pasteboards whichever node it reaches. The sync runs on the
 /// cluster's sync queue, not on the event loop; requests that arrive while one is under way
 /// share the next, and go on on their connection's loop. A request that finds the database

@@ -38,7 +38,7 @@ final class SequencedReplication: Replication {
 
     func order(_ steps: [OrderedStep]) {
         guard let service else { return steps.forEach { $0.fail(.storageFailing) } }
-        service.sequence(cluster, all: steps)
+        SequencedUnits(cluster: cluster, documents: service).sequence(all: steps)
     }
 
     func afterSync(_ next: @escaping @Sendable (StoreError?) -> Void) {

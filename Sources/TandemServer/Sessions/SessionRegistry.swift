@@ -95,7 +95,7 @@ public final class SessionRegistry: Sendable {
         }
     }
 
-    /// The live sessions that belong to users (for `ServerContext.endSessionsOfRemovedUsers`).
+    /// The live sessions that belong to users (for `SessionActivity.endSessionsOfRemovedUsers`).
     public var userSessions: [Session] { sessions.withLock { $0.values.filter { $0.userID != nil } } }
 
     /// A session as another node stored it (created or renamed there): its activity here is

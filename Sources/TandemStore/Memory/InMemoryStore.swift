@@ -20,8 +20,7 @@ import Dispatch
 ///   alone, never the others of its batch.
 /// - **Completions on the writer thread.** A job's completion runs after its batch is applied,
 ///   on the writer thread (never on the submitting thread, so a caller may submit while it
-///   holds a lock the completion takes), in submission order, with no lock of the store held;
-///   then the `onBatchCompleted` handler runs once for the batch, on the same thread. Reads
+///   holds a lock the completion takes), in submission order, with no lock of the store held. Reads
 ///   and further `append`s or `submit`s are fine from there; a blocking write fails with
 ///   `.io` instead of deadlocking.
 /// - **Reads see what completed.** A read sees every write whose call returned or whose
@@ -109,9 +108,6 @@ public final class InMemoryStore: DocumentStore {
         }, completion: completion))
     }
 
-    public func onBatchCompleted(_ handler: @escaping @Sendable () -> Void) {
-        writer.onBatchCompleted(handler)
-    }
 
     public func appendAndWait(_ changes: [StoredChange]) throws(StoreError) {
         try writer.perform(changeCount: changes.count) { state throws(StoreError) in try state.append(changes) }

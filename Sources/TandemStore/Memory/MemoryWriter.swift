@@ -4,7 +4,7 @@ import Foundation
 /// The writer behind `InMemoryStore`, on a `WriterThread` as `GroupCommitWriter` is: every
 /// write is a job in one queue; the thread takes all queued jobs as a batch, applies them one
 /// unit after another under the state's lock (readers see the batch whole or not at all), then
-/// calls their completions in order with no lock held, then the batch handler.
+/// calls their completions in order with no lock held.
 ///
 /// What is not kept from `GroupCommitWriter`: there is no disk, so no syncer, no flush, no
 /// gathering wait, and a batch fails as a whole only by `failWrites` (a stand-in for a
@@ -24,7 +24,7 @@ final class MemoryWriter: ThreadedWriter {
 
     /// The stored state: the writer mutates it, readers read it, both under its lock.
     let state = Locked(MemoryState())
-    /// The queue, the writer thread, `submit`, `close` and the batch handler (see there).
+    /// The queue, the writer thread, `submit` and `close` (see there).
     let thread = WriterThread<Job>(refusals: .queued(label: "TandemStore memory refusals"))
     private let failure = Locked<StoreError?>(nil)
 

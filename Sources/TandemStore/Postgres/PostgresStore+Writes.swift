@@ -18,9 +18,6 @@ extension PostgresStore {
         writer.submit(.init(changeCount: changeCount, work: .writes(writes), completion: completion))
     }
 
-    public func onBatchCompleted(_ handler: @escaping @Sendable () -> Void) {
-        writer.onBatchCompleted(handler)
-    }
 
     static func run(_ write: StoreWrite, in c: PGConnection) throws(StoreError) {
         switch write {

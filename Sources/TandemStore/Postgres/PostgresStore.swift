@@ -3,8 +3,7 @@ import Foundation
 /// seam, with `SQLiteStore`'s contract (the contract tests run against both).
 ///
 /// - Writes go through one `PostgresWriter` thread holding its own connection: it commits
-///   whatever is queued as one transaction (group commit), completes the jobs in order, then
-///   runs the batch handler. Units are all-or-nothing; a conflict undoes only its job.
+///   whatever is queued as one transaction (group commit), completes the jobs in order. Units are all-or-nothing; a conflict undoes only its job.
 /// - Reads run on a small pool of other connections (`PostgresReaders`) and see every write
 ///   whose call returned or whose completion ran (the writer's COMMIT has returned by then).
 /// - The schema is created and migrated on open (`PostgresSchema`), under an advisory lock.

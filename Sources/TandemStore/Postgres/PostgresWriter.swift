@@ -3,8 +3,7 @@ import Foundation
 
 /// The single writer behind `PostgresStore`, on a `WriterThread` as `GroupCommitWriter` is:
 /// every write is a job in one queue; the writer thread, holding its own connection, takes all
-/// queued jobs, runs them in ONE transaction, commits once, then completes them in order and
-/// runs the batch handler. A sequenced unit is a transaction of its own, in its place in the
+/// queued jobs, runs them in ONE transaction, commits once, then completes them in order. A sequenced unit is a transaction of its own, in its place in the
 /// order (`WriterThread.Committer.alone`): the jobs before it are committed and completed
 /// first. Consecutive append-only jobs are stored as one append (one revision update
 /// and one run per document). A batch in which a job conflicts is rolled back and run again
@@ -38,7 +37,7 @@ final class PostgresWriter: ThreadedWriter {
 
     /// Owned by the writer thread (and by `init` before the thread starts).
     private let connection: PGConnection
-    /// The queue, the writer thread, `submit`, `close` and the batch handler (see there).
+    /// The queue, the writer thread, `submit` and `close` (see there).
     let thread = WriterThread<Job>()
     /// The writer's backend process, for tests that cut its connection.
     let backendPID = Locked<Int32>(0)
@@ -48,7 +47,7 @@ final class PostgresWriter: ThreadedWriter {
     /// This node's name in the cluster feed, and the channel its commits notify on.
     let node: String
     let channel: String
-    /// How far this node's own feed entries are published (after the batch handler).
+    /// How far this node's own feed entries are published (after the batch's completions).
     let published: PublishedFeed
     /// The newest feed seq this writer committed (writer thread only).
     private let committedSeq = Locked(0)

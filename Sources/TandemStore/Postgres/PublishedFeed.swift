@@ -19,7 +19,7 @@ public final class PublishedFeed: Sendable {
     /// The newest own entry published.
     public var published: Int { state.withLock { $0.published } }
 
-    /// Everything up to `seq` is published (called by the writer after its batch handler).
+    /// Everything up to `seq` is published (called by the writer after the batch's completions).
     func advance(to seq: Int) {
         let woken = state.withLock { s -> [DispatchSemaphore] in
             guard seq > s.published else { return [] }

@@ -46,7 +46,7 @@ final class GroupCommitWriter: ThreadedWriter {
     }
 
     private let database: DatabasePool
-    /// The queue, the writer thread, `submit`, `close` and the batch handler (see there).
+    /// The queue, the writer thread, `submit` and `close` (see there).
     let thread = WriterThread<Job>()
 
     /// The WAL file the syncer flushes; nil when SQLite's own `synchronous` is the policy.
@@ -140,7 +140,6 @@ final class GroupCommitWriter: ThreadedWriter {
                     case .failure(let error): thread.complete(batch.jobs, batch.results.map { $0.flatMap { .failure(error) } })
                     }
                 }
-                thread.runBatchHandler()
             }
             if closing { break }
         }

@@ -148,9 +148,6 @@ extension SQLiteStore {
         writer.submit(.init(changeCount: changeCount, work: .writes(writes), completion: completion))
     }
 
-    public func onBatchCompleted(_ handler: @escaping @Sendable () -> Void) {
-        writer.onBatchCompleted(handler)
-    }
 
     static func run(_ write: StoreWrite, in db: Database) throws {
         switch write {

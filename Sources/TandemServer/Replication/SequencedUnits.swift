@@ -3,14 +3,23 @@ import TandemCore
 import TandemStore
 
 /// The change path of a node in a cluster (docs/scale-out.md): a change waits in the
-/// `ClusterSequencer`; the next sequenced unit, on the store's writer, locks the heads of its
-/// documents, catches each one up from the log (what other nodes committed), applies the
-/// waiting changes in the document's executor exactly as a single node does, and stores them
-/// in the same transaction. One order per document across nodes, no retries: a node that
-/// wants the lock waits for the other's short transaction.
-extension DocumentService {
+/// `ClusterSequencer`; the next sequenced unit, in its place among the store's writes, locks
+/// the heads of its documents, catches each one up from the log (what other nodes committed),
+/// applies the waiting changes in the document's executor exactly as a single node does, and
+/// stores them in the same transaction. One order per document across nodes, no retries: a
+/// node that wants the lock waits for the other's short transaction.
+///
+/// The unit's body is the one place a store runs code of the server's, inside its transaction
+/// (`PostgresStore.sequence`, as a GRDB `write { db in }` does): the row lock is what orders a
+/// document's changes across nodes. It is the replication's code, not the document service's:
+/// it reaches documents only through their executors, and its outcome goes back as a message
+/// to each change's `CommitInbox`. Made for each unit; it keeps nothing between units.
+struct SequencedUnits: Sendable {
+    let cluster: Cluster
+    let documents: DocumentService
+
     /// Steps of several documents in one unit: stored together or not at all (a session's end).
-    func sequence(_ cluster: Cluster, all steps: [OrderedStep]) {
+    func sequence(all steps: [OrderedStep]) {
         switch cluster.sequencer.add(all: steps) {
         case .queued: return
         case .refused: for step in steps { step.fail(.databaseBusy) }
@@ -18,14 +27,14 @@ extension DocumentService {
         }
         let unit = SequencedUnit(cluster.sequencer)
         cluster.store.sequence({ [self] tx throws(StoreError) in
-            try runUnit(cluster, unit, tx)
+            try runUnit(unit, tx)
         }, completion: { result in
             unit.finish(result)
         })
     }
 
     /// Inside the unit's transaction, on the writer: the steps waiting now, by document.
-    private func runUnit(_ cluster: Cluster, _ unit: SequencedUnit, _ tx: SequencedTransaction) throws(StoreError) -> [StoreWrite] {
+    private func runUnit(_ unit: SequencedUnit, _ tx: SequencedTransaction) throws(StoreError) -> [StoreWrite] {
         var steps = cluster.sequencer.take()
         unit.took(steps)
         guard !steps.isEmpty else { return [] }
@@ -51,7 +60,7 @@ extension DocumentService {
             let indexes = byDocument[id]!
             let handle = steps[indexes[0]].handle
             if let head = heads[id] {
-                try catchUp(handle, revision: head.revision, journal: head.journal, reloadAllowed: true) { after throws(StoreError) in
+                try ClusterCatchUp(documents).catchUp(handle, revision: head.revision, journal: head.journal, reloadAllowed: true) { after throws(StoreError) in
                     try tx.changes(document: id, after: after)
                 }
                 if indexes.contains(where: { steps[$0].numbersVersion }) {
@@ -60,7 +69,7 @@ extension DocumentService {
                 }
             } else {
                 // Deleted by another node: the steps find it deleted and answer 404.
-                forgetDeleted(handle)
+                documents.handles.forgetIfCurrent(handle)
             }
             var answers: [@Sendable () -> Void] = []
             handle.executor.sync { st in
@@ -75,7 +84,7 @@ extension DocumentService {
                 }
                 // Events no change carried (an undo refused after dropping groups it found
                 // erased): stored now, so every node's journal holds all this one replayed.
-                if !st.deleted, let pending = pendingJournalWrite(st, id: id) { writes.append(pending) }
+                if !st.deleted, let pending = documents.persistence.pendingJournalWrite(st, id: id) { writes.append(pending) }
             }
             for answer in answers { answer() }
         }
