@@ -170,28 +170,3 @@ final class ActionController: RouteController {
         return .json(json)
     }
 }
-
-extension APIError {
-    /// The answer to an editing action whose target `EditingTarget` refused; `selecting` for
-    /// select, whose missing selection is a missing caret.
-    init(_ error: EditingTargetError, selecting: Bool = false) {
-        switch error {
-        case .positionOutOfRange(let p, let length):
-            self = .unprocessable("position \(p) is outside the document (length \(length))", code: "position_out_of_range")
-        case .splitsSurrogatePair(let p):
-            self = .unprocessable("position \(p) splits a surrogate pair", code: "splits_surrogate_pair")
-        case .emptyRange(let r):
-            self = .unprocessable("the range \(r.lowerBound)...\(r.upperBound) is empty", code: "empty_range")
-        case .sessionRequired:
-            self = .sessionRequired("acting on the selection (or give {\"from\",\"to\"})")
-        case .noSelection where selecting:
-            self = .conflict("no_selection", "the session has no caret to select a word around: give {\"from\",\"to\"}")
-        case .noSelection:
-            self = .conflict("no_selection", "the session has no selection in this document: PUT …/selection first, or give {\"from\",\"to\"}")
-        case .emptySelection:
-            self = .conflict("empty_selection", "the selection is empty")
-        case .noText:
-            self = .conflict("no_text", "the document is empty: there is nothing to select")
-        }
-    }
-}

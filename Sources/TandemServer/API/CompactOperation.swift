@@ -54,19 +54,3 @@ enum CompactOperation {
         return w.bytes
     }
 }
-
-extension APIError {
-    /// Core's validation errors are semantic: the JSON was fine, the operation does not fit (422).
-    static func operation(_ error: OperationError) -> APIError {
-        switch error {
-        case .lengthMismatch:
-            .unprocessable(error.description, code: "length_mismatch")
-        case .positionOutOfRange:
-            .unprocessable(error.description, code: "position_out_of_range")
-        case .splitsSurrogatePair:
-            .unprocessable(error.description, code: "splits_surrogate_pair")
-        case .invalidComponent:
-            .unprocessable(error.description, code: "invalid_operation")
-        }
-    }
-}

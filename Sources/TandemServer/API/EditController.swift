@@ -156,12 +156,6 @@ extension EditController {
     }
 }
 
-extension APIError {
-    static func revisionInFuture(_ since: Int, current: Int) -> APIError {
-        .unprocessable("since \(since) is after the current revision \(current)", code: "revision_in_future")
-    }
-}
-
 extension EditController {
     /// How long, in a cluster, `…/edits?since=` ahead of this node waits for it to catch up.
     static let behindWait: Double = 2
@@ -178,24 +172,5 @@ extension EditController {
             throw APIError.invalidField("maxBytes", "must be \(Self.minPageBytes) to \(largest) bytes")
         }
         return v
-    }
-}
-
-extension APIError {
-    static func document(_ error: DocumentError) -> APIError {
-        switch error {
-        case .invalidOperation(let e): .operation(e)
-        case .revisionTrimmed: APIError(.gone, "revision_trimmed", "\(error)")
-        case .revisionInFuture: .unprocessable("\(error)", code: "revision_in_future")
-        case .rebaseTooLarge, .undoTooLarge: .unprocessable(error.message, code: error.code)
-        case .nothingToUndo: .conflict("nothing_to_undo", "there is nothing to undo")
-        case .nothingToRedo: .conflict("nothing_to_redo", "there is nothing to redo")
-        case .noOpenGroup: .conflict("group_not_open", "no undo group is open")
-        case .groupOpen: .conflict("group_open", error.message)
-        case .editingDisabled: APIError(.forbidden, "editing_disabled", "editing is disabled for this document")
-        case .undoRegistrationNotDisabled, .groupAlreadyUndone: .conflict(error.code, error.message)
-        case .notYourGroup: APIError(.forbidden, error.code, error.message)
-        case .groupNotFound: APIError(.notFound, error.code, error.message)
-        }
     }
 }

@@ -150,20 +150,3 @@ struct DocumentAccess: Sendable {
         }
     }
 }
-
-extension APIError {
-    static func unknownSession(_ id: String) -> APIError {
-        .unprocessable("no live session '\(id)'", code: "unknown_session")
-    }
-
-    static func viewerLinkGrantsLess(_ mode: AccessMode) -> APIError {
-        .conflict("link_grants_less", "this document is \(mode.rawValue): \(mode == .open ? "anyone" : "any session") with its address "
-                  + "may edit it, so a viewer link would grant less than the address does; make it locked or private first, "
-                  + "or share an editor link")
-    }
-
-    static func viewerLinksWork(_ mode: AccessMode, count: Int) -> APIError {
-        .conflict("viewer_links_work", "\(count) working viewer link\(count == 1 ? "" : "s") would let \(mode == .open ? "anyone" : "any session") "
-                  + "holding \(count == 1 ? "it" : "them") edit once the document is \(mode.rawValue): revoke \(count == 1 ? "it" : "them") first")
-    }
-}

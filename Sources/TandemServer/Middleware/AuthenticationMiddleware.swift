@@ -63,8 +63,3 @@ struct OperatorKey: Sendable {
         Secrets.constantTimeEqual(hash, Secrets.sha256(Array(presented.utf8)))
     }
 }
-
-extension APIError {
-    static let invalidLink = APIError(.unauthorized, "invalid_link", "the share link is unknown, revoked or expired")
-    static let invalidAdminKey = APIError(.unauthorized, "invalid_admin_key", "the operator key is wrong, or the server has none")
-}

@@ -23,17 +23,3 @@ struct ClusterSyncMiddleware: RouteMiddleware {
         }
     }
 }
-
-extension APIError {
-    static let databaseUnavailable = APIError(
-        .serviceUnavailable, "database_unavailable",
-        "the database cannot be reached right now; nothing was changed, try again shortly",
-        headers: ["Retry-After": "1"]
-    )
-
-    static let databaseBusy = APIError(
-        .serviceUnavailable, "database_busy",
-        "too many changes are waiting for the database; nothing was changed, try again shortly",
-        headers: ["Retry-After": "1"]
-    )
-}

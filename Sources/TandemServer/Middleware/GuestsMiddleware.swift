@@ -50,10 +50,3 @@ extension Caller {
     /// Nobody in particular: no user's session, no share link, not the operator.
     var isGuest: Bool { !isOperator && link == nil && session?.userID == nil }
 }
-
-extension APIError {
-    static let guestsReadOnly = APIError(.forbidden, "guests_read_only", "on this server guests may only read: sign in to change anything")
-    static let signInRequired = APIError(.unauthorized, "sign_in_required", "this server lets only people who have signed in use it",
-                                         headers: ["WWW-Authenticate": #"Bearer realm="tandem""#])
-    static let guestsOff = APIError(.forbidden, "guests_off", "this server has no guest sessions: sign in with user and password")
-}

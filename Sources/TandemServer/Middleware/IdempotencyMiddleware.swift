@@ -63,11 +63,3 @@ struct IdempotencyMiddleware: RouteMiddleware {
         return false
     }
 }
-
-extension APIError {
-    static let idempotentAnswerWithheld = APIError(
-        .conflict, "idempotent_answer_withheld",
-        "this Idempotency-Key was already answered, and that answer holds a secret (a link token) that is not sent again "
-            + "without a session: a key alone does not prove who sent the first request; what it did stands, so do not "
-            + "resend it: use a session's bearer token with keys to get replays")
-}

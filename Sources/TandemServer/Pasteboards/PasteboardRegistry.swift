@@ -362,17 +362,6 @@ final class PasteboardRegistry: Sendable {
     }
 }
 
-extension APIError {
-    static func pasteboard(_ error: PasteboardError) -> APIError {
-        switch error {
-        case .tooLarge(let what): APIError(.payloadTooLarge, "pasteboard_too_large", what)
-        case .invalidType: .badRequest(error.description, code: "invalid_type")
-        case .emptyItem: .unprocessable(error.description, code: "empty_item")
-        case .duplicateType: .unprocessable(error.description, code: "duplicate_type")
-        }
-    }
-}
-
 /// What all pasteboards may hold: one person's together, and everyone's together.
 public struct PasteboardBudget: Sendable, Hashable {
     public var sessionBytes: Int
