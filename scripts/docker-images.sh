@@ -1,22 +1,41 @@
 #!/usr/bin/env bash
-# Makes the Dockerfile's two base images without an image registry, under the names a user
-# with Docker Hub pulls, so CI builds the unchanged Dockerfile offline:
+# Makes the images the Dockerfile and compose.yaml use without an image registry, under the
+# names a user with Docker Hub pulls, so CI runs both files unchanged offline:
 #   debian:bookworm-slim  a debootstrap'd minbase Debian 12 from the configured apt mirror;
 #   swift:6.3-bookworm    that Debian plus the official image's build packages, the local
 #                         toolchain in /usr (as the official image has it) and git mirrors of
 #                         the packages Package.resolved names, with the url.insteadOf that
-#                         points github.com at them.
-# An image already present is kept; --force makes both again. Needs a running dockerd, root,
-# debootstrap, and the toolchain at $SWIFT_TOOLCHAIN (default /opt/swift).
+#                         points github.com at them;
+#   postgres:15           that Debian plus Debian's postgresql-15 and an entrypoint that does
+#                         what compose.yaml asks of the official image (POSTGRES_USER,
+#                         POSTGRES_PASSWORD, POSTGRES_DB on first start, listen on all
+#                         addresses with password auth, pg_isready, fast shutdown);
+#   nginx:1.22            that Debian plus Debian's nginx 1.22, logging to stdout/stderr.
+# Usage: docker-images.sh [--force] [IMAGE...]; with no IMAGE, all four. An image already
+# present is kept; --force makes the named ones again (the slim base only if named too).
+# Needs a running dockerd, root, debootstrap, and the toolchain at $SWIFT_TOOLCHAIN (default
+# /opt/swift).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SLIM=debian:bookworm-slim
 SWIFT=swift:6.3-bookworm
+POSTGRES=postgres:15
+NGINX=nginx:1.22
 TOOLCHAIN=${SWIFT_TOOLCHAIN:-/opt/swift}
-FORCE=0; [ "${1:-}" = --force ] && FORCE=1
+FORCE=0; [ "${1:-}" = --force ] && { FORCE=1; shift; }
+WANT=("$@")
+[ ${#WANT[@]} -gt 0 ] || WANT=("$SLIM" "$SWIFT" "$POSTGRES" "$NGINX")
+for w in "${WANT[@]}"; do
+    case $w in "$SLIM" | "$SWIFT" | "$POSTGRES" | "$NGINX") ;; *) echo "docker-images: unknown image $w" >&2; exit 2 ;; esac
+done
 
-have() { [ $FORCE -eq 0 ] && docker image inspect "$1" >/dev/null 2>&1; }
+wanted() { local w; for w in "${WANT[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
+# The slim base is also made when an image built on it is wanted and it is missing.
+have() {
+    if [ "$1" = "$SLIM" ] && ! wanted "$SLIM"; then docker image inspect "$1" >/dev/null 2>&1; return; fi
+    [ $FORCE -eq 0 ] && docker image inspect "$1" >/dev/null 2>&1
+}
 say() { echo "docker-images: $*"; }
 fail() { echo "docker-images: FAILED: $*" >&2; exit 1; }
 
@@ -66,8 +85,9 @@ else
         rm -f "$ROOT/etc/apt/sources.list"
     fi
     # Guard the deletions below: they must only ever touch the new root, never the host.
-    [ -n "$WORK" ] && [ "$ROOT" = "$WORK/slim" ] && [ -d "$ROOT/etc/apt/apt.conf.d" ] \
-        || fail "debootstrap made no root at $ROOT"
+    if [ -z "$WORK" ] || [ "$ROOT" != "$WORK/slim" ] || [ ! -d "$ROOT/etc/apt/apt.conf.d" ]; then
+        fail "debootstrap made no root at $ROOT"
+    fi
     # What makes the official image slim: apt keeps no package caches; dpkg installs no
     # documentation, manuals or translations (and those debootstrap installed go).
     printf '%s\n' \
@@ -92,7 +112,9 @@ else
     say "imported $SLIM ($(docker image inspect -f '{{.Size}}' "$SLIM" | awk '{printf "%d MB", $1/1e6}'))"
 fi
 
-if have "$SWIFT"; then
+if ! wanted "$SWIFT"; then
+    :
+elif have "$SWIFT"; then
     say "$SWIFT is present"
 else
     [ -x "$TOOLCHAIN/usr/bin/swift" ] || fail "no Swift toolchain at $TOOLCHAIN"
@@ -107,8 +129,9 @@ else
     mapfile -t urls < <(python3 -c 'import json; [print(p["location"]) for p in json.load(open("Package.resolved"))["pins"]]')
     [ ${#urls[@]} -gt 0 ] || fail "Package.resolved names no packages"
     prefix=$(git ls-remote --get-url https://github.com/)
-    [ "$prefix" != https://github.com/ ] && [ -d "$prefix" ] \
-        || fail "git has no url.insteadOf sending https://github.com/ to a local mirror"
+    if [ "$prefix" = https://github.com/ ] || [ ! -d "$prefix" ]; then
+        fail "git has no url.insteadOf sending https://github.com/ to a local mirror"
+    fi
     for url in "${urls[@]}"; do
         src=$(git ls-remote --get-url "$url")
         [ -d "$src" ] || src=$src.git
@@ -121,9 +144,9 @@ else
 
     # The official swift:6.3-bookworm image's packages, without libpython3-dev (lldb's,
     # which this image leaves out).
-    packages="binutils-gold gcc git libc6-dev libcurl4-openssl-dev libedit-dev libicu-dev
+    packages=(binutils-gold gcc git libc6-dev libcurl4-openssl-dev libedit-dev libicu-dev
         libncurses-dev libsqlite3-dev libstdc++-12-dev libxml2-dev pkg-config tzdata
-        uuid-dev zlib1g-dev"
+        uuid-dev zlib1g-dev)
     # Debugger and editor tooling (lldb, sourcekit-lsp, clangd, docc, swift-format) and
     # Embedded Swift are not needed to build; leaving them out saves about 1 GB of 3.4.
     excludes=(--exclude='./usr/bin/lldb*' --exclude='./usr/lib/liblldb*'
@@ -137,7 +160,7 @@ else
         -v "$TOOLCHAIN:/toolchain:ro" -v "$WORK/mirrors:/mirrors:ro" \
         -e DEBIAN_FRONTEND=noninteractive "$SLIM" bash -euo pipefail -c "
             apt-get update -qq
-            apt-get install -y -qq --no-install-recommends $(echo $packages) >/dev/null
+            apt-get install -y -qq --no-install-recommends ${packages[*]} >/dev/null
             rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
             tar -C /toolchain $(printf '%q ' "${excludes[@]}")-c ./usr | tar -C / -x --no-same-owner
             mkdir -p '$prefix' && cp -a /mirrors/. '$prefix'
@@ -146,4 +169,110 @@ else
         " >"$WORK/builder.log" 2>&1 || { tail -n 30 "$WORK/builder.log" >&2; fail "making $SWIFT"; }
     docker commit --change 'CMD ["bash"]' "$BUILDER" "$SWIFT" >/dev/null
     say "committed $SWIFT ($(docker image inspect -f '{{.Size}}' "$SWIFT" | awk '{printf "%d MB", $1/1e6}')): $(grep -m1 'Swift version' "$WORK/builder.log")"
+fi
+
+# Builds image $1 from the Dockerfile in $WORK/$2 (with the files beside it) with the classic
+# builder, as scripts/test-docker.sh builds Tandem's: BuildKit would want its frontend image
+# from a registry, and --network host lets apt reach the Debian mirror.
+build_on_slim() {
+    DOCKER_BUILDKIT=0 docker build --network host -t "$1" "$WORK/$2" >"$WORK/$2.log" 2>&1 \
+        || { tail -n 30 "$WORK/$2.log" >&2; fail "making $1"; }
+    say "built $1 ($(docker image inspect -f '{{.Size}}' "$1" | awk '{printf "%d MB", $1/1e6}'))"
+}
+
+if ! wanted "$POSTGRES"; then
+    :
+elif have "$POSTGRES"; then
+    say "$POSTGRES is present"
+else
+    mkdir -p "$WORK/postgres"
+    # What the official image's docker-entrypoint.sh does for compose.yaml: as root, make the
+    # data directory the postgres user's, then drop to it; on an empty directory, initdb with
+    # POSTGRES_USER as the superuser and POSTGRES_PASSWORD, password (scram) auth from the
+    # network, and POSTGRES_DB created; then exec the command, so postgres is PID 1.
+    cat >"$WORK/postgres/docker-entrypoint.sh" <<'ENTRYPOINT'
+#!/bin/sh
+set -eu
+if [ "${1#-}" != "$1" ]; then set -- postgres "$@"; fi
+if [ "$1" != postgres ]; then exec "$@"; fi
+if [ "$(id -u)" = 0 ]; then
+    mkdir -p "$PGDATA" /var/run/postgresql
+    chmod 700 "$PGDATA"
+    chown -R postgres:postgres "$PGDATA" /var/run/postgresql
+    exec setpriv --reuid=postgres --regid=postgres --init-groups "$0" "$@"
+fi
+if [ ! -s "$PGDATA/PG_VERSION" ]; then
+    if [ -z "${POSTGRES_PASSWORD:-}" ]; then
+        echo "error: the database is uninitialized and POSTGRES_PASSWORD is not set" >&2
+        exit 1
+    fi
+    user=${POSTGRES_USER:-postgres}
+    db=${POSTGRES_DB:-$user}
+    pwfile=$(mktemp)
+    printf '%s\n' "$POSTGRES_PASSWORD" >"$pwfile"
+    initdb -D "$PGDATA" --username="$user" --pwfile="$pwfile" --auth-local=trust \
+        --auth-host=scram-sha-256 >/dev/null
+    rm -f "$pwfile"
+    echo "host all all all scram-sha-256" >>"$PGDATA/pg_hba.conf"
+    echo "listen_addresses = '*'" >>"$PGDATA/postgresql.conf"
+    # Only the socket while setting up, so no client sees a half-made database.
+    pg_ctl -D "$PGDATA" -o "-c listen_addresses=''" -w start >/dev/null
+    if [ "$db" != postgres ]; then
+        psql -v ON_ERROR_STOP=1 -q --username="$user" --dbname=postgres --set db="$db" <<'SQL'
+CREATE DATABASE :"db";
+SQL
+    fi
+    pg_ctl -D "$PGDATA" -m fast -w stop >/dev/null
+    echo "docker-entrypoint: initialized $PGDATA (user $user, database $db)"
+fi
+exec "$@"
+ENTRYPOINT
+    # Debian's postgresql-common would make a cluster of its own on install: the entrypoint
+    # makes the only one, in the volume. SIGINT is postgres' fast shutdown (SIGTERM is its
+    # "smart" one, which waits for every client to leave), as in the official image.
+    cat >"$WORK/postgres/Dockerfile" <<'DOCKERFILE'
+FROM debian:bookworm-slim
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends postgresql-common \
+    && sed -ri 's/#(create_main_cluster) .*$/\1 = false/' /etc/postgresql-common/createcluster.conf \
+    && apt-get install -y --no-install-recommends postgresql-15 \
+    && rm -rf /var/lib/apt/lists/* \
+    && mkdir -p /var/lib/postgresql/data /var/run/postgresql \
+    && chown postgres:postgres /var/lib/postgresql/data /var/run/postgresql \
+    && chmod 700 /var/lib/postgresql/data
+COPY docker-entrypoint.sh /usr/local/bin/
+ENV PATH=/usr/lib/postgresql/15/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    PGDATA=/var/lib/postgresql/data LANG=C.UTF-8
+VOLUME /var/lib/postgresql/data
+EXPOSE 5432
+STOPSIGNAL SIGINT
+ENTRYPOINT ["docker-entrypoint.sh"]
+CMD ["postgres"]
+DOCKERFILE
+    chmod 755 "$WORK/postgres/docker-entrypoint.sh"
+    say "installing Debian's postgresql-15 into $POSTGRES"
+    build_on_slim "$POSTGRES" postgres
+fi
+
+if ! wanted "$NGINX"; then
+    :
+elif have "$NGINX"; then
+    say "$NGINX is present"
+else
+    mkdir -p "$WORK/nginx"
+    # The official image's log links (the access and error logs go to docker logs) and its
+    # stop signal (SIGQUIT is nginx's graceful shutdown).
+    cat >"$WORK/nginx/Dockerfile" <<'DOCKERFILE'
+FROM debian:bookworm-slim
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends nginx \
+    && rm -rf /var/lib/apt/lists/* \
+    && ln -sf /dev/stdout /var/log/nginx/access.log \
+    && ln -sf /dev/stderr /var/log/nginx/error.log
+EXPOSE 80
+STOPSIGNAL SIGQUIT
+CMD ["nginx", "-g", "daemon off;"]
+DOCKERFILE
+    say "installing Debian's nginx into $NGINX"
+    build_on_slim "$NGINX" nginx
 fi

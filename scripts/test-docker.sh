@@ -83,7 +83,7 @@ fi
 pass "docker daemon answers ($(docker version -f '{{.Server.Version}}'), $(docker info -f '{{.Driver}}'))"
 
 # --- The base images, made offline under the names the Dockerfile uses.
-timeout 900 ./scripts/docker-images.sh || fail "making the base images (scripts/docker-images.sh)"
+timeout 900 ./scripts/docker-images.sh debian:bookworm-slim swift:6.3-bookworm || fail "making the base images (scripts/docker-images.sh)"
 pass "base images debian:bookworm-slim and swift:6.3-bookworm are present"
 
 # --- The real Dockerfile, with the classic builder (BuildKit would want its frontend image

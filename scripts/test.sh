@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command. Installs what the tests need, builds with zero warnings in
 # Tandem's own code, lints the Dockerfile, runs the Swift test targets, the end-to-end and
-# browser suites against the real server binary, builds and runs the Docker image, and
-# schemathesis against its OpenAPI.
+# browser suites against the real server binary, builds and runs the Docker image, runs
+# compose.yaml (two nodes, PostgreSQL, nginx), and schemathesis against its OpenAPI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -81,6 +81,9 @@ TANDEM_BIN=$ROOT/.build/release/tandem "$TANDEM_VENV/bin/python" -m pytest -q -p
 
 echo "== docker: build the image from the Dockerfile, run it, restart it on its volume"
 ./scripts/test-docker.sh
+
+echo "== compose: compose.yaml as it is, two nodes on PostgreSQL behind nginx, one killed mid-edit"
+./scripts/test-compose.sh
 
 echo "== schemathesis against /openapi.json"
 ./scripts/schemathesis.sh "$TANDEM_BIN" 25
