@@ -184,6 +184,7 @@ lock = threading.Lock()
 acked = []          # (marker, revision or None when confirmed by reading the text)
 problems = []
 retried = {"sends": 0, "in_flight": 0, "new_key": 0}
+reasons = {}        # why a send was resent: "502", "timeout", ...
 killed_at = [None]  # len(acked) when the node was killed
 
 def text_now():
@@ -199,7 +200,10 @@ def edit(c, i):
             return marker, json.loads(body)["revision"]
         if status is None or status in (502, 503, 504):
             # No answer, or the balancer found no node: resend with the same key.
-            with lock: retried["sends"] += 1
+            reason = str(status) if status else ("timeout" if "timed out" in body else "no connection")
+            with lock:
+                retried["sends"] += 1
+                reasons[reason] = reasons.get(reason, 0) + 1
             time.sleep(0.5)
             continue
         if status == 409 and b"idempotency_key_in_flight" in body:
@@ -243,7 +247,8 @@ for t in threads: t.join()
 for p in problems: out(f"problem: {p}")
 after = len(acked) - killed_at[0]
 out(f"info: {len(acked)} of {CLIENTS * EDITS} edits acknowledged ({after} after the kill); "
-    f"resends with the same key {retried['sends']}, in-flight answers {retried['in_flight']}, new keys {retried['new_key']}")
+    f"resends with the same key {retried['sends']} {reasons or ''}, in-flight answers {retried['in_flight']}, "
+    f"new keys {retried['new_key']}")
 if problems:
     out(f"FAILED: {len(problems)} edits were never acknowledged")
     sys.exit(1)
