@@ -11,14 +11,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PROJECT=tandem-ci-$$
-DOCKERD_DIR=/tmp/tandem-dockerd
 BUILD_TIMEOUT=${TANDEM_DOCKER_BUILD_TIMEOUT:-1500}
 LOG=$(mktemp -d /tmp/tandem-compose.XXXXXX)
-SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 STARTED=$(date +%s)
+STAGE=compose
+source scripts/lib/dockerd.sh
 
 passed=0
-dockerd_pid=""
 compose_up=0
 COMPOSE=()
 pass() { passed=$((passed + 1)); echo "  ok: $*"; }
@@ -34,12 +33,7 @@ cleanup() {
         timeout 120 "${COMPOSE[@]}" -p "$PROJECT" down -v --remove-orphans -t 20 >"$LOG/down.log" 2>&1 \
             || { tail -n 20 "$LOG/down.log" >&2; echo "compose: FAILED: docker compose down -v" >&2; }
     fi
-    if [ -n "$dockerd_pid" ]; then
-        $SUDO kill -TERM "$dockerd_pid" 2>/dev/null || true
-        # dockerd stops its containerd and containers first; give it 30 s.
-        for _ in $(seq 60); do kill -0 "$dockerd_pid" 2>/dev/null || break; sleep 0.5; done
-        kill -0 "$dockerd_pid" 2>/dev/null && { echo "compose: dockerd did not stop, killing it" >&2; $SUDO kill -KILL "$dockerd_pid" || true; }
-    fi
+    dockerd_stop
     rm -rf "$LOG"
     exit $status
 }
@@ -47,39 +41,17 @@ trap cleanup EXIT
 # A timeout's SIGTERM or a Ctrl-C still cleans up.
 trap 'exit 130' INT TERM
 
-# --- What the stage needs: Debian's docker.io, debootstrap, curl, python3, and a compose.
-# Compose v2 (`docker compose`) is in no package source here; Debian bookworm's
-# docker-compose 1.29 reads compose.yaml as it is, so it stands in where v2 is missing.
-need=()
-command -v dockerd >/dev/null || need+=(docker.io)
-command -v debootstrap >/dev/null || need+=(debootstrap)
-command -v curl >/dev/null || need+=(curl)
-command -v python3 >/dev/null || need+=(python3)
-docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null || need+=(docker-compose)
-if [ ${#need[@]} -gt 0 ]; then
-    echo "compose: apt-get install ${need[*]}"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive timeout 600 $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+# --- What the stage needs (scripts/lib/dockerd.sh), and a compose. Compose v2 (`docker
+# compose`) is in no package source here; Debian bookworm's docker-compose 1.29 reads
+# compose.yaml as it is, so it stands in where v2 is missing.
+if docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null; then
+    dockerd_install_needs
+else
+    dockerd_install_needs docker-compose
 fi
-command -v docker >/dev/null || fail "no docker client after installing docker.io"
 if docker compose version >/dev/null 2>&1; then COMPOSE=(docker compose); else COMPOSE=(docker-compose); fi
 compose() { "${COMPOSE[@]}" -p "$PROJECT" "$@"; }
-
-# --- A daemon: the running one, or one started here as scripts/test-docker.sh does (no
-# default bridge, no iptables). Compose makes its own bridge network for the project.
-if ! timeout 10 docker info >/dev/null 2>&1; then
-    mkdir -p "$DOCKERD_DIR"
-    echo "compose: starting dockerd (log: $DOCKERD_DIR/dockerd.log)"
-    $SUDO dockerd --bridge=none --iptables=false --pidfile "$DOCKERD_DIR/dockerd.pid" \
-        >"$DOCKERD_DIR/dockerd.log" 2>&1 &
-    dockerd_pid=$!
-    for _ in $(seq 120); do
-        timeout 5 docker info >/dev/null 2>&1 && break
-        kill -0 "$dockerd_pid" 2>/dev/null || { tail -n 20 "$DOCKERD_DIR/dockerd.log" >&2; fail "dockerd exited"; }
-        sleep 0.5
-    done
-    timeout 5 docker info >/dev/null 2>&1 || { tail -n 20 "$DOCKERD_DIR/dockerd.log" >&2; fail "dockerd did not answer within 60 s"; }
-fi
+dockerd_ensure
 pass "docker daemon answers ($(docker version -f '{{.Server.Version}}')), compose is $("${COMPOSE[@]}" version --short 2>/dev/null || "${COMPOSE[@]}" version | head -n 1)"
 
 # --- The images compose.yaml names, made offline under their official names.

@@ -10,15 +10,14 @@ cd "$(dirname "$0")/.."
 IMAGE=tandem:ci
 RUN_ID=tandem-ci-$$
 VOLUME=$RUN_ID-data
-DOCKERD_DIR=/tmp/tandem-dockerd
 BUILD_TIMEOUT=${TANDEM_DOCKER_BUILD_TIMEOUT:-1500}
 LOG=$(mktemp -d /tmp/tandem-docker.XXXXXX)
-SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 STARTED=$(date +%s)
+STAGE=docker
+source scripts/lib/dockerd.sh
 
 passed=0
 containers=()
-dockerd_pid=""
 pass() { passed=$((passed + 1)); echo "  ok: $*"; }
 fail() {
     echo "docker: FAILED: $*" >&2
@@ -38,12 +37,7 @@ cleanup() {
     local c
     for c in "${containers[@]}"; do timeout 30 docker rm -f "$c" >/dev/null 2>&1 || true; done
     timeout 30 docker volume rm "$VOLUME" >/dev/null 2>&1 || true
-    if [ -n "$dockerd_pid" ]; then
-        $SUDO kill -TERM "$dockerd_pid" 2>/dev/null || true
-        # dockerd stops its containerd and containers first; give it 30 s.
-        for _ in $(seq 60); do kill -0 "$dockerd_pid" 2>/dev/null || break; sleep 0.5; done
-        kill -0 "$dockerd_pid" 2>/dev/null && { echo "docker: dockerd did not stop, killing it" >&2; $SUDO kill -KILL "$dockerd_pid" || true; }
-    fi
+    dockerd_stop
     rm -rf "$LOG"
     exit $status
 }
@@ -51,35 +45,9 @@ trap cleanup EXIT
 # A timeout's SIGTERM or a Ctrl-C still cleans up.
 trap 'exit 130' INT TERM
 
-# --- What the stage needs: Debian's docker.io (a `docker` client may already be in
-# /usr/local/bin; dockerd comes with docker.io), debootstrap, curl, python3.
-need=()
-command -v dockerd >/dev/null || need+=(docker.io)
-command -v debootstrap >/dev/null || need+=(debootstrap)
-command -v curl >/dev/null || need+=(curl)
-command -v python3 >/dev/null || need+=(python3)
-if [ ${#need[@]} -gt 0 ]; then
-    echo "docker: apt-get install ${need[*]}"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive timeout 600 $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
-command -v docker >/dev/null || fail "no docker client after installing docker.io"
-
-# --- A daemon: the running one, or one started here with no bridge and no iptables (the
-# containers use the host's network and talk only to 127.0.0.1).
-if ! timeout 10 docker info >/dev/null 2>&1; then
-    mkdir -p "$DOCKERD_DIR"
-    echo "docker: starting dockerd (log: $DOCKERD_DIR/dockerd.log)"
-    $SUDO dockerd --bridge=none --iptables=false --pidfile "$DOCKERD_DIR/dockerd.pid" \
-        >"$DOCKERD_DIR/dockerd.log" 2>&1 &
-    dockerd_pid=$!
-    for _ in $(seq 120); do
-        timeout 5 docker info >/dev/null 2>&1 && break
-        kill -0 "$dockerd_pid" 2>/dev/null || { tail -n 20 "$DOCKERD_DIR/dockerd.log" >&2; fail "dockerd exited"; }
-        sleep 0.5
-    done
-    timeout 5 docker info >/dev/null 2>&1 || { tail -n 20 "$DOCKERD_DIR/dockerd.log" >&2; fail "dockerd did not answer within 60 s"; }
-fi
+# --- What the stage needs, and a daemon (scripts/lib/dockerd.sh).
+dockerd_install_needs
+dockerd_ensure
 pass "docker daemon answers ($(docker version -f '{{.Server.Version}}'), $(docker info -f '{{.Driver}}'))"
 
 # --- The base images, made offline under the names the Dockerfile uses.
