@@ -16,4 +16,7 @@ public enum StoreError: Error, Sendable, Hashable {
     case corrupt(String)
     /// The store was closed.
     case closed
+    /// This node no longer holds the document's lease (`PostgresLeases`): another node owns it
+    /// now, and only the owner may write it. Only the writes to that document fail.
+    case leaseLost(document: String)
 }

@@ -30,7 +30,7 @@ extension StoreError {
     /// cannot write at all.
     public var isConflict: Bool {
         switch self {
-        case .conflict, .notFound: true
+        case .conflict, .notFound, .leaseLost: true
         default: false
         }
     }
@@ -44,6 +44,7 @@ extension StoreError {
         case .conflict(let message), .notFound(let message): message
         case .corrupt(let message): "the database is damaged: \(message)"
         case .closed: "the store is closed"
+        case .leaseLost(let document): "document \(document) is owned by another node now"
         }
     }
 }

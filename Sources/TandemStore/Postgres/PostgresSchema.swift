@@ -143,6 +143,20 @@ enum PostgresSchema {
             ALTER TABLE sessions ADD COLUMN expires DOUBLE PRECISION;
             ALTER TABLE pasteboards ADD COLUMN shared_with TEXT;
             """),
+        // Each open document is owned by one node at a time (`PostgresLeases`): the nodes
+        // alive, on PostgreSQL's clock, and the epoch each document's owner commits under.
+        (9, """
+            CREATE TABLE cluster_nodes (
+                node TEXT COLLATE "C" PRIMARY KEY,
+                address TEXT NOT NULL,
+                expires TIMESTAMPTZ NOT NULL
+            );
+            CREATE TABLE document_leases (
+                document TEXT COLLATE "C" PRIMARY KEY,
+                node TEXT COLLATE "C" NOT NULL,
+                epoch BIGINT NOT NULL
+            );
+            """),
     ]
 
     static var latestVersion: Int { migrations.last!.version }

@@ -51,6 +51,8 @@ final class PostgresWriter: ThreadedWriter {
     let published: PublishedFeed
     /// The newest feed seq this writer committed (writer thread only).
     private let committedSeq = Locked(0)
+    /// The leases this node holds, checked by every batch once enabled (`PostgresLeases`).
+    let fence = LeaseFence()
 
     init(connection: PGConnection, node: String, channel: String, published: PublishedFeed) {
         self.connection = connection
@@ -85,12 +87,14 @@ final class PostgresWriter: ThreadedWriter {
             do {
                 try begin()
                 try lockHeads(of: batch)
-                if let together = try commitTogether(batch) {
-                    results = together
+                var refused = try fence.refusals(batch, node: node, in: connection)
+                if let together = try commitTogether(allowed(batch, refused)) {
+                    results = merged(together, refused, count: batch.count)
                 } else {
                     try begin()
                     try lockHeads(of: batch)
-                    results = try commitEachInSavepoint(batch)
+                    refused = try fence.refusals(batch, node: node, in: connection)
+                    results = merged(try commitEachInSavepoint(allowed(batch, refused)), refused, count: batch.count)
                 }
                 break
             } catch {
@@ -100,6 +104,18 @@ final class PostgresWriter: ThreadedWriter {
             }
         }
         return thread.committed(batch, results, nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
+    }
+
+    /// The jobs not refused by the fence, in order.
+    private func allowed(_ batch: [Job], _ refused: [Int: StoreError]) -> [Job] {
+        refused.isEmpty ? batch : batch.indices.filter { refused[$0] == nil }.map { batch[$0] }
+    }
+
+    /// The results of the allowed jobs, with the refused ones' failures in their places.
+    private func merged(_ ran: [Result<Void, StoreError>], _ refused: [Int: StoreError], count: Int) -> [Result<Void, StoreError>] {
+        guard !refused.isEmpty else { return ran }
+        var next = ran.makeIterator()
+        return (0..<count).map { i in refused[i].map { .failure($0) } ?? next.next()! }
     }
 
     /// Locks the head rows of the documents the batch writes, in id order, before anything
