@@ -49,6 +49,8 @@ import time
 import urllib.error
 import urllib.request
 
+import ketama
+
 HOST = "127.0.0.1"
 
 
@@ -176,6 +178,11 @@ def main() -> int:
     cluster.add_argument("--settle", type=float, default=1.5,
                          help="seconds after each edit window for stragglers and the fan-out, inside its CPU window (default 1.5)")
     cluster.add_argument("--no-spread", action="store_true", help="only the hot document, not the spread scenario")
+    cluster.add_argument("--routing", choices=("round-robin", "hash"), default="round-robin",
+                         help="which node of the cluster a client talks to: round-robin (session i and subscriber i on "
+                              "node i mod N, the default) or hash (every request about a document to the node nginx's "
+                              "`hash $document consistent` picks, as deploy/nginx.conf routes; writers are dealt the "
+                              "documents of one node each)")
     args = ap.parse_args()
     generator = args.generator or os.path.join(os.path.dirname(os.path.abspath(args.binary)), "tandem-load")
     if not os.access(generator, os.X_OK):
@@ -635,22 +642,45 @@ def cluster_main(args, generator: str) -> int:
             lines = [f"document {doc_id} {run.start_revisions[doc_id]} {len(start_text)}" for doc_id in run.documents]
             n_docs = len(run.documents)
             run.same_node_pairs = run.cross_node_pairs = 0
+            hashed = args.routing == "hash" and len(ports) > 1
+            # Each document's node: by the ring (hash routing), else unused.
+            ring = ketama.ring([f"{HOST}:{p}" for p in ports]) if hashed else []
+            home = [ketama.server(ring, doc_id) if hashed else 0 for doc_id in run.documents]
+            writer_docs, writer_node = [], []
+            if hashed and n_docs > 1:
+                # Writers dealt to the nodes in proportion to their documents (at least one
+                # each where a node has any), then each node's documents dealt to its writers.
+                per_node = [[d for d in range(n_docs) if home[d] == k] for k in range(len(ports))]
+                shares = [max(1 if docs else 0, round(W * len(docs) / n_docs)) for docs in per_node]
+                while sum(shares) > W:
+                    shares[shares.index(max(shares))] -= 1
+                while sum(shares) < W:
+                    shares[max(range(len(shares)), key=lambda k: len(per_node[k]) / max(1, shares[k]))] += 1
+                for k, docs in enumerate(per_node):
+                    for w in range(shares[k]):
+                        writer_docs.append(docs[w::shares[k]])
+                        writer_node.append(k)
             for i in range(W):
-                port = ports[i % len(ports)]
+                if hashed and n_docs > 1:
+                    own, port = writer_docs[i], ports[writer_node[i]]
+                else:
+                    own = [d for d in range(n_docs) if d % W == i] if n_docs > 1 else [0]
+                    if not own:
+                        own = [i % n_docs]
+                    port = ports[home[0]] if hashed else ports[i % len(ports)]
                 token = call(port, "POST", "/sessions", {"name": f"{run.key}-{i}"})["token"]
-                own = [d for d in range(n_docs) if d % W == i] if n_docs > 1 else [0]
-                if not own:
-                    own = [i % n_docs]
                 lines.append(f"session {port} {token} {','.join(map(str, own))}")
             for j in range(S):
                 # Spread: subscriber j watches one document of every D/S, the offset alternating
                 # by pairs, so that with two nodes the writer's node and the subscriber's are the
-                # same for half the subscribers and differ for the other half.
+                # same for half the subscribers and differ for the other half (round robin); with
+                # hash routing both are the document's node.
                 doc = 0 if n_docs == 1 else (j * max(1, n_docs // S) + (j // len(ports)) % len(ports)) % n_docs
-                lines.append(f"subscriber {ports[j % len(ports)]} {doc}")
-                writer = doc % W if n_docs > 1 else None
-                if writer is not None:
-                    if writer % len(ports) == j % len(ports):
+                sub_node = home[doc] if hashed else j % len(ports)
+                lines.append(f"subscriber {ports[sub_node]} {doc}")
+                if n_docs > 1:
+                    writer_at = writer_node[next(i for i in range(W) if doc in writer_docs[i])] if hashed else (doc % W) % len(ports)
+                    if writer_at == sub_node:
                         run.same_node_pairs += 1
                     else:
                         run.cross_node_pairs += 1
@@ -772,6 +802,7 @@ def cluster_main(args, generator: str) -> int:
     figures: dict = {
         "mode": "cluster",
         "nodes": n_nodes,
+        "routing": args.routing,
         "sessions": W, "subscribers": S, "spread_documents": D,
         "rounds": args.rounds, "edit_seconds_per_configuration": args.seconds, "settle_seconds": args.settle,
         "sqlite_durability": args.durability,

@@ -60,16 +60,17 @@ for suite in Tests/e2e Tests/browser; do
     "$TANDEM_VENV/bin/python" -m pytest -q -p no:cacheprovider -rs "$suite"
 done
 
-# The e2e suite again with every server on the PostgreSQL store (a schema each); the tests
-# that need the SQLite file (a full disk, start-up replay, WAL metrics) stay on SQLite.
-echo "== pytest Tests/e2e on PostgreSQL (--database)"
-TANDEM_E2E_DATABASE=postgres "$TANDEM_VENV/bin/python" -m pytest -q -p no:cacheprovider -rs Tests/e2e
-
-# And with every server on PostgreSQL as two nodes on one schema behind a local nginx rendered
-# from deploy/nginx.conf (the file compose.yaml mounts), each request to the next node in turn;
-# the tests of Tandem's own HTTP parsing on a raw socket run on one node (`one_node`).
-echo "== pytest Tests/e2e on two nodes behind nginx (TANDEM_E2E_NODES=2)"
+# The e2e suite again with every server on PostgreSQL as two nodes on one schema behind a
+# local nginx rendered from deploy/nginx.conf (the file compose.yaml mounts): first as
+# written, each document's requests to the node its id hashes to (`hash … consistent`), so
+# each document lives on one node as with a single node on PostgreSQL; then round robin, each
+# request to the next node in turn. The tests of Tandem's own HTTP parsing on a raw socket run
+# on one node (`one_node`); those that need the SQLite file (a full disk, start-up replay, WAL
+# metrics) stay on SQLite.
+echo "== pytest Tests/e2e on two nodes behind nginx, hash routing (TANDEM_E2E_NODES=2)"
 TANDEM_E2E_DATABASE=postgres TANDEM_E2E_NODES=2 "$TANDEM_VENV/bin/python" -m pytest -q -p no:cacheprovider -rs Tests/e2e
+echo "== pytest Tests/e2e on two nodes behind nginx, round robin (TANDEM_E2E_ROUTING=round-robin)"
+TANDEM_E2E_DATABASE=postgres TANDEM_E2E_NODES=2 TANDEM_E2E_ROUTING=round-robin "$TANDEM_VENV/bin/python" -m pytest -q -p no:cacheprovider -rs Tests/e2e
 
 # Issue 38's attacks (memory, stalls, limits, access that ends, secrets) once more on the
 # release binary (the stall tests with one event loop), as the issue measured them: the figures that count are

@@ -101,7 +101,7 @@ struct MachineHarness {
         case .peerCloses:
             machine.peerClosed()
         case .shutdown:
-            machine.beginShutdown()
+            machine.beginShutdown(now: now)
         case .socketFails:
             _ = machine.close()
         }

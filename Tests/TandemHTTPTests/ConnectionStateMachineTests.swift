@@ -114,8 +114,30 @@ struct ConnectionPipeliningTests {
         ])
     }
 
-    @Test func shutdownClosesAnIdleConnectionAtOnce() {
-        expectActions([(.shutdown, ["close"])])
+    @Test func shutdownClosesAConnectionQuietForAWhileAtOnce() {
+        expectActions([
+            (.receive(Raw.get("/a")), ["dispatch 0 GET /a", "write [200]/a"]),
+            (.tick(at: 1), []),
+            (.shutdown, ["close"]),
+        ], harness: MachineHarness(answersAtOnce: true))
+    }
+
+    @Test func shutdownClosesAJustUsedIdleConnectionOnceQuietFor100Milliseconds() {
+        expectActions([
+            (.receive(Raw.get("/a")), ["dispatch 0 GET /a", "write [200]/a"]),
+            (.shutdown, []),
+            (.tick(at: 0.05), []),
+            (.tick(at: 0.1), ["close"]),
+        ], harness: MachineHarness(answersAtOnce: true))
+    }
+
+    @Test func aRequestArrivingOnAnIdleConnectionJustAfterShutdownIsAnsweredWithClose() {
+        expectActions([
+            (.receive(Raw.get("/a")), ["dispatch 0 GET /a", "write [200]/a"]),
+            (.shutdown, []),
+            (.tick(at: 0.05), []),
+            (.receive(Raw.get("/b")), ["dispatch 1 GET /b", "write [200 close]/b", "linger"]),
+        ], harness: MachineHarness(answersAtOnce: true))
     }
 
     @Test func shutdownAnswersWhatIsInFlightWithCloseAndReadsNothingMore() {

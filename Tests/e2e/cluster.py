@@ -5,7 +5,8 @@ With `TANDEM_E2E_NODES=2` (and `TANDEM_E2E_DATABASE=postgres`) a `TandemServer` 
 (`tandem_server.py`). The configuration is the very file `compose.yaml` mounts, with three
 kinds of lines swapped: the two `server tandemN:8080` lines point at the nodes' loopback
 ports, `listen 8080;` becomes a free loopback port, and the temp
-paths move into the server's work folder. nginx (Debian's `nginx-light`) runs in the
+paths move into the server's work folder; with `TANDEM_E2E_ROUTING=round-robin` the
+`hash … consistent` line goes too. nginx (Debian's `nginx-light`) runs in the
 foreground as the current user, one process (`master_process off`), its pid file, error log
 and access log (which names the node of each request) in that folder too.
 """
@@ -41,6 +42,15 @@ def nginx_binary() -> str:
     return found
 
 
+def routing() -> str:
+    """How the balancer picks a node: `hash` (the file as written: a document's requests to
+    one node) or `round-robin` (`TANDEM_E2E_ROUTING=round-robin`: each request to the next)."""
+    value = os.environ.get("TANDEM_E2E_ROUTING", "hash")
+    if value not in ("hash", "round-robin"):
+        raise NginxError(f"TANDEM_E2E_ROUTING must be hash or round-robin, not {value!r}")
+    return value
+
+
 def render(template: str, upstreams: list[int], port: int, prefix: Path) -> str:
     """`deploy/nginx.conf` for loopback: the nodes at `upstreams` (their ports, in the
     order of NODE_NAMES), listening on 127.0.0.1:`port`, temp files under `prefix`. Each
@@ -58,6 +68,8 @@ def render(template: str, upstreams: list[int], port: int, prefix: Path) -> str:
     for name, upstream in zip(NODE_NAMES, upstreams):
         out = swap(rf"^(\s*server\s+){name}:8080\b", rf"\g<1>127.0.0.1:{upstream}", out)
     out = swap(r"^(\s*)listen\s+8080;", rf"\g<1>listen 127.0.0.1:{port};", out)
+    if routing() == "round-robin":
+        out = swap(r"^(\s*)hash\s+\$tandem_route\s+consistent;", r"\g<1># round robin (TANDEM_E2E_ROUTING)", out)
     temp = "".join(f"    {directive} {prefix / folder};\n" for directive, folder in (
         ("client_body_temp_path", "client_body"), ("proxy_temp_path", "proxy"),
         ("fastcgi_temp_path", "fastcgi"), ("uwsgi_temp_path", "uwsgi"), ("scgi_temp_path", "scgi")))

@@ -35,6 +35,8 @@ final class EventLoop: @unchecked Sendable {
     private var listenersPausedUntil: UInt64 = 0
     private var descriptorShortage = false
     private static let acceptBackoff: UInt64 = 100_000_000
+    /// The sweep's period during shutdown: idle connections close soon after they fall quiet.
+    private static let shutdownTick: UInt64 = 20_000_000
 
     init(server: ServerCore) throws {
         self.server = server
@@ -110,7 +112,7 @@ final class EventLoop: @unchecked Sendable {
         defer { events.deallocate() }
         date.refresh()
         while true {
-            let wait = listenersPausedUntil == 0 ? tickNanos : min(tickNanos, Self.acceptBackoff)
+            let wait = listenersPausedUntil == 0 && !stopping ? tickNanos : min(tickNanos, Self.acceptBackoff, Self.shutdownTick)
             let n = epoll_wait(epollFD, events, Int32(maxEvents), Int32(wait / 1_000_000))
             now = MonotonicClock.now()
             date.refresh()
@@ -137,7 +139,7 @@ final class EventLoop: @unchecked Sendable {
                 }
             }
             runTasks()
-            if now &- lastSweep >= tickNanos {
+            if now &- lastSweep >= (stopping ? min(tickNanos, Self.shutdownTick) : tickNanos) {
                 lastSweep = now
                 sweep()
             }

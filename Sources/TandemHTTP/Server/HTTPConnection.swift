@@ -99,7 +99,7 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     func beginShutdown() {
-        machine.beginShutdown()
+        machine.beginShutdown(now: loop.now)
         // Open-ended streams would hold shutdown for the whole grace period: end them now.
         stream?.finish()
         run()

@@ -226,13 +226,16 @@ struct HTTPConnectionStateMachine {
         stopReading(closeWhenDrained: true)
     }
 
-    /// Shutdown began (the driver finishes an open-ended stream itself): an idle connection
-    /// closes now, a busy one after its last response.
-    mutating func beginShutdown() {
+    /// Shutdown began (the driver finishes an open-ended stream itself): a busy connection
+    /// closes after its last response, an idle one once it has been quiet for
+    /// `HTTPConnectionTimers.shutdownQuiet` (at once if it already was). A request that a
+    /// balancer sent on it in the meantime is answered, with `Connection: close`, rather
+    /// than lost to a close that crossed it on the wire.
+    mutating func beginShutdown(now: UInt64) {
         guard lifecycle != .closed else { return }
         shuttingDown = true
         let idle = pendingCount == 0 && output.isEmpty && !streaming && parser.isIdle
-        if idle && lifecycle != .lingering { schedule(.close) }
+        if idle && lifecycle != .lingering && timers.idleExpired(now: now, shuttingDown: true) { schedule(.close) }
     }
 
     /// The driver closed the socket (an error, or the loop ending); false if it was closed already.

@@ -97,10 +97,15 @@ struct HTTPConnectionTimers {
         return stalled || tooSlow
     }
 
-    /// Nothing came or went for the idle timeout (at once, during shutdown).
+    /// Nothing came or went for the idle timeout (during shutdown, for `shutdownQuiet`).
     func idleExpired(now: UInt64, shuttingDown: Bool) -> Bool {
-        now &- max(lastRead, lastWriteProgress) > (shuttingDown ? 0 : timeouts.idle)
+        now &- max(lastRead, lastWriteProgress) >= (shuttingDown ? Self.shutdownQuiet : timeouts.idle)
     }
+
+    /// How long a kept-alive connection must have been quiet before shutdown closes it: a
+    /// balancer reusing it right then gets its request answered instead of a reset it may not
+    /// retry (nginx never resends a POST it wrote). Those quiet longer close at once.
+    static let shutdownQuiet: UInt64 = 100_000_000
 
     /// The body fell silent, or arrives slower than the minimum rate. A body whose start was
     /// not seen yet starts its clock now.

@@ -278,10 +278,18 @@ struct ClusterSync: Sendable {
         if let stored = try cluster.store.session(id) {
             let userName = try stored.userID.flatMap { id throws(StoreError) in try cluster.store.user(id: id)?.name }
             let session = Session(stored, userName: userName)
-            let grantsBefore = sessions.session(id: id)?.grants
+            let before = sessions.session(id: id)
             sessions.refresh(session)
             // Renewed on another node with other grants: what they no longer allow ends here too.
-            if let grantsBefore, grantsBefore != session.grants { sessionEnds.grantsChanged(of: session) }
+            if let before, before.grants != session.grants { sessionEnds.grantsChanged(of: session) }
+            // Renamed on another node: whoever sees it present here hears the new name (with
+            // a document's requests routed to one node, its streams are all here).
+            if let before, before.name != session.name || before.color != session.color {
+                for handle in handles.all() where handle.events.sessions.contains(id)
+                    || handle.executor.sync({ $0.document.selection(for: id) != nil }) {
+                    events.broadcastPresence(handle)
+                }
+            }
         } else if sessions.remove(id: id) != nil {
             // Ended on another node: its selections go here too, and whoever sees it present
             // hears it left (its undo groups go with the documents' journals).
