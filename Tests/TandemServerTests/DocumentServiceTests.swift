@@ -169,7 +169,7 @@ import TandemStore
         let ada = h.session("Ada")
         let level = Self.answerOnceReleased(h, holding: Self.isMeta, { h.service.grouping(begin: true, in: doc, by: ada, completion: $0) })
         #expect(try level.get() == 1)
-        #expect(try h.gated.inner.meta(DocumentService.pendingKey("d")) != nil)
+        #expect(try h.gated.inner.meta(DocumentPersistence.pendingKey("d")) != nil)
 
         h.gated.refuse(with: .full)
         let named = Self.answer { h.service.updateHistory(HistoryPatch(actionName: nil, levelsOfUndo: 3), scope: .session(ada.id), in: doc, completion: $0) }

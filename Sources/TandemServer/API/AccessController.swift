@@ -34,7 +34,7 @@ final class AccessController: RouteController {
             return res.send(error.response)
         }
         let session = req.parameters["session"] ?? ""
-        service.changeAccess(.grant(session: session, role: role), of: handle) { [self] in res.send($0) { .json(accessJSON($0)) } }
+        service.access.changeAccess(.grant(session: session, role: role), of: handle) { [self] in res.send($0) { .json(accessJSON($0)) } }
     }
 
     /// `POST …/members {"user","role"}`: shares with a user by sign-in name. Runs off the
@@ -61,7 +61,7 @@ final class AccessController: RouteController {
             return res.send(error.response)
         }
         sessions.noteUser(id: user.id, displayName: user.displayName)
-        service.changeAccess(.grantPerson(Session.userPrefix + user.id, role: role), of: handle) { [self] in
+        service.access.changeAccess(.grantPerson(Session.userPrefix + user.id, role: role), of: handle) { [self] in
             res.send($0) { .json(accessJSON($0)) }
         }
     }
@@ -70,7 +70,7 @@ final class AccessController: RouteController {
         let handle: DocumentHandle
         do throws(APIError) { handle = try ctx.requestedDocument() } catch { return res.send(error.response) }
         let session = req.parameters["session"] ?? ""
-        service.changeAccess(.revokeMember(session: session), of: handle) { res.send($0) { _ in HTTPResponse(status: .noContent) } }
+        service.access.changeAccess(.revokeMember(session: session), of: handle) { res.send($0) { _ in HTTPResponse(status: .noContent) } }
     }
 
     /// Longest a share link may be made to last: a year.
@@ -94,7 +94,7 @@ final class AccessController: RouteController {
             return res.send(error.response)
         }
         let (link, token) = ShareLink.make(role: role, now: service.now(), expiresIn: expiresIn.map(Double.init))
-        service.changeAccess(.addLink(link), of: handle) { result in
+        service.access.changeAccess(.addLink(link), of: handle) { result in
             res.send(result) { _ in
                 var w = JSONWriter(capacity: 192)
                 DocumentJSON.shareLink(link, token: token, to: &w)
@@ -107,7 +107,7 @@ final class AccessController: RouteController {
         let handle: DocumentHandle
         do throws(APIError) { handle = try ctx.requestedDocument() } catch { return res.send(error.response) }
         let id = req.parameters["link"] ?? ""
-        service.changeAccess(.revokeLink(id: id), of: handle) { res.send($0) { _ in HTTPResponse(status: .noContent) } }
+        service.access.changeAccess(.revokeLink(id: id), of: handle) { res.send($0) { _ in HTTPResponse(status: .noContent) } }
     }
 
     /// `DELETE /sessions/{id}`: the operator ends any session, as the session's own

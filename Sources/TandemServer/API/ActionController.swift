@@ -114,7 +114,7 @@ final class ActionController: RouteController {
                 return res.send(error.response)
             }
             // In a cluster, answered once the other nodes can see it.
-            service.shareSelection(of: session!, in: handle) { result in
+            service.replication.shareSelection(of: session!, in: handle) { result in
                 res.send(result) { _ in .json(DocumentJSON.selected(selection)) }
             }
         case .cut: service.cut(body, in: handle, by: session) { res.send($0) { .json(DocumentJSON.action($0)) } }

@@ -114,7 +114,7 @@ final class EditController: RouteController {
                 if since < st.document.firstAvailableRevision - 1, configuration.archiveBytes > 0 { return .archived }
                 // Core knows how far back its log goes; a base before that is 410.
                 do throws(DocumentError) { _ = try st.document.length(atRevision: min(since, st.document.revision)) } catch { throw .document(error) }
-                if since < st.committedRevision || wait == 0 { return .page(service.changesPage(st, since: since, maxBytes: maxBytes)) }
+                if since < st.committedRevision || wait == 0 { return .page(ChangesPage(st, since: since, maxBytes: maxBytes)) }
                 st.pollers.append(DocumentState.Poller(since: since, deadline: service.now() + wait, answer: pollAnswer(res), caller: ctx.caller))
                 return .waiting
             }
@@ -128,7 +128,7 @@ final class EditController: RouteController {
                 res.send(.json(answer.bytes, headers: link(answer.next)))
             case .archived:
                 service.heavyWork.async(for: handle) { [service, since] in
-                    switch service.archivedPage(of: handle, since: since, maxBytes: maxBytes) {
+                    switch service.persistence.archivedPage(of: handle, since: since, maxBytes: maxBytes) {
                     case .success(let page): res.send(.json(page.bytes, headers: link(page.next)))
                     case .failure(let error): res.send(error.response)
                     }

@@ -61,7 +61,7 @@ final class EventController: RouteController {
                     // last history event), so a resumed client's undo menu follows the
                     // changes it missed.
                     var batch = JSONWriter(capacity: 256)
-                    ServerSentEvents.appendChangeEvents(missed.map { .init(change: $0, notification: DocumentService.notification(of: $0.kind)) },
+                    ServerSentEvents.appendChangeEvents(missed.map { .init(change: $0, notification: ChangePipeline.notification(of: $0.kind)) },
                                                         to: &batch)
                     writer.write(batch.bytes)
                 } else {
@@ -83,11 +83,11 @@ final class EventController: RouteController {
         // A session joining changes the presence everyone sees, the newcomer included: one
         // broadcast tells them all, so the newcomer gets the list once.
         if session != nil {
-            service.broadcastPresence(handle)
+            service.events.broadcastPresence(handle)
         } else {
-            writer.write(ServerSentEvents.frame(id: current, event: "presence", data: service.presenceJSON(handle)))
+            writer.write(ServerSentEvents.frame(id: current, event: "presence", data: service.events.presenceJSON(handle)))
         }
-        writer.onClose { [self] in if let session { service.streamClosed(of: session.id, in: handle) } }
+        writer.onClose { [self] in if let session { service.sessionEnds.streamClosed(of: session.id, in: handle) } }
     }
 
     /// Answered at once on one node; in a cluster once the selection is stored, so that the
@@ -96,7 +96,7 @@ final class EventController: RouteController {
         let answer: (Selection, Session, DocumentHandle)
         do throws(APIError) { answer = try setSelection(req, ctx) } catch { return res.send(error.response) }
         let (selection, session, handle) = answer
-        service.shareSelection(of: session, in: handle) { result in
+        service.replication.shareSelection(of: session, in: handle) { result in
             switch result {
             case .success: res.send(Self.selectionResponse(selection))
             case .failure(let error): res.send(error.response)

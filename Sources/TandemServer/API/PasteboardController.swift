@@ -52,7 +52,7 @@ final class PasteboardController: RouteController {
             return res.send(error.response)
         }
         pasteboards.update(req.parameters["name"] ?? "", persistent: persistent, sharing: sharing, by: s.pasteboardReader,
-                           publish: service.publishPasteboard) { [self] result in
+                           publish: service.events.publishPasteboard) { [self] result in
             res.send(result.map(summaryResponse))
         }
     }
@@ -93,7 +93,7 @@ final class PasteboardController: RouteController {
         } catch {
             return res.send(error.response)
         }
-        pasteboards.write(req.parameters["name"] ?? "", by: ctx.caller.pasteboardReader, publish: service.publishPasteboard, { p, limits throws(PasteboardError) in
+        pasteboards.write(req.parameters["name"] ?? "", by: ctx.caller.pasteboardReader, publish: service.events.publishPasteboard, { p, limits throws(PasteboardError) in
             if replace { try p.setItems(items, limits: limits) } else { try p.addItems(items, limits: limits) }
         }, then: { [self] result in
             res.send(result.map(summaryResponse))

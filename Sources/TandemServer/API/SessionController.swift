@@ -127,7 +127,7 @@ final class SessionController: RouteController {
         let present = service.documents.withLock { Array($0.values) }.filter { h in
             h.events.sessions.contains(id) || h.executor.sync { $0.document.selections[id] != nil }
         }
-        for handle in present { service.broadcastPresence(handle) }
+        for handle in present { service.events.broadcastPresence(handle) }
     }
 
     /// A session as JSON, with its bearer token only in the answer that starts it.

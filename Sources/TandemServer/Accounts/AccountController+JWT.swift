@@ -115,7 +115,7 @@ extension AccountController {
                     store.submit([.deleteSession(id)]) { _ in }
                     return finish(APIError.unauthorized.response)
                 }
-                service.grantsChanged(of: live)
+                service.sessionEnds.grantsChanged(of: live)
                 finish(.json(SessionController.sessionJSON(live, token: nil)))
             }
         }

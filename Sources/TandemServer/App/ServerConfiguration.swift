@@ -60,7 +60,7 @@ public struct ServerConfiguration: Sendable {
     /// holds in memory; past it the oldest changes go, keeping the newest half.
     public var logBudgetBytes = 128 << 20
     /// The same for all documents' logs together: past it, the largest logs are cut back
-    /// first, each to its share (`DocumentService.logShare`).
+    /// first, each to its share (`DocumentPersistence.logShare`).
     public var logTotalBytes = 1 << 30
     /// Bytes (compressed) of changes that left memory the store keeps per document for
     /// `GET …/edits`, the oldest going first; 0 keeps none.

@@ -42,7 +42,7 @@ extension ServerContext {
             ClientLimitsMiddleware(limiter: rateLimiter, clients: clients),
             ClusterSyncMiddleware(service: service),
             AuthenticationMiddleware(session: { [self] request throws(APIError) in try session(of: request) },
-                                     link: { [service] token throws(APIError) in try service.verifyLink(token) },
+                                     link: { [service] token throws(APIError) in try service.handles.verifyLink(token, now: service.now()) },
                                      operatorKey: configuration.adminKey.map(OperatorKey.init),
                                      limiter: rateLimiter, clients: clients,
                                      proxy: proxyIdentity),

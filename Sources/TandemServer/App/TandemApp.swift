@@ -53,7 +53,7 @@ public final class TandemApp: Sendable {
         let context = ServerContext(configuration: configuration, store: store, sessions: sessions, metrics: metrics,
                                     idempotency: idempotency, replication: replication, logger: logger)
         self.context = context
-        try context.service.restoreDocuments(contents.documents)
+        try context.service.persistence.restoreDocuments(contents.documents)
         let archived = try store.archiveSizes()
         context.service.archiveSizes.withLock { $0 = archived }
         // The stored pasteboards (a session's end takes its own, see `storeSessionEnd`).
@@ -110,7 +110,7 @@ public final class TandemApp: Sendable {
         for handle in context.service.documents.withLock({ Array($0.values) }) { handle.events.closeAll() }
         context.pasteboards.events.closeAll()
         server.shutdown(gracePeriod: .milliseconds(Int(gracePeriod * 1000)))
-        context.service.takeSnapshots(all: true)
+        context.service.persistence.takeSnapshots(all: true)
         context.sessionActivity.storeSessionActivity(interval: 0)
         context.store.close()
         dataLock.release()
@@ -124,10 +124,10 @@ public final class TandemApp: Sendable {
             Thread.sleep(forTimeInterval: 0.1)
             let now = context.now()
             // What `/healthz` answers from; a failing store is tried again every second.
-            context.service.keepStoreHealthFresh(probe: now - lastSessionSweep >= 1)
+            context.service.persistence.keepStoreHealthFresh(probe: now - lastSessionSweep >= 1)
             context.service.replication.tick(now: now)
             expirePollers(now: now)
-            context.service.endExpiredLinks(now: now)
+            context.service.sessionEnds.endExpiredLinks(now: now)
             if now - lastKeepAlive >= context.configuration.keepAliveInterval {
                 lastKeepAlive = now
                 sendKeepAlives()
@@ -137,9 +137,9 @@ public final class TandemApp: Sendable {
                 context.sessionActivity.sweepSessions(now: now)
                 context.sessionActivity.endSessionsOfRemovedUsers()
                 context.sessionActivity.storeSessionActivity(interval: context.sessionActivity.lastSeenStoreInterval)
-                context.service.trimLogsToConfiguredLength()
+                context.service.persistence.trimLogsToConfiguredLength()
                 context.service.autosave(now: now)
-                context.service.takeSnapshots()
+                context.service.persistence.takeSnapshots()
             }
             if now - lastIdempotencySweep >= 60 {
                 lastIdempotencySweep = now

@@ -70,7 +70,7 @@ extension DocumentService {
     /// not replay it); once stored, its long-polls get 404 and its streams end.
     func delete(_ handle: DocumentHandle, completion: @escaping Completion<Void>) {
         let id = handle.id
-        store.submit([.deleteDocument(id), .setMeta(Self.pendingKey(id), nil)], delivery: delivery()) { [self] result in
+        store.submit([.deleteDocument(id), .setMeta(DocumentPersistence.pendingKey(id), nil)], delivery: delivery()) { [self] result in
             if case .failure(let error) = result {
                 logger.error("could not delete document \(id): \(error)")
                 return completion(.failure(.storageFailing))

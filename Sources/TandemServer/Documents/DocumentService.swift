@@ -110,48 +110,8 @@ final class DocumentService: Sendable {
     }
 }
 
-// The edge's calls into the parts, spelled as they always were (route handlers, housekeeping
-// and the sequenced units call these).
 extension DocumentService {
-    static func logShare(sizes: [Int], total: Int, each: Int, floor: Int = 1 << 20) -> Int {
-        DocumentPersistence.logShare(sizes: sizes, total: total, each: each, floor: floor)
-    }
-    static func pendingKey(_ id: String) -> String { DocumentPersistence.pendingKey(id) }
-    static func notification(of kind: ChangeKind) -> String { ChangePipeline.notification(of: kind) }
-
-    func verifyLink(_ token: String) throws(APIError) -> Caller.PresentedLink { try handles.verifyLink(token, now: now()) }
-    func accessRules(of handle: DocumentHandle) -> AccessRules { access.accessRules(of: handle) }
-    func changeAccess(_ change: AccessChange, of handle: DocumentHandle, completion: @escaping Completion<AccessRules>) {
-        access.changeAccess(change, of: handle, completion: completion)
-    }
-
-    func broadcastPresence(_ handle: DocumentHandle) { events.broadcastPresence(handle) }
-    func presenceJSON(_ handle: DocumentHandle) -> [UInt8] { events.presenceJSON(handle) }
-    func publishPasteboard(_ event: PasteboardEvent) { events.publishPasteboard(event) }
-    func changesPage(_ st: DocumentState, since: Int, maxBytes: Int) -> ChangesPage { ChangesPage(st, since: since, maxBytes: maxBytes) }
-
-    /// Stores the session's current selection in the document where other nodes see it; `then`
-    /// once stored (at once when there are none).
-    func shareSelection(of session: Session, in handle: DocumentHandle, then: @escaping Completion<Void>) {
-        replication.shareSelection(of: session, in: handle, then: then)
-    }
-
-    func storeSessionEnd(_ session: String, rollBack: Bool, then: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
-        sessionEnds.storeSessionEnd(session, rollBack: rollBack, then: then)
-    }
-    func streamClosed(of session: String, in handle: DocumentHandle) { sessionEnds.streamClosed(of: session, in: handle) }
-    func grantsChanged(of session: Session) { sessionEnds.grantsChanged(of: session) }
-    func endExpiredLinks(now: Double) { sessionEnds.endExpiredLinks(now: now) }
-
-    func restoreDocuments(_ loaded: [LoadedDocument]) throws { try persistence.restoreDocuments(loaded) }
-    func takeSnapshots(all: Bool = false) { persistence.takeSnapshots(all: all) }
-    func trimLogsToConfiguredLength() { persistence.trimLogsToConfiguredLength() }
-    func archivedPage(of handle: DocumentHandle, since: Int, maxBytes: Int) -> Result<(bytes: [UInt8], next: Int?), APIError> {
-        persistence.archivedPage(of: handle, since: since, maxBytes: maxBytes)
-    }
-    func keepStoreHealthFresh(probe: Bool) { persistence.keepStoreHealthFresh(probe: probe) }
     /// The store's health as last seen, for `/healthz` (never a read or a write on the way):
     /// what the replication found among the nodes, else what this node's store says.
     func storeHealth() -> StoreHealth { replication.health(now: now()) ?? persistence.storeHealth() }
-
 }

@@ -60,7 +60,7 @@ final class SessionActivity: Sendable {
             logger.info("session \(s.id) expired")
             // Not an answer to anyone: a refused end is logged, and after a restart the
             // session, still stored, expires again.
-            service.storeSessionEnd(s.id, rollBack: false) { [self] result in
+            service.sessionEnds.storeSessionEnd(s.id, rollBack: false) { [self] result in
                 if case .failure(let error) = result {
                     logger.warning("could not store the end of expired session \(s.id): \(error)")
                 }
@@ -86,7 +86,7 @@ final class SessionActivity: Sendable {
     func endSession(_ id: String, then: @escaping @Sendable (Result<Void, APIError>) -> Void) {
         // Out of the registry first: no request of it starts while its end is stored.
         guard let removed = sessions.removeReinstatable(id: id) else { return then(.success(())) }
-        service.storeSessionEnd(id, rollBack: true) { [self] result in
+        service.sessionEnds.storeSessionEnd(id, rollBack: true) { [self] result in
             if case .failure(let error) = result {
                 sessions.reinstate(removed)
                 logger.error("could not store the end of session \(id): \(error)")

@@ -15,7 +15,7 @@ extension AccessController {
                 summary: "The document's mode, owner, members and share links (never a token)", tag: "Access",
                 responses: [Endpoint.json(200, "The access rules", Schemas.ref("Access"))] + ownerOnly,
                 handler: { [self] _, ctx, res in
-                    res.respond { () throws(APIError) in .json(accessJSON(service.accessRules(of: try ctx.requestedDocument()))) }
+                    res.respond { () throws(APIError) in .json(accessJSON(service.access.accessRules(of: try ctx.requestedDocument()))) }
                 }
             ),
             Endpoint(

@@ -50,7 +50,7 @@ extension EventController {
                 handler: { [self] req, ctx, res in
                     res.respond { () throws(APIError) in
                         let handle = try ctx.requestedDocument()
-                        return .json(service.presenceJSON(handle))
+                        return .json(service.events.presenceJSON(handle))
                     }
                 }
             ),

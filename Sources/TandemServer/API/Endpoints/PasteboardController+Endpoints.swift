@@ -112,7 +112,7 @@ extension PasteboardController {
                     do throws(APIError) { s = try ctx.requireSession(for: "removing a pasteboard") } catch {
                         return res.send(error.response)
                     }
-                    pasteboards.remove(req.parameters["name"] ?? "", by: s.pasteboardReader, publish: service.publishPasteboard) { result in
+                    pasteboards.remove(req.parameters["name"] ?? "", by: s.pasteboardReader, publish: service.events.publishPasteboard) { result in
                         res.send(result.map { HTTPResponse(status: .noContent) })
                     }
                 }
