@@ -100,6 +100,23 @@ struct ClientStreamTests {
         }
     }
 
+    @Test func aRequestQueuedBehindALongStreamFailsAfterTheQueueWait() throws {
+        let stream = StreamingUpstream()
+        try withServer(handler: stream.handler) { server in
+            let upstream = HTTPUpstream(host: "127.0.0.1", port: server.boundPort)
+            try withClientLoop({ $0.maxConnectionsPerUpstream = 1; $0.maxQueueWait = .milliseconds(200) }) { client in
+                let recorder = Recorder()
+                client.run { pool in
+                    pool.send(Self.events, to: upstream, handler: recorder.handler("stream"))
+                    pool.send(Self.events, to: upstream, handler: recorder.handler("queued"))
+                }
+                #expect(recorder.waitForEnd("queued"))
+                #expect(recorder.lines("queued") == ["end queueTimeout"])
+                #expect(recorder.lines("stream") == ["head 200", "body data: 1\n\n"])
+            }
+        }
+    }
+
     @Test func anUpstreamThatNeverAnswersTimesOutAfterTheHeadTimeout() throws {
         try withServer(handler: { _, _ in }) { server in
             let upstream = HTTPUpstream(host: "127.0.0.1", port: server.boundPort)

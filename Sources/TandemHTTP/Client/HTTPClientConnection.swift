@@ -91,7 +91,13 @@ final class HTTPClientConnection: @unchecked Sendable {
             var error: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
-            if error != 0 { machine.connectFailed(error) } else { machine.connected(now: loop.now) }
+            if error != 0 {
+                machine.connectFailed(error)
+            } else if isConnected {
+                machine.connected(now: loop.now)
+            } else {
+                return  // an event meant for this descriptor's previous owner, in the same epoll batch
+            }
             run()
             return
         }
@@ -102,6 +108,14 @@ final class HTTPClientConnection: @unchecked Sendable {
         }
         if events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLRDHUP.rawValue | EPOLLERR.rawValue) != 0 {
             readAvailable()
+        }
+    }
+
+    private var isConnected: Bool {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        return withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) == 0 }
         }
     }
 

@@ -13,7 +13,8 @@ public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertib
         /// connect(2) failed (errno: ECONNREFUSED, EHOSTUNREACH, ...).
         case connectFailed(Int32)
         case connectTimeout
-        /// The upstream closed the connection (or reset it) before the answer was complete.
+        /// The upstream closed the connection before the answer was complete (a reset is
+        /// `io(ECONNRESET)`, a write to a closed connection `io(EPIPE)`).
         case connectionClosed
         /// A read or write failed otherwise (errno).
         case io(Int32)
@@ -25,6 +26,8 @@ public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertib
         case malformedResponse(String)
         /// The upstream already had its maximum of connections and of queued requests.
         case queueFull
+        /// The request waited in the upstream's queue longer than `maxQueueWait`.
+        case queueTimeout
         /// The request cannot be written as given (a bad target or header; the reason).
         case invalidRequest(String)
         /// The event loop is stopping.
@@ -52,6 +55,7 @@ public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertib
         case .bodyTimeout: what = "the response body fell silent"
         case .malformedResponse(let code): what = "malformed response (\(code))"
         case .queueFull: what = "too many requests waiting for this upstream"
+        case .queueTimeout: what = "waited too long for a connection to this upstream"
         case .invalidRequest(let why): what = "invalid request: \(why)"
         case .shutdown: what = "the event loop is stopping"
         }

@@ -7,7 +7,8 @@ import Glibc
 /// Promises:
 /// - Per upstream, at most `maxConnectionsPerUpstream` connections (connecting, busy or
 ///   idle). A request beyond them waits in a FIFO queue of at most `maxQueuedPerUpstream`,
-///   and fails with `queueFull` beyond that.
+///   and fails with `queueFull` beyond that, or with `queueTimeout` after `maxQueueWait`
+///   there (an answer streamed for long, Server-Sent Events, holds its connection all along).
 /// - An idle connection is reused before a new one is opened, the most recently used
 ///   first (LIFO: the rest grow idle and are closed after `idleTimeout`, so the pool
 ///   shrinks back after a burst).
@@ -22,6 +23,8 @@ public final class HTTPClientPool: @unchecked Sendable {
     public struct Configuration: Sendable, Equatable {
         public var maxConnectionsPerUpstream: Int
         public var maxQueuedPerUpstream: Int
+        /// Longest a request waits in the queue for a connection.
+        public var maxQueueWait: Duration
         /// An idle connection is closed after this.
         public var idleTimeout: Duration
         public var connectTimeout: Duration
@@ -30,10 +33,12 @@ public final class HTTPClientPool: @unchecked Sendable {
         /// A larger answer head fails the request (`malformedResponse("head_too_large")`).
         public var maxHeadBytes: Int
 
-        public init(maxConnectionsPerUpstream: Int = 8, maxQueuedPerUpstream: Int = 256, idleTimeout: Duration = .seconds(30),
+        public init(maxConnectionsPerUpstream: Int = 8, maxQueuedPerUpstream: Int = 256, maxQueueWait: Duration = .seconds(10),
+                    idleTimeout: Duration = .seconds(30),
                     connectTimeout: Duration = .seconds(3), headTimeout: Duration = .seconds(30), maxHeadBytes: Int = 64 * 1024) {
             self.maxConnectionsPerUpstream = max(1, maxConnectionsPerUpstream)
             self.maxQueuedPerUpstream = max(0, maxQueuedPerUpstream)
+            self.maxQueueWait = maxQueueWait
             self.idleTimeout = idleTimeout
             self.connectTimeout = connectTimeout
             self.headTimeout = headTimeout
@@ -113,6 +118,7 @@ public final class HTTPClientPool: @unchecked Sendable {
         } else if u.open < configuration.maxConnectionsPerUpstream {
             open(for: task, u)
         } else if u.queue.count < configuration.maxQueuedPerUpstream {
+            task.queuedAt = loop.now
             u.queue.append(task)
         } else {
             failLater(task, HTTPClientError(.queueFull))
@@ -239,6 +245,18 @@ public final class HTTPClientPool: @unchecked Sendable {
             conn.cancel()
         } else if let u = upstreams[task.upstream] {
             u.queue.removeAll { $0 === task }
+        }
+    }
+
+    /// The loop's timer: fails requests queued for longer than `maxQueueWait` (the oldest
+    /// are first in each queue).
+    func sweep(now: UInt64) {
+        let limit = configuration.maxQueueWait.nanoseconds
+        for u in upstreams.values {
+            while let first = u.queue.first, now &- first.queuedAt > limit {
+                u.queue.removeFirst()
+                first.end(.failure(HTTPClientError(.queueTimeout)))
+            }
         }
     }
 

@@ -61,6 +61,8 @@ public final class HTTPClientTask: @unchecked Sendable {
     /// of the answer may be a close the upstream made while the connection sat idle.
     var reused = false
     var retried = false
+    /// When it entered its upstream's queue (the loop's clock).
+    var queuedAt: UInt64 = 0
     /// Ended or cancelled: the handler hears nothing more.
     var done = false
     public private(set) var isCancelled = false

@@ -11,7 +11,8 @@
 ///
 /// Promises:
 /// - Exactly one of `.finish` or `.fail` ends each request started, and nothing follows
-///   either for that request; a connection closed with no request in flight says `.close`.
+///   either for that request; a connection closed with no request in flight, or cancelled,
+///   says `.close` (and a cancel drops the actions not yet taken).
 /// - `.finish(reusable: true)` only when neither side asked to close (RFC 9112 §9.3: a
 ///   `Connection: close`, or HTTP/1.0 without keep-alive), the body was not delimited by
 ///   the close, the whole request was written and no stray byte followed the answer.

@@ -171,6 +171,7 @@ final class EventLoop: @unchecked Sendable {
     private func sweep() {
         for case let conn? in connections { conn.checkTimeouts(now: now) }
         for case let client? in clients { client.checkTimeouts(now: now) }
+        pool?.sweep(now: now)
     }
 
     // MARK: upstream connections
