@@ -12,13 +12,18 @@ import Glibc
 /// - An idle connection is reused before a new one is opened, the most recently used
 ///   first (LIFO: the rest grow idle and are closed after `idleTimeout`, so the pool
 ///   shrinks back after a burst).
-/// - A request that fails on a reused connection before any byte of its answer arrived is
-///   sent once more, on a new connection, when it is idempotent (GET, HEAD, PUT, DELETE,
-///   OPTIONS, TRACE) or carries an `Idempotency-Key`; otherwise the failure is its answer.
+/// - A request whose reused connection was closed or reset before any byte of its answer
+///   arrived (the upstream closed it while idle, as the request crossed) is sent once more,
+///   on a new connection, when it is idempotent (GET, HEAD, PUT, DELETE, OPTIONS, TRACE) or
+///   carries an `Idempotency-Key`; otherwise, and after a timeout, the failure is its answer.
 /// - The handler is always called on the loop, never from inside `send`.
 ///
 /// Loop-confined: `send` must be called on the pool's loop (`current` from a handler or a
-/// request's executor; `execute` from any other thread).
+/// request's executor; `execute` from any other thread). Names are resolved on the loop
+/// (getaddrinfo blocks): once per upstream, again only after a connect fails; numeric
+/// addresses never wait. Timeouts are checked on the loop's tick (at most 250 ms apart).
+/// There is no flow control: the answer is read as fast as the upstream sends it, and a
+/// relay whose downstream falls behind (its stream writer refusing) should `cancel`.
 public final class HTTPClientPool: @unchecked Sendable {
     public struct Configuration: Sendable, Equatable {
         public var maxConnectionsPerUpstream: Int
@@ -217,7 +222,7 @@ public final class HTTPClientPool: @unchecked Sendable {
                 return
             }
             task.connection = nil
-            if !error.answerStarted, task.reused, !task.retried, task.request.isRetryable, !stopped {
+            if Self.lostOnStaleConnection(error), task.reused, !task.retried, task.request.isRetryable, !stopped {
                 // Before the queue: the slot this connection held is the retry's.
                 task.retried = true
                 dispatch(task, fresh: true)
@@ -231,6 +236,16 @@ public final class HTTPClientPool: @unchecked Sendable {
             conn.task = nil
             gone(conn, u)
             serveQueue(u)
+        }
+    }
+
+    /// The connection went away before any byte of the answer, as one the upstream closed
+    /// while it sat idle does; not a timeout (the upstream is slow, and would be asked twice).
+    static func lostOnStaleConnection(_ error: HTTPClientError) -> Bool {
+        guard !error.answerStarted else { return false }
+        switch error.kind {
+        case .connectionClosed, .io: return true
+        default: return false
         }
     }
 
