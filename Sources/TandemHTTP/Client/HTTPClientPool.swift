@@ -25,13 +25,18 @@ import Glibc
 /// There is no flow control: the answer is read as fast as the upstream sends it, and a
 /// relay whose downstream falls behind (its stream writer refusing) should `cancel`.
 public final class HTTPClientPool: @unchecked Sendable {
+    /// The pool's limits and timeouts, the same for every upstream; set per server in
+    /// `HTTPServer.Configuration.client`.
     public struct Configuration: Sendable, Equatable {
+        /// Connections to one upstream, connecting, busy and idle together (at least 1).
         public var maxConnectionsPerUpstream: Int
+        /// Requests waiting for one of them; 0: none wait, a request beyond the limit fails.
         public var maxQueuedPerUpstream: Int
         /// Longest a request waits in the queue for a connection.
         public var maxQueueWait: Duration
         /// An idle connection is closed after this.
         public var idleTimeout: Duration
+        /// From the socket's creation to an established connection.
         public var connectTimeout: Duration
         /// From the request's last byte written to the end of the answer's head.
         public var headTimeout: Duration

@@ -16,6 +16,7 @@ public final class HTTPClientTask: @unchecked Sendable {
     var queuedAt: UInt64 = 0
     /// Ended or cancelled: the handler hears nothing more.
     var done = false
+    /// `cancel` has taken effect (read it on the loop).
     public private(set) var isCancelled = false
 
     init(request: HTTPClientRequest, upstream: HTTPUpstream, pool: HTTPClientPool,
