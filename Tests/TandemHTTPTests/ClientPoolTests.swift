@@ -30,6 +30,31 @@ struct ClientPoolTests {
         }
     }
 
+    /// Each next request sent from the previous one's `end`, on the loop, while the
+    /// connection is still performing its actions: it takes the connection just freed.
+    @Test func aRequestSentFromTheEndOfTheLastOneReusesItsConnection() throws {
+        let peers = PeerLog()
+        try withServer(handler: { request, responder in
+            peers.add(request.remoteAddress)
+            echoHandler(request, responder)
+        }) { server in
+            let upstream = HTTPUpstream(host: "127.0.0.1", port: server.boundPort)
+            try withClientLoop { client in
+                let recorder = Recorder()
+                client.run { pool in Self.chain(1, of: 4, pool, upstream, recorder) }
+                #expect(recorder.waitForEnd("r4"))
+                for i in 1...4 { #expect(recorder.lines("r\(i)") == ["head 200", "body GET /r\(i) ", "end ok"]) }
+                #expect(peers.distinct == 1)
+            }
+        }
+    }
+
+    static func chain(_ i: Int, of n: Int, _ pool: HTTPClientPool, _ upstream: HTTPUpstream, _ recorder: Recorder) {
+        pool.send(get("/r\(i)"), to: upstream, handler: recorder.handler("r\(i)", onEnd: {
+            if i < n { chain(i + 1, of: n, pool, upstream, recorder) }
+        }))
+    }
+
     @Test func theHostAndLengthAreTheClientsAndHopByHopFieldsAreDropped() throws {
         let seen = Mutex<HTTPHeaders>([:])
         try withServer(handler: { request, responder in
