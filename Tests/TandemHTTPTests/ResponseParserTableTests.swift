@@ -49,6 +49,10 @@ struct ResponseParserTableTests {
         ("100 Continue is skipped", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx", true, false,
          Outcome(status: 200, body: "x", reusable: true)),
         ("until close", "HTTP/1.0 200 OK\r\n\r\nall of it", true, true, Outcome(status: 200, body: "all of it", reusable: false)),
+        ("HTTP/1.0 closes unless asked", "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok", true, false,
+         Outcome(status: 200, body: "ok", reusable: false)),
+        ("HTTP/1.0 with keep-alive", "HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 2\r\n\r\nok", true, false,
+         Outcome(status: 200, body: "ok", reusable: true)),
         ("the same length twice", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok", true, false,
          Outcome(status: 200, body: "ok", reusable: true)),
     ]
@@ -102,5 +106,13 @@ struct ResponseParserTableTests {
         guard case .head(let head) = events.first else { Issue.record("no head"); return }
         #expect(head.value("etag") == "\"r7\"")
         #expect(head.headers.map(\.name) == ["etag", "content-length"])
+    }
+
+    @Test func bytesPastTheResponseAreCountedAndTheVersionKept() throws {
+        var parser = HTTPResponseParser()
+        let events = try parser.feed(Array("HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\nxyz".utf8))
+        guard case .head(let head) = events.first else { Issue.record("no head"); return }
+        #expect(head.minorVersion == 0)
+        #expect(parser.bufferedByteCount == 3)
     }
 }

@@ -12,9 +12,11 @@ public struct HTTPResponseParser: Sendable {
         public var reason: String
         /// Names lowercased, in order.
         public var headers: [(name: String, value: String)]
+        /// The minor version of the status line: 0 for HTTP/1.0, 1 for HTTP/1.1.
+        public var minorVersion = 1
 
         public static func == (a: Head, b: Head) -> Bool {
-            a.status == b.status && a.reason == b.reason && a.headers.map(\.name) == b.headers.map(\.name)
+            a.status == b.status && a.reason == b.reason && a.minorVersion == b.minorVersion && a.headers.map(\.name) == b.headers.map(\.name)
                 && a.headers.map(\.value) == b.headers.map(\.value)
         }
 
@@ -80,7 +82,9 @@ public struct HTTPResponseParser: Sendable {
                 buffer.removeFirst(end + 4)
                 if (100..<200).contains(head.status) { continue }  // interim: skipped
                 events.append(.head(head))
-                keepAlive = !(head.value("connection").map { Self.list($0).contains("close") } ?? false)
+                // RFC 9112 §9.3: `close` ends the connection; HTTP/1.0 keeps it only when asked.
+                let connection = head.value("connection").map { Self.list($0) } ?? []
+                keepAlive = !connection.contains("close") && (head.minorVersion >= 1 || connection.contains("keep-alive"))
                 state = try frame(head)
             case .fixed(let remaining):
                 if remaining == 0 { finishResponse(&events); continue }
@@ -131,6 +135,10 @@ public struct HTTPResponseParser: Sendable {
             }
         }
     }
+
+    /// Bytes read past the end of the response (nothing, from a server that was not sent a
+    /// second request: anything there makes the connection unfit for reuse).
+    public var bufferedByteCount: Int { buffer.count }
 
     /// The server closed the connection: ends a body that runs until close; anything else
     /// unfinished is a truncated response.
@@ -194,7 +202,7 @@ public struct HTTPResponseParser: Sendable {
             let name = String(decoding: line[..<colon].map(HTTPSyntax.lower), as: UTF8.self)
             headers.append((name, Self.trim(Substring(String(decoding: value, as: UTF8.self)))))
         }
-        return Head(status: status, reason: reason, headers: headers)
+        return Head(status: status, reason: reason, headers: headers, minorVersion: statusLine[7] == UInt8(ascii: "0") ? 0 : 1)
     }
 
     /// A comma-separated header list, its elements trimmed and lowercased.

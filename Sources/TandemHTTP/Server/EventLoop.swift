@@ -21,6 +21,10 @@ final class EventLoop: @unchecked Sendable {
     var listeners: [Int32] = []
     @exclusivity(unchecked) private var connections: [HTTPConnection?] = []
     private(set) var connectionCount = 0
+    /// Upstream connections of `clientPool`, by descriptor: a table of their own, so epoll's
+    /// events reach them and the server's connection count and limits never see them.
+    @exclusivity(unchecked) private var clients: [HTTPClientConnection?] = []
+    private var pool: HTTPClientPool?
     let readBuffer: UnsafeMutableRawBufferPointer
     @exclusivity(unchecked) var date = HTTPDateCache()
     @exclusivity(unchecked) var now: UInt64 = MonotonicClock.now()
@@ -133,6 +137,8 @@ final class EventLoop: @unchecked Sendable {
                         wakeArmed.store(false, ordering: .releasing)
                     } else if let conn = fd < connections.count ? connections[Int(fd)] : nil {
                         conn.handle(events: ev.events)
+                    } else if let client = fd < clients.count ? clients[Int(fd)] : nil {
+                        client.handle(events: ev.events)
                     } else if listeners.contains(fd) {
                         acceptAll(fd)
                     }
@@ -145,6 +151,7 @@ final class EventLoop: @unchecked Sendable {
             }
             if stopping && (connectionCount == 0 || now >= graceDeadline) {
                 for case let conn? in connections { conn.close() }
+                closeClients()
                 runTasks()
                 return
             }
@@ -165,6 +172,36 @@ final class EventLoop: @unchecked Sendable {
 
     private func sweep() {
         for case let conn? in connections { conn.checkTimeouts(now: now) }
+        for case let client? in clients { client.checkTimeouts(now: now) }
+        pool?.sweep(now: now)
+    }
+
+    // MARK: upstream connections
+
+    /// This loop's pool of upstream connections, made on first use (on the loop).
+    var clientPool: HTTPClientPool {
+        if let pool { return pool }
+        let made = HTTPClientPool(loop: self, configuration: server.configuration.client)
+        pool = made
+        return made
+    }
+
+    func addClient(_ client: HTTPClientConnection) {
+        let fd = Int(client.fd)
+        if fd >= clients.count { clients.append(contentsOf: repeatElement(nil, count: fd + 64 - clients.count)) }
+        clients[fd] = client
+        register(client.fd, events: EPOLLOUT.rawValue)
+    }
+
+    func removeClient(_ client: HTTPClientConnection) {
+        let fd = Int(client.fd)
+        if fd < clients.count, clients[fd] === client { clients[fd] = nil }
+    }
+
+    /// The loop ends: queued requests and those in flight fail with `shutdown`.
+    private func closeClients() {
+        pool?.shutdown()
+        for case let client? in clients { client.close() }
     }
 
     // MARK: connections

@@ -54,6 +54,8 @@ extension HTTPServer {
         public var uncappedPeer: @Sendable (IPAddress) -> Bool = { _ in false }
         /// Makes the byte stream of an accepted socket (TLS plugs in here).
         public var transportFactory: @Sendable (Int32) -> Transport
+        /// The upstream connections each loop's `HTTPClientPool` keeps (forwarded requests).
+        public var client = HTTPClientPool.Configuration()
         /// One `.info` line per request; errors of the server itself at `.error`.
         public var logger: Logger
         /// accept4(2); tests put a failing one here to see how the loop copes with EMFILE.

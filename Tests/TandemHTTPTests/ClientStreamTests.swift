@@ -1,0 +1,228 @@
+import Dispatch
+import Glibc
+import Synchronization
+import Testing
+@testable import TandemHTTP
+
+/// Streamed answers through the pool: delivered as they come, cancelled by the caller,
+/// timed out, cut by the loop's end, and relayed by a server that forwards to another.
+struct ClientStreamTests {
+    /// A server whose `/events` answer is a stream left open: the test writes and finishes
+    /// it through `writer`; `closed` fires when the stream ends for any reason.
+    final class StreamingUpstream: Sendable {
+        let writer = Mutex<HTTPStreamWriter?>(nil)
+        let closed = DispatchSemaphore(value: 0)
+
+        var handler: HTTPHandler {
+            { [self] _, responder in
+                responder.send(HTTPResponse(headers: ["Content-Type": "text/event-stream"], body: .stream { writer in
+                    writer.onClose { self.closed.signal() }
+                    self.writer.withLock { $0 = writer }
+                    writer.write(Array("data: 1\n\n".utf8))
+                }))
+            }
+        }
+
+        func write(_ text: String) { writer.withLock { _ = $0?.write(Array(text.utf8)) } }
+        func finish() { writer.withLock { $0?.finish() } }
+    }
+
+    static let events = HTTPClientRequest(method: .get, target: "/events", headers: ["Accept": "text/event-stream"], bodyIdleTimeout: nil)
+
+    @Test func aStreamedAnswerIsDeliveredPieceByPieceAsItArrives() throws {
+        let stream = StreamingUpstream()
+        try withServer(handler: stream.handler) { server in
+            let upstream = HTTPUpstream(host: "127.0.0.1", port: server.boundPort)
+            try withClientLoop { client in
+                let recorder = Recorder()
+                client.run { pool in pool.send(Self.events, to: upstream, handler: recorder.handler("s")) }
+                // Each piece arrives while the stream is still open: nothing waits for its end.
+                #expect(recorder.wait { $0.contains("s body data: 1\n\n") })
+                stream.write("data: 2\n\n")
+                #expect(recorder.wait { $0.contains("s body data: 2\n\n") })
+                #expect(!recorder.lines.contains { $0.hasPrefix("s end") })
+                stream.finish()
+                #expect(recorder.waitForEnd("s"))
+                #expect(recorder.lines("s") == ["head 200", "body data: 1\n\n", "body data: 2\n\n", "end ok"])
+                // A chunked stream ends cleanly: its connection is kept.
+                #expect(client.connectionCount(to: upstream) == (1, 1))
+            }
+        }
+    }
+
+    @Test func cancellingMidStreamClosesTheConnectionAndEndsTheUpstreamsStream() throws {
+        let stream = StreamingUpstream()
+        try withServer(handler: stream.handler) { server in
+            let upstream = HTTPUpstream(host: "127.0.0.1", port: server.boundPort)
+            try withClientLoop { client in
+                let recorder = Recorder()
+                let task = Mutex<HTTPClientTask?>(nil)
+                client.run { pool in
+                    // Cancelled from its own body callback, as a relay whose client left would.
+                    let sent = pool.send(Self.events, to: upstream, handler: recorder.handler("c", onBody: { _ in
+                        task.withLock { $0?.cancel() }
+                    }))
+                    task.withLock { $0 = sent }
+                }
+                #expect(recorder.wait { $0.contains("c body data: 1\n\n") })
+                #expect(client.connectionCount(to: upstream) == (0, 0))
+                // The upstream notices once a write fails: its stream closes.
+                var closed = false
+                for _ in 0..<200 where !closed {
+                    stream.write("data: tick\n\n")
+                    closed = stream.closed.wait(timeout: .now() + .milliseconds(20)) == .success
+                }
+                #expect(closed)
+                // Nothing more reached the handler, not even an end.
+                #expect(recorder.lines("c") == ["head 200", "body data: 1\n\n"])
+                #expect(task.withLock { $0?.isCancelled } == true)
+            }
+        }
+    }
+
+    @Test func aQueuedRequestCancelledNeverReachesTheUpstream() throws {
+        let stream = StreamingUpstream()
+        try withServer(handler: stream.handler) { server in
+            let upstream = HTTPUpstream(host: "127.0.0.1", port: server.boundPort)
+            try withClientLoop({ $0.maxConnectionsPerUpstream = 1 }) { client in
+                let recorder = Recorder()
+                client.run { pool in
+                    pool.send(Self.events, to: upstream, handler: recorder.handler("first"))
+                    pool.send(Self.events, to: upstream, handler: recorder.handler("queued")).cancel()
+                }
+                #expect(recorder.wait { $0.contains("first body data: 1\n\n") })
+                stream.finish()
+                #expect(recorder.waitForEnd("first"))
+                usleep(100_000)
+                #expect(recorder.lines("queued").isEmpty)
+                #expect(client.connectionCount(to: upstream) == (1, 1))
+            }
+        }
+    }
+
+    @Test func aRequestQueuedBehindALongStreamFailsAfterTheQueueWait() throws {
+        let stream = StreamingUpstream()
+        try withServer(handler: stream.handler) { server in
+            let upstream = HTTPUpstream(host: "127.0.0.1", port: server.boundPort)
+            try withClientLoop({ $0.maxConnectionsPerUpstream = 1; $0.maxQueueWait = .milliseconds(200) }) { client in
+                let recorder = Recorder()
+                client.run { pool in
+                    pool.send(Self.events, to: upstream, handler: recorder.handler("stream"))
+                    pool.send(Self.events, to: upstream, handler: recorder.handler("queued"))
+                }
+                #expect(recorder.waitForEnd("queued"))
+                #expect(recorder.lines("queued") == ["end queueTimeout"])
+                #expect(recorder.lines("stream") == ["head 200", "body data: 1\n\n"])
+            }
+        }
+    }
+
+    @Test func anUpstreamThatNeverAnswersTimesOutAfterTheHeadTimeout() throws {
+        try withServer(handler: { _, _ in }) { server in
+            let upstream = HTTPUpstream(host: "127.0.0.1", port: server.boundPort)
+            try withClientLoop({ $0.headTimeout = .milliseconds(300) }) { client in
+                let recorder = Recorder()
+                let started = DispatchTime.now()
+                client.run { pool in pool.send(HTTPClientRequest(method: .get, target: "/never"), to: upstream, handler: recorder.handler("t")) }
+                #expect(recorder.waitForEnd("t"))
+                let waited = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+                #expect(recorder.lines("t") == ["end headTimeout"])
+                #expect(waited >= 0.3 && waited < 2)
+            }
+        }
+    }
+
+    @Test func aSilentBodyTimesOutOnlyWhenTheRequestSetsABodyIdleTimeout() throws {
+        let stream = StreamingUpstream()
+        try withServer(handler: stream.handler) { server in
+            let upstream = HTTPUpstream(host: "127.0.0.1", port: server.boundPort)
+            try withClientLoop { client in
+                let recorder = Recorder()
+                let timed = HTTPClientRequest(method: .get, target: "/events", bodyIdleTimeout: .milliseconds(200))
+                client.run { pool in
+                    pool.send(timed, to: upstream, handler: recorder.handler("timed"))
+                    pool.send(Self.events, to: upstream, handler: recorder.handler("open"))
+                }
+                #expect(recorder.waitForEnd("timed"))
+                #expect(recorder.lines("timed") == ["head 200", "body data: 1\n\n", "end bodyTimeout started"])
+                usleep(300_000)
+                #expect(recorder.lines("open") == ["head 200", "body data: 1\n\n"])
+            }
+        }
+    }
+
+    @Test func theLoopsEndFailsARequestInFlight() throws {
+        let stream = StreamingUpstream()
+        try withServer(handler: stream.handler) { server in
+            let upstream = HTTPUpstream(host: "127.0.0.1", port: server.boundPort)
+            try withClientLoop { client in
+                let recorder = Recorder()
+                client.run { pool in pool.send(Self.events, to: upstream, handler: recorder.handler("s")) }
+                #expect(recorder.wait { $0.contains("s body data: 1\n\n") })
+                client.stop()
+                #expect(recorder.lines("s") == ["head 200", "body data: 1\n\n", "end shutdown started"])
+            }
+        }
+    }
+
+    /// What a forwarding handler keeps: the upstream's body pieces until the downstream
+    /// stream has started, then passed straight through.
+    final class Relay: Sendable {
+        private let state = Mutex<(writer: HTTPStreamWriter?, pending: [[UInt8]], finished: Bool)>((nil, [], false))
+
+        func attach(_ writer: HTTPStreamWriter) {
+            state.withLock { s in
+                s.writer = writer
+                for piece in s.pending { writer.write(piece) }
+                s.pending = []
+                if s.finished { writer.finish() }
+            }
+        }
+
+        func write(_ bytes: [UInt8]) {
+            state.withLock { s in if let writer = s.writer { writer.write(bytes) } else { s.pending.append(bytes) } }
+        }
+
+        func finish() {
+            state.withLock { s in if let writer = s.writer { writer.finish() } else { s.finished = true } }
+        }
+    }
+
+    /// The cluster's case: node A forwards a request to node B (from A's handler, on A's
+    /// loop, through `HTTPClientPool.current`) and relays B's event stream as it comes.
+    @Test func aServerRelaysAnotherServersEventStreamThroughItsLoopsPool() throws {
+        let stream = StreamingUpstream()
+        try withServer(handler: stream.handler) { nodeB in
+            let upstream = HTTPUpstream(host: "127.0.0.1", port: nodeB.boundPort)
+            let forward: HTTPHandler = { request, responder in
+                guard let pool = HTTPClientPool.current else {
+                    responder.send(.text("no pool on this thread", status: .internalServerError))
+                    return
+                }
+                let relay = Relay()
+                let forwarded = HTTPClientRequest(method: request.method, target: request.target, headers: request.headers,
+                                                  body: request.body, bodyIdleTimeout: nil)
+                pool.send(forwarded, to: upstream, onHead: { head in
+                    var headers = HTTPHeaders()
+                    if let type = head.headers["Content-Type"] { headers.add("Content-Type", type) }
+                    responder.send(HTTPResponse(status: HTTPStatus(head.status), headers: headers, body: .stream { relay.attach($0) }))
+                }, onBody: { relay.write($0) }, onEnd: { result in
+                    if case .failure = result, !responder.hasSent { responder.send(.text("upstream failed", status: HTTPStatus(502))) }
+                    relay.finish()
+                })
+            }
+            try withServer(handler: forward) { nodeA in
+                let c = try TestClient(port: nodeA.boundPort)
+                try c.send("GET /events HTTP/1.1\r\nHost: a\r\n\r\n")
+                let head = try c.readHeadOnly()
+                #expect(head.status == 200)
+                #expect(head.headers["Content-Type"] == "text/event-stream")
+                #expect(try c.readChunk() == Array("data: 1\n\n".utf8))
+                stream.write("data: 2\n\n")
+                #expect(try c.readChunk() == Array("data: 2\n\n".utf8))
+                stream.finish()
+                #expect(try c.readChunk() == nil)
+            }
+        }
+    }
+}
