@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI stage (issue 41): runs compose.yaml as it is, two Tandem nodes on one PostgreSQL behind
 # nginx, with no image registry (postgres:15 and nginx:1.22 come from Debian's packages, see
-# scripts/docker-images.sh). Waits for both nodes healthy and the balancer answering, then
+# scripts/docker-images.sh). Waits for both nodes healthy and the balancer answering, runs
+# the e2e tests of the shared server through the balancer (TANDEM_E2E_BASE_URL), then
 # through the balancer: concurrent edits from a few clients, `docker kill` of one node in the
 # middle of them, edits that go on (resent with the same Idempotency-Key after a connection
 # error or a 502/503/504), and at the end every acknowledged edit once in the text and the
@@ -72,7 +73,8 @@ BUILT=$(docker image inspect -f '{{.Id}}' tandem:latest)
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 TANDEM_PORT=$(free_port); TANDEM_NODE1_PORT=$(free_port); TANDEM_NODE2_PORT=$(free_port)
-export TANDEM_PORT TANDEM_NODE1_PORT TANDEM_NODE2_PORT
+TANDEM_TYPING_PAUSE=30
+export TANDEM_PORT TANDEM_NODE1_PORT TANDEM_NODE2_PORT TANDEM_TYPING_PAUSE
 BASE=http://127.0.0.1:$TANDEM_PORT
 
 # --- Up, with compose.yaml as it is.
@@ -107,6 +109,19 @@ while [ "$(date +%s)" -lt $deadline ]; do
 done
 [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$BASE/healthz" || true)" = 200 ] || fail "the balancer does not answer 200 on $BASE/healthz"
 pass "the balancer answers GET /healthz with 200 on $BASE"
+
+# --- The e2e tests of the shared server, through the balancer (TANDEM_E2E_BASE_URL): the
+# tests that start servers of their own, or need one process, skip themselves. The nodes run
+# with TANDEM_TYPING_PAUSE=30, the shared server's setting.
+t0=$(date +%s)
+PYTHON=${TANDEM_VENV:+$TANDEM_VENV/bin/python}
+PYTHON=${PYTHON:-python3}
+if ! TANDEM_E2E_BASE_URL=$BASE timeout 900 "$PYTHON" -m pytest -q -p no:cacheprovider Tests/e2e >"$LOG/e2e.log" 2>&1; then
+    grep -E "^(FAILED|ERROR)" "$LOG/e2e.log" >&2 || true
+    tail -n 60 "$LOG/e2e.log" >&2
+    fail "the e2e tests through the balancer"
+fi
+pass "the e2e tests through the balancer: $(tail -n 1 "$LOG/e2e.log" | tr -d '=' | xargs) ($(($(date +%s) - t0)) s)"
 
 # --- Edits through the balancer while one node is killed.
 t0=$(date +%s)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tandem_client import Client, new_session
@@ -11,6 +13,12 @@ from tandem_server import ADMIN_KEY, NODES, ON_POSTGRES, ServerStartError, Tande
 # A long typing pause on the shared server keeps "Typing" coalescing independent of how
 # busy the machine is; the pause itself is tested on a server of its own.
 SHARED_TYPING_PAUSE = 30
+
+# TANDEM_E2E_BASE_URL: the tests of the shared server run against a Tandem that is already
+# up (scripts/test-compose.sh points it at compose.yaml's balancer, its nodes started with
+# TANDEM_TYPING_PAUSE=30 like the shared server); tests that start servers of their own, or
+# need one process (`one_node`), are skipped.
+EXTERNAL = os.environ.get("TANDEM_E2E_BASE_URL", "").rstrip("/")
 
 
 def pytest_configure(config):
@@ -69,6 +77,8 @@ def pytest_runtest_makereport(item, call):
 def _start_server():
     """Starts extra servers with other settings; all are stopped when the run ends (those in
     `owner`, a list, also when their owner says so)."""
+    if EXTERNAL:
+        pytest.skip("starts servers of its own (TANDEM_E2E_BASE_URL runs the shared server's tests)")
     started: list[TandemServer] = []
 
     def start(owner: list[TandemServer] | None = None, **settings) -> TandemServer:
@@ -95,7 +105,22 @@ def access_server(_start_server) -> TandemServer:
                          extra_args=("--admin-key", ADMIN_KEY, "--durability", "off"))
 
 
-if NODES == 1:
+if EXTERNAL:
+    @pytest.fixture
+    def servers(_start_server):
+        return _start_server
+
+    @pytest.fixture
+    def server(_start_server):
+        return _start_server
+
+    @pytest.fixture
+    def base(request) -> str:
+        if one_node_reason(request.node) is not None:
+            pytest.skip("needs one process, not a balancer in front (`one_node`)")
+        return EXTERNAL
+
+elif NODES == 1:
     @pytest.fixture(scope="session")
     def servers(_start_server):
         """`servers(**settings)` starts a server with other settings (`TandemServer`'s
