@@ -11,22 +11,16 @@ struct ClientPoolTests {
 
     @Test func threeSequentialRequestsShareOneConnection() throws {
         let peers = PeerLog()
-        try withServer(handler: { request, responder in
-            peers.add(request.remoteAddress)
-            echoHandler(request, responder)
-        }) { server in
-            let upstream = HTTPUpstream(host: "127.0.0.1", port: server.boundPort)
-            try withClientLoop { client in
-                let recorder = Recorder()
-                for i in 1...3 {
-                    client.run { pool in pool.send(Self.get("/r\(i)"), to: upstream, handler: recorder.handler("r\(i)")) }
-                    #expect(recorder.waitForEnd("r\(i)"))
-                    #expect(recorder.lines("r\(i)") == ["head 200", "body GET /r\(i) ", "end ok"])
-                }
-                #expect(peers.requests == 3)
-                #expect(peers.distinct == 1)
-                #expect(client.connectionCount(to: upstream) == (1, 1))
+        try withUpstream(handler: peers.echo) { upstream, client in
+            let recorder = Recorder()
+            for i in 1...3 {
+                client.run { pool in pool.send(Self.get("/r\(i)"), to: upstream, handler: recorder.handler("r\(i)")) }
+                #expect(recorder.waitForEnd("r\(i)"))
+                #expect(recorder.lines("r\(i)") == ["head 200", "body GET /r\(i) ", "end ok"])
             }
+            #expect(peers.requests == 3)
+            #expect(peers.distinct == 1)
+            #expect(client.connectionCount(to: upstream) == (1, 1))
         }
     }
 
@@ -34,18 +28,12 @@ struct ClientPoolTests {
     /// connection is still performing its actions: it takes the connection just freed.
     @Test func aRequestSentFromTheEndOfTheLastOneReusesItsConnection() throws {
         let peers = PeerLog()
-        try withServer(handler: { request, responder in
-            peers.add(request.remoteAddress)
-            echoHandler(request, responder)
-        }) { server in
-            let upstream = HTTPUpstream(host: "127.0.0.1", port: server.boundPort)
-            try withClientLoop { client in
-                let recorder = Recorder()
-                client.run { pool in Self.chain(1, of: 4, pool, upstream, recorder) }
-                #expect(recorder.waitForEnd("r4"))
-                for i in 1...4 { #expect(recorder.lines("r\(i)") == ["head 200", "body GET /r\(i) ", "end ok"]) }
-                #expect(peers.distinct == 1)
-            }
+        try withUpstream(handler: peers.echo) { upstream, client in
+            let recorder = Recorder()
+            client.run { pool in Self.chain(1, of: 4, pool, upstream, recorder) }
+            #expect(recorder.waitForEnd("r4"))
+            for i in 1...4 { #expect(recorder.lines("r\(i)") == ["head 200", "body GET /r\(i) ", "end ok"]) }
+            #expect(peers.distinct == 1)
         }
     }
 
@@ -140,27 +128,21 @@ struct ClientPoolTests {
 
     @Test func anIdleConnectionTheServerClosedIsReplacedByAFreshOne() throws {
         let peers = PeerLog()
-        try withServer({ $0.timeouts.idle = .milliseconds(300) }, handler: { request, responder in
-            peers.add(request.remoteAddress)
-            echoHandler(request, responder)
-        }) { server in
-            let upstream = HTTPUpstream(host: "127.0.0.1", port: server.boundPort)
-            try withClientLoop { client in
-                let recorder = Recorder()
-                client.run { pool in pool.send(Self.get("/a"), to: upstream, handler: recorder.handler("a")) }
-                #expect(recorder.waitForEnd("a"))
-                // The server's idle timeout closes it; the pool sees the EOF and lets it go.
-                var dropped = false
-                for _ in 0..<300 where !dropped {
-                    usleep(10_000)
-                    dropped = client.connectionCount(to: upstream) == (0, 0)
-                }
-                #expect(dropped)
-                client.run { pool in pool.send(Self.get("/b"), to: upstream, handler: recorder.handler("b")) }
-                #expect(recorder.waitForEnd("b"))
-                #expect(recorder.lines("b") == ["head 200", "body GET /b ", "end ok"])
-                #expect(peers.distinct == 2)
+        try withUpstream({ $0.timeouts.idle = .milliseconds(300) }, handler: peers.echo) { upstream, client in
+            let recorder = Recorder()
+            client.run { pool in pool.send(Self.get("/a"), to: upstream, handler: recorder.handler("a")) }
+            #expect(recorder.waitForEnd("a"))
+            // The server's idle timeout closes it; the pool sees the EOF and lets it go.
+            var dropped = false
+            for _ in 0..<300 where !dropped {
+                usleep(10_000)
+                dropped = client.connectionCount(to: upstream) == (0, 0)
             }
+            #expect(dropped)
+            client.run { pool in pool.send(Self.get("/b"), to: upstream, handler: recorder.handler("b")) }
+            #expect(recorder.waitForEnd("b"))
+            #expect(recorder.lines("b") == ["head 200", "body GET /b ", "end ok"])
+            #expect(peers.distinct == 2)
         }
     }
 

@@ -31,52 +31,46 @@ struct ClientStreamTests {
 
     @Test func aStreamedAnswerIsDeliveredPieceByPieceAsItArrives() throws {
         let stream = StreamingUpstream()
-        try withServer(handler: stream.handler) { server in
-            let upstream = HTTPUpstream(host: "127.0.0.1", port: server.boundPort)
-            try withClientLoop { client in
-                let recorder = Recorder()
-                client.run { pool in pool.send(Self.events, to: upstream, handler: recorder.handler("s")) }
-                // Each piece arrives while the stream is still open: nothing waits for its end.
-                #expect(recorder.wait { $0.contains("s body data: 1\n\n") })
-                stream.write("data: 2\n\n")
-                #expect(recorder.wait { $0.contains("s body data: 2\n\n") })
-                #expect(!recorder.lines.contains { $0.hasPrefix("s end") })
-                stream.finish()
-                #expect(recorder.waitForEnd("s"))
-                #expect(recorder.lines("s") == ["head 200", "body data: 1\n\n", "body data: 2\n\n", "end ok"])
-                // A chunked stream ends cleanly: its connection is kept.
-                #expect(client.connectionCount(to: upstream) == (1, 1))
-            }
+        try withUpstream(handler: stream.handler) { upstream, client in
+            let recorder = Recorder()
+            client.run { pool in pool.send(Self.events, to: upstream, handler: recorder.handler("s")) }
+            // Each piece arrives while the stream is still open: nothing waits for its end.
+            #expect(recorder.wait { $0.contains("s body data: 1\n\n") })
+            stream.write("data: 2\n\n")
+            #expect(recorder.wait { $0.contains("s body data: 2\n\n") })
+            #expect(!recorder.lines.contains { $0.hasPrefix("s end") })
+            stream.finish()
+            #expect(recorder.waitForEnd("s"))
+            #expect(recorder.lines("s") == ["head 200", "body data: 1\n\n", "body data: 2\n\n", "end ok"])
+            // A chunked stream ends cleanly: its connection is kept.
+            #expect(client.connectionCount(to: upstream) == (1, 1))
         }
     }
 
     @Test func cancellingMidStreamClosesTheConnectionAndEndsTheUpstreamsStream() throws {
         let stream = StreamingUpstream()
-        try withServer(handler: stream.handler) { server in
-            let upstream = HTTPUpstream(host: "127.0.0.1", port: server.boundPort)
-            try withClientLoop { client in
-                let recorder = Recorder()
-                let task = Mutex<HTTPClientTask?>(nil)
-                client.run { pool in
-                    // Cancelled from its own body callback, as a relay whose client left would.
-                    let sent = pool.send(Self.events, to: upstream, handler: recorder.handler("c", onBody: { _ in
-                        task.withLock { $0?.cancel() }
-                    }))
-                    task.withLock { $0 = sent }
-                }
-                #expect(recorder.wait { $0.contains("c body data: 1\n\n") })
-                #expect(client.connectionCount(to: upstream) == (0, 0))
-                // The upstream notices once a write fails: its stream closes.
-                var closed = false
-                for _ in 0..<200 where !closed {
-                    stream.write("data: tick\n\n")
-                    closed = stream.closed.wait(timeout: .now() + .milliseconds(20)) == .success
-                }
-                #expect(closed)
-                // Nothing more reached the handler, not even an end.
-                #expect(recorder.lines("c") == ["head 200", "body data: 1\n\n"])
-                #expect(task.withLock { $0?.isCancelled } == true)
+        try withUpstream(handler: stream.handler) { upstream, client in
+            let recorder = Recorder()
+            let task = Mutex<HTTPClientTask?>(nil)
+            client.run { pool in
+                // Cancelled from its own body callback, as a relay whose client left would.
+                let sent = pool.send(Self.events, to: upstream, handler: recorder.handler("c", onBody: { _ in
+                    task.withLock { $0?.cancel() }
+                }))
+                task.withLock { $0 = sent }
             }
+            #expect(recorder.wait { $0.contains("c body data: 1\n\n") })
+            #expect(client.connectionCount(to: upstream) == (0, 0))
+            // The upstream notices once a write fails: its stream closes.
+            var closed = false
+            for _ in 0..<200 where !closed {
+                stream.write("data: tick\n\n")
+                closed = stream.closed.wait(timeout: .now() + .milliseconds(20)) == .success
+            }
+            #expect(closed)
+            // Nothing more reached the handler, not even an end.
+            #expect(recorder.lines("c") == ["head 200", "body data: 1\n\n"])
+            #expect(task.withLock { $0?.isCancelled } == true)
         }
     }
 
@@ -134,34 +128,28 @@ struct ClientStreamTests {
 
     @Test func aSilentBodyTimesOutOnlyWhenTheRequestSetsABodyIdleTimeout() throws {
         let stream = StreamingUpstream()
-        try withServer(handler: stream.handler) { server in
-            let upstream = HTTPUpstream(host: "127.0.0.1", port: server.boundPort)
-            try withClientLoop { client in
-                let recorder = Recorder()
-                let timed = HTTPClientRequest(method: .get, target: "/events", bodyIdleTimeout: .milliseconds(200))
-                client.run { pool in
-                    pool.send(timed, to: upstream, handler: recorder.handler("timed"))
-                    pool.send(Self.events, to: upstream, handler: recorder.handler("open"))
-                }
-                #expect(recorder.waitForEnd("timed"))
-                #expect(recorder.lines("timed") == ["head 200", "body data: 1\n\n", "end bodyTimeout started"])
-                usleep(300_000)
-                #expect(recorder.lines("open") == ["head 200", "body data: 1\n\n"])
+        try withUpstream(handler: stream.handler) { upstream, client in
+            let recorder = Recorder()
+            let timed = HTTPClientRequest(method: .get, target: "/events", bodyIdleTimeout: .milliseconds(200))
+            client.run { pool in
+                pool.send(timed, to: upstream, handler: recorder.handler("timed"))
+                pool.send(Self.events, to: upstream, handler: recorder.handler("open"))
             }
+            #expect(recorder.waitForEnd("timed"))
+            #expect(recorder.lines("timed") == ["head 200", "body data: 1\n\n", "end bodyTimeout started"])
+            usleep(300_000)
+            #expect(recorder.lines("open") == ["head 200", "body data: 1\n\n"])
         }
     }
 
     @Test func theLoopsEndFailsARequestInFlight() throws {
         let stream = StreamingUpstream()
-        try withServer(handler: stream.handler) { server in
-            let upstream = HTTPUpstream(host: "127.0.0.1", port: server.boundPort)
-            try withClientLoop { client in
-                let recorder = Recorder()
-                client.run { pool in pool.send(Self.events, to: upstream, handler: recorder.handler("s")) }
-                #expect(recorder.wait { $0.contains("s body data: 1\n\n") })
-                client.stop()
-                #expect(recorder.lines("s") == ["head 200", "body data: 1\n\n", "end shutdown started"])
-            }
+        try withUpstream(handler: stream.handler) { upstream, client in
+            let recorder = Recorder()
+            client.run { pool in pool.send(Self.events, to: upstream, handler: recorder.handler("s")) }
+            #expect(recorder.wait { $0.contains("s body data: 1\n\n") })
+            client.stop()
+            #expect(recorder.lines("s") == ["head 200", "body data: 1\n\n", "end shutdown started"])
         }
     }
 

@@ -114,6 +114,8 @@ final class PeerLog: Sendable {
     func add(_ address: String) { peers.withLock { $0.append(address) } }
     var distinct: Int { peers.withLock { Set($0).count } }
     var requests: Int { peers.withLock { $0.count } }
+    /// `echoHandler`, noting each request's peer.
+    var echo: HTTPHandler { { [self] request, responder in add(request.remoteAddress); echoHandler(request, responder) } }
 }
 
 /// A port nothing listens on (bound a moment, then closed).
@@ -201,5 +203,16 @@ final class FakeUpstream: Sendable {
             if tail.suffix(4) == [13, 10, 13, 10] { return true }
         }
         return false
+    }
+}
+
+/// A real server answering with `handler` (`withServer`) and a client loop to send to it.
+func withUpstream(
+    _ tune: (inout HTTPServer.Configuration) -> Void = { _ in },
+    handler: @escaping HTTPHandler,
+    _ body: (HTTPUpstream, ClientLoop) throws -> Void
+) throws {
+    try withServer(tune, handler: handler) { server in
+        try withClientLoop { client in try body(HTTPUpstream(host: "127.0.0.1", port: server.boundPort), client) }
     }
 }
