@@ -5,7 +5,7 @@ import Testing
 @testable import TandemHTTP
 
 /// Streamed answers through the pool: delivered as they come, cancelled by the caller,
-/// timed out, cut by the loop's end, and relayed by a server that forwards to another.
+/// timed out and cut by the loop's end (`ClientRelayTests` relays them).
 struct ClientStreamTests {
     /// A server whose `/events` answer is a stream left open: the test writes and finishes
     /// it through `writer`; `closed` fires when the stream ends for any reason.
@@ -150,67 +150,6 @@ struct ClientStreamTests {
             #expect(recorder.wait { $0.contains("s body data: 1\n\n") })
             client.stop()
             #expect(recorder.lines("s") == ["head 200", "body data: 1\n\n", "end shutdown started"])
-        }
-    }
-
-    /// What a forwarding handler keeps: the upstream's body pieces until the downstream
-    /// stream has started, then passed straight through.
-    final class Relay: Sendable {
-        private let state = Mutex<(writer: HTTPStreamWriter?, pending: [[UInt8]], finished: Bool)>((nil, [], false))
-
-        func attach(_ writer: HTTPStreamWriter) {
-            state.withLock { s in
-                s.writer = writer
-                for piece in s.pending { writer.write(piece) }
-                s.pending = []
-                if s.finished { writer.finish() }
-            }
-        }
-
-        func write(_ bytes: [UInt8]) {
-            state.withLock { s in if let writer = s.writer { writer.write(bytes) } else { s.pending.append(bytes) } }
-        }
-
-        func finish() {
-            state.withLock { s in if let writer = s.writer { writer.finish() } else { s.finished = true } }
-        }
-    }
-
-    /// The cluster's case: node A forwards a request to node B (from A's handler, on A's
-    /// loop, through `HTTPClientPool.current`) and relays B's event stream as it comes.
-    @Test func aServerRelaysAnotherServersEventStreamThroughItsLoopsPool() throws {
-        let stream = StreamingUpstream()
-        try withServer(handler: stream.handler) { nodeB in
-            let upstream = HTTPUpstream(host: "127.0.0.1", port: nodeB.boundPort)
-            let forward: HTTPHandler = { request, responder in
-                guard let pool = HTTPClientPool.current else {
-                    responder.send(.text("no pool on this thread", status: .internalServerError))
-                    return
-                }
-                let relay = Relay()
-                let forwarded = HTTPClientRequest(method: request.method, target: request.target, headers: request.headers,
-                                                  body: request.body, bodyIdleTimeout: nil)
-                pool.send(forwarded, to: upstream, onHead: { head in
-                    var headers = HTTPHeaders()
-                    if let type = head.headers["Content-Type"] { headers.add("Content-Type", type) }
-                    responder.send(HTTPResponse(status: HTTPStatus(head.status), headers: headers, body: .stream { relay.attach($0) }))
-                }, onBody: { relay.write($0) }, onEnd: { result in
-                    if case .failure = result, !responder.hasSent { responder.send(.text("upstream failed", status: HTTPStatus(502))) }
-                    relay.finish()
-                })
-            }
-            try withServer(handler: forward) { nodeA in
-                let c = try TestClient(port: nodeA.boundPort)
-                try c.send("GET /events HTTP/1.1\r\nHost: a\r\n\r\n")
-                let head = try c.readHeadOnly()
-                #expect(head.status == 200)
-                #expect(head.headers["Content-Type"] == "text/event-stream")
-                #expect(try c.readChunk() == Array("data: 1\n\n".utf8))
-                stream.write("data: 2\n\n")
-                #expect(try c.readChunk() == Array("data: 2\n\n".utf8))
-                stream.finish()
-                #expect(try c.readChunk() == nil)
-            }
         }
     }
 }
