@@ -124,10 +124,7 @@ final class SessionController: RouteController {
 
     /// Everyone looking at a document with this session in it sees its new name.
     private func broadcastPresence(ofSession id: String) {
-        let present = service.documents.withLock { Array($0.values) }.filter { h in
-            h.events.sessions.contains(id) || h.executor.sync { $0.document.selections[id] != nil }
-        }
-        for handle in present { service.events.broadcastPresence(handle) }
+        for handle in service.handles.present(session: id) { service.events.broadcastPresence(handle) }
     }
 
     /// A session as JSON, with its bearer token only in the answer that starts it.

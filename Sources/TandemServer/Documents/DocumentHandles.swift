@@ -36,6 +36,11 @@ final class DocumentHandles: Sendable {
     /// Every open document, in no order.
     func all() -> [DocumentHandle] { byID.withLock { Array($0.values) } }
 
+    /// The open documents where the session is present: watching, or with a selection.
+    func present(session id: String) -> [DocumentHandle] {
+        all().filter { h in h.events.sessions.contains(id) || h.executor.sync { $0.document.selection(for: id) != nil } }
+    }
+
     /// A new document's event channel, counted in `subscribers`.
     func makeEventChannel() -> EventChannel {
         EventChannel(coalescing: coalescing) { [self] delta in subscribers.add(delta) }

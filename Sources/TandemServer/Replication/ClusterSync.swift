@@ -285,10 +285,7 @@ struct ClusterSync: Sendable {
             // Renamed on another node: whoever sees it present here hears the new name (with
             // a document's requests routed to one node, its streams are all here).
             if let before, before.name != session.name || before.color != session.color {
-                for handle in handles.all() where handle.events.sessions.contains(id)
-                    || handle.executor.sync({ $0.document.selection(for: id) != nil }) {
-                    events.broadcastPresence(handle)
-                }
+                for handle in handles.present(session: id) { events.broadcastPresence(handle) }
             }
         } else if sessions.remove(id: id) != nil {
             // Ended on another node: its selections go here too, and whoever sees it present
