@@ -116,7 +116,8 @@ final class EventLoop: @unchecked Sendable {
         defer { events.deallocate() }
         date.refresh()
         while true {
-            let wait = listenersPausedUntil == 0 && !stopping ? tickNanos : min(tickNanos, Self.acceptBackoff, Self.shutdownTick)
+            let wait = stopping ? min(tickNanos, Self.shutdownTick)
+                : listenersPausedUntil == 0 ? tickNanos : min(tickNanos, Self.acceptBackoff)
             let n = epoll_wait(epollFD, events, Int32(maxEvents), Int32(wait / 1_000_000))
             now = MonotonicClock.now()
             date.refresh()
