@@ -13,7 +13,8 @@ final class TestServer {
     var port: Int { app.boundPort }
 
     init(limits: PasteboardLimits = PasteboardLimits(), directory: String? = nil,
-         wrappingStore: (any DocumentStore) -> any DocumentStore = { $0 }) throws {
+         wrappingStore: (any DocumentStore) -> any DocumentStore = { $0 },
+         configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         let dir = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("tandem-paste-\(UUID().uuidString)").path
         self.directory = dir
         var c = ServerConfiguration()
@@ -24,6 +25,7 @@ final class TestServer {
         c.eventLoops = 1
         c.durability = "normal"
         c.pasteboardLimits = limits
+        configure(&c)
         configuration = c
         app = try TandemApp(configuration: c, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, wrappingStore: wrappingStore)
         try app.start()

@@ -78,14 +78,51 @@ import TandemStore
         #expect(try client.send("GET", "/documents/free/text").text == String(repeating: "x", count: 10))
     }
 
+    /// Changes that left memory while their archive write is stuck are not reported gone:
+    /// `GET …/edits` before them waits for the write, then lists them.
+    @Test(arguments: [false, true])
+    func changesWhoseArchiveWriteIsStillOnItsWayAreListedOnceItLands(inMemory: Bool) throws {
+        let isArchive: @Sendable ([StoreWrite]) -> Bool = { writes in
+            writes.contains { if case .archive = $0 { true } else { false } }
+        }
+        let (server, store) = try Self.start(inMemory: inMemory, holding: isArchive) { c in
+            c.logKept = 2
+            c.archiveBytes = 1 << 20
+        }
+        defer { server.stopAndRemove() }
+        let client = server.client
+        #expect(try client.send("POST", "/documents", json: #"{"id": "log"}"#).status == 201)
+        store.close(gate: true)
+        for _ in 0..<5 {
+            #expect(try client.send("POST", "/documents/log/edits", json: #"{"insert": "x", "at": 0}"#).status == 200)
+        }
+        // The housekeeping tick (each second) keeps 2 changes in memory: 1...3 leave it.
+        Self.waitUntil { store.heldCount == 1 }
+        #expect(store.heldCount == 1)
+        let answers = Answers()
+        let listed = Mutex<[Int]>([])
+        Self.request("edits", port: server.port, answers: answers) { client in
+            let reply = try client.send("GET", "/documents/log/edits?since=0")
+            listed.withLock { $0 = reply.json.arrayValue?.compactMap { $0["revision"]?.intValue } ?? [] }
+            return reply
+        }
+        usleep(300_000)
+        #expect(answers.all.isEmpty)
+        store.open()
+        Self.waitUntil { answers.all.count == 1 }
+        #expect(answers.all == ["edits": 200])
+        #expect(listed.withLock { $0 } == [1, 2, 3])
+    }
+
     /// A test server whose store holds back the batches `holding` matches once its gate closes.
-    static func start(inMemory: Bool, holding: @escaping @Sendable ([StoreWrite]) -> Bool) throws -> (TestServer, GatedStore) {
+    static func start(inMemory: Bool, holding: @escaping @Sendable ([StoreWrite]) -> Bool,
+                      configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> (TestServer, GatedStore) {
         let gated = Mutex<GatedStore?>(nil)
         let server = try TestServer(wrappingStore: { inner in
             let store = GatedStore(inMemory ? InMemoryStore() : inner, holds: holding)
             gated.withLock { $0 = store }
             return store
-        })
+        }, configure: configure)
         guard let store = gated.withLock({ $0 }) else {
             server.stopAndRemove()
             throw TestFailure("the server did not wrap its store")

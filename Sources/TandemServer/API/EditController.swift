@@ -127,11 +127,21 @@ final class EditController: RouteController {
                 let answer = page.encode(maxBytes: maxBytes)
                 res.send(.json(answer.bytes, headers: link(answer.next)))
             case .archived:
-                service.heavyWork.async(for: handle) { [service, since] in
-                    switch service.persistence.archivedPage(of: handle, since: since, maxBytes: maxBytes) {
+                let send = { @Sendable (page: Result<(bytes: [UInt8], next: Int?), APIError>) in
+                    switch page {
                     case .success(let page): res.send(.json(page.bytes, headers: link(page.next)))
                     case .failure(let error): res.send(error.response)
                     }
+                }
+                let persistence = service.persistence, heavyWork = service.heavyWork
+                heavyWork.async(for: handle) { [since] in
+                    let page = persistence.archivedPage(of: handle, since: since, maxBytes: maxBytes)
+                    // Not there yet may mean its write is still on its way: ask again once it landed.
+                    if case .failure(let error) = page, error.code == "revision_trimmed",
+                       persistence.archivesInFlight.whenLanded(handle.id, then: {
+                           heavyWork.async(for: handle) { send(persistence.archivedPage(of: handle, since: since, maxBytes: maxBytes)) }
+                       }) { return }
+                    send(page)
                 }
             case .waiting:
                 break

@@ -9,12 +9,14 @@ extension DocumentPersistence {
     /// cuts the document's archive back to `--archive-bytes`. Not waited for: the store
     /// writes in order, so the runs land before anything submitted later (a snapshot without
     /// them). If the write fails, `GET …/edits` finds the gap and answers `410` there.
+    /// `leaving` comes from `trimToKeptTail(_:of:…)`, which counted this write as in flight.
     func archive(_ leaving: [Change], of id: String) {
-        guard configuration.archiveBytes > 0, let first = leaving.first?.revision, let last = leaving.last?.revision else { return }
+        guard let first = leaving.first?.revision, let last = leaving.last?.revision else { return }
         let runs = ChangeArchive.runs(of: leaving, document: id)
         let bytes = runs.reduce(0) { $0 + $1.payload.count }
         let each = configuration.archiveBytes
         store.submit(runs.map(StoreWrite.archive) + [.trimArchive(document: id, keepBytes: each)], delivery: delivery()) { [self] result in
+            defer { archivesInFlight.end(id) }
             switch result {
             case .success: archiveSizes.withLock { $0[id] = min(each, $0[id, default: 0] + bytes) }
             case .failure(let error): logger.warning("could not archive changes \(first)...\(last) of \(id): \(error)")
@@ -46,7 +48,8 @@ extension DocumentPersistence {
 
     /// A page of `GET …/edits` after `since` from the archive (on the heavy-work pool: it
     /// reads the store), and the revision the next page starts after. `410` when the archive
-    /// does not hold `since + 1`.
+    /// does not hold `since + 1`; a caller that gets it while `archivesInFlight` holds writes
+    /// of this document asks again once they landed.
     func archivedPage(of handle: DocumentHandle, since: Int, maxBytes: Int) -> Result<(bytes: [UInt8], next: Int?), APIError> {
         let page: (bytes: [UInt8], last: Int)?
         do {

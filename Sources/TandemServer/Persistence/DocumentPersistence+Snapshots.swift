@@ -43,7 +43,7 @@ extension DocumentPersistence {
                 // A stored snapshot holds the whole log already: one over a smaller share
                 // than when it was taken (others grew) is cut back without another.
                 if changes == 0, !all, Self.overBudget(st.document, budget) {
-                    leaving = Self.trimToKeptTail(&st, journaled: writesJournalAlone, budget: budget, archiving: archiving)
+                    leaving = trimToKeptTail(&st, of: handle.id, budget: budget, archiving: archiving)
                     return nil
                 }
                 // Changes may still be waiting for their commit: a document under steady load
@@ -64,7 +64,7 @@ extension DocumentPersistence {
                 // shutdown snapshot never carries a long history into the next start-up
                 // (see docs/performance.md). (`pending` was read before: the trim's own
                 // journal event goes with the next change, as the trim after a snapshot's does.)
-                leaving = Self.trimToKeptTail(&st, journaled: writesJournalAlone, budget: budget, archiving: archiving)
+                leaving = trimToKeptTail(&st, of: handle.id, budget: budget, archiving: archiving)
                 let snap = st.document.snapshot()
                 // Encoded outside the lock, as it takes milliseconds: edits go on meanwhile.
                 // The store keeps the newest snapshot whatever order they land in, and a
@@ -103,7 +103,7 @@ extension DocumentPersistence {
                 st.lastSnapshotRevision = max(st.lastSnapshotRevision, revision)
                 st.lastSnapshotTime = now()
                 // Changes that came while it was encoded and stored.
-                return Self.trimToKeptTail(&st, journaled: writesJournalAlone, budget: budget, archiving: archiving)
+                return trimToKeptTail(&st, of: handle.id, budget: budget, archiving: archiving)
             }
             archive(later, of: handle.id)
         }

@@ -31,6 +31,8 @@ final class DocumentPersistence: Sendable {
     /// Bytes each document's archive holds in the store, as this process knows them: read
     /// at start, then counted as it archives and trims (`DocumentPersistence+Archive`).
     let archiveSizes = SharedValue<[String: Int]>([:])
+    /// Archive writes not yet stored: `GET …/edits` waits for them before answering `410`.
+    let archivesInFlight = ArchivesInFlight()
 
     init(store: any DocumentStore, configuration: ServerConfiguration, handles: DocumentHandles, events: DocumentEvents,
          logger: Logger, delivery: @escaping @Sendable () -> Delivery, writesJournalAlone: Bool, storedChangesAreOwn: Bool) {

@@ -33,6 +33,14 @@ extension DocumentPersistence {
         return leaving
     }
 
+    /// `trimToKeptTail` under `id`'s executor, with the archive write of what left memory
+    /// counted as in flight from this step on (`ArchivesInFlight`).
+    func trimToKeptTail(_ st: inout DocumentState, of id: String, budget: Int, archiving: Bool) -> [Change] {
+        let leaving = Self.trimToKeptTail(&st, journaled: writesJournalAlone, budget: budget, archiving: archiving)
+        if !leaving.isEmpty { archivesInFlight.begin(id) }
+        return leaving
+    }
+
     /// The changes still in memory up to `end`, oldest first.
     static func changes(of document: Document, through end: Int) -> [Change] {
         var changes: [Change] = []
@@ -86,6 +94,7 @@ extension DocumentPersistence {
                 else { return [] }
                 let leaving = configuration.archiveBytes > 0 ? Self.changes(of: document, through: document.revision - kept) : []
                 document.trimLog(through: document.revision - kept, journaled: writesJournalAlone)
+                if !leaving.isEmpty { archivesInFlight.begin(handle.id) }
                 return leaving
             }
             archive(leaving, of: handle.id)
