@@ -63,6 +63,12 @@ struct Serve: ParsableCommand {
     @Option(help: "The PostgreSQL schema to use, created if absent (env: TANDEM_DATABASE_SCHEMA, default: the URL's).")
     var databaseSchema: String?
 
+    @Option(help: "How nodes on one PostgreSQL share documents: sequenced (every node applies every change) or leases (each document has one owner node; the others forward to it) (env: TANDEM_CLUSTER, default: sequenced).")
+    var cluster: String?
+
+    @Option(help: "host:port where the other nodes of a cluster with leases reach this one (env: TANDEM_ADVERTISE, default: 127.0.0.1 and the bound port).")
+    var advertise: String?
+
     @Option(help: "Access mode of new documents that ask for none: open, editable, locked or private (env: TANDEM_DEFAULT_ACCESS, default: private for a signed-in user's, open for a guest's).")
     var defaultAccess: String?
 
@@ -165,6 +171,16 @@ struct Serve: ParsableCommand {
             throw ValidationError("the database schema must be 1 to 63 of a-z, 0-9 and _")
         }
         if let key = c.adminKey, let problem = OperatorKeyRule.problem(with: key) { throw ValidationError(problem) }
+        let mode = cluster ?? Environment.string("TANDEM_CLUSTER") ?? c.clusterMode.rawValue
+        guard let clusterMode = ClusterMode(rawValue: mode) else { throw ValidationError("--cluster must be sequenced or leases, not \(mode)") }
+        c.clusterMode = clusterMode
+        c.advertise = advertise ?? Environment.string("TANDEM_ADVERTISE")
+        if let address = c.advertise {
+            let parts = address.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty, parts[0].utf8.count <= 253, let port = Int(parts[1]), (1...65535).contains(port) else {
+                throw ValidationError("--advertise must be host:port, not \(address)")
+            }
+        }
         guard (0...1000).contains(c.eventCoalescingMilliseconds) else {
             throw ValidationError("the event coalescing must be 0 to 1000 milliseconds")
         }

@@ -50,6 +50,9 @@ ON_POSTGRES = os.environ.get("TANDEM_E2E_DATABASE") == "postgres"
 # (cluster.py), so requests alternate between the nodes. A server made with one_node=True
 # (or started for a test marked `one_node`) stays one process, still on PostgreSQL.
 NODES = int(os.environ.get("TANDEM_E2E_NODES") or "1")
+# How the nodes share documents on PostgreSQL (`--cluster`): sequenced (the default) or leases.
+CLUSTER = os.environ.get("TANDEM_E2E_CLUSTER") or ""
+
 if NODES not in (1, 2):
     raise RuntimeError(f"TANDEM_E2E_NODES={NODES}: 1 or 2 nodes are supported")
 if NODES == 2 and not ON_POSTGRES:
@@ -146,6 +149,8 @@ class TandemServer:
             args += list(self.extra_args)
             if ON_POSTGRES and self.on_postgres and "--database" not in self.extra_args:
                 args += ["--database", os.environ["TANDEM_TEST_DATABASE_URL"], "--database-schema", self.schema]
+                if CLUSTER and "--cluster" not in self.extra_args:
+                    args += ["--cluster", CLUSTER]
             env = dict(os.environ, **self.extra_env)
             with open(self.log_path, "ab") as log:
                 try:

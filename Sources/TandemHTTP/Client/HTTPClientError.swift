@@ -38,6 +38,15 @@ public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertib
     /// Some byte of the answer had arrived before the failure.
     public var answerStarted: Bool
 
+    /// Whether the request surely never reached the upstream (it was never written), so
+    /// that sending it elsewhere cannot apply it twice.
+    public var neverSent: Bool {
+        switch kind {
+        case .resolveFailed, .connectFailed, .connectTimeout, .queueFull, .queueTimeout, .invalidRequest, .shutdown: true
+        case .connectionClosed, .io, .headTimeout, .bodyTimeout, .malformedResponse: false
+        }
+    }
+
     public init(_ kind: Kind, answerStarted: Bool = false) {
         self.kind = kind
         self.answerStarted = answerStarted

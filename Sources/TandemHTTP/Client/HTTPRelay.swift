@@ -25,9 +25,14 @@ public struct HTTPRelay: Sendable {
 
     /// What the caller gets when the upstream gave no complete answer, told why.
     let unreachable: @Sendable (String) -> HTTPResponse
+    /// Asked, when the request never reached the upstream, whether the caller takes it over
+    /// (sends it elsewhere, answers it): then the relay answers nothing.
+    let takeOverUnsent: (@Sendable (HTTPClientError) -> Bool)?
 
-    public init(unreachable: @escaping @Sendable (String) -> HTTPResponse = HTTPRelay.badGateway) {
+    public init(unreachable: @escaping @Sendable (String) -> HTTPResponse = HTTPRelay.badGateway,
+                takeOverUnsent: (@Sendable (HTTPClientError) -> Bool)? = nil) {
         self.unreachable = unreachable
+        self.takeOverUnsent = takeOverUnsent
     }
 
     public static let badGateway: @Sendable (String) -> HTTPResponse = { why in
@@ -47,7 +52,7 @@ public struct HTTPRelay: Sendable {
         let stream = request.headers["Accept"].map { $0.contains("text/event-stream") } ?? false
         let outgoing = HTTPClientRequest(method: request.method, target: request.target, headers: headers,
                                          body: request.body, bodyIdleTimeout: stream ? nil : .seconds(30))
-        let relay = Relay(responder: responder, unreachable: unreachable)
+        let relay = Relay(responder: responder, unreachable: unreachable, takeOverUnsent: takeOverUnsent)
         relay.task = pool.send(outgoing, to: upstream,
                                onHead: { relay.head($0) }, onBody: { relay.body($0) }, onEnd: { relay.end($0) })
     }
@@ -65,9 +70,13 @@ public struct HTTPRelay: Sendable {
         private var pending: [[UInt8]] = []
         private var ended = false
 
-        init(responder: HTTPResponder, unreachable: @escaping @Sendable (String) -> HTTPResponse) {
+        let takeOverUnsent: (@Sendable (HTTPClientError) -> Bool)?
+
+        init(responder: HTTPResponder, unreachable: @escaping @Sendable (String) -> HTTPResponse,
+             takeOverUnsent: (@Sendable (HTTPClientError) -> Bool)?) {
             self.responder = responder
             self.unreachable = unreachable
+            self.takeOverUnsent = takeOverUnsent
         }
 
         func head(_ head: HTTPClientResponseHead) {
@@ -112,6 +121,7 @@ public struct HTTPRelay: Sendable {
             case .success:
                 responder.send(HTTPResponse(status: status, headers: headers, body: .bytes(bytes)))
             case .failure(let error):
+                if error.neverSent, !error.answerStarted, takeOverUnsent?(error) == true { return }
                 responder.send(unreachable(error.answerStarted ? "its answer broke off" : "\(error.kind)"))
             }
         }

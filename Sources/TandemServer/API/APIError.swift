@@ -44,6 +44,11 @@ public struct APIError: Error, Sendable, Equatable {
     public static func conflict(_ code: String, _ message: String) -> APIError {
         APIError(.conflict, code, message)
     }
+    /// The document's owner changed while the request waited: sent again, it reaches the new one.
+    public static let documentMoved = APIError(
+        .serviceUnavailable, "document_moved", "the document moved to another node; send the request again",
+        headers: ["Retry-After": "1"])
+
     public static let storageFailing = APIError(
         .serviceUnavailable, "storage_failing",
         "the store cannot save changes right now; reads still work, and changes will be accepted again when it recovers",

@@ -49,6 +49,11 @@ public struct ServerConfiguration: Sendable {
     public var databaseURL: String?
     /// The PostgreSQL schema to use (created if absent); nil for the URL's default.
     public var databaseSchema: String?
+    /// How the nodes on one PostgreSQL share documents (`--cluster`, docs/scale-out.md).
+    public var clusterMode = ClusterMode.sequenced
+    /// `host:port` where the other nodes reach this one (`--advertise`); nil: 127.0.0.1 and
+    /// the bound port.
+    public var advertise: String?
     /// The operator key (`--admin-key`, `TANDEM_ADMIN_KEY`); nil for none.
     public var adminKey: String?
     /// Bytes of one page of `GET …/edits` unless the client asks for another size (`maxBytes`).
@@ -78,4 +83,12 @@ public struct ServerConfiguration: Sendable {
     public var maxConnectionsPerAddress = 1000
 
     public init() {}
+}
+
+/// How the nodes on one PostgreSQL share documents (docs/scale-out.md).
+public enum ClusterMode: String, Sendable, CaseIterable {
+    /// Every node applies every change, each in the document's one order in the database.
+    case sequenced
+    /// Each open document has one owner node at a time, by lease; the others forward to it.
+    case leases
 }

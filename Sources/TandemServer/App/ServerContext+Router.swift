@@ -40,6 +40,7 @@ extension ServerContext {
             ContentEncodingMiddleware(),
             MetricsMiddleware(metrics: metrics),
             ClientLimitsMiddleware(limiter: rateLimiter, clients: clients),
+        ] + (ownership.map { [DocumentPlacementMiddleware(ownership: $0)] } ?? []) + [
             ClusterSyncMiddleware(service: service),
             AuthenticationMiddleware(session: { [self] request throws(APIError) in try session(of: request) },
                                      link: { [service] token throws(APIError) in try service.handles.verifyLink(token, now: service.now()) },

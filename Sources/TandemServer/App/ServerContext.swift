@@ -26,10 +26,14 @@ final class ServerContext: Sendable {
     let opened: OpenedDocuments
     /// Sessions apart from requests: their ends, idle sweeps and stored activity.
     let sessionActivity: SessionActivity
+    /// Where documents have owners (`--cluster leases`): which node serves each.
+    let ownership: DocumentOwnership?
 
     init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry, metrics: Metrics,
-         idempotency: any IdempotencyStore = IdempotencyCache(), replication: (any Replication)? = nil, logger: Logger) {
+         idempotency: any IdempotencyStore = IdempotencyCache(), replication: (any Replication)? = nil,
+         ownership: DocumentOwnership? = nil, logger: Logger) {
         let replication = replication ?? LocalReplication(store: store)
+        self.ownership = ownership
         self.configuration = configuration
         self.idempotency = idempotency
         self.store = store

@@ -28,11 +28,26 @@ public final class TandemApp: Sendable {
         }
         let engine: any DocumentStore
         let idempotency: any IdempotencyStore
-        var sequenced: SequencedReplication?
+        var shared: (any Replication)?
+        var leased: LeasedReplication?
+        // The documents' loader where each has an owner: it needs the service, made below.
+        let started = SharedValue<ServerContext?>(nil)
         if let url = configuration.databaseURL {
             let postgres = try PostgresStore(url: url, schema: configuration.databaseSchema)
             engine = postgres
-            sequenced = SequencedReplication(store: postgres)
+            switch configuration.clusterMode {
+            case .sequenced:
+                shared = SequencedReplication(store: postgres)
+            case .leases:
+                leased = LeasedReplication(store: postgres, advertise: configuration.advertise) { id, reload in
+                    guard let context = started.withLock({ $0 }) else { throw StoreError.io("the server is starting") }
+                    let handles = context.service.handles
+                    if reload, let old = handles.find(id) { handles.release(old) }
+                    guard handles.find(id) == nil, let loaded = try postgres.loadDocument(id) else { return }
+                    try context.service.persistence.restoreDocument(loaded)
+                }
+                shared = leased
+            }
             // Every node on the database answers a resend: the keys live there too.
             idempotency = PostgresIdempotency(keys: PostgresIdempotencyKeys(store: postgres), node: postgres.nodeID, logger: logger)
         } else {
@@ -41,7 +56,7 @@ public final class TandemApp: Sendable {
         }
         let store = wrappingStore(engine)
         let metrics = Metrics()
-        let replication: any Replication = sequenced ?? LocalReplication(store: store)
+        let replication: any Replication = shared ?? LocalReplication(store: store)
         try replication.prepare()
         let contents = try store.loadAll()
         let users = try store.users()
@@ -51,9 +66,11 @@ public final class TandemApp: Sendable {
         })
         for user in users { sessions.noteUser(id: user.id, displayName: user.displayName) }
         let context = ServerContext(configuration: configuration, store: store, sessions: sessions, metrics: metrics,
-                                    idempotency: idempotency, replication: replication, logger: logger)
+                                    idempotency: idempotency, replication: replication, ownership: leased?.ownership, logger: logger)
         self.context = context
-        try context.service.persistence.restoreDocuments(contents.documents)
+        started.withLock { $0 = context }
+        // Where documents have owners, each is loaded when this node takes its lease.
+        if leased == nil { try context.service.persistence.restoreDocuments(contents.documents) }
         let archived = try store.archiveSizes()
         context.service.archiveSizes.withLock { $0 = archived }
         // The stored pasteboards (a session's end takes its own, see `storeSessionEnd`).
@@ -96,6 +113,7 @@ public final class TandemApp: Sendable {
 
     public func start() throws {
         try server.start()
+        context.service.replication.bound(port: server.boundPort)
         context.service.replication.start(logger: context.logger)
         let thread = Thread { [self] in runHousekeeping() }
         thread.name = "tandem-housekeeping"
@@ -112,6 +130,7 @@ public final class TandemApp: Sendable {
         server.shutdown(gracePeriod: .milliseconds(Int(gracePeriod * 1000)))
         context.service.persistence.takeSnapshots(all: true)
         context.sessionActivity.storeSessionActivity(interval: 0)
+        context.service.replication.finish()
         context.store.close()
         dataLock.release()
     }

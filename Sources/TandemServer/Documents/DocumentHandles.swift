@@ -79,6 +79,21 @@ final class DocumentHandles: Sendable {
         forgetLinks(of: id)
     }
 
+    /// The document moved to another node (its lease did): no longer found here, its
+    /// long-polls answered `503` to try again, its streams ended (a client reconnects with
+    /// `Last-Event-ID` and reaches the owner).
+    func release(_ handle: DocumentHandle) {
+        let pollers: [DocumentState.Poller] = handle.executor.sync { st in
+            st.deleted = true
+            defer { st.pollers.removeAll() }
+            return st.pollers
+        }
+        guard byID.withLock({ $0[handle.id] === handle ? $0.removeValue(forKey: handle.id) : nil }) != nil else { return }
+        for p in pollers { p.answer(.failed(.documentMoved)) }
+        handle.events.closeAll()
+        forgetLinks(of: handle.id)
+    }
+
     /// `forget`, unless another document has taken the id since (deleted and created again).
     func forgetIfCurrent(_ handle: DocumentHandle) {
         guard byID.withLock({ $0[handle.id] === handle }) else { return }

@@ -52,17 +52,27 @@ extension DocumentService {
         creator.link = Caller.PresentedLink(documentID: new.id, linkID: ownerLink.id, role: .owner)
         let info = DocumentInfo(id: new.id, state: state, caller: creator)
         let handle = DocumentHandle(id: new.id, state: state, events: handles.makeEventChannel())
-        store.submit([.createDocument(stored, snapshot: snapshot)], delivery: delivery()) { [self] result in
-            switch result {
-            case .success: break
-            case .failure(.conflict): return completion(.failure(Self.idTaken(new.id)))
-            case .failure(let error):
-                logger.error("could not create document \(new.id): \(error)")
+        let delivery = delivery()
+        replication.claimNew(new.id) { [self] refused in
+            switch refused {
+            case nil: break
+            case .conflict?: return completion(.failure(Self.idTaken(new.id)))
+            case let error?:
+                logger.error("could not claim document \(new.id): \(error)")
                 return completion(.failure(.storageFailing))
             }
-            if !handles.publish(handle, rules: rules) { return completion(.failure(Self.idTaken(new.id))) }
-            metrics.increment("tandem_documents_created_total")
-            completion(.success(CreatedDocument(info: info, ownerLink: ownerLink, ownerToken: ownerToken)))
+            store.submit([.createDocument(stored, snapshot: snapshot)], delivery: delivery) { [self] result in
+                switch result {
+                case .success: break
+                case .failure(.conflict): return completion(.failure(Self.idTaken(new.id)))
+                case .failure(let error):
+                    logger.error("could not create document \(new.id): \(error)")
+                    return completion(.failure(.storageFailing))
+                }
+                if !handles.publish(handle, rules: rules) { return completion(.failure(Self.idTaken(new.id))) }
+                metrics.increment("tandem_documents_created_total")
+                completion(.success(CreatedDocument(info: info, ownerLink: ownerLink, ownerToken: ownerToken)))
+            }
         }
     }
 
@@ -76,6 +86,7 @@ extension DocumentService {
                 return completion(.failure(.storageFailing))
             }
             handles.forget(handle)
+            replication.deleted(id)
             completion(.success(()))
         }
     }

@@ -93,7 +93,8 @@ final class DocumentService: Sendable {
         persistence = DocumentPersistence(store: store, configuration: configuration, handles: handles, events: events,
                                           logger: logger, delivery: delivery,
                                           writesJournalAlone: replication.writesJournalAlone,
-                                          storedChangesAreOwn: replication.storedChangesAreOwn)
+                                          storedChangesAreOwn: replication.storedChangesAreOwn,
+                                          leaseLost: { [replication] in replication.leaseLost($0) })
         pipeline = ChangePipeline(replication: replication, delivery: delivery, persistence: persistence, metrics: metrics,
                                   logger: logger, editsPageBytes: configuration.editsPageBytes)
         access = DocumentAccess(handles: handles, store: store, sessions: sessions, persistence: persistence, delivery: delivery)

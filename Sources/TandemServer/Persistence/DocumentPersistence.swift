@@ -33,9 +33,13 @@ final class DocumentPersistence: Sendable {
     let archiveSizes = SharedValue<[String: Int]>([:])
     /// Archive writes not yet stored: `GET …/edits` waits for them before answering `410`.
     let archivesInFlight = ArchivesInFlight()
+    /// Told when the store refused a write because this node no longer owns the document.
+    let leaseLost: @Sendable (String) -> Void
 
     init(store: any DocumentStore, configuration: ServerConfiguration, handles: DocumentHandles, events: DocumentEvents,
-         logger: Logger, delivery: @escaping @Sendable () -> Delivery, writesJournalAlone: Bool, storedChangesAreOwn: Bool) {
+         logger: Logger, delivery: @escaping @Sendable () -> Delivery, writesJournalAlone: Bool, storedChangesAreOwn: Bool,
+         leaseLost: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.leaseLost = leaseLost
         self.store = store
         self.configuration = configuration
         self.handles = handles

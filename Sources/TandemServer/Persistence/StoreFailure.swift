@@ -9,6 +9,12 @@ extension DocumentPersistence {
     /// the store works again; then the document is rebuilt from what the store really has,
     /// so nothing that was not acknowledged survives in memory.
     func storeFailed(_ handle: DocumentHandle, error: StoreError) {
+        if case .leaseLost = error {
+            // Another node owns it now and has its commits: memory here is out of date.
+            logger.notice("\(handle.id) moved to another node; dropped here")
+            leaseLost(handle.id)
+            return handles.release(handle)
+        }
         let first = handle.executor.sync { st -> Bool in
             defer { st.savingError = true }
             return !st.savingError

@@ -58,8 +58,13 @@ final class Cluster: Sendable {
         var lastError: StoreError?
     }
 
-    init(store: PostgresStore) {
+    /// Whether this node takes in the other nodes' document changes from the feed: not where
+    /// each document has one owner (`LeasedReplication`), which alone changes it.
+    let followsDocuments: Bool
+
+    init(store: PostgresStore, followsDocuments: Bool = true) {
         self.store = store
+        self.followsDocuments = followsDocuments
     }
 
     /// Entries read per query while catching up.

@@ -160,8 +160,10 @@ struct ClusterSync: Sendable {
             case .pasteboard:
                 if seen.insert("p" + entry.key).inserted { try refreshPasteboard(entry.key) }
             case .selection:
-                if seen.insert("x" + entry.key).inserted { selections.append(entry.key) }
+                if cluster.followsDocuments, seen.insert("x" + entry.key).inserted { selections.append(entry.key) }
             default:
+                // Where documents have owners, each owner alone changes its documents.
+                guard cluster.followsDocuments else { continue }
                 if documentKinds[entry.key] == nil { documentOrder.append(entry.key) }
                 documentKinds[entry.key, default: []].insert(entry.kind)
             }
@@ -289,14 +291,17 @@ struct ClusterSync: Sendable {
             }
         } else if sessions.remove(id: id) != nil {
             // Ended on another node: its selections go here too, and whoever sees it present
-            // hears it left (its undo groups go with the documents' journals).
+            // hears it left (its undo groups go with the documents' journals, which here, where
+            // documents have owners, this node writes for its own).
+            let present = Set(handles.present(session: id).map(\.id))
+            if !cluster.followsDocuments { sessionEnds.endHere(id) }
             for handle in handles.all() {
                 let hadSelection = handle.executor.sync { st -> Bool in
                     guard st.document.selection(for: id) != nil else { return false }
                     st.document.removeSelection(for: id)
                     return true
                 }
-                if hadSelection || handle.events.sessions.contains(id) { events.broadcastPresence(handle) }
+                if hadSelection || present.contains(handle.id) { events.broadcastPresence(handle) }
             }
             sessionEnds.endAccess(ofSession: id)
         }
@@ -313,7 +318,7 @@ struct ClusterSync: Sendable {
         let contents = try store.loadAll()
         let stored = Set(contents.documents.map(\.document.id))
         for handle in handles.all() where !stored.contains(handle.id) { handles.forgetIfCurrent(handle) }
-        for loaded in contents.documents {
+        for loaded in contents.documents where cluster.followsDocuments {
             if let handle = handles.find(loaded.document.id) {
                 try catchingUp.catchUp(handle, revision: loaded.revision, journal: contents.meta[DocumentPersistence.pendingKey(loaded.document.id)],
                             reloadAllowed: false) { after throws(StoreError) in

@@ -65,6 +65,12 @@ protocol Replication: Sendable {
     /// Stores a session's end over every open document as one unit (`SessionEnds`), in each
     /// document's order.
     func storeSessionEnd(_ end: SessionEnding, ends: SessionEnds)
+
+    func claimNew(_ id: String, then: @escaping @Sendable (StoreError?) -> Void)
+    func deleted(_ id: String)
+    func leaseLost(_ id: String)
+    func bound(port: Int)
+    func finish()
 }
 
 /// One change (or undo-state change, save, selection) waiting for its place in its document's
@@ -83,6 +89,18 @@ struct OrderedStep: Sendable {
 }
 
 extension Replication {
+    /// Takes what a new document `id` needs before it is stored (its lease, where documents
+    /// have owners); `then` with nil once it may be, else the store's refusal.
+    func claimNew(_ id: String, then: @escaping @Sendable (StoreError?) -> Void) { then(nil) }
+    /// The document `id` was deleted (its lease, if any, is given up).
+    func deleted(_ id: String) {}
+    /// The store refused a write of `id` because this node no longer owns it.
+    func leaseLost(_ id: String) {}
+    /// The server is bound to `port` (the address other nodes reach it at, if they do).
+    func bound(port: Int) {}
+    /// The shutdown's last step, after the final snapshots (leases are given up).
+    func finish() {}
+
     /// One document's step.
     func order(_ handle: DocumentHandle, numbersVersion: Bool = false, fail: @escaping @Sendable (APIError) -> Void,
                _ apply: @escaping @Sendable (inout DocumentState) -> AppliedChange) {

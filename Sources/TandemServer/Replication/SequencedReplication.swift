@@ -18,8 +18,10 @@ final class SequencedReplication: Replication {
         weak var service: DocumentService?
     }
 
-    init(store: PostgresStore) {
-        cluster = Cluster(store: store)
+    /// `followsDocuments` false: only sessions, pasteboards and users are taken in from the
+    /// other nodes (`LeasedReplication`, which orders documents' changes itself).
+    init(store: PostgresStore, followsDocuments: Bool = true) {
+        cluster = Cluster(store: store, followsDocuments: followsDocuments)
     }
 
     private var service: DocumentService? { documents.withLock { $0.service } }

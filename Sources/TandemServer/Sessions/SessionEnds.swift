@@ -73,6 +73,34 @@ struct SessionEnds: Sendable {
         }
     }
 
+    /// Where documents have owners (`LeasedReplication`), a session that ended on another node
+    /// (its row is gone) ends in this node's documents too: its undo groups and selections go,
+    /// stored with each document's journal (the ending node stored its row's removal and its
+    /// own documents' part).
+    func endHere(_ session: String) {
+        let handles = self.handles.all().sorted { $0.id < $1.id }
+        guard !handles.isEmpty else { return }
+        DocumentExecutor.syncAll(handles.map(\.executor)) { held in
+            var writes: [StoreWrite] = []
+            var journaled: [Int] = []
+            for i in handles.indices {
+                held(i) { st in
+                    guard !st.deleted else { return }
+                    st.document.undoManager.removeAllActions(withTarget: session)
+                    st.document.removeSelection(for: session)
+                    if let write = persistence.pendingJournalWrite(st, id: handles[i].id) {
+                        writes.append(write)
+                        journaled.append(i)
+                    }
+                }
+            }
+            guard !writes.isEmpty else { return }
+            store.submit(writes, delivery: delivery()) { [persistence, journaled] result in
+                if case .failure(let error) = result { for i in journaled { persistence.storeFailed(handles[i], error: error) } }
+            }
+        }
+    }
+
     /// Why a session's end is refused while a document refuses changes.
     var storeRefusal: StoreError {
         if case .failing(let error, _) = store.health { return error }

@@ -108,6 +108,16 @@ public final class PostgresLeases: Sendable {
         }
     }
 
+    /// Gives up `document`'s lease (it was deleted): its id is free for a new document on any
+    /// node. Only from the holder.
+    public func release(_ document: String) throws(StoreError) {
+        let node = store.nodeID
+        store.writer.fence.release(document)
+        _ = try store.read { c throws(StoreError) in
+            try c.query("DELETE FROM document_leases WHERE document = $1 AND node = $2", [.text(document), .text(node)])
+        }
+    }
+
     /// This node leaves the cluster: its row goes, so its leases may be taken at once.
     public func leave() throws(StoreError) {
         let node = store.nodeID

@@ -1,0 +1,101 @@
+import Dispatch
+import TandemHTTP
+
+/// Where documents have owners (`--cluster leases`, docs/scale-out.md), the step that sends a
+/// request for a document to the node that holds its lease: served here when this node holds
+/// it (taken, and the document loaded, if no live node did), else relayed to the owner over the
+/// loop's pool of kept-alive connections with every field of the caller's (credentials,
+/// `Idempotency-Key`, `Last-Event-ID`), an event stream relayed while it lasts.
+///
+/// A request is forwarded at most once (`forwardedField`): a node that gets a forwarded request
+/// for a document it does not hold answers `503 document_moved`, as does a forward whose owner
+/// gave no answer (it may have died: its lease expires and the next try reaches the new owner;
+/// a resend with the same `Idempotency-Key` is never applied twice).
+struct DocumentPlacementMiddleware: RouteMiddleware {
+    let ownership: DocumentOwnership
+
+    /// Set on a forwarded request: never forwarded again.
+    static let forwardedField = "Tandem-Forwarded"
+
+    func wrap(_ next: @escaping RouteHandler, for route: Endpoint) -> RouteHandler {
+        guard route.path.hasPrefix("/documents/{id}") else { return next }
+        return { [ownership] request, context, responder in
+            Self.place(request, of: request.parameters["id"] ?? "", ownership: ownership, tries: 0,
+                       here: { next(request, context, responder) }, responder: responder)
+        }
+    }
+
+    /// How many times a request whose owner could not be reached is placed again, and how long
+    /// apart: together longer than a lease outlives a dead owner (`LeasedReplication.ttl`).
+    static let placeTries = 30
+    static let placeRetrySeconds = 0.1
+
+    /// Serves the request here (`here`) or forwards it, on the request's loop.
+    static func place(_ request: HTTPRequest, of id: String, ownership: DocumentOwnership, tries: Int,
+                      here: @escaping @Sendable () -> Void, responder: HTTPResponder) {
+        let go = { @Sendable (placement: DocumentOwnership.Placement) in
+            switch placement {
+            case .here:
+                here()
+            case .other(let address):
+                forward(request, of: id, to: address, ownership: ownership, responder: responder) {
+                    // The owner was not reached (dead, or gone with its leases): ask again shortly.
+                    guard tries + 1 < placeTries else { return false }
+                    DispatchQueue.global().asyncAfter(deadline: .now() + placeRetrySeconds) {
+                        request.executor.execute {
+                            place(request, of: id, ownership: ownership, tries: tries + 1, here: here, responder: responder)
+                        }
+                    }
+                    return true
+                }
+            }
+        }
+        if let known = ownership.cached(id) { return go(known) }
+        ownership.place(id) { placed in
+            request.executor.execute {
+                switch placed {
+                case .success(let placement): go(placement)
+                case .failure: responder.send(APIError.databaseUnavailable.response)
+                }
+            }
+        }
+    }
+
+    /// Relays `request` to the owner at `address` (`host:port`), on the request's loop;
+    /// `unreached` may take over a request that never reached it.
+    static func forward(_ request: HTTPRequest, of id: String, to address: String, ownership: DocumentOwnership,
+                        responder: HTTPResponder, unreached: @escaping @Sendable () -> Bool) {
+        guard request.headers[forwardedField] == nil, let upstream = upstream(address) else {
+            ownership.forget(id)
+            return responder.send(APIError.documentMoved.response)
+        }
+        let relay = HTTPRelay(unreachable: { _ in
+            ownership.forget(id)
+            return APIError.documentMoved.response
+        }, takeOverUnsent: { _ in
+            ownership.forget(id)
+            return unreached()
+        })
+        // Who the client is, for the owner's per-client limits (when it trusts this node).
+        var forwardedFor = peerHost(request.remoteAddress)
+        if let chain = request.headers["X-Forwarded-For"] { forwardedFor = chain + ", " + forwardedFor }
+        relay.relay(request, to: upstream, replacing: [forwardedField: "1", "X-Forwarded-For": forwardedFor], responder: responder)
+    }
+
+    /// `host:port` as an upstream; nil if it is not one.
+    static func upstream(_ address: String) -> HTTPUpstream? {
+        guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]),
+              (1...65535).contains(port) else { return nil }
+        var host = String(address[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : HTTPUpstream(host: host, port: port)
+    }
+
+    /// The host of a peer's `host:port` (`[v6]:port` too).
+    static func peerHost(_ peer: String) -> String {
+        guard let colon = peer.lastIndex(of: ":") else { return peer }
+        var host = String(peer[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host
+    }
+}

@@ -1,0 +1,152 @@
+import Dispatch
+import Foundation
+import Synchronization
+import TandemStore
+
+/// Which node serves each document where documents have owners (`--cluster leases`,
+/// docs/scale-out.md): this node, under the lease's epoch, or another, reached at its
+/// advertised address. What it learned is kept a moment so most requests ask PostgreSQL
+/// nothing; lease reads and takes, and the loads that follow a take, run on its own serial
+/// queue, never on an event loop.
+///
+/// It promises: a document is served here only while this node holds its lease and its
+/// heartbeat is fresh, and from memory loaded after the epoch it holds began (a document
+/// held before, lost unseen and taken back, is loaded again: the other owner's commits are in
+/// the store).
+final class DocumentOwnership: Sendable {
+    /// Where a request for a document goes.
+    enum Placement: Sendable, Equatable {
+        /// This node holds the lease (and the document, if it exists, is loaded).
+        case here
+        /// Another live node holds it.
+        case other(address: String)
+    }
+
+    private enum Known {
+        case here(epoch: Int)
+        case other(address: String, learned: UInt64)
+    }
+
+    let leases: PostgresLeases
+    private let known = Mutex<[String: Known]>([:])
+    /// When the last heartbeat that committed began (monotonic ns); 0 before the first.
+    private let lastBeat = Mutex<UInt64>(0)
+    private let queue = DispatchQueue(label: "tandem-leases")
+    /// Loads a document this node just took (dropping a copy from an earlier epoch first).
+    private let load: @Sendable (_ id: String, _ reload: Bool) throws -> Void
+
+    /// How long what another node holds is believed without asking again.
+    static let otherHeldNanoseconds: UInt64 = 1_000_000_000
+
+    init(leases: PostgresLeases, load: @escaping @Sendable (_ id: String, _ reload: Bool) throws -> Void) {
+        self.leases = leases
+        self.load = load
+    }
+
+    /// Where `id` goes, from what this node knows; nil when it must ask (`place`).
+    func cached(_ id: String) -> Placement? {
+        let now = Cluster.monotonicNow()
+        guard heartbeatFresh(now: now) else { return nil }
+        return known.withLock { known -> Placement? in
+            switch known[id] {
+            case .here?: return .here
+            case .other(let address, let learned)? where now &- learned < Self.otherHeldNanoseconds: return .other(address: address)
+            default: return nil
+            }
+        }
+    }
+
+    /// Reads (or takes, if no live node holds it) `id`'s lease, loads the document when it
+    /// was just taken, and calls `then` with where it goes, on the leases' queue.
+    func place(_ id: String, then: @escaping @Sendable (Result<Placement, StoreError>) -> Void) {
+        queue.async { [self] in then(placeNow(id)) }
+    }
+
+    /// A new document's lease, taken before it is stored (its writes are fenced like any
+    /// other): nil once held, else why not.
+    func claim(_ id: String, then: @escaping @Sendable (StoreError?) -> Void) {
+        queue.async { [self] in
+            do throws(StoreError) {
+                switch try leases.acquire(id) {
+                case .this(let epoch):
+                    known.withLock { $0[id] = .here(epoch: epoch) }
+                    then(nil)
+                case .other(_, let address, _):
+                    known.withLock { $0[id] = .other(address: address, learned: Cluster.monotonicNow()) }
+                    then(.conflict("document \(id) is held by another node"))
+                }
+            } catch {
+                then(error)
+            }
+        }
+    }
+
+    /// This node's write to `id` was fenced off, or its holder did not answer: ask again next time.
+    func forget(_ id: String) {
+        _ = known.withLock { $0.removeValue(forKey: id) }
+    }
+
+    /// The document was deleted: its lease goes, so its id is free on every node.
+    func deleted(_ id: String) {
+        forget(id)
+        queue.async { [leases] in try? leases.release(id) }
+    }
+
+    /// Marks this node alive (`PostgresLeases.heartbeat`); false when the database did not take it.
+    @discardableResult
+    func heartbeat(address: String) -> Bool {
+        let started = Cluster.monotonicNow()
+        do {
+            try leases.heartbeat(address: address)
+            let ttl = UInt64(leases.ttl * 1e9)
+            let lapsed = lastBeat.withLock { beat -> Bool in
+                defer { beat = max(beat, started) }
+                return beat != 0 && started &- beat >= ttl
+            }
+            // Away longer than a lease lives (paused, cut off): any lease may have moved.
+            if lapsed { known.withLock { $0.removeAll() } }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// This node's leases are given up (a graceful shutdown): the others take them at once.
+    func leave() {
+        known.withLock { $0.removeAll() }
+        try? leases.leave()
+    }
+
+    private func heartbeatFresh(now: UInt64) -> Bool {
+        let beat = lastBeat.withLock { $0 }
+        return beat != 0 && now &- beat < UInt64(leases.ttl * 1e9)
+    }
+
+    private func placeNow(_ id: String) -> Result<Placement, StoreError> {
+        do {
+            switch try leases.acquire(id) {
+            case .this(let epoch):
+                let before = known.withLock { k -> Int? in
+                    if case .here(let e)? = k[id] { return e }
+                    return nil
+                }
+                if before != epoch {
+                    do {
+                        try load(id, true)
+                    } catch let error as StoreError {
+                        return .failure(error)
+                    } catch {
+                        return .failure(.io("document \(id) could not be loaded: \(error)"))
+                    }
+                }
+                known.withLock { $0[id] = .here(epoch: epoch) }
+                return .success(.here)
+            case .other(_, let address, _):
+                known.withLock { $0[id] = .other(address: address, learned: Cluster.monotonicNow()) }
+                return .success(.other(address: address))
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+}

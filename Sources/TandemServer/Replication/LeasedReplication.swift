@@ -1,0 +1,102 @@
+import Foundation
+import Logging
+import Synchronization
+import TandemStore
+
+/// Several nodes on one PostgreSQL where each open document has one owner node at a time
+/// (`--cluster leases`, docs/scale-out.md). The owner orders its documents' changes alone, as
+/// one node does (`LocalReplication`), and the store's fence refuses any write of a document
+/// whose lease this node no longer holds. Sessions, pasteboards and users are still shared
+/// through the cluster feed (`SequencedReplication`, following no documents); requests for a
+/// document owned elsewhere are forwarded (`DocumentPlacementMiddleware`).
+final class LeasedReplication: Replication {
+    let ownership: DocumentOwnership
+    private let local: LocalReplication
+    private let feed: SequencedReplication
+    private let address: Mutex<String?>
+    private let stopped = Atomic<Bool>(false)
+
+    /// How long a node's leases outlive its last heartbeat.
+    static let ttl = 2.0
+
+    init(store: PostgresStore, advertise: String?, load: @escaping @Sendable (_ id: String, _ reload: Bool) throws -> Void) {
+        local = LocalReplication(store: store)
+        feed = SequencedReplication(store: store, followsDocuments: false)
+        ownership = DocumentOwnership(leases: PostgresLeases(store: store, ttl: Self.ttl), load: load)
+        address = Mutex(advertise)
+    }
+
+    var shared: Bool { true }
+    var writesJournalAlone: Bool { true }
+    var storedChangesAreOwn: Bool { true }
+
+    func attach(_ documents: DocumentService) { feed.attach(documents) }
+
+    func order(_ steps: [OrderedStep]) { local.order(steps) }
+
+    func afterSync(_ next: @escaping @Sendable (StoreError?) -> Void) { feed.afterSync(next) }
+
+    func health(now: Double) -> StoreHealth? { feed.health(now: now) }
+
+    func prepare() throws(StoreError) { try feed.prepare() }
+
+    /// Where the others reach this node, once its port is bound (`--advertise` wins).
+    func bound(port: Int) {
+        address.withLock { $0 = $0 ?? "127.0.0.1:\(port)" }
+    }
+
+    func start(logger: Logger) {
+        feed.start(logger: logger)
+        guard let address = address.withLock({ $0 }) else { return }
+        if !ownership.heartbeat(address: address) { logger.warning("the first lease heartbeat failed") }
+        let thread = Thread { [self] in
+            var failing = false
+            while !stopped.load(ordering: .relaxed) {
+                Thread.sleep(forTimeInterval: Self.ttl / 3)
+                if stopped.load(ordering: .relaxed) { return }
+                let ok = ownership.heartbeat(address: address)
+                if ok == failing {
+                    failing = !ok
+                    if failing { logger.warning("lease heartbeat failed: this node's documents may move") }
+                }
+            }
+        }
+        thread.name = "tandem-heartbeat"
+        thread.start()
+    }
+
+    func stop() { feed.stop() }
+
+    /// After the shutdown's last snapshots: the leases go at once, and the heartbeat stops.
+    func finish() {
+        stopped.store(true, ordering: .relaxed)
+        ownership.leave()
+    }
+
+    func tick(now: Double) { feed.tick(now: now) }
+
+    func claimNew(_ id: String, then: @escaping @Sendable (StoreError?) -> Void) {
+        ownership.claim(id, then: then)
+    }
+
+    func deleted(_ id: String) { ownership.deleted(id) }
+
+    func leaseLost(_ id: String) { ownership.forget(id) }
+
+    /// Only the owner holds the document: nobody else to tell.
+    func shareSelection(of session: Session, in handle: DocumentHandle, then: @escaping DocumentService.Completion<Void>) {
+        then(.success(()))
+    }
+
+    func selectionRemoved(of session: String, in handle: DocumentHandle) {}
+
+    /// Numbered by the owner alone, after the newest stored; the fence keeps a former owner out.
+    func saveVersion(_ handle: DocumentHandle, name: String?, of documents: DocumentService,
+                     then: @escaping DocumentService.Completion<StoredVersion>) {
+        documents.saveAlone(handle, name: name, then: then)
+    }
+
+    func storeSessionEnd(_ end: SessionEnding, ends: SessionEnds) {
+        ends.submitAlone(end)
+    }
+}
