@@ -11,12 +11,15 @@ final class DocumentController: RouteController {
     let store: any DocumentStore
     let logger: Logger
     let opened: OpenedDocuments
+    /// Where this node holds only some documents (`--cluster leases`): every document's row.
+    let directory: (@Sendable () throws(StoreError) -> [DirectoryEntry])?
 
     init(_ context: ServerContext) {
         service = context.service
         store = context.store
         logger = context.logger
         opened = context.opened
+        directory = context.directory
     }
 
     static func isValidDocumentID(_ id: String) -> Bool {
@@ -66,6 +69,7 @@ final class DocumentController: RouteController {
                 return APIError.storageFailing.response
             }
         }
+        if let directory { return listAll(directory, for: ctx.caller, opened: opened) }
         let listed = service.documents(listedFor: ctx.caller, opened: opened)
         var w = JSONWriter(capacity: 96 * listed.count + 2)
         w.beginArray()
@@ -76,6 +80,42 @@ final class DocumentController: RouteController {
                 return one.bytes
             }
             w.raw(item)
+        }
+        w.endArray()
+        return .json(w.bytes)
+    }
+
+    /// The list where this node holds only some documents: every stored document the caller
+    /// may see, as held here when it is (exact), else as the store last recorded it (its
+    /// revision and length after its last stored change).
+    private func listAll(_ directory: () throws(StoreError) -> [DirectoryEntry], for caller: Caller,
+                         opened: [String: RecentDocument]) -> HTTPResponse {
+        let entries: [DirectoryEntry]
+        do {
+            entries = try directory()
+        } catch {
+            logger.error("could not read the documents: \(error)")
+            return APIError.storageFailing.response
+        }
+        let time = service.now()
+        var w = JSONWriter(capacity: 96 * entries.count + 2)
+        w.beginArray()
+        for entry in entries {
+            let id = entry.document.id
+            if let h = service.handles.find(id) {
+                guard let listed = DocumentService.listing(id, rules: h.access.withLock { $0 }, for: caller, opened: opened[id], at: time)
+                else { continue }
+                w.raw(h.executor.sync { st in
+                    var one = JSONWriter(capacity: 128)
+                    DocumentJSON.summary(id: id, state: st, role: listed.role, opened: opened[id]?.opened, to: &one)
+                    return one.bytes
+                })
+                continue
+            }
+            let rules = DocumentMetadata(decoding: entry.document.metadata).access
+            guard let listed = DocumentService.listing(id, rules: rules, for: caller, opened: opened[id], at: time) else { continue }
+            DocumentJSON.summary(id: id, title: entry.document.title, revision: entry.revision, length: entry.length ?? 0,
+                                 modified: entry.document.modified, role: listed.role, opened: opened[id]?.opened, to: &w)
         }
         w.endArray()
         return .json(w.bytes)

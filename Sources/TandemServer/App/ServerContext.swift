@@ -26,14 +26,18 @@ final class ServerContext: Sendable {
     let opened: OpenedDocuments
     /// Sessions apart from requests: their ends, idle sweeps and stored activity.
     let sessionActivity: SessionActivity
-    /// Where documents have owners (`--cluster leases`): which node serves each.
+    /// Where documents have owners (`--cluster leases`): which node serves each, and every
+    /// document's stored row for the lists.
     let ownership: DocumentOwnership?
+    let directory: (@Sendable () throws(StoreError) -> [DirectoryEntry])?
 
     init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry, metrics: Metrics,
          idempotency: any IdempotencyStore = IdempotencyCache(), replication: (any Replication)? = nil,
-         ownership: DocumentOwnership? = nil, logger: Logger) {
+         ownership: DocumentOwnership? = nil, directory: (@Sendable () throws(StoreError) -> [DirectoryEntry])? = nil,
+         logger: Logger) {
         let replication = replication ?? LocalReplication(store: store)
         self.ownership = ownership
+        self.directory = directory
         self.configuration = configuration
         self.idempotency = idempotency
         self.store = store

@@ -30,6 +30,7 @@ public final class TandemApp: Sendable {
         let idempotency: any IdempotencyStore
         var shared: (any Replication)?
         var leased: LeasedReplication?
+        var directory: (@Sendable () throws(StoreError) -> [DirectoryEntry])?
         // The documents' loader where each has an owner: it needs the service, made below.
         let started = SharedValue<ServerContext?>(nil)
         if let url = configuration.databaseURL {
@@ -47,6 +48,7 @@ public final class TandemApp: Sendable {
                     try context.service.persistence.restoreDocument(loaded)
                 }
                 shared = leased
+                directory = { () throws(StoreError) in try postgres.directory() }
             }
             // Every node on the database answers a resend: the keys live there too.
             idempotency = PostgresIdempotency(keys: PostgresIdempotencyKeys(store: postgres), node: postgres.nodeID, logger: logger)
@@ -66,7 +68,8 @@ public final class TandemApp: Sendable {
         })
         for user in users { sessions.noteUser(id: user.id, displayName: user.displayName) }
         let context = ServerContext(configuration: configuration, store: store, sessions: sessions, metrics: metrics,
-                                    idempotency: idempotency, replication: replication, ownership: leased?.ownership, logger: logger)
+                                    idempotency: idempotency, replication: replication, ownership: leased?.ownership,
+                                    directory: directory, logger: logger)
         self.context = context
         started.withLock { $0 = context }
         // Where documents have owners, each is loaded when this node takes its lease.

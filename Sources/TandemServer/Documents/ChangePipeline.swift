@@ -94,7 +94,8 @@ struct ChangePipeline: Sendable {
             st.modified = change.time
             st.lastChangeLocal = true
             st.changeInFlight(countBefore: countBefore)
-            let stored = StoredChange(documentID: handle.id, revision: change.revision, payload: ChangeCodec.encode(st.journal?.drain() ?? []))
+            let stored = StoredChange(documentID: handle.id, revision: change.revision, payload: ChangeCodec.encode(st.journal?.drain() ?? []),
+                                      length: st.document.length)
             let extra = companion()
             // One unit with the companion's writes: both are stored or neither.
             return .store(PreparedUnit(writes: [.append([stored])] + (extra?.writes ?? [])) { [self] stored in

@@ -136,12 +136,18 @@ enum DocumentJSON {
 
     /// A `GET /documents` entry: `role` is the caller's person's, `opened` when they last did.
     static func summary(id: String, state st: DocumentState, role: Role?, opened: Double?, to w: inout JSONWriter) {
+        summary(id: id, title: st.title, revision: st.committedRevision, length: st.committedRope.utf16Count,
+                modified: st.modified, role: role, opened: opened, to: &w)
+    }
+
+    static func summary(id: String, title: String, revision: Int, length: Int, modified: Double, role: Role?,
+                        opened: Double?, to w: inout JSONWriter) {
         w.beginObject()
         w.key("id"); w.string(id)
-        w.key("title"); w.string(st.title)
-        w.key("revision"); w.int(st.committedRevision)
-        w.key("length"); w.int(st.committedRope.utf16Count)
-        w.key("modified"); w.double(st.modified)
+        w.key("title"); w.string(title)
+        w.key("revision"); w.int(revision)
+        w.key("length"); w.int(length)
+        w.key("modified"); w.double(modified)
         w.key("role"); w.optionalString(role?.name)
         w.key("opened")
         if let opened { w.double(opened) } else { w.null() }

@@ -46,7 +46,8 @@ extension DocumentService {
         initial.links.append(ownerLink)
         let rules = initial
         let state = persistence.makeState(document: document, title: new.title, created: time, modified: time, metadata: DocumentMetadata(access: rules))
-        let stored = StoredDocument(id: new.id, title: new.title, created: time, modified: time, metadata: DocumentMetadata(state).encoded)
+        let stored = StoredDocument(id: new.id, title: new.title, created: time, modified: time, metadata: DocumentMetadata(state).encoded,
+                                    length: document.length)
         let snapshot = StoredSnapshot(documentID: new.id, revision: 0, payload: SnapshotCodec.encode(document.snapshot()))
         var creator = caller
         creator.link = Caller.PresentedLink(documentID: new.id, linkID: ownerLink.id, role: .owner)
@@ -101,22 +102,33 @@ extension DocumentService {
     /// an address is no invitation to be listed). One opened with a share link is listed
     /// while that link works, as if presented again. Each with the role the caller's person has.
     func documents(listedFor caller: Caller, opened: [String: RecentDocument]) -> [(handle: DocumentHandle, role: Role?)] {
-        let personal = Caller(session: caller.session)
         let time = now()
         return handles.all().sorted { $0.id < $1.id }.compactMap { handle in
-            let rules = handle.access.withLock { $0 }
-            let role = rules.role(of: personal, in: handle.id)
-            let opening = opened[handle.id]
-            guard caller.isOperator || role != nil || opening != nil else { return nil }
-            var reader = caller
-            if reader.link?.documentID != handle.id, let id = opening?.link, let link = rules.links.first(where: { $0.id == id }),
-               link.isValid(at: time) {
-                reader.link = Caller.PresentedLink(documentID: handle.id, linkID: id, role: link.role)
-            }
-            let readable = AccessPolicy.decide(.read, mode: rules.access, role: rules.role(of: reader, in: handle.id),
-                                               hasSession: caller.session != nil) == .allowed
-            return readable ? (handle, role) : nil
+            Self.listing(handle.id, rules: handle.access.withLock { $0 }, for: caller, opened: opened[handle.id], at: time)
+                .map { (handle, $0.role) }
         }
+    }
+
+    /// Whether the document is in the caller's list (the operator's has every one; a person's
+    /// those it has a role in or opened, and may still read), and the caller's role in it.
+    static func listing(_ id: String, rules: AccessRules, for caller: Caller, opened opening: RecentDocument?,
+                        at time: Double) -> Listing? {
+        let personal = Caller(session: caller.session)
+        let role = rules.role(of: personal, in: id)
+        guard caller.isOperator || role != nil || opening != nil else { return nil }
+        var reader = caller
+        if reader.link?.documentID != id, let linkID = opening?.link, let link = rules.links.first(where: { $0.id == linkID }),
+           link.isValid(at: time) {
+            reader.link = Caller.PresentedLink(documentID: id, linkID: linkID, role: link.role)
+        }
+        let readable = AccessPolicy.decide(.read, mode: rules.access, role: rules.role(of: reader, in: id),
+                                           hasSession: caller.session != nil) == .allowed
+        return readable ? Listing(role: role) : nil
+    }
+
+    /// A document in a caller's list, and the caller's role in it (none: opened by link).
+    struct Listing {
+        var role: Role?
     }
 
     /// Title, editingDisabled, secure and levelsOfUndo. Stored once the document's executor is

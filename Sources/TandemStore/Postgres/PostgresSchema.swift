@@ -157,6 +157,11 @@ enum PostgresSchema {
                 epoch BIGINT NOT NULL
             );
             """),
+        // Each document's length (UTF-16 units) after its last change, for the lists of a
+        // node that does not hold it (`PostgresStore.directory`); null until known.
+        (10, """
+            ALTER TABLE documents ADD COLUMN length BIGINT;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last!.version }

@@ -1,5 +1,25 @@
+/// A line of a document list read from the store: the row, its revision and its length (nil
+/// until known), without the text.
+public struct DirectoryEntry: Sendable {
+    public var document: StoredDocument
+    public var revision: Int
+    public var length: Int?
+}
+
 /// Reads, on the reader connections.
 extension PostgresStore {
+    /// Every document's row, revision and length, by id: the lists of a node that holds only
+    /// some of the documents (`--cluster leases`).
+    public func directory() throws(StoreError) -> [DirectoryEntry] {
+        try read { c throws(StoreError) in
+            let rows = try c.query("SELECT id, title, created, modified, metadata, revision, length FROM documents ORDER BY id")
+            return (0..<rows.count).map { row in
+                DirectoryEntry(document: Self.document(rows, row), revision: rows.int(row, 5),
+                               length: rows.isNull(row, 6) ? nil : rows.int(row, 6))
+            }
+        }
+    }
+
     /// One REPEATABLE READ transaction, so the picture is consistent: the documents with
     /// their snapshots, then in one query every run that ends after its document's snapshot.
     public func loadAll() throws(StoreError) -> StoreContents {

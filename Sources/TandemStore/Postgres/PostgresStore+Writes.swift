@@ -48,6 +48,8 @@ extension PostgresStore {
     /// and its changes as runs (`ChangeRun`).
     struct AppendPlan {
         var ids: [String] = [], previous: [Int] = [], lasts: [Int] = []
+        /// Each document's length after its last change; -1 where the writer gave none.
+        var lengths: [Int] = []
         var runDocuments: [String] = [], runLasts: [Int] = [], runFirsts: [Int] = [], payloads: [[UInt8]] = []
 
         init(_ changes: [StoredChange], in c: PGConnection) throws(StoreError) {
@@ -58,6 +60,7 @@ extension PostgresStore {
                 ids.append(document)
                 previous.append(before)
                 lasts.append(revisions.upperBound)
+                lengths.append(changes.last?.length ?? -1)
                 for run in ChangeRun.split(changes) {
                     runDocuments.append(document)
                     runLasts.append(run.last!.revision)
@@ -85,15 +88,17 @@ extension PostgresStore {
         let plan = try AppendPlan(changes, in: c)
         guard !plan.ids.isEmpty else { return }
         if plan.ids.count == 1 {
-            let moved = try c.query("UPDATE documents SET revision = $1 WHERE id = $2 AND revision = $3",
-                                    [.int(plan.lasts[0]), .text(plan.ids[0]), .int(plan.previous[0])]).affected
+            let moved = try c.query("""
+                UPDATE documents SET revision = $1, length = CASE WHEN $4::int8 >= 0 THEN $4::int8 ELSE length END
+                WHERE id = $2 AND revision = $3
+                """, [.int(plan.lasts[0]), .text(plan.ids[0]), .int(plan.previous[0]), .int(plan.lengths[0])]).affected
             if moved == 0 { throw try plan.notNext(moved: 0, in: c) }
         } else {
             let moved = try c.query("""
-                UPDATE documents AS d SET revision = v.last
-                FROM unnest($1::text[], $2::int8[], $3::int8[]) AS v(id, previous, last)
+                UPDATE documents AS d SET revision = v.last, length = CASE WHEN v.length >= 0 THEN v.length ELSE d.length END
+                FROM unnest($1::text[], $2::int8[], $3::int8[], $4::int8[]) AS v(id, previous, last, length)
                 WHERE d.id = ANY($1::text[]) AND d.id = v.id AND d.revision = v.previous
-                """, [.textArray(plan.ids), .intArray(plan.previous), .intArray(plan.lasts)]).affected
+                """, [.textArray(plan.ids), .intArray(plan.previous), .intArray(plan.lasts), .intArray(plan.lengths)]).affected
             if moved != plan.ids.count { throw try plan.notNext(moved: moved, in: c) }
         }
         if plan.runDocuments.count == 1 {
@@ -149,9 +154,9 @@ extension PostgresStore {
             throw StoreError.conflict("document \(document.id) exists")
         }
         try c.query("""
-            INSERT INTO documents (id, title, created, modified, metadata, revision) VALUES ($1, $2, $3, $4, $5, $6)
+            INSERT INTO documents (id, title, created, modified, metadata, revision, length) VALUES ($1, $2, $3, $4, $5, $6, $7)
             """, [.text(document.id), .utf8(document.title), .double(document.created), .double(document.modified),
-                  .bytes(document.metadata), .int(snapshot?.revision ?? 0)])
+                  .bytes(document.metadata), .int(snapshot?.revision ?? 0), document.length.map { .int($0) } ?? .null])
         if let snapshot {
             try c.query("INSERT INTO snapshots (document, revision, payload) VALUES ($1, $2, $3)",
                         [.text(snapshot.documentID), .int(snapshot.revision), .bytes(snapshot.payload)])
