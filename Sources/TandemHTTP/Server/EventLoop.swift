@@ -297,6 +297,10 @@ final class EventLoop: @unchecked Sendable {
         stopping = true
         graceDeadline = deadline
         for l in listeners {
+            // Connections the kernel completed but nobody accepted yet would be reset by the
+            // close, a request perhaps already written on them: taken in, and answered with
+            // `Connection: close` like the rest.
+            if listenersPausedUntil == 0 { acceptAll(l) }
             epoll_ctl(epollFD, EPOLL_CTL_DEL, l, nil)
             Glibc.close(l)
         }

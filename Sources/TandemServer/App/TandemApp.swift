@@ -73,7 +73,14 @@ public final class TandemApp: Sendable {
         self.context = context
         started.withLock { $0 = context }
         // Where documents have owners, each is loaded when this node takes its lease.
-        if leased == nil { try context.service.persistence.restoreDocuments(contents.documents) }
+        if leased == nil {
+            try context.service.persistence.restoreDocuments(contents.documents)
+        } else {
+            // Their links, though: a link is presented to any node.
+            for l in contents.documents {
+                context.service.handles.indexLinks(of: l.document.id, DocumentMetadata(decoding: l.document.metadata).access)
+            }
+        }
         let archived = try store.archiveSizes()
         context.service.archiveSizes.withLock { $0 = archived }
         // The stored pasteboards (a session's end takes its own, see `storeSessionEnd`).

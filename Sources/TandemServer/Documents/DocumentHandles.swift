@@ -81,7 +81,7 @@ final class DocumentHandles: Sendable {
 
     /// The document moved to another node (its lease did): no longer found here, its
     /// long-polls answered `503` to try again, its streams ended (a client reconnects with
-    /// `Last-Event-ID` and reaches the owner).
+    /// `Last-Event-ID` and reaches the owner). Its links stay known: it still exists.
     func release(_ handle: DocumentHandle) {
         let pollers: [DocumentState.Poller] = handle.executor.sync { st in
             st.deleted = true
@@ -91,7 +91,6 @@ final class DocumentHandles: Sendable {
         guard byID.withLock({ $0[handle.id] === handle ? $0.removeValue(forKey: handle.id) : nil }) != nil else { return }
         for p in pollers { p.answer(.failed(.documentMoved)) }
         handle.events.closeAll()
-        forgetLinks(of: handle.id)
     }
 
     /// `forget`, unless another document has taken the id since (deleted and created again).

@@ -162,8 +162,14 @@ struct ClusterSync: Sendable {
             case .selection:
                 if cluster.followsDocuments, seen.insert("x" + entry.key).inserted { selections.append(entry.key) }
             default:
-                // Where documents have owners, each owner alone changes its documents.
-                guard cluster.followsDocuments else { continue }
+                // Where documents have owners, each owner alone changes its documents; the
+                // others keep only their links, which any node must know.
+                guard cluster.followsDocuments else {
+                    if [.created, .updated, .deleted].contains(entry.kind), seen.insert("l" + entry.key).inserted {
+                        try refreshLinks(entry.key)
+                    }
+                    continue
+                }
                 if documentKinds[entry.key] == nil { documentOrder.append(entry.key) }
                 documentKinds[entry.key, default: []].insert(entry.kind)
             }
@@ -237,6 +243,16 @@ struct ClusterSync: Sendable {
         }
         if kinds.contains(.updated) { try refreshMetadata(handle) }
         if kinds.contains(.version) { refreshSaved(handle) }
+    }
+
+    /// A document held elsewhere: its links as stored (gone with it).
+    private func refreshLinks(_ id: String) throws(StoreError) {
+        guard handles.find(id) == nil else { return }
+        if let stored = try store.document(id) {
+            handles.indexLinks(of: id, DocumentMetadata(decoding: stored.metadata).access)
+        } else {
+            handles.forgetLinks(of: id)
+        }
     }
 
     /// Title, flags and access rules as another node stored them.
