@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import TandemHTTP
 
@@ -61,6 +62,33 @@ struct ClientRelayTests {
             #expect(r.status == 503)
             #expect(r.headers["Retry-After"] == "1")
             #expect(r.text.contains("owner_unreachable"))
+        }
+    }
+
+    /// A request that never reached the upstream may be taken over by the caller (sent to
+    /// another node): the relay then answers nothing, and the caller's answer is the one seen.
+    @Test func aRequestThatNeverReachedTheUpstreamIsTheCallersToTakeOver() throws {
+        try withServer(handler: { _, responder in
+            responder.send(HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain"], body: .bytes(Array("elsewhere".utf8))))
+        }) { elsewhere in
+            let other = HTTPUpstream(host: "127.0.0.1", port: elsewhere.boundPort)
+            let down = HTTPUpstream(host: "127.0.0.1", port: unusedPort())
+            let seen = Mutex<[HTTPClientError]>([])
+            try withServer(handler: { request, responder in
+                // First to the upstream that is down; taken over, and sent to the other.
+                HTTPRelay(takeOverUnsent: { error in
+                    seen.withLock { $0.append(error) }
+                    HTTPRelay().relay(request, to: other, responder: responder)
+                    return true
+                }).relay(request, to: down, responder: responder)
+            }) { server in
+                let c = try TestClient(port: server.boundPort)
+                try c.send("POST /documents/a/edits HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}")
+                let r = try c.readResponse()
+                #expect(r.status == 200)
+                #expect(r.text == "elsewhere")
+            }
+            #expect(seen.withLock { $0.map(\.neverSent) } == [true])
         }
     }
 

@@ -47,6 +47,38 @@ struct ClientStreamTests {
         }
     }
 
+    /// Long-lived answers take connections of their own, outside the per-upstream limit: with
+    /// a limit of one connection, two open streams and a short request all go through at once.
+    @Test func longLivedStreamsDoNotHoldUpShortRequests() throws {
+        let streams = [StreamingUpstream(), StreamingUpstream()]
+        let count = Mutex(0)
+        try withServer(handler: { request, responder in
+            if request.path == "/events" {
+                let k = count.withLock { c -> Int in defer { c += 1 }; return c }
+                return streams[min(k, 1)].handler(request, responder)
+            }
+            responder.send(.text("short"))
+        }) { server in
+            let upstream = HTTPUpstream(host: "127.0.0.1", port: server.boundPort)
+            try withClientLoop({ $0.maxConnectionsPerUpstream = 1; $0.maxQueuedPerUpstream = 0 }) { client in
+                let recorder = Recorder()
+                var longLived = Self.events
+                longLived.longLived = true
+                let stream = longLived
+                client.run { pool in
+                    pool.send(stream, to: upstream, handler: recorder.handler("s1"))
+                    pool.send(stream, to: upstream, handler: recorder.handler("s2"))
+                }
+                #expect(recorder.wait { $0.contains("s1 body data: 1\n\n") && $0.contains("s2 body data: 1\n\n") })
+                client.run { pool in pool.send(HTTPClientRequest(method: .get, target: "/short"), to: upstream, handler: recorder.handler("r")) }
+                #expect(recorder.waitForEnd("r"))
+                #expect(recorder.lines("r") == ["head 200", "body short", "end ok"])
+                for s in streams { s.finish() }
+                #expect(recorder.waitForEnd("s1") && recorder.waitForEnd("s2"))
+            }
+        }
+    }
+
     @Test func cancellingMidStreamClosesTheConnectionAndEndsTheUpstreamsStream() throws {
         let stream = StreamingUpstream()
         try withUpstream(handler: stream.handler) { upstream, client in

@@ -15,6 +15,8 @@ final class HTTPClientConnection: @unchecked Sendable {
     let upstream: HTTPUpstream
     /// The pool's request on this connection, while one is.
     var task: HTTPClientTask?
+    /// Opened for a long-lived answer (`HTTPClientRequest.longLived`): counted apart, never reused.
+    var longLived = false
     @exclusivity(unchecked) private var machine: HTTPClientStateMachine
     @exclusivity(unchecked) private var interest: UInt32
     /// Actions are being performed: an event reported by a callback only queues more.

@@ -32,6 +32,9 @@ public final class HTTPClientPool: @unchecked Sendable {
         public var maxConnectionsPerUpstream: Int
         /// Requests waiting for one of them; 0: none wait, a request beyond the limit fails.
         public var maxQueuedPerUpstream: Int
+        /// Long-lived answers (event streams) open to one upstream at once, each on a
+        /// connection of its own; past it one fails (`queueFull`).
+        public var maxStreamsPerUpstream: Int
         /// Longest a request waits in the queue for a connection.
         public var maxQueueWait: Duration
         /// An idle connection is closed after this.
@@ -43,11 +46,13 @@ public final class HTTPClientPool: @unchecked Sendable {
         /// A larger answer head fails the request (`malformedResponse("head_too_large")`).
         public var maxHeadBytes: Int
 
-        public init(maxConnectionsPerUpstream: Int = 8, maxQueuedPerUpstream: Int = 256, maxQueueWait: Duration = .seconds(10),
+        public init(maxConnectionsPerUpstream: Int = 8, maxQueuedPerUpstream: Int = 256, maxStreamsPerUpstream: Int = 4096,
+                    maxQueueWait: Duration = .seconds(10),
                     idleTimeout: Duration = .seconds(30),
                     connectTimeout: Duration = .seconds(3), headTimeout: Duration = .seconds(30), maxHeadBytes: Int = 64 * 1024) {
             self.maxConnectionsPerUpstream = max(1, maxConnectionsPerUpstream)
             self.maxQueuedPerUpstream = max(0, maxQueuedPerUpstream)
+            self.maxStreamsPerUpstream = max(0, maxStreamsPerUpstream)
             self.maxQueueWait = maxQueueWait
             self.idleTimeout = idleTimeout
             self.connectTimeout = connectTimeout
@@ -63,6 +68,8 @@ public final class HTTPClientPool: @unchecked Sendable {
         var idle: [HTTPClientConnection] = []
         /// Connections counted against the limit: connecting, busy and idle.
         var open = 0
+        /// Connections of long-lived answers, counted apart.
+        var streams = 0
         var queue: [HTTPClientTask] = []
     }
 
@@ -112,17 +119,24 @@ public final class HTTPClientPool: @unchecked Sendable {
         send(request, to: upstream, handler: HTTPClientClosureHandler(onHead: onHead, onBody: onBody, onEnd: onEnd))
     }
 
-    /// Connections open to `upstream` (connecting, busy or idle), and how many are idle.
+    /// Connections open to `upstream` (connecting, busy or idle), and how many are idle;
+    /// long-lived answers' connections apart.
     public func connectionCount(to upstream: HTTPUpstream) -> (open: Int, idle: Int) {
         guard let u = upstreams[upstream] else { return (0, 0) }
         return (u.open, u.idle.count)
     }
+
+    /// Connections of long-lived answers open to `upstream`.
+    public func streamCount(to upstream: HTTPUpstream) -> Int { upstreams[upstream]?.streams ?? 0 }
 
     // MARK: placing requests
 
     /// On an idle connection (unless `fresh`), a new one, or in the queue.
     private func dispatch(_ task: HTTPClientTask, fresh: Bool) {
         let u = state(of: task.upstream)
+        if task.request.longLived {
+            return u.streams < configuration.maxStreamsPerUpstream ? open(for: task, u) : failLater(task, HTTPClientError(.queueFull))
+        }
         if !fresh, let conn = u.idle.popLast() {
             assign(task, to: conn, reused: true)
         } else if u.open < configuration.maxConnectionsPerUpstream {
@@ -151,7 +165,8 @@ public final class HTTPClientPool: @unchecked Sendable {
         switch HTTPClientConnection.connect(loop: loop, pool: self, to: address, upstream: task.upstream,
                                             timeouts: timeouts, maxHeadBytes: configuration.maxHeadBytes) {
         case .success(let conn):
-            u.open += 1
+            conn.longLived = task.request.longLived
+            if conn.longLived { u.streams += 1 } else { u.open += 1 }
             assign(task, to: conn, reused: false)
         case .failure(let error):
             u.address = nil  // resolved again next time: the node may have moved
@@ -211,7 +226,13 @@ public final class HTTPClientPool: @unchecked Sendable {
         case .finish(let reusable):
             let u = state(of: conn.upstream)
             conn.task = nil
-            if reusable { u.idle.append(conn) } else { gone(conn, u) }
+            if reusable {
+                // A stream that ended cleanly leaves a connection like any other.
+                if conn.longLived { (conn.longLived, u.streams, u.open) = (false, u.streams - 1, u.open + 1) }
+                u.idle.append(conn)
+            } else {
+                gone(conn, u)
+            }
             serveQueue(u)
             task?.end(.success(()))
         case .fail(let error):
@@ -255,7 +276,7 @@ public final class HTTPClientPool: @unchecked Sendable {
     }
 
     private func gone(_ conn: HTTPClientConnection, _ u: Upstream) {
-        u.open -= 1
+        if conn.longLived { u.streams -= 1 } else { u.open -= 1 }
         u.idle.removeAll { $0 === conn }
     }
 

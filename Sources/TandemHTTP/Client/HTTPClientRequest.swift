@@ -36,15 +36,20 @@ public struct HTTPClientRequest: Sendable {
     public var bodyIdleTimeout: Duration?
     /// Asks the upstream to close the connection after this answer (it is not reused).
     public var closeConnection: Bool
+    /// An answer that lasts (an event stream): it gets a connection of its own, counted
+    /// outside the pool's `maxConnectionsPerUpstream` while it lasts, so that streams never
+    /// hold up short requests.
+    public var longLived: Bool
 
     public init(method: HTTPMethod, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
-                bodyIdleTimeout: Duration? = .seconds(30), closeConnection: Bool = false) {
+                bodyIdleTimeout: Duration? = .seconds(30), closeConnection: Bool = false, longLived: Bool = false) {
         self.method = method
         self.target = target
         self.headers = headers
         self.body = body
         self.bodyIdleTimeout = bodyIdleTimeout
         self.closeConnection = closeConnection
+        self.longLived = longLived
     }
 
     /// Whether sending it twice has the effect of sending it once (RFC 9110 §9.2.2), or the

@@ -51,7 +51,7 @@ public struct HTTPRelay: Sendable {
         for field in extra { headers.set(field.name, field.value) }
         let stream = request.headers["Accept"].map { $0.contains("text/event-stream") } ?? false
         let outgoing = HTTPClientRequest(method: request.method, target: request.target, headers: headers,
-                                         body: request.body, bodyIdleTimeout: stream ? nil : .seconds(30))
+                                         body: request.body, bodyIdleTimeout: stream ? nil : .seconds(30), longLived: stream)
         let relay = Relay(responder: responder, unreachable: unreachable, takeOverUnsent: takeOverUnsent)
         relay.task = pool.send(outgoing, to: upstream,
                                onHead: { relay.head($0) }, onBody: { relay.body($0) }, onEnd: { relay.end($0) })
