@@ -34,7 +34,7 @@ extension ChangePipeline {
             }
         }
         replication.order(handle, fail: { completion(.failure($0)) }) { [self] st in
-            if st.deleted { return .answer { completion(.failure(.notFound("document '\(handle.id)'"))) } }
+            if st.deleted { let gone = st.goneError(handle.id); return .answer { completion(.failure(gone)) } }
             if st.savingError { return .answer { completion(.failure(.storageFailing)) } }
             let result: Result
             do throws(APIError) { result = try body(&st) } catch { return .answer { completion(.failure(error)) } }

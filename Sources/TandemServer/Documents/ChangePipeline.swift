@@ -74,7 +74,7 @@ struct ChangePipeline: Sendable {
         companion: () -> ChangeCompanion?, completion: @escaping Completion<Result>,
         _ body: (inout DocumentState) throws(APIError) -> ChangeOutcome<Result>
     ) -> AppliedChange {
-        if st.deleted { return .answer { completion(.failure(.notFound("document '\(handle.id)'"))) } }
+        if st.deleted { let gone = st.goneError(handle.id); return .answer { completion(.failure(gone)) } }
         if st.savingError { return .answer { completion(.failure(.storageFailing)) } }
         if st.editingDisabled {
             return .answer { completion(.failure(APIError(.forbidden, "editing_disabled", "editing is disabled for this document"))) }

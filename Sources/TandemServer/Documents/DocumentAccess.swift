@@ -51,7 +51,7 @@ struct DocumentAccess: Sendable {
                 completion(result)
             }
             let submitted: Swift.Result<(AccessRules, StoreTicket), APIError> = handle.executor.sync { st in
-                if st.deleted { return .failure(.notFound("document '\(handle.id)'")) }
+                if st.deleted { return .failure(st.goneError(handle.id)) }
                 var next = st
                 do throws(APIError) { try Self.apply(change, to: &next.access, sessions: sessions, now: now()) } catch { return .failure(error) }
                 let stored = StoredDocument(id: handle.id, title: st.title, created: st.created, modified: st.modified,

@@ -85,6 +85,7 @@ final class DocumentHandles: Sendable {
     func release(_ handle: DocumentHandle) {
         let pollers: [DocumentState.Poller] = handle.executor.sync { st in
             st.deleted = true
+            st.moved = true
             defer { st.pollers.removeAll() }
             return st.pollers
         }

@@ -185,7 +185,7 @@ extension DocumentService {
         let text: String, selection: Selection?
         do throws(APIError) {
             (text, selection) = try handle.executor.sync { st throws(APIError) -> (String, Selection?) in
-                if st.deleted { throw .notFound("document '\(handle.id)'") }
+                if st.deleted { throw st.goneError(handle.id) }
                 if st.secure { throw Self.secureDocument }
                 let range = try target(st, action, session: session, needsText: true)
                 return (st.document.rope.substring(range), session.flatMap { st.document.selection(for: $0.id) })
@@ -265,7 +265,7 @@ extension DocumentService {
     /// session's new selection, told to everyone watching.
     func select(all: Bool, _ range: Range<Int>?, in handle: DocumentHandle, by session: Session) throws(APIError) -> (revision: Int, selection: Selection) {
         let result = try handle.executor.sync { st throws(APIError) -> (revision: Int, selection: Selection) in
-            if st.deleted { throw .notFound("document '\(handle.id)'") }
+            if st.deleted { throw st.goneError(handle.id) }
             let selection: Selection
             do throws(EditingTargetError) {
                 selection = try EditingTarget.selection(all: all, explicit: range, session: session.id, in: st.document)

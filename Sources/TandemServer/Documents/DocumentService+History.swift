@@ -199,7 +199,7 @@ extension DocumentService {
     /// count cleared with it when nothing is in flight, submitted as one unit.
     private func submitVersion(_ handle: DocumentHandle, number: Int, name: String?) throws(APIError) -> (StoredVersion, Bool, StoreTicket, Rope) {
         try handle.executor.sync { st throws(APIError) -> (StoredVersion, Bool, StoreTicket, Rope) in
-                if st.deleted { throw .notFound("document '\(handle.id)'") }
+                if st.deleted { throw st.goneError(handle.id) }
                 if st.savingError { throw .storageFailing }
                 let (v, rope, cleared, writes) = persistence.versionWrites(&st, of: handle, number: number, name: name)
                 let ticket = StoreTicket()

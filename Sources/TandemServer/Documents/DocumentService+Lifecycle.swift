@@ -194,7 +194,7 @@ extension DocumentService {
     /// In the document's executor: the metadata as patched (and levelsOfUndo applied and
     /// journaled), to be stored as one unit.
     private func patchUnit(_ st: inout DocumentState, _ handle: DocumentHandle, _ patch: DocumentPatch) throws(APIError) -> PatchUnit {
-        if st.deleted { throw .notFound("document '\(handle.id)'") }
+        if st.deleted { throw st.goneError(handle.id) }
         var next = st
         if let title = patch.title { next.title = title }
         if let editingDisabled = patch.editingDisabled { next.editingDisabled = editingDisabled }

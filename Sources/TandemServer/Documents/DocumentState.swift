@@ -26,6 +26,12 @@ struct DocumentState {
     /// Long-polls waiting for a revision after `since`.
     var pollers: [Poller] = []
     var deleted = false
+    /// Deleted from memory because another node took the document over (its lease moved):
+    /// requests that were waiting are `503 document_moved`, to be sent again, not `404`.
+    var moved = false
+
+    /// What a request finds once the document left memory: gone, or moved to another node.
+    func goneError(_ id: String) -> APIError { moved ? .documentMoved : .notFound("document '\(id)'") }
     var lastSavedRevision: Int
     var lastSaved: Double?
     var lastSnapshotRevision: Int

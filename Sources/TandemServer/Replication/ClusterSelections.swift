@@ -15,7 +15,7 @@ extension ClusterSync {
     func shareSelection(of session: Session, in handle: DocumentHandle, then: @escaping DocumentService.Completion<Void>) {
         let delivery = delivery()
         replication.order(handle, fail: { then(.failure($0)) }) { st in
-            if st.deleted { return .answer { then(.failure(.notFound("document '\(handle.id)'"))) } }
+            if st.deleted { let gone = st.goneError(handle.id); return .answer { then(.failure(gone)) } }
             guard let selection = st.document.selection(for: session.id) else { return .answer { then(.success(())) } }
             var w = JSONWriter(capacity: 64)
             w.beginObject()

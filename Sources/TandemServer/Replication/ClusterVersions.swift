@@ -8,7 +8,7 @@ extension ClusterSync {
     func saveVersion(_ handle: DocumentHandle, name: String?, then: @escaping DocumentService.Completion<StoredVersion>) {
         let delivery = delivery()
         replication.order(handle, numbersVersion: true, fail: { then(.failure($0)) }) { [self] st in
-            if st.deleted { return .answer { then(.failure(.notFound("document '\(handle.id)'"))) } }
+            if st.deleted { let gone = st.goneError(handle.id); return .answer { then(.failure(gone)) } }
             if st.savingError { return .answer { then(.failure(.storageFailing)) } }
             // Taken at once: another save in the same unit takes the next.
             let number = handle.newestVersion.withLock { n in
