@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 import requests
@@ -19,6 +22,9 @@ import requests
 from postgres_env import DATABASE, needs_postgres
 from sse import SSEStream
 from tandem_client import Client, describe, new_session, unique
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import ketama  # noqa: E402
 
 _postgres = needs_postgres()
 pytestmark = (_postgres if isinstance(_postgres, list) else [_postgres]) + [
@@ -40,6 +46,22 @@ def nodes(servers):
         if node.process is not None:
             with_signal(node, signal.SIGCONT)
         node.stop()
+
+
+def holder(node, doc: str) -> str | None:
+    """The address of the node whose lease `doc` is under, read from the database."""
+    schema = node.extra_args[node.extra_args.index("--database-schema") + 1]
+    out = subprocess.run(["psql", DATABASE, "-Atq", "-c", f"SET search_path TO {schema}",
+                          "-c", "SELECT n.address FROM document_leases l JOIN cluster_nodes n ON n.node = l.node "
+                                f"WHERE l.document = '{doc}' AND n.expires > now()"],
+                         capture_output=True, text=True, timeout=30, check=True).stdout.strip()
+    return out or None
+
+
+def home(nodes, doc: str) -> str:
+    """The node the balancer's `hash … consistent` sends `doc` to, by address."""
+    addresses = [f"127.0.0.1:{n.port}" for n in nodes]
+    return addresses[ketama.server(ketama.ring(addresses), doc)]
 
 
 def with_signal(node, sig) -> None:
@@ -253,3 +275,45 @@ def test_sigterm_of_the_owner_hands_its_documents_over_without_a_refusal(nodes):
         assert text.count(inserted) == 1
     revisions = [c["revision"] for c in ada2.changes(doc)]
     assert revisions == list(range(1, len(acked) + 1))
+
+
+def test_each_document_is_held_by_the_node_the_balancers_hash_sends_it_to(nodes):
+    one, two = nodes
+    # Each node reads who is alive with its heartbeat (every 2/3 s): both know both by then.
+    time.sleep(1.0)
+    ada = new_session(one.base, "Ada")
+    # An id the server picks: one this node is home for.
+    for node in (one, two):
+        r = on(node, ada).post("/documents", {"text": "x"})
+        assert r.status_code == 201, describe(r)
+        doc = r.json()["id"]
+        assert home(nodes, doc) == holder(node, doc) == f"127.0.0.1:{node.port}"
+    # An id the caller picks is created on its home node, whichever node it was sent to.
+    for _ in range(6):
+        doc = unique("homed")
+        r = ada.post("/documents", {"id": doc, "text": "x"})
+        assert r.status_code == 201, describe(r)
+        assert holder(one, doc) == home(nodes, doc)
+
+
+@pytest.mark.timeout(120)
+def test_documents_move_to_a_node_that_joins_once_they_are_idle(nodes):
+    one, two = nodes
+    two.stop()
+    ada = new_session(one.base, "Ada")
+    docs = [unique("join") for _ in range(8)]
+    for doc in docs:
+        r = ada.post("/documents", {"id": doc, "text": "x"})
+        assert r.status_code == 201, describe(r)
+        assert holder(one, doc) == f"127.0.0.1:{one.port}"
+    two.start()
+    moving = [doc for doc in docs if home(nodes, doc) == f"127.0.0.1:{two.port}"]
+    assert moving, "no document hashes to the second node"
+    deadline = time.monotonic() + 30
+    while any(holder(one, doc) != home(nodes, doc) for doc in docs):
+        assert time.monotonic() < deadline, [(doc, holder(one, doc), home(nodes, doc)) for doc in docs]
+        time.sleep(0.5)
+    # Served where they moved, through either node, with what they held.
+    for doc in moving:
+        assert ada.insert(doc, "y", 0)["revision"] == 1
+        assert on(two, ada).text(doc) == "yx"

@@ -53,7 +53,13 @@ final class DocumentController: RouteController {
             }
             id = given
         } else {
-            id = Secrets.base64url(Secrets.randomBytes(9))
+            // Where documents have owners, an id this node is home for (about one in as many
+            // tries as there are nodes): the balancer then sends the document's requests here.
+            var candidate = Secrets.base64url(Secrets.randomBytes(9))
+            for _ in 0..<32 where !service.replication.prefers(candidate) {
+                candidate = Secrets.base64url(Secrets.randomBytes(9))
+            }
+            id = candidate
         }
         return NewDocument(id: id, title: title, text: text, access: try Self.accessMode(body), owner: ctx.session?.person)
     }

@@ -149,8 +149,9 @@ final class PostgresIdempotency: IdempotencyStore {
                 return finish(key, first: Idempotency.inFlight.response)
             }
             finish(key, first: Idempotency.replayed(answer.response))
-        case .pending(_, let started):
-            if now - started >= staleAfter || now >= deadline {
+        case .pending(let holder, let started):
+            // A claim whose node died is never answered: no use waiting out the deadline.
+            if now - started >= staleAfter || now >= deadline || (holder != node && (try? keys.nodeIsGone(holder)) == true) {
                 finish(key, first: Idempotency.inFlight.response)
             } else {
                 poll(key, fingerprint: fingerprint, deadline: deadline, work: work)

@@ -46,6 +46,11 @@ public final class TandemApp: Sendable {
                     if reload, let old = handles.find(id) { handles.release(old) }
                     guard handles.find(id) == nil, let loaded = try postgres.loadDocument(id) else { return }
                     try context.service.persistence.restoreDocument(loaded)
+                } moveOut: { id, handOver in
+                    guard let context = started.withLock({ $0 }) else { return }
+                    let handles = context.service.handles
+                    guard let handle = handles.find(id) else { return }
+                    _ = handles.moveOut(handle, idle: 5, now: context.now(), handOver: handOver)
                 }
                 shared = leased
                 directory = { () throws(StoreError) in try postgres.directory() }

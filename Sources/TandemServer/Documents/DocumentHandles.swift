@@ -94,6 +94,21 @@ final class DocumentHandles: Sendable {
         handle.events.closeAll()
     }
 
+    /// Moves an idle document to another node (its lease follows the balancer's hash): under
+    /// its executor, only with nothing in flight, nobody watching or polling, and no change for
+    /// `idle` seconds, `handOver` gives the lease away; then the document leaves memory as
+    /// `release` says. False if it stays.
+    func moveOut(_ handle: DocumentHandle, idle: Double, now: Double, handOver: () -> Bool) -> Bool {
+        let moved = handle.executor.sync { st -> Bool in
+            guard !st.deleted, st.inFlight.isEmpty, st.pollers.isEmpty, handle.events.count == 0,
+                  now - st.modified >= idle, handOver() else { return false }
+            st.moved = true
+            return true
+        }
+        if moved { release(handle) }
+        return moved
+    }
+
     /// `forget`, unless another document has taken the id since (deleted and created again).
     func forgetIfCurrent(_ handle: DocumentHandle) {
         guard byID.withLock({ $0[handle.id] === handle }) else { return }

@@ -18,12 +18,33 @@ struct DocumentPlacementMiddleware: RouteMiddleware {
     static let forwardedField = "Tandem-Forwarded"
 
     func wrap(_ next: @escaping RouteHandler, for route: Endpoint) -> RouteHandler {
+        if route.operationID == "createDocument" { return createdAtHome(next) }
         guard route.path.hasPrefix("/documents/{id}") else { return next }
         return { [ownership] request, context, responder in
             Self.place(request, of: request.parameters["id"] ?? "", ownership: ownership, tries: 0,
                        here: { next(request, context, responder) }, responder: responder)
         }
     }
+
+    /// A document created with an id of the caller's choosing is created on its home node, so
+    /// that the balancer's hash brings its requests to the node that holds it (an id the
+    /// server picks is one this node is home for: `DocumentController`). Bodies over
+    /// `createBodyPeek` bytes are not read here, on the loop: created where they arrive.
+    private func createdAtHome(_ next: @escaping RouteHandler) -> RouteHandler {
+        { [ownership] request, context, responder in
+            guard request.headers[Self.forwardedField] == nil, request.body.count <= Self.createBodyPeek,
+                  let id = (try? JSONParser.parse(request.body))?["id"]?.stringValue,
+                  ownership.isHome(id) == false, let home = ownership.home(of: id)
+            else { return next(request, context, responder) }
+            Self.forward(request, of: id, to: home.address, ownership: ownership, responder: responder) {
+                // The home node is not reached: created here instead.
+                request.executor.execute { next(request, context, responder) }
+                return true
+            }
+        }
+    }
+
+    static let createBodyPeek = 64 << 10
 
     /// How many times a request whose owner could not be reached is placed again, and how long
     /// apart: together longer than a lease outlives a dead owner (`LeasedReplication.ttl`).

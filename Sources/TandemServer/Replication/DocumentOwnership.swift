@@ -29,6 +29,15 @@ final class DocumentOwnership: Sendable {
 
     let leases: PostgresLeases
     private let known = Mutex<[String: Known]>([:])
+    /// The live nodes as the last heartbeat read them, on the balancer's ring.
+    private let members = Mutex<Members?>(nil)
+
+    private struct Members {
+        var ring: ConsistentHashRing
+        var nodes: [String: String]
+        /// When the set last changed (monotonic ns).
+        var since: UInt64
+    }
     /// When the last heartbeat that committed began (monotonic ns); 0 before the first.
     private let lastBeat = Mutex<UInt64>(0)
     private let queue = DispatchQueue(label: "tandem-leases")
@@ -81,6 +90,48 @@ final class DocumentOwnership: Sendable {
         }
     }
 
+    // MARK: Following the balancer's hash
+
+    /// Reads the live nodes (after a heartbeat), on the heartbeat's thread.
+    func refreshMembers() {
+        guard let live = try? leases.liveNodes() else { return }
+        let addresses = live.map(\.address).sorted()
+        let nodes = Dictionary(live.map { ($0.address, $0.node) }, uniquingKeysWith: { a, _ in a })
+        members.withLock { m in
+            guard m?.ring.servers != addresses else { return }
+            m = Members(ring: ConsistentHashRing(servers: addresses), nodes: nodes, since: Cluster.monotonicNow())
+        }
+    }
+
+    /// The live node `id` hashes to on the ring nginx's `hash … consistent` builds over the
+    /// same addresses: where the balancer sends its requests. Nil before the first heartbeat.
+    func home(of id: String) -> (address: String, node: String)? {
+        members.withLock { m in
+            guard let m, let address = m.ring.server(for: id), let node = m.nodes[address] else { return nil }
+            return (address, node)
+        }
+    }
+
+    /// Documents held here whose home is another node, once the live nodes have not changed
+    /// for `settled` seconds (a node starting or stopping moves nothing back and forth).
+    func misplaced(from address: String, settled: Double, limit: Int) -> [(id: String, node: String)] {
+        let stable = members.withLock { m in m.map { Cluster.monotonicNow() &- $0.since >= UInt64(settled * 1e9) } ?? false }
+        guard stable else { return [] }
+        let held = known.withLock { k in k.compactMap { id, known -> String? in if case .here = known { id } else { nil } } }
+        var out: [(id: String, node: String)] = []
+        for id in held.sorted() where out.count < limit {
+            if let home = home(of: id), home.address != address { out.append((id, home.node)) }
+        }
+        return out
+    }
+
+    /// Gives `id`'s lease to `node` (its home, reached at `address`): false if the lease stayed.
+    func handOver(_ id: String, to node: String, address: String) -> Bool {
+        guard (try? leases.handOver(id, to: node)) == true else { return false }
+        known.withLock { $0[id] = .other(address: address, learned: Cluster.monotonicNow()) }
+        return true
+    }
+
     /// This node's write to `id` was fenced off, or its holder did not answer: ask again next time.
     func forget(_ id: String) {
         _ = known.withLock { $0.removeValue(forKey: id) }
@@ -92,9 +143,19 @@ final class DocumentOwnership: Sendable {
         queue.async { [leases] in try? leases.release(id) }
     }
 
+    /// Where the others reach this node, once it beat.
+    private let address = Mutex<String?>(nil)
+
+    /// Whether `id`'s home is this node; nil before the first heartbeat.
+    func isHome(_ id: String) -> Bool? {
+        guard let address = address.withLock({ $0 }), let home = home(of: id) else { return nil }
+        return home.address == address
+    }
+
     /// Marks this node alive (`PostgresLeases.heartbeat`); false when the database did not take it.
     @discardableResult
     func heartbeat(address: String) -> Bool {
+        self.address.withLock { $0 = address }
         let started = Cluster.monotonicNow()
         do {
             try leases.heartbeat(address: address)
@@ -124,6 +185,12 @@ final class DocumentOwnership: Sendable {
 
     private func placeNow(_ id: String) -> Result<Placement, StoreError> {
         do {
+            // A lease is taken only for a document that exists: requests for unknown ids
+            // (answered 404 here) leave no rows behind.
+            if try leases.holder(of: id) == nil, try leases.store.document(id) == nil {
+                forget(id)
+                return .success(.here)
+            }
             switch try leases.acquire(id) {
             case .this(let epoch):
                 let before = known.withLock { k -> Int? in

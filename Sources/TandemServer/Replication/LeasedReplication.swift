@@ -19,7 +19,18 @@ final class LeasedReplication: Replication {
     /// How long a node's leases outlive its last heartbeat.
     static let ttl = 2.0
 
-    init(store: PostgresStore, advertise: String?, load: @escaping @Sendable (_ id: String, _ reload: Bool) throws -> Void) {
+    /// Moves a document held here to another node if it is idle (`DocumentHandles.moveOut`),
+    /// handing its lease over with the closure it is given.
+    private let moveOut: @Sendable (_ id: String, _ handOver: () -> Bool) -> Void
+
+    /// Documents moved to their home node per heartbeat, at most, and how long the live nodes
+    /// must have been the same first.
+    static let movesPerBeat = 16
+    static let settledSeconds = 2.0
+
+    init(store: PostgresStore, advertise: String?, load: @escaping @Sendable (_ id: String, _ reload: Bool) throws -> Void,
+         moveOut: @escaping @Sendable (_ id: String, _ handOver: () -> Bool) -> Void) {
+        self.moveOut = moveOut
         local = LocalReplication(store: store)
         feed = SequencedReplication(store: store, followsDocuments: false)
         ownership = DocumentOwnership(leases: PostgresLeases(store: store, ttl: Self.ttl), load: load)
@@ -49,6 +60,7 @@ final class LeasedReplication: Replication {
         feed.start(logger: logger)
         guard let address = address.withLock({ $0 }) else { return }
         if !ownership.heartbeat(address: address) { logger.warning("the first lease heartbeat failed") }
+        ownership.refreshMembers()
         let thread = Thread { [self] in
             var failing = false
             while !stopped.load(ordering: .relaxed) {
@@ -59,6 +71,7 @@ final class LeasedReplication: Replication {
                     failing = !ok
                     if failing { logger.warning("lease heartbeat failed: this node's documents may move") }
                 }
+                if ok { followTheHash(address: address) }
             }
         }
         thread.name = "tandem-heartbeat"
@@ -66,6 +79,19 @@ final class LeasedReplication: Replication {
     }
 
     func stop() { feed.stop() }
+
+    /// Each document's lease follows the balancer's hash as nodes join and leave: documents
+    /// held here whose home is now another node move there when idle.
+    private func followTheHash(address: String) {
+        ownership.refreshMembers()
+        for (id, node) in ownership.misplaced(from: address, settled: Self.settledSeconds, limit: Self.movesPerBeat) {
+            guard let home = ownership.home(of: id), home.node == node else { continue }
+            moveOut(id) { ownership.handOver(id, to: node, address: home.address) }
+        }
+    }
+
+    /// Whether a new document `id` would be held here: this node is its home on the ring.
+    func prefers(_ id: String) -> Bool { ownership.isHome(id) ?? true }
 
     /// After the shutdown's last snapshots: the leases go at once, and the heartbeat stops.
     func finish() {

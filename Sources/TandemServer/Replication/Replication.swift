@@ -71,6 +71,7 @@ protocol Replication: Sendable {
     func leaseLost(_ id: String)
     func bound(port: Int)
     func finish()
+    func prefers(_ id: String) -> Bool
 }
 
 /// One change (or undo-state change, save, selection) waiting for its place in its document's
@@ -100,6 +101,9 @@ extension Replication {
     func bound(port: Int) {}
     /// The shutdown's last step, after the final snapshots (leases are given up).
     func finish() {}
+    /// Whether a new document `id` is best held by this node (where documents have owners:
+    /// the balancer sends its requests here).
+    func prefers(_ id: String) -> Bool { true }
 
     /// One document's step.
     func order(_ handle: DocumentHandle, numbersVersion: Bool = false, fail: @escaping @Sendable (APIError) -> Void,

@@ -69,6 +69,14 @@ public final class PostgresIdempotencyKeys: Sendable {
         return result.count > 0 ? Self.record(result, 0, from: 0) : nil
     }
 
+    /// Whether `node` is known dead: it kept a row in `cluster_nodes` (nodes with leases beat
+    /// there) and the row expired. Its unanswered claims will never be answered.
+    public func nodeIsGone(_ node: String) throws(StoreError) -> Bool {
+        try store.read { c throws(StoreError) in
+            try c.query("SELECT 1 FROM cluster_nodes WHERE node = $1 AND expires <= now()", [.text(node)]).count > 0
+        }
+    }
+
     /// Stores the answer to the claim `node` made at `started`; `completion` runs on the writer
     /// once it is committed (or failed). A claim that is no longer there (expired and taken
     /// over, or swept) is left alone: the completion still succeeds.
