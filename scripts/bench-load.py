@@ -614,18 +614,21 @@ def cluster_main(args, generator: str) -> int:
             if n_nodes > 1:
                 runs.append(Run(f"postgres_{n_nodes}nodes_spread", f"(c) {D} docs", "postgres", cluster, "spread", spread_docs))
 
-        # The documents, made on each configuration's first node; the cluster's other nodes
-        # start afterwards (so even without cluster mode they load them from the database).
-        for first, _ in groups:
-            docs = {d for r in runs if r.nodes[0] is first for d in r.documents}
-            for doc_id in sorted(docs):
-                call(first.port, "POST", "/documents", {"id": doc_id, "text": start_text})
+        # The cluster's other nodes, then the documents, made through each configuration's
+        # first node: with leases (the default) each is created on, and held by, the node the
+        # hash routing sends its requests to.
         if n_nodes > 1:
             cluster += [Node(f"pg{n_nodes}-{k}", args.binary, work, pg + ["--database-schema", schema_c], args.durability)
                         for k in range(1, n_nodes)]
             nodes += cluster[1:]
             for node in cluster[1:]:
                 node.up()
+            time.sleep(1.5)  # each node reads the live nodes with its heartbeat (every 2/3 s)
+        for first, _ in groups:
+            docs = {d for r in runs if r.nodes[0] is first for d in r.documents}
+            for doc_id in sorted(docs):
+                call(first.port, "POST", "/documents", {"id": doc_id, "text": start_text})
+        if n_nodes > 1:
             for node in cluster[1:]:
                 for doc_id in (hot_doc,) + (() if args.no_spread else (spread_docs[0], spread_docs[-1])):
                     try:

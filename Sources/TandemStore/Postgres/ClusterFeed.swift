@@ -38,11 +38,16 @@ public struct ClusterEntry: Sendable, Equatable {
         self.key = key
     }
 
-    /// What a unit of writes touches, once each, in order.
-    static func touched(by writes: [StoreWrite]) -> [(Kind, String)] {
+    /// What a unit of writes touches, once each, in order. Where documents have owners
+    /// (`documentsFollowed` false: leases are on), no other node takes in a document's changes,
+    /// journal, selections or versions, so those are not fed: a unit of edits touches nothing,
+    /// and commits of different nodes do not meet on the clock row. A document's creation,
+    /// metadata and deletion still are (every node knows every document's links).
+    static func touched(by writes: [StoreWrite], documentsFollowed: Bool = true) -> [(Kind, String)] {
         var seen = Set<String>()
         var out: [(Kind, String)] = []
         func add(_ kind: Kind, _ key: String) {
+            if !documentsFollowed, [.changes, .journal, .selection, .version].contains(kind) { return }
             if seen.insert(kind.rawValue + key).inserted { out.append((kind, key)) }
         }
         for write in writes {

@@ -151,6 +151,7 @@ final class LeaseFence: Sendable {
     private let state = Mutex(State())
 
     func enable() { state.withLock { $0.enabled = true } }
+    var isEnabled: Bool { state.withLock { $0.enabled } }
     func hold(_ document: String, epoch: Int) { state.withLock { $0.epochs[document] = epoch } }
     func release(_ document: String) { _ = state.withLock { $0.epochs.removeValue(forKey: document) } }
     func releaseAll() { state.withLock { $0.epochs.removeAll() } }

@@ -175,7 +175,7 @@ final class PostgresWriter: ThreadedWriter {
             try MergedAppends.run(batch, writes: \.work.dataWrites,
                                   insert: { (changes) throws(StoreError) in try PostgresStore.insert(changes, in: connection) },
                                   run: { (job) throws(StoreError) in try job.work.run(in: connection) })
-            seq = try PostgresStore.logCluster(ClusterEntry.touched(by: batch.flatMap(\.writes)), node: node, channel: channel, in: connection)
+            seq = try PostgresStore.logCluster(ClusterEntry.touched(by: batch.flatMap(\.writes), documentsFollowed: !fence.isEnabled), node: node, channel: channel, in: connection)
         } catch where error.isConflict {
             try connection.execute("ROLLBACK")
             return nil
@@ -201,7 +201,7 @@ final class PostgresWriter: ThreadedWriter {
             }
         }
         let stored = zip(batch, results).filter { if case .success = $0.1 { true } else { false } }.flatMap(\.0.writes)
-        let seq = try PostgresStore.logCluster(ClusterEntry.touched(by: stored), node: node, channel: channel, in: connection)
+        let seq = try PostgresStore.logCluster(ClusterEntry.touched(by: stored, documentsFollowed: !fence.isEnabled), node: node, channel: channel, in: connection)
         try connection.execute("COMMIT")
         noteCommitted(seq)
         return results
