@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 import Testing
 import TandemHTTP
@@ -104,6 +105,14 @@ struct ClientRelayTests {
                 #expect(try c.readChunk() == Array("data: 1\n\n".utf8))
                 stream.write("data: 2\n\n")
                 #expect(try c.readChunk() == Array("data: 2\n\n".utf8))
+                // An event the upstream wrote in two pieces is relayed whole, in one.
+                stream.write("data: ")
+                usleep(50_000)
+                stream.write("3\n\nda")
+                usleep(50_000)
+                stream.write("ta: 4\n\n")
+                #expect(try c.readChunk() == Array("data: 3\n\n".utf8))
+                #expect(try c.readChunk() == Array("data: 4\n\n".utf8))
                 stream.finish()
                 #expect(try c.readChunk() == nil)
             }

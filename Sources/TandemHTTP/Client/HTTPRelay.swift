@@ -95,13 +95,21 @@ public struct HTTPRelay: Sendable {
             }))
         }
 
+        /// Bytes of the stream after its last whole event (`\n\n`): an event is relayed whole,
+        /// never split over two pieces, as the upstream wrote it.
+        private var partial: [UInt8] = []
+
         func body(_ piece: [UInt8]) {
             if streaming {
-                guard let writer else { return pending.append(piece) }
-                if writer.bufferedByteCount > HTTPRelay.maxStreamBacklog || !writer.write(piece) {
-                    task?.cancel()
-                    writer.finish()
+                partial += piece
+                guard let end = Self.lastEventEnd(partial) else {
+                    if partial.count > HTTPRelay.maxStreamBacklog { cut() }
+                    return
                 }
+                let whole = Array(partial[..<end])
+                partial.removeFirst(end)
+                guard let writer else { return pending.append(whole) }
+                if writer.bufferedByteCount > HTTPRelay.maxStreamBacklog || !writer.write(whole) { cut() }
                 return
             }
             bytes += piece
@@ -109,6 +117,23 @@ public struct HTTPRelay: Sendable {
                 task?.cancel()
                 responder.send(unreachable("its answer was larger than this node relays"))
             }
+        }
+
+        /// A stream the caller does not keep up with (or an event too large) is cut off, as
+        /// a slow subscriber of this node's own streams is.
+        private func cut() {
+            task?.cancel()
+            writer?.finish()
+        }
+
+        /// The index just past the last `\n\n` in `bytes`; nil if there is none.
+        static func lastEventEnd(_ bytes: [UInt8]) -> Int? {
+            var i = bytes.count - 1
+            while i > 0 {
+                if bytes[i] == 0x0A && bytes[i - 1] == 0x0A { return i + 1 }
+                i -= 1
+            }
+            return nil
         }
 
         func end(_ result: Result<Void, HTTPClientError>) {
