@@ -109,20 +109,25 @@ final class LeasedReplication: Replication {
 
     func leaseLost(_ id: String) { ownership.forget(id) }
 
-    /// Only the owner holds the document: nobody else to tell.
+    // The owner is the one node that holds the document: what one node alone does.
+
     func shareSelection(of session: Session, in handle: DocumentHandle, then: @escaping DocumentService.Completion<Void>) {
-        then(.success(()))
+        local.shareSelection(of: session, in: handle, then: then)
     }
 
-    func selectionRemoved(of session: String, in handle: DocumentHandle) {}
+    func selectionRemoved(of session: String, in handle: DocumentHandle) {
+        local.selectionRemoved(of: session, in: handle)
+    }
 
-    /// Numbered by the owner alone, after the newest stored; the fence keeps a former owner out.
+    /// The fence keeps a former owner from numbering a version too.
     func saveVersion(_ handle: DocumentHandle, name: String?, of documents: DocumentService,
                      then: @escaping DocumentService.Completion<StoredVersion>) {
-        documents.saveAlone(handle, name: name, then: then)
+        local.saveVersion(handle, name: name, of: documents, then: then)
     }
 
+    /// Its documents here; each other owner ends the session in its own when it hears of it
+    /// (`SessionEnds.endHere`).
     func storeSessionEnd(_ end: SessionEnding, ends: SessionEnds) {
-        ends.submitAlone(end)
+        local.storeSessionEnd(end, ends: ends)
     }
 }
