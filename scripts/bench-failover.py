@@ -2,7 +2,7 @@
 """Failover with leases (issue 41): how long after `kill -9` of a document's owner its
 documents accept edits again through the other node. A benchmark, not a test.
 
-Two `tandem serve` nodes (the default `--cluster leases`) on one PostgreSQL schema; each
+Two `tandem serve --cluster leases` nodes on one PostgreSQL schema; each
 cycle edits a few documents through the node that does not own them (forwarded), kills the
 owner, and times until an edit of each document is answered 200 by the survivor (a refusal
 meanwhile is `503 document_moved`, sent again 50 ms later). The killed node is started again
@@ -61,7 +61,8 @@ class Node:
         os.makedirs(data, exist_ok=True)
         self.process = subprocess.Popen(
             [self.binary, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--data", data,
-             "--database", self.database, "--database-schema", self.schema, "--log-level", "warning"],
+             "--database", self.database, "--database-schema", self.schema, "--cluster", "leases",
+             "--log-level", "warning"],
             stdout=open(os.path.join(data, "log"), "wb"), stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while call(self.port, "GET", "/healthz", timeout=1)[0] != 200:

@@ -178,6 +178,8 @@ def main() -> int:
     cluster.add_argument("--settle", type=float, default=1.5,
                          help="seconds after each edit window for stragglers and the fan-out, inside its CPU window (default 1.5)")
     cluster.add_argument("--no-spread", action="store_true", help="only the hot document, not the spread scenario")
+    cluster.add_argument("--cluster", choices=("leases", "sequenced"), default="leases",
+                         help="how the PostgreSQL nodes share documents (tandem serve --cluster; default leases)")
     cluster.add_argument("--routing", choices=("round-robin", "hash"), default="round-robin",
                          help="which node of the cluster a client talks to: round-robin (session i and subscriber i on "
                               "node i mod N, the default) or hash (every request about a document to the node nginx's "
@@ -595,7 +597,7 @@ def cluster_main(args, generator: str) -> int:
     nodes: list[Node] = []
     runs: list[Run] = []
     try:
-        pg = ["--database", args.database]
+        pg = ["--database", args.database, "--cluster", args.cluster]
         a = Node("sqlite", args.binary, work, [], args.durability)
         b = Node("pg1", args.binary, work, pg + ["--database-schema", schema_b], args.durability)
         cluster = [Node(f"pg{n_nodes}-{k}", args.binary, work, pg + ["--database-schema", schema_c], args.durability)

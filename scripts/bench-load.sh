@@ -19,11 +19,12 @@
 # Usage: scripts/bench-load.sh [-d SECONDS] [-c CEILING_SECONDS]
 #        scripts/bench-load.sh --nodes N [--database URL] [-d SECONDS] [--rounds R]
 #                              [--documents D] [--pg-fsync] [--json PATH] [--routing round-robin|hash]
+#                              [--cluster leases|sequenced]  (the nodes' --cluster; default leases)
 #        (cluster mode: -d is each configuration's edit time, 20 s by default)
 # All traffic goes to 127.0.0.1; every run is bounded by its duration and `timeout`.
 set -euo pipefail
 DUR=20; CEIL=10
-NODES=""; DATABASE=""; JSON=""; ROUNDS=4; DOCS=200; PG_FSYNC=""; ROUTING=""
+NODES=""; DATABASE=""; JSON=""; ROUNDS=4; DOCS=200; PG_FSYNC=""; ROUTING=""; CLUSTER_MODE=""
 usage() { sed -n '/^# Usage:/,/^# All traffic/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -42,6 +43,8 @@ while [ $# -gt 0 ]; do
     --json) JSON=$2; shift 2;;
     --json=*) JSON=${1#*=}; shift;;
     --pg-fsync) PG_FSYNC=1; shift;;
+    --cluster) CLUSTER_MODE=$2; shift 2;;
+    --cluster=*) CLUSTER_MODE=${1#*=}; shift;;
     --routing) ROUTING=$2; shift 2;;
     --routing=*) ROUTING=${1#*=}; shift;;
     *) usage;;
@@ -82,6 +85,7 @@ if [ -n "$CLUSTER" ]; then
         --rounds "$ROUNDS" --documents "$DOCS")
   [ -n "$JSON" ] && args+=(--json "$JSON")
   [ -n "$ROUTING" ] && args+=(--routing "$ROUTING")
+  [ -n "$CLUSTER_MODE" ] && args+=(--cluster "$CLUSTER_MODE")
   # Five configurations, each DUR seconds of edits plus ROUNDS settles, idle windows, set-up.
   timeout $((5 * (DUR + 2 * ROUNDS) + 2 * ROUNDS + 300)) python3 "$ROOT/scripts/bench-load.py" "${args[@]}"
   exit

@@ -1,7 +1,7 @@
 """Two Tandem nodes on one PostgreSQL with `--cluster sequenced` (issue 30): any node serves any
 request for any document, one order of changes per document across the nodes, live events on
 every node, and faults (kill -9 of a node, PostgreSQL stopped and started) that lose nothing
-acknowledged. (The rest of the two-node suite runs the default, leases.)"""
+acknowledged. (`test_cluster_leases.py` runs the same faults with leases.)"""
 
 from __future__ import annotations
 

@@ -104,6 +104,7 @@ struct ChangePipeline: Sendable {
                     case .success:
                         extra?.onCommit()
                         completion(.success(result))
+                    case .failure(.leaseLost): completion(.failure(.documentMoved))
                     case .failure: completion(.failure(.storageFailing))
                     }
                 }

@@ -14,7 +14,9 @@ final class LeasedReplication: Replication {
     private let local: LocalReplication
     private let feed: SequencedReplication
     private let address: Mutex<String?>
-    private let stopped = Atomic<Bool>(false)
+    /// Whether the heartbeat has stopped; held through each beat, so that none renews this
+    /// node's row after `finish` deleted it.
+    private let stopped = Mutex(false)
 
     /// How long a node's leases outlive its last heartbeat.
     static let ttl = 2.0
@@ -63,15 +65,19 @@ final class LeasedReplication: Replication {
         ownership.refreshMembers()
         let thread = Thread { [self] in
             var failing = false
-            while !stopped.load(ordering: .relaxed) {
+            while true {
                 Thread.sleep(forTimeInterval: Self.ttl / 3)
-                if stopped.load(ordering: .relaxed) { return }
-                let ok = ownership.heartbeat(address: address)
+                let beat = stopped.withLock { stopped -> Bool? in
+                    if stopped { return nil }
+                    let ok = ownership.heartbeat(address: address)
+                    if ok { followTheHash(address: address) }
+                    return ok
+                }
+                guard let ok = beat else { return }
                 if ok == failing {
                     failing = !ok
                     if failing { logger.warning("lease heartbeat failed: this node's documents may move") }
                 }
-                if ok { followTheHash(address: address) }
             }
         }
         thread.name = "tandem-heartbeat"
@@ -95,7 +101,7 @@ final class LeasedReplication: Replication {
 
     /// After the shutdown's last snapshots: the leases go at once, and the heartbeat stops.
     func finish() {
-        stopped.store(true, ordering: .relaxed)
+        stopped.withLock { $0 = true }
         ownership.leave()
     }
 
