@@ -67,6 +67,17 @@ struct PostgresLeasesTests {
         #expect(try a.acquire("d") == .other(node: b.store.nodeID, address: "10.0.0.2:8080", epoch: 2))
     }
 
+    /// A holder whose own heartbeat lapsed while nobody took its document keeps it, at the
+    /// same epoch, and goes on committing (it must not fence itself out).
+    @Test func aHolderWhoseHeartbeatLapsedKeepsItsLeaseWhileNobodyTookIt() throws {
+        let (a, _) = try nodes(ttl: 0.5)
+        #expect(try a.acquire("d") == .this(epoch: 1))
+        try write(a, [.createDocument(Fixture.document("d"), snapshot: nil)]).get()
+        Thread.sleep(forTimeInterval: 0.8)
+        #expect(try a.acquire("d") == .this(epoch: 1))
+        #expect(throws: Never.self) { try write(a, [.append([Fixture.change("d", 1)])]).get() }
+    }
+
     /// Graceful shutdown: the owner hands the lease over; the successor commits at once, the
     /// old owner no more.
     @Test func aHandOverMovesTheLeaseWithoutWaitingForExpiry() throws {

@@ -40,12 +40,14 @@ public final class TandemApp: Sendable {
             case .sequenced:
                 shared = SequencedReplication(store: postgres)
             case .leases:
-                leased = LeasedReplication(store: postgres, advertise: configuration.advertise) { id, reload in
+                leased = LeasedReplication(store: postgres, advertise: configuration.advertise) { id in
                     guard let context = started.withLock({ $0 }) else { throw StoreError.io("the server is starting") }
+                    // The fresh copy replaces an older one in one step: no request finds neither.
                     let handles = context.service.handles
-                    if reload, let old = handles.find(id) { handles.release(old) }
-                    guard handles.find(id) == nil, let loaded = try postgres.loadDocument(id) else { return }
+                    let old = handles.find(id)
+                    guard let loaded = try postgres.loadDocument(id) else { return old.map(handles.release) ?? () }
                     try context.service.persistence.restoreDocument(loaded)
+                    if let old { handles.retire(old) }
                 } moveOut: { id, handOver in
                     guard let context = started.withLock({ $0 }) else { return }
                     let handles = context.service.handles

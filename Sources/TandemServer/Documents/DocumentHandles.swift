@@ -83,13 +83,19 @@ final class DocumentHandles: Sendable {
     /// long-polls answered `503` to try again, its streams ended (a client reconnects with
     /// `Last-Event-ID` and reaches the owner). Its links stay known: it still exists.
     func release(_ handle: DocumentHandle) {
+        guard byID.withLock({ $0[handle.id] === handle ? $0.removeValue(forKey: handle.id) : nil }) != nil else { return }
+        retire(handle)
+    }
+
+    /// A copy no longer found (released, or replaced by a fresh load): what waited on it is
+    /// `503 document_moved`, its streams end.
+    func retire(_ handle: DocumentHandle) {
         let pollers: [DocumentState.Poller] = handle.executor.sync { st in
             st.deleted = true
             st.moved = true
             defer { st.pollers.removeAll() }
             return st.pollers
         }
-        guard byID.withLock({ $0[handle.id] === handle ? $0.removeValue(forKey: handle.id) : nil }) != nil else { return }
         for p in pollers { p.answer(.failed(.documentMoved)) }
         handle.events.closeAll()
     }

@@ -29,6 +29,10 @@ final class DocumentOwnership: Sendable {
 
     let leases: PostgresLeases
     private let known = Mutex<[String: Known]>([:])
+    /// The epoch each document held here was loaded under: kept when `known` is wiped after a
+    /// lapsed heartbeat, so that taking a lease back at the same epoch keeps the copy (nobody
+    /// else committed), and a new epoch loads it again.
+    private let loaded = Mutex<[String: Int]>([:])
     /// The live nodes as the last heartbeat read them, on the balancer's ring.
     private let members = Mutex<Members?>(nil)
 
@@ -41,13 +45,13 @@ final class DocumentOwnership: Sendable {
     /// When the last heartbeat that committed began (monotonic ns); 0 before the first.
     private let lastBeat = Mutex<UInt64>(0)
     private let queue = DispatchQueue(label: "tandem-leases")
-    /// Loads a document this node just took (dropping a copy from an earlier epoch first).
-    private let load: @Sendable (_ id: String, _ reload: Bool) throws -> Void
+    /// Loads a document this node just took (replacing a copy from an earlier epoch).
+    private let load: @Sendable (_ id: String) throws -> Void
 
     /// How long what another node holds is believed without asking again.
     static let otherHeldNanoseconds: UInt64 = 1_000_000_000
 
-    init(leases: PostgresLeases, load: @escaping @Sendable (_ id: String, _ reload: Bool) throws -> Void) {
+    init(leases: PostgresLeases, load: @escaping @Sendable (_ id: String) throws -> Void) {
         self.leases = leases
         self.load = load
     }
@@ -78,6 +82,7 @@ final class DocumentOwnership: Sendable {
             do throws(StoreError) {
                 switch try leases.acquire(id) {
                 case .this(let epoch):
+                    loaded.withLock { $0[id] = epoch }
                     known.withLock { $0[id] = .here(epoch: epoch) }
                     then(nil)
                 case .other(_, let address, _):
@@ -128,6 +133,7 @@ final class DocumentOwnership: Sendable {
     /// Gives `id`'s lease to `node` (its home, reached at `address`): false if the lease stayed.
     func handOver(_ id: String, to node: String, address: String) -> Bool {
         guard (try? leases.handOver(id, to: node)) == true else { return false }
+        _ = loaded.withLock { $0.removeValue(forKey: id) }
         known.withLock { $0[id] = .other(address: address, learned: Cluster.monotonicNow()) }
         return true
     }
@@ -137,9 +143,16 @@ final class DocumentOwnership: Sendable {
         _ = known.withLock { $0.removeValue(forKey: id) }
     }
 
+    /// The document left this node's memory (moved, or its lease lost): loaded again if it
+    /// comes back.
+    func dropped(_ id: String) {
+        forget(id)
+        _ = loaded.withLock { $0.removeValue(forKey: id) }
+    }
+
     /// The document was deleted: its lease goes, so its id is free on every node.
     func deleted(_ id: String) {
-        forget(id)
+        dropped(id)
         queue.async { [leases] in try? leases.release(id) }
     }
 
@@ -175,6 +188,7 @@ final class DocumentOwnership: Sendable {
     /// This node's leases are given up (a graceful shutdown): the others take them at once.
     func leave() {
         known.withLock { $0.removeAll() }
+        loaded.withLock { $0.removeAll() }
         try? leases.leave()
     }
 
@@ -193,19 +207,16 @@ final class DocumentOwnership: Sendable {
             }
             switch try leases.acquire(id) {
             case .this(let epoch):
-                let before = known.withLock { k -> Int? in
-                    if case .here(let e)? = k[id] { return e }
-                    return nil
-                }
-                if before != epoch {
+                if loaded.withLock({ $0[id] }) != epoch {
                     do {
-                        try load(id, true)
+                        try load(id)
                     } catch let error as StoreError {
                         return .failure(error)
                     } catch {
                         return .failure(.io("document \(id) could not be loaded: \(error)"))
                     }
                 }
+                loaded.withLock { $0[id] = epoch }
                 known.withLock { $0[id] = .here(epoch: epoch) }
                 return .success(.here)
             case .other(_, let address, _):

@@ -30,7 +30,7 @@ final class LeasedReplication: Replication {
     static let movesPerBeat = 16
     static let settledSeconds = 2.0
 
-    init(store: PostgresStore, advertise: String?, load: @escaping @Sendable (_ id: String, _ reload: Bool) throws -> Void,
+    init(store: PostgresStore, advertise: String?, load: @escaping @Sendable (_ id: String) throws -> Void,
          moveOut: @escaping @Sendable (_ id: String, _ handOver: () -> Bool) -> Void) {
         self.moveOut = moveOut
         local = LocalReplication(store: store)
@@ -113,7 +113,7 @@ final class LeasedReplication: Replication {
 
     func deleted(_ id: String) { ownership.deleted(id) }
 
-    func leaseLost(_ id: String) { ownership.forget(id) }
+    func leaseLost(_ id: String) { ownership.dropped(id) }
 
     // The owner is the one node that holds the document: what one node alone does.
 

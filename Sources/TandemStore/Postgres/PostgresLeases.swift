@@ -60,17 +60,19 @@ public final class PostgresLeases: Sendable {
         }
     }
 
-    /// Takes `document`'s lease if nobody alive holds it (or this node does), and answers who
-    /// holds it now. A lease taken from another node comes with the next epoch: that node's
-    /// writes to the document fail from then on. The caller loads the document from the store
-    /// after taking it, as the previous owner's last commits are there.
+    /// Takes `document`'s lease if nobody alive holds it (or this node does, even with its own
+    /// row lapsed: nobody took it meanwhile, so its epoch stands), and answers who holds it
+    /// now. A lease taken from another node comes with the next epoch: that node's writes to
+    /// the document fail from then on. The caller loads the document from the store after
+    /// taking it, as the previous owner's last commits are there.
     public func acquire(_ document: String) throws(StoreError) -> Holder {
         let node = store.nodeID
         let holder = try store.read { c throws(StoreError) -> (node: String, address: String, epoch: Int) in
             let taken = try c.query("""
                 INSERT INTO document_leases (document, node, epoch) VALUES ($1, $2, 1)
-                ON CONFLICT (document) DO UPDATE SET node = excluded.node, epoch = document_leases.epoch + 1
-                WHERE document_leases.node <> excluded.node AND NOT EXISTS (
+                ON CONFLICT (document) DO UPDATE SET node = excluded.node,
+                    epoch = CASE WHEN document_leases.node = excluded.node THEN document_leases.epoch ELSE document_leases.epoch + 1 END
+                WHERE document_leases.node = excluded.node OR NOT EXISTS (
                     SELECT 1 FROM cluster_nodes n WHERE n.node = document_leases.node AND n.expires > now())
                 RETURNING epoch
                 """, [.text(document), .text(node)])
