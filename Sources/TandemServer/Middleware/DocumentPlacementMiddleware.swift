@@ -98,7 +98,7 @@ struct DocumentPlacementMiddleware: RouteMiddleware {
             return unreached()
         })
         // Who the client is, for the owner's per-client limits (when it trusts this node).
-        var forwardedFor = peerHost(request.remoteAddress)
+        var forwardedFor = IPAddress(peer: request.remoteAddress).map { "\($0)" } ?? request.remoteAddress
         if let chain = request.headers["X-Forwarded-For"] { forwardedFor = chain + ", " + forwardedFor }
         relay.relay(request, to: upstream, replacing: [forwardedField: "1", "X-Forwarded-For": forwardedFor], responder: responder)
     }
@@ -110,13 +110,5 @@ struct DocumentPlacementMiddleware: RouteMiddleware {
         var host = String(address[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         return host.isEmpty ? nil : HTTPUpstream(host: host, port: port)
-    }
-
-    /// The host of a peer's `host:port` (`[v6]:port` too).
-    static func peerHost(_ peer: String) -> String {
-        guard let colon = peer.lastIndex(of: ":") else { return peer }
-        var host = String(peer[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return host
     }
 }

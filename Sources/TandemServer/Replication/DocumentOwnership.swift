@@ -23,7 +23,8 @@ final class DocumentOwnership: Sendable {
     }
 
     private enum Known {
-        case here(epoch: Int)
+        /// Held here; the epoch it was loaded under is in `loaded`.
+        case here
         case other(address: String, learned: UInt64)
     }
 
@@ -83,7 +84,7 @@ final class DocumentOwnership: Sendable {
                 switch try leases.acquire(id) {
                 case .this(let epoch):
                     loaded.withLock { $0[id] = epoch }
-                    known.withLock { $0[id] = .here(epoch: epoch) }
+                    known.withLock { $0[id] = .here }
                     then(nil)
                 case .other(_, let address, _):
                     known.withLock { $0[id] = .other(address: address, learned: Cluster.monotonicNow()) }
@@ -217,7 +218,7 @@ final class DocumentOwnership: Sendable {
                     }
                 }
                 loaded.withLock { $0[id] = epoch }
-                known.withLock { $0[id] = .here(epoch: epoch) }
+                known.withLock { $0[id] = .here }
                 return .success(.here)
             case .other(_, let address, _):
                 known.withLock { $0[id] = .other(address: address, learned: Cluster.monotonicNow()) }
