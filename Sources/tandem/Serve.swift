@@ -63,7 +63,7 @@ struct Serve: ParsableCommand {
     @Option(help: "The PostgreSQL schema to use, created if absent (env: TANDEM_DATABASE_SCHEMA, default: the URL's).")
     var databaseSchema: String?
 
-    @Option(help: "How nodes on one PostgreSQL share documents: sequenced (every node applies every change) or leases (each document has one owner node; the others forward to it) (env: TANDEM_CLUSTER, default: sequenced).")
+    @Option(help: "How nodes on one PostgreSQL share documents: sequenced (every node applies every change) or leases (each document has one owner node; the others forward to it) (env: TANDEM_CLUSTER, default: leases).")
     var cluster: String?
 
     @Option(help: "host:port where the other nodes of a cluster with leases reach this one (env: TANDEM_ADVERTISE, default: 127.0.0.1 and the bound port).")

@@ -50,7 +50,7 @@ ON_POSTGRES = os.environ.get("TANDEM_E2E_DATABASE") == "postgres"
 # (cluster.py), so requests alternate between the nodes. A server made with one_node=True
 # (or started for a test marked `one_node`) stays one process, still on PostgreSQL.
 NODES = int(os.environ.get("TANDEM_E2E_NODES") or "1")
-# How the nodes share documents on PostgreSQL (`--cluster`): sequenced (the default) or leases.
+# How the nodes share documents on PostgreSQL (`--cluster`): leases (the default) or sequenced.
 CLUSTER = os.environ.get("TANDEM_E2E_CLUSTER") or ""
 
 if NODES not in (1, 2):

@@ -146,6 +146,84 @@ def test_an_event_stream_on_the_other_node_is_relayed_and_resumes_there_after_th
     assert ada2.text(doc) == "baaa"
 
 
+def metric(node, name: str) -> float:
+    for line in requests.get(node.base + "/metrics", timeout=10).text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError(f"no {name} in {node.base}/metrics")
+
+
+def test_subscribers_on_the_other_node_share_one_stream_from_the_owner_and_each_gets_every_change(nodes):
+    one, two = nodes
+    ada, doc = owned_by(one, "mirror")
+    for i in range(3):
+        ada.insert(doc, "a", i)
+    bob = new_session(two.base, "Bob")
+    streams = [SSEStream(two.base, f"/documents/{doc}/events"),
+               SSEStream(two.base, f"/documents/{doc}/events", headers={"Authorization": f"Bearer {bob.token}"}),
+               SSEStream(two.base, f"/documents/{doc}/events", headers={"Last-Event-ID": "1"})]
+    try:
+        # The resumed one first gets what it missed, from the owner.
+        assert [int(streams[2].next_change().id) for _ in range(2)] == [2, 3]
+        # Each is joined to the mirror once its presence is in: the owner has every subscriber.
+        deadline = time.monotonic() + 10
+        while metric(two, "tandem_stream_mirror_subscribers") < 3:
+            assert time.monotonic() < deadline, "the subscribers never joined the mirror"
+            time.sleep(0.05)
+        assert metric(two, "tandem_stream_mirrors") == 1
+        # Bob's session is present on the owner, though its stream is on the other node.
+        assert any(p["id"] == bob.id for p in ada.get(f"/documents/{doc}/presence").json())
+        writes = [threading.Thread(target=lambda k=k: [ada.insert(doc, "b", 0) for _ in range(10)]) for k in range(3)]
+        for w in writes:
+            w.start()
+        for w in writes:
+            w.join()
+        for s in streams:
+            assert [int(s.next_change().id) for _ in range(30)] == list(range(4, 34))
+    finally:
+        for s in streams:
+            s.close()
+    # Nobody follows it any more: the mirror closes, and the document may move.
+    deadline = time.monotonic() + 10
+    while metric(two, "tandem_stream_mirrors") > 0:
+        assert time.monotonic() < deadline, "the mirror stayed open with nobody following it"
+        time.sleep(0.1)
+
+
+def test_a_subscriber_on_the_other_node_whose_right_to_read_goes_is_ended_and_the_others_stay(nodes):
+    one, two = nodes
+    ada, doc = owned_by(one, "mirror-revoke")
+    assert ada.patch(f"/documents/{doc}", {"access": "private"}).status_code == 200
+    bob, eve = new_session(one.base, "Bob", as_owner=False), new_session(one.base, "Eve", as_owner=False)
+    for who in (bob, eve):
+        r = ada.put(f"/documents/{doc}/members/{who.id}", {"role": "viewer"})
+        assert r.status_code == 200, describe(r)
+    with SSEStream(two.base, f"/documents/{doc}/events", headers={"Authorization": f"Bearer {bob.token}"}) as b, \
+         SSEStream(two.base, f"/documents/{doc}/events", headers={"Authorization": f"Bearer {eve.token}"}) as e:
+        ada.insert(doc, "one ", 0)
+        assert "one" in b.next_change().data and "one" in e.next_change().data
+        assert ada.delete(f"/documents/{doc}/members/{bob.id}").status_code == 204
+        deadline = time.monotonic() + 5
+        with pytest.raises(ConnectionError):
+            while time.monotonic() < deadline:
+                b.next_event(timeout=max(0.01, deadline - time.monotonic()))
+        ada.insert(doc, "two ", 0)
+        assert "two" in e.next_change().data
+    # A stranger's stream on the other node is refused by the owner, and no mirror stays for it.
+    mallory = new_session(two.base, "Mallory", as_owner=False)
+    r = requests.get(f"{two.base}/documents/{doc}/events", headers={"Authorization": f"Bearer {mallory.token}",
+                     "Accept": "text/event-stream"}, timeout=10)
+    assert r.status_code == 404, describe(r)
+
+
+def test_only_a_node_may_ask_for_a_documents_mirror(nodes):
+    one, _ = nodes
+    ada, doc = owned_by(one, "mirror-key")
+    r = requests.get(f"{one.base}/documents/{doc}/events", headers={"Accept": "text/event-stream",
+                     "Tandem-Peer-Key": "not-the-key", "Tandem-Relay": "mirror"}, timeout=10)
+    assert r.status_code == 401, describe(r)
+
+
 @pytest.mark.timeout(240)
 def test_kill_9_of_the_owner_during_concurrent_edits_three_times_loses_nothing_and_writes_resume(nodes):
     one, two = nodes

@@ -29,10 +29,16 @@ public struct HTTPRelay: Sendable {
     /// (sends it elsewhere, answers it): then the relay answers nothing.
     let takeOverUnsent: (@Sendable (HTTPClientError) -> Bool)?
 
+    /// Sees each piece of a relayed stream (whole events) before the caller does, with the
+    /// caller's stream, and answers what of it the caller gets.
+    let streamed: (@Sendable (_ events: [UInt8], _ to: HTTPStreamWriter) -> [UInt8])?
+
     public init(unreachable: @escaping @Sendable (String) -> HTTPResponse = HTTPRelay.badGateway,
-                takeOverUnsent: (@Sendable (HTTPClientError) -> Bool)? = nil) {
+                takeOverUnsent: (@Sendable (HTTPClientError) -> Bool)? = nil,
+                streamed: (@Sendable (_ events: [UInt8], _ to: HTTPStreamWriter) -> [UInt8])? = nil) {
         self.unreachable = unreachable
         self.takeOverUnsent = takeOverUnsent
+        self.streamed = streamed
     }
 
     public static let badGateway: @Sendable (String) -> HTTPResponse = { why in
@@ -52,7 +58,7 @@ public struct HTTPRelay: Sendable {
         let stream = request.headers["Accept"].map { $0.contains("text/event-stream") } ?? false
         let outgoing = HTTPClientRequest(method: request.method, target: request.target, headers: headers,
                                          body: request.body, bodyIdleTimeout: stream ? nil : .seconds(30), longLived: stream)
-        let relay = Relay(responder: responder, unreachable: unreachable, takeOverUnsent: takeOverUnsent)
+        let relay = Relay(responder: responder, unreachable: unreachable, takeOverUnsent: takeOverUnsent, streamed: streamed)
         relay.task = pool.send(outgoing, to: upstream,
                                onHead: { relay.head($0) }, onBody: { relay.body($0) }, onEnd: { relay.end($0) })
     }
@@ -71,12 +77,20 @@ public struct HTTPRelay: Sendable {
         private var ended = false
 
         let takeOverUnsent: (@Sendable (HTTPClientError) -> Bool)?
+        let streamed: (@Sendable ([UInt8], HTTPStreamWriter) -> [UInt8])?
 
         init(responder: HTTPResponder, unreachable: @escaping @Sendable (String) -> HTTPResponse,
-             takeOverUnsent: (@Sendable (HTTPClientError) -> Bool)?) {
+             takeOverUnsent: (@Sendable (HTTPClientError) -> Bool)?, streamed: (@Sendable ([UInt8], HTTPStreamWriter) -> [UInt8])?) {
             self.responder = responder
             self.unreachable = unreachable
             self.takeOverUnsent = takeOverUnsent
+            self.streamed = streamed
+        }
+
+        /// Writes whole events to the caller: false if the caller does not keep up.
+        private func deliver(_ events: [UInt8], to writer: HTTPStreamWriter) -> Bool {
+            let out = streamed.map { $0(events, writer) } ?? events
+            return out.isEmpty || writer.write(out)
         }
 
         func head(_ head: HTTPClientResponseHead) {
@@ -89,7 +103,7 @@ public struct HTTPRelay: Sendable {
             responder.send(HTTPResponse(status: status, headers: headers, body: .stream { [self] writer in
                 self.writer = writer
                 writer.onClose { [weak self] in self?.task?.cancel() }
-                for piece in pending { _ = writer.write(piece) }
+                for piece in pending { _ = deliver(piece, to: writer) }
                 pending = []
                 if ended { writer.finish() }
             }))
@@ -109,7 +123,7 @@ public struct HTTPRelay: Sendable {
                 let whole = Array(partial[..<end])
                 partial.removeFirst(end)
                 guard let writer else { return pending.append(whole) }
-                if writer.bufferedByteCount > HTTPRelay.maxStreamBacklog || !writer.write(whole) { cut() }
+                if writer.bufferedByteCount > HTTPRelay.maxStreamBacklog || !deliver(whole, to: writer) { cut() }
                 return
             }
             bytes += piece

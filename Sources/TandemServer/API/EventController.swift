@@ -32,7 +32,8 @@ final class EventController: RouteController {
             return
         }
         let resumeAfter = lastEventID
-        opened.note(ctx.caller, opened: handle.id, at: service.now())
+        let role = Self.role(req, ctx)
+        if role != .mirror { opened.note(ctx.caller, opened: handle.id, at: service.now()) }
         // A long catch-up is framed on the heavy-work pool, in the document's lane; so is any
         // start while another thread holds the document or heavy jobs of its own are queued
         // (the loop does not wait for them).
@@ -41,15 +42,17 @@ final class EventController: RouteController {
         } ?? false
         res.send(HTTPResponse(status: .ok, headers: ServerSentEvents.headers, body: .stream { [self] writer in
             if heavy {
-                service.heavyWork.async(for: handle) { [self] in startEvents(writer, handle: handle, session: session, resumeAfter: resumeAfter, caller: ctx.caller) }
+                service.heavyWork.async(for: handle) { [self] in startEvents(writer, handle: handle, session: session, resumeAfter: resumeAfter, caller: ctx.caller, role: role) }
             } else {
-                startEvents(writer, handle: handle, session: session, resumeAfter: resumeAfter, caller: ctx.caller)
+                startEvents(writer, handle: handle, session: session, resumeAfter: resumeAfter, caller: ctx.caller, role: role)
             }
         }))
     }
 
     /// Replays what a resumed stream missed and subscribes it, in the document's executor.
-    private func startEvents(_ writer: HTTPStreamWriter, handle: DocumentHandle, session: Session?, resumeAfter: Int?, caller: Caller) {
+    private func startEvents(_ writer: HTTPStreamWriter, handle: DocumentHandle, session: Session?, resumeAfter: Int?, caller: Caller,
+                             role: EventChannel.Role) {
+        let session = role == .mirror ? nil : session
         writer.write(ServerSentEvents.preamble)
         let current: Int = handle.executor.sync { st in
             if let last = resumeAfter, last < st.committedRevision {
@@ -77,17 +80,38 @@ final class EventController: RouteController {
                 w.endObject()
                 writer.write(ServerSentEvents.frame(id: st.committedRevision, event: "state", data: w.bytes))
             }
-            handle.events.add(writer, caller: caller, revision: st.committedRevision)
+            handle.events.add(writer, caller: caller, revision: st.committedRevision, role: role)
+            if role != .full {
+                // The relaying node joins this stream to the document's mirror here; the
+                // presence it joins with (itself included) goes first, as the mirror may
+                // have passed the broadcast below.
+                if role == .control {
+                    writer.write(ServerSentEvents.frame(id: st.committedRevision, event: "presence",
+                                                        data: service.events.presenceJSON(handle, selections: st.document.selections)))
+                }
+                writer.write(ServerSentEvents.relayJoined(revision: st.committedRevision))
+            }
             return st.committedRevision
         }
+        guard role != .mirror else { return }
         // A session joining changes the presence everyone sees, the newcomer included: one
         // broadcast tells them all, so the newcomer gets the list once.
         if session != nil {
             service.events.broadcastPresence(handle)
-        } else {
+        } else if role == .full {
             writer.write(ServerSentEvents.frame(id: current, event: "presence", data: service.events.presenceJSON(handle)))
         }
         writer.onClose { [self] in if let session { service.sessionEnds.streamClosed(of: session.id, in: handle) } }
+    }
+
+    /// The stream asked for (docs/scale-out.md, "Streams relayed once"): a node's mirror of the
+    /// document, only for a node (`Tandem-Peer-Key`); a subscriber's part beside it; or whole.
+    static func role(_ req: HTTPRequest, _ ctx: RequestContext) -> EventChannel.Role {
+        switch req.headers[ServerSentEvents.relayField] {
+        case "mirror" where ctx.caller.isPeer: .mirror
+        case "control": .control
+        default: .full
+        }
     }
 
     /// Answered at once on one node; in a cluster once the selection is stored, so that the

@@ -50,6 +50,8 @@ struct Caller: Sendable {
     var session: Session?
     var link: PresentedLink?
     var isOperator = false
+    /// Another node of the cluster (`Tandem-Peer-Key`): it may do what the operator may.
+    var isPeer = false
 
     static let anonymous = Caller()
 }

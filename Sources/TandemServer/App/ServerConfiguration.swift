@@ -50,7 +50,7 @@ public struct ServerConfiguration: Sendable {
     /// The PostgreSQL schema to use (created if absent); nil for the URL's default.
     public var databaseSchema: String?
     /// How the nodes on one PostgreSQL share documents (`--cluster`, docs/scale-out.md).
-    public var clusterMode = ClusterMode.sequenced
+    public var clusterMode = ClusterMode.leases
     /// `host:port` where the other nodes reach this one (`--advertise`); nil: 127.0.0.1 and
     /// the bound port.
     public var advertise: String?

@@ -40,11 +40,12 @@ extension ServerContext {
             ContentEncodingMiddleware(),
             MetricsMiddleware(metrics: metrics),
             ClientLimitsMiddleware(limiter: rateLimiter, clients: clients),
-        ] + (ownership.map { [DocumentPlacementMiddleware(ownership: $0)] } ?? []) + [
+        ] + (ownership.map { [DocumentPlacementMiddleware(ownership: $0, mirrors: mirrors)] } ?? []) + [
             ClusterSyncMiddleware(service: service),
             AuthenticationMiddleware(session: { [self] request throws(APIError) in try session(of: request) },
                                      link: { [service] token throws(APIError) in try service.handles.verifyLink(token, now: service.now()) },
                                      operatorKey: configuration.adminKey.map(OperatorKey.init),
+                                     peerKey: clusterKey.map(OperatorKey.init),
                                      limiter: rateLimiter, clients: clients,
                                      proxy: proxyIdentity),
             GuestsMiddleware(guests: configuration.guests),

@@ -29,14 +29,20 @@ final class ServerContext: Sendable {
     /// Where documents have owners (`--cluster leases`): which node serves each, and every
     /// document's stored row for the lists.
     let ownership: DocumentOwnership?
+    /// The key this node presents to the others, and checks theirs against (`Tandem-Peer-Key`).
+    let clusterKey: String?
+    /// The event streams of documents held on other nodes, one for all their subscribers here.
+    let mirrors: StreamMirrors?
     let directory: (@Sendable () throws(StoreError) -> [DirectoryEntry])?
 
     init(configuration: ServerConfiguration, store: any DocumentStore, sessions: SessionRegistry, metrics: Metrics,
          idempotency: any IdempotencyStore = IdempotencyCache(), replication: (any Replication)? = nil,
-         ownership: DocumentOwnership? = nil, directory: (@Sendable () throws(StoreError) -> [DirectoryEntry])? = nil,
-         logger: Logger) {
+         ownership: DocumentOwnership? = nil, clusterKey: String? = nil,
+         directory: (@Sendable () throws(StoreError) -> [DirectoryEntry])? = nil, logger: Logger) {
         let replication = replication ?? LocalReplication(store: store)
         self.ownership = ownership
+        self.clusterKey = clusterKey
+        mirrors = clusterKey.map { StreamMirrors(key: $0, coalescing: configuration.eventCoalescingMilliseconds / 1000) }
         self.directory = directory
         self.configuration = configuration
         self.idempotency = idempotency

@@ -76,6 +76,7 @@ public final class TandemApp: Sendable {
         for user in users { sessions.noteUser(id: user.id, displayName: user.displayName) }
         let context = ServerContext(configuration: configuration, store: store, sessions: sessions, metrics: metrics,
                                     idempotency: idempotency, replication: replication, ownership: leased?.ownership,
+                                    clusterKey: try leased?.ownership.leases.clusterKey(),
                                     directory: directory, logger: logger)
         self.context = context
         started.withLock { $0 = context }
@@ -114,6 +115,10 @@ public final class TandemApp: Sendable {
         metrics.registerGauge("tandem_documents", help: "Documents held.") { context.service.documents.withLock { $0.count } }
         metrics.registerGauge("tandem_sessions", help: "Live sessions.") { context.sessions.count }
         metrics.registerGauge("tandem_sse_subscribers", help: "Open event streams.") { context.service.subscribers.load(ordering: .relaxed) + context.pasteboards.events.count }
+        if let mirrors = context.mirrors {
+            metrics.registerGauge("tandem_stream_mirrors", help: "Documents held on other nodes whose event stream this node receives once for its subscribers.") { mirrors.count }
+            metrics.registerGauge("tandem_stream_mirror_subscribers", help: "Event streams this node sends from its mirrors.") { mirrors.subscribers }
+        }
         // Changes per transaction shows how well group commit batches.
         metrics.registerCounter("tandem_store_transactions_total", help: "Write transactions the store committed (one per group commit).") { store.statistics.transactions }
         metrics.registerCounter("tandem_store_revisions_appended_total", help: "Revisions (changes) the store committed.") { store.statistics.appendedChanges }
@@ -143,6 +148,7 @@ public final class TandemApp: Sendable {
         stopping.store(true, ordering: .relaxed)
         context.service.replication.stop()
         for handle in context.service.documents.withLock({ Array($0.values) }) { handle.events.closeAll() }
+        context.mirrors?.closeAll()
         context.pasteboards.events.closeAll()
         server.shutdown(gracePeriod: .milliseconds(Int(gracePeriod * 1000)))
         context.service.persistence.takeSnapshots(all: true)

@@ -47,7 +47,11 @@ struct DocumentEvents: Sendable {
     }
 
     func presenceJSON(_ handle: DocumentHandle) -> [UInt8] {
-        let selections = handle.executor.sync { $0.document.selections }
+        presenceJSON(handle, selections: handle.executor.sync { $0.document.selections })
+    }
+
+    /// In the document's executor, with its selections.
+    func presenceJSON(_ handle: DocumentHandle, selections: [String: Selection]) -> [UInt8] {
         var ids = Set(selections.keys)
         for id in handle.events.sessions { ids.insert(id) }
         var w = JSONWriter(capacity: 64 * ids.count + 2)

@@ -16,18 +16,43 @@ import Synchronization
 public final class EventChannel: Sendable {
     public final class Subscriber: Sendable {
         public let writer: HTTPStreamWriter
+        /// The session it counts as present; nil for a node's mirror, which is nobody.
         public let session: String?
         /// The credentials the stream was opened with: it ends when they no longer read.
         let caller: Caller
         /// The newest change revision this subscriber has (its catch-up included), so a
         /// change published after it joined is never sent twice.
         let revision: Atomic<Int>
-        init(writer: HTTPStreamWriter, caller: Caller, revision: Int) {
+        let role: Role
+        init(writer: HTTPStreamWriter, caller: Caller, revision: Int, role: Role) {
             self.writer = writer
-            self.session = caller.session?.id
+            self.session = role == .mirror ? nil : caller.session?.id
             self.caller = caller
             self.revision = Atomic(revision)
+            self.role = role
         }
+
+        /// Whether the frames sent to `include`d subscribers (nil: to all) go to this one.
+        func takes(_ include: (@Sendable (Subscriber) -> Bool)?) -> Bool {
+            switch (role, include) {
+            case (.full, nil): true
+            case (.full, let include?): include(self)
+            case (.mirror, nil): true
+            case (.mirror, _?): false
+            case (.control, nil): false
+            case (.control, let include?): include(self)
+            }
+        }
+    }
+
+    /// What a subscriber is sent where a document is held on another node (docs/scale-out.md,
+    /// "Streams relayed once"): the relaying node takes every frame meant for all over one
+    /// `mirror` stream, and each of its subscribers over a `control` stream of its own only
+    /// the frames meant for it alone (and its end, when its right to read goes).
+    enum Role: Sendable {
+        case full
+        case mirror
+        case control
     }
 
     struct Queued: Sendable {
@@ -87,9 +112,9 @@ public final class EventChannel: Sendable {
     /// Adds a subscriber that already has every change up to `revision`; it is removed when
     /// its stream closes. Streams without revisions leave the default.
     @discardableResult
-    func add(_ writer: HTTPStreamWriter, caller: Caller, revision: Int = Int.max) -> Int {
+    func add(_ writer: HTTPStreamWriter, caller: Caller, revision: Int = Int.max, role: Role = .full) -> Int {
         let id = nextID.withLock { n in n += 1; return n }
-        subscribers.withLock { $0[id] = Subscriber(writer: writer, caller: caller, revision: revision) }
+        subscribers.withLock { $0[id] = Subscriber(writer: writer, caller: caller, revision: revision, role: role) }
         onCountChange(1)
         writer.onClose { [weak self] in self?.remove(id) }
         return id
@@ -171,12 +196,12 @@ public final class EventChannel: Sendable {
         let filtered = frames.contains { $0.include != nil }
         // A shared batch is compressed once, if any stream is gzipped (see `GzipPiece`).
         let gzip = targets.contains { $0.value.writer.compresses }
-        var shared: (from: Int, chunk: HTTPStreamChunk?, reached: Int)?
+        var shared: [Role: (from: Int, chunk: HTTPStreamChunk?, reached: Int)] = [:]
         for (id, s) in targets {
             let from = s.revision.load(ordering: .relaxed)
             var chunk: HTTPStreamChunk?
             var had = from
-            if !filtered, let cached = shared, cached.from == from {
+            if !filtered, let cached = shared[s.role], cached.from == from {
                 (chunk, had) = (cached.chunk, cached.reached)
             } else {
                 var out: [UInt8] = []
@@ -185,11 +210,11 @@ public final class EventChannel: Sendable {
                         guard r.upperBound > had else { continue }
                         had = r.upperBound
                     }
-                    if let include = q.include, !include(s) { continue }
+                    if !s.takes(q.include) { continue }
                     out += q.frame
                 }
                 chunk = out.isEmpty ? nil : HTTPStreamChunk(out, gzip: filtered ? s.writer.compresses : gzip)
-                if !filtered { shared = (from, chunk, had) }
+                if !filtered { shared[s.role] = (from, chunk, had) }
             }
             s.revision.store(had, ordering: .relaxed)
             guard let chunk else { continue }

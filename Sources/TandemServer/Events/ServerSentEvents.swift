@@ -125,6 +125,90 @@ enum ServerSentEvents {
     /// `retry:` tells EventSource how soon to reconnect after a cut-off.
     static let preamble: [UInt8] = Array("retry: 1000\n\n".utf8)
 
+    /// The request field a relaying node names the part of a stream it wants with
+    /// (`EventChannel.Role`): `mirror` or `control`.
+    static let relayField = "Tandem-Relay"
+    /// The event name of `relayJoined`, which only a relaying node reads.
+    static let relayEvent = "tandem-relay"
+
+    // MARK: Reading a stream another node wrote (`StreamMirror`)
+
+    /// The index just past the last `\n\n` in `bytes`; nil if there is none.
+    static func lastEventEnd(_ bytes: [UInt8]) -> Int? {
+        var i = bytes.count - 1
+        while i > 0 {
+            if bytes[i] == 0x0A && bytes[i - 1] == 0x0A { return i + 1 }
+            i -= 1
+        }
+        return nil
+    }
+
+    /// Whole events (each with its `\n\n`), in order.
+    static func split(_ events: [UInt8]) -> [ArraySlice<UInt8>] {
+        var out: [ArraySlice<UInt8>] = []
+        var start = 0
+        var i = 1
+        while i < events.count {
+            if events[i] == 0x0A && events[i - 1] == 0x0A {
+                out.append(events[start...i])
+                start = i + 1
+                i += 2
+            } else {
+                i += 1
+            }
+        }
+        if start < events.count { out.append(events[start...]) }
+        return out
+    }
+
+    /// The `event:` and `id:` of one event, from its lines before the first `data:`.
+    static func header(of event: ArraySlice<UInt8>) -> (name: String?, id: Int?) {
+        var name: String?
+        var id: Int?
+        var lineStart = event.startIndex
+        while lineStart < event.endIndex {
+            let lineEnd = event[lineStart...].firstIndex(of: 0x0A) ?? event.endIndex
+            let line = event[lineStart..<lineEnd]
+            if line.starts(with: "data:".utf8) { break }
+            if line.starts(with: "event: ".utf8) {
+                name = String(decoding: line.dropFirst(7), as: UTF8.self)
+            } else if line.starts(with: "id: ".utf8) {
+                id = Int(String(decoding: line.dropFirst(4), as: UTF8.self))
+            }
+            lineStart = lineEnd + 1
+        }
+        return (name, id)
+    }
+
+    /// The revision a `relayJoined` event names.
+    static func relayJoinedRevision(_ event: ArraySlice<UInt8>) -> Int? {
+        guard let data = event.firstRange(of: Array("data: ".utf8)),
+              let object = try? JSONParser.parse(Array(event[data.upperBound...]).filter { $0 != 0x0A }) else { return nil }
+        return object["revision"]?.intValue
+    }
+
+    /// Finds a `relayJoined` event in whole events: the bytes before it, its revision, the bytes after.
+    static func relayJoined(in events: [UInt8]) -> (before: ArraySlice<UInt8>, revision: Int, after: ArraySlice<UInt8>)? {
+        let marker = Array("event: \(relayEvent)\n".utf8)
+        guard let found = events.firstRange(of: marker) else { return nil }
+        // The event begins at its line, and ends at the next blank line.
+        var start = found.lowerBound
+        while start > 0, !(events[start - 1] == 0x0A && (start < 2 || events[start - 2] == 0x0A)) { start -= 1 }
+        guard let end = split(Array(events[start...])).first.map({ start + $0.count }),
+              let revision = relayJoinedRevision(events[start..<end]) else { return nil }
+        return (events[..<start], revision, events[end...])
+    }
+
+    /// Tells a relaying node that the stream follows the document from `revision` on: what
+    /// came before is in the frames before it.
+    static func relayJoined(revision: Int) -> [UInt8] {
+        var w = JSONWriter(capacity: 24)
+        w.beginObject()
+        w.key("revision"); w.int(revision)
+        w.endObject()
+        return frame(id: nil, event: relayEvent, data: w.bytes)
+    }
+
     static var headers: HTTPHeaders {
         [
             "Content-Type": "text/event-stream; charset=utf-8",

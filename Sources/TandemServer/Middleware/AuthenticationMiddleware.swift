@@ -11,13 +11,15 @@ struct AuthenticationMiddleware: RouteMiddleware {
     let session: @Sendable (HTTPRequest) throws(APIError) -> Session?
     let link: @Sendable (String) throws(APIError) -> Caller.PresentedLink
     let operatorKey: OperatorKey?
+    /// The key the nodes on one database present to each other (`PostgresLeases.clusterKey`).
+    var peerKey: OperatorKey?
     let limiter: RateLimiter
     let clients: ClientAddressResolver
     /// `--auth-header`: a trusted proxy's word on who is signed in, checked against the session.
     var proxy: ProxyIdentity?
 
     func wrap(_ next: @escaping RouteHandler, for route: Endpoint) -> RouteHandler {
-        { [session, link, operatorKey, limiter, clients, proxy] request, context, responder in
+        { [session, link, operatorKey, peerKey, limiter, clients, proxy] request, context, responder in
             var context = context
             if limiter.mayRefuseCredentials, Self.presentsCredentials(request), let client = clients.client(of: request),
                let wait = limiter.refusesCredentials(from: client) {
@@ -31,6 +33,11 @@ struct AuthenticationMiddleware: RouteMiddleware {
                 if let key = request.headers["Tandem-Admin-Key"] {
                     guard let operatorKey, operatorKey.matches(key) else { throw .invalidAdminKey }
                     context.caller.isOperator = true
+                }
+                if let key = request.headers[Self.peerKeyField] {
+                    guard let peerKey, peerKey.matches(key) else { throw .invalidAdminKey }
+                    context.caller.isOperator = true
+                    context.caller.isPeer = true
                 }
             } catch {
                 if error.status == .unauthorized, let client = clients.client(of: request) { _ = limiter.take(.auth, for: client) }
@@ -49,8 +56,11 @@ struct AuthenticationMiddleware: RouteMiddleware {
 
     static func presentsCredentials(_ request: HTTPRequest) -> Bool {
         request.headers["Authorization"] != nil || request.headers["Tandem-Link"] != nil
-            || request.headers["Tandem-Admin-Key"] != nil || request.query?.contains("link=") == true
+            || request.headers["Tandem-Admin-Key"] != nil || request.headers[peerKeyField] != nil
+            || request.query?.contains("link=") == true
     }
+
+    static let peerKeyField = "Tandem-Peer-Key"
 }
 
 /// The operator key, kept only as its hash and compared in constant time.

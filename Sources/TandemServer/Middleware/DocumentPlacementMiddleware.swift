@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import TandemHTTP
 
 /// Where documents have owners (`--cluster leases`, docs/scale-out.md), the step that sends a
@@ -13,6 +14,9 @@ import TandemHTTP
 /// a resend with the same `Idempotency-Key` is never applied twice).
 struct DocumentPlacementMiddleware: RouteMiddleware {
     let ownership: DocumentOwnership
+    /// Where a document's event stream from another node is received once for all of this
+    /// node's subscribers (nil: each subscriber's stream is relayed whole).
+    var mirrors: StreamMirrors?
 
     /// Set on a forwarded request: never forwarded again.
     static let forwardedField = "Tandem-Forwarded"
@@ -20,8 +24,9 @@ struct DocumentPlacementMiddleware: RouteMiddleware {
     func wrap(_ next: @escaping RouteHandler, for route: Endpoint) -> RouteHandler {
         if route.operationID == "createDocument" { return createdAtHome(next) }
         guard route.path.hasPrefix("/documents/{id}") else { return next }
+        let mirrors = route.operationID == "documentEvents" ? mirrors : nil
         return { [ownership] request, context, responder in
-            Self.place(request, of: request.parameters["id"] ?? "", ownership: ownership, tries: 0,
+            Self.place(request, of: request.parameters["id"] ?? "", ownership: ownership, mirrors: mirrors, tries: 0,
                        here: { next(request, context, responder) }, responder: responder)
         }
     }
@@ -52,23 +57,28 @@ struct DocumentPlacementMiddleware: RouteMiddleware {
     static let placeRetrySeconds = 0.1
 
     /// Serves the request here (`here`) or forwards it, on the request's loop.
-    static func place(_ request: HTTPRequest, of id: String, ownership: DocumentOwnership, tries: Int,
+    static func place(_ request: HTTPRequest, of id: String, ownership: DocumentOwnership, mirrors: StreamMirrors? = nil, tries: Int,
                       here: @escaping @Sendable () -> Void, responder: HTTPResponder) {
         let go = { @Sendable (placement: DocumentOwnership.Placement) in
             switch placement {
             case .here:
                 here()
             case .other(let address):
-                forward(request, of: id, to: address, ownership: ownership, responder: responder) {
+                let unreached = { @Sendable () -> Bool in
                     // The owner was not reached (dead, or gone with its leases): ask again shortly.
                     guard tries + 1 < placeTries else { return false }
                     DispatchQueue.global().asyncAfter(deadline: .now() + placeRetrySeconds) {
                         request.executor.execute {
-                            place(request, of: id, ownership: ownership, tries: tries + 1, here: here, responder: responder)
+                            place(request, of: id, ownership: ownership, mirrors: mirrors, tries: tries + 1, here: here, responder: responder)
                         }
                     }
                     return true
                 }
+                if let mirrors, request.headers[forwardedField] == nil, let upstream = upstream(address),
+                   let mirror = mirrors.mirror(of: id, path: String(request.path), at: address, upstream: upstream) {
+                    return follow(request, of: id, mirror: mirror, mirrors: mirrors, ownership: ownership, responder: responder, unreached: unreached)
+                }
+                forward(request, of: id, to: address, ownership: ownership, responder: responder, unreached: unreached)
             }
         }
         if let known = ownership.cached(id) { return go(known) }
@@ -82,10 +92,35 @@ struct DocumentPlacementMiddleware: RouteMiddleware {
         }
     }
 
+    /// Follows a document held elsewhere through its mirror here: once the mirror has joined
+    /// the owner's stream, the subscriber's own control stream is relayed from the owner (its
+    /// credentials checked there, its catch-up, its end), and where that joins the document,
+    /// the subscriber joins the mirror.
+    static func follow(_ request: HTTPRequest, of id: String, mirror: StreamMirror, mirrors: StreamMirrors,
+                       ownership: DocumentOwnership, responder: HTTPResponder, unreached: @escaping @Sendable () -> Bool) {
+        let join = MirrorJoin(mirror: mirror, mirrors: mirrors)
+        mirror.whenOpen { opened in
+            request.executor.execute {
+                guard opened else {
+                    join.end()
+                    return forward(request, of: id, to: mirror.address, ownership: ownership, responder: responder, unreached: unreached)
+                }
+                forward(request, of: id, to: mirror.address, ownership: ownership, responder: responder, part: "control",
+                        streamed: { events, writer in join.streamed(events, to: writer) },
+                        unreached: { join.end(); return unreached() })
+                // A control stream refused (no right to read) never joins.
+                DispatchQueue.global().asyncAfter(deadline: .now() + MirrorJoin.patienceSeconds) { join.end() }
+            }
+        }
+    }
+
     /// Relays `request` to the owner at `address` (`host:port`), on the request's loop;
-    /// `unreached` may take over a request that never reached it.
+    /// `unreached` may take over a request that never reached it. `part` names the part of an
+    /// event stream asked for (`EventChannel.Role`), and `streamed` sees a stream's events first.
     static func forward(_ request: HTTPRequest, of id: String, to address: String, ownership: DocumentOwnership,
-                        responder: HTTPResponder, unreached: @escaping @Sendable () -> Bool) {
+                        responder: HTTPResponder, part: String? = nil,
+                        streamed: (@Sendable ([UInt8], HTTPStreamWriter) -> [UInt8])? = nil,
+                        unreached: @escaping @Sendable () -> Bool) {
         guard request.headers[forwardedField] == nil, let upstream = upstream(address) else {
             ownership.forget(id)
             return responder.send(APIError.documentMoved.response)
@@ -96,11 +131,13 @@ struct DocumentPlacementMiddleware: RouteMiddleware {
         }, takeOverUnsent: { _ in
             ownership.forget(id)
             return unreached()
-        })
+        }, streamed: streamed)
         // Who the client is, for the owner's per-client limits (when it trusts this node).
         var forwardedFor = IPAddress(peer: request.remoteAddress).map { "\($0)" } ?? request.remoteAddress
         if let chain = request.headers["X-Forwarded-For"] { forwardedFor = chain + ", " + forwardedFor }
-        relay.relay(request, to: upstream, replacing: [forwardedField: "1", "X-Forwarded-For": forwardedFor], responder: responder)
+        var fields: HTTPHeaders = [forwardedField: "1", "X-Forwarded-For": forwardedFor]
+        if let part { fields.set(ServerSentEvents.relayField, part) }
+        relay.relay(request, to: upstream, replacing: fields, responder: responder)
     }
 
     /// `host:port` as an upstream; nil if it is not one.
@@ -110,5 +147,39 @@ struct DocumentPlacementMiddleware: RouteMiddleware {
         var host = String(address[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         return host.isEmpty ? nil : HTTPUpstream(host: host, port: port)
+    }
+}
+
+/// One subscriber joining a mirror: its control stream's events pass through until the owner
+/// says where it joined the document; from then on the mirror sends it the rest.
+final class MirrorJoin: Sendable {
+    let mirror: StreamMirror
+    let mirrors: StreamMirrors
+    private let joined = Atomic(false)
+    private let ended = Atomic(false)
+    /// How long a control stream may take to join before the mirror stops waiting for it.
+    static let patienceSeconds = 10.0
+
+    init(mirror: StreamMirror, mirrors: StreamMirrors) {
+        self.mirror = mirror
+        self.mirrors = mirrors
+        mirror.joining.add(1, ordering: .relaxed)
+    }
+
+    func streamed(_ events: [UInt8], to writer: HTTPStreamWriter) -> [UInt8] {
+        if joined.load(ordering: .acquiring) { return events }
+        guard let found = ServerSentEvents.relayJoined(in: events) else { return events }
+        joined.store(true, ordering: .releasing)
+        if !found.before.isEmpty { _ = writer.write(Array(found.before)) }
+        mirror.attach(writer, revision: found.revision)
+        end()
+        return Array(found.after)
+    }
+
+    /// The join is over (joined, refused, or given up): the mirror may close if nobody follows it.
+    func end() {
+        guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        mirror.joining.subtract(1, ordering: .relaxed)
+        mirrors.joinEnded(mirror)
     }
 }

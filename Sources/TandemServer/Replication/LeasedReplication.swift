@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Logging
 import Synchronization
@@ -66,14 +67,12 @@ final class LeasedReplication: Replication {
         let thread = Thread { [self] in
             var failing = false
             while true {
-                Thread.sleep(forTimeInterval: Self.ttl / 3)
+                Thread.sleep(forTimeInterval: Self.beatSeconds)
                 let beat = stopped.withLock { stopped -> Bool? in
-                    if stopped { return nil }
-                    let ok = ownership.heartbeat(address: address)
-                    if ok { followTheHash(address: address) }
-                    return ok
+                    stopped ? nil : ownership.heartbeat(address: address)
                 }
                 guard let ok = beat else { return }
+                if ok { follow(address: address) }
                 if ok == failing {
                     failing = !ok
                     if failing { logger.warning("lease heartbeat failed: this node's documents may move") }
@@ -85,6 +84,23 @@ final class LeasedReplication: Replication {
     }
 
     func stop() { feed.stop() }
+
+    /// How often the heartbeat renews this node's row: a beat may take up to three times as
+    /// long (a busy machine, a slow commit) before the leases lapse.
+    static let beatSeconds = ttl / 4
+
+    /// Runs `followTheHash` on a queue of its own, once at a time: moving a document waits for
+    /// its executor, which must never delay the next heartbeat.
+    private func follow(address: String) {
+        guard !following.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        followQueue.async { [self] in
+            defer { following.store(false, ordering: .releasing) }
+            if !stopped.withLock({ $0 }) { followTheHash(address: address) }
+        }
+    }
+
+    private let following = Atomic(false)
+    private let followQueue = DispatchQueue(label: "tandem-follow-hash")
 
     /// Each document's lease follows the balancer's hash as nodes join and leave: documents
     /// held here whose home is now another node move there when idle.

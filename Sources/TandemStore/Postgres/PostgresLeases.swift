@@ -13,11 +13,17 @@ import Synchronization
 /// `StoreError.leaseLost`, and only they. A takeover's update waits for the share lock, so it
 /// comes after every commit made under the old epoch.
 ///
+/// Leases have connections of their own, apart from the readers requests share: one for the
+/// heartbeat (and the membership it reads), one for taking leases. A heartbeat queued behind
+/// reads stuck on a locked table would let this node's leases lapse while it is busy.
+///
 /// Not reentrant, like the rest of the store: every method runs its statements and returns.
 public final class PostgresLeases: Sendable {
     public let store: PostgresStore
     /// How long a node stays alive after its last heartbeat, in seconds.
     public let ttl: Double
+    private let beats: PostgresReaders
+    private let claims: PostgresReaders
 
     /// Who holds a document's lease.
     public enum Holder: Sendable, Equatable {
@@ -38,13 +44,30 @@ public final class PostgresLeases: Sendable {
     public init(store: PostgresStore, ttl: Double) {
         self.store = store
         self.ttl = ttl
+        beats = PostgresReaders(conninfo: store.url, schema: store.schema, limit: 1)
+        claims = PostgresReaders(conninfo: store.url, schema: store.schema, limit: 1)
         store.writer.fence.enable()
+    }
+
+    deinit {
+        beats.close()
+        claims.close()
+    }
+
+    private func beat<T>(_ body: (PGConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+        try store.guardOpen()
+        return try beats.read(body)
+    }
+
+    private func claim<T>(_ body: (PGConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+        try store.guardOpen()
+        return try claims.read(body)
     }
 
     /// Marks this node alive until `ttl` from now (PostgreSQL's clock), reached at `address`.
     public func heartbeat(address: String) throws(StoreError) {
         let node = store.nodeID, ttl = ttl
-        _ = try store.read { c throws(StoreError) in
+        _ = try beat { c throws(StoreError) in
             try c.query("""
                 INSERT INTO cluster_nodes (node, address, expires) VALUES ($1, $2, now() + make_interval(secs => $3))
                 ON CONFLICT (node) DO UPDATE SET address = excluded.address, expires = excluded.expires
@@ -52,9 +75,24 @@ public final class PostgresLeases: Sendable {
         }
     }
 
+    /// The secret the nodes on this database present to each other (a node's own requests
+    /// to another, such as the one stream of a document it relays): made by the first node
+    /// that asks, from the system's secure random source.
+    public func clusterKey() throws(StoreError) -> String {
+        var random = SystemRandomNumberGenerator()
+        let fresh = (0..<4).map { _ in
+            let word = String(random.next() as UInt64, radix: 16)
+            return String(repeating: "0", count: 16 - word.count) + word
+        }.joined()
+        return try claim { c throws(StoreError) in
+            try c.query("INSERT INTO cluster_secret (id, key) VALUES (1, $1) ON CONFLICT (id) DO NOTHING", [.text(fresh)])
+            return try c.query("SELECT key FROM cluster_secret WHERE id = 1").text(0, 0)
+        }
+    }
+
     /// The nodes alive now, by name.
     public func liveNodes() throws(StoreError) -> [Node] {
-        try store.read { c throws(StoreError) in
+        try beat { c throws(StoreError) in
             let rows = try c.query("SELECT node, address FROM cluster_nodes WHERE expires > now() ORDER BY node")
             return (0..<rows.count).map { Node(node: rows.text($0, 0), address: rows.text($0, 1)) }
         }
@@ -67,7 +105,7 @@ public final class PostgresLeases: Sendable {
     /// taking it, as the previous owner's last commits are there.
     public func acquire(_ document: String) throws(StoreError) -> Holder {
         let node = store.nodeID
-        let holder = try store.read { c throws(StoreError) -> (node: String, address: String, epoch: Int) in
+        let holder = try claim { c throws(StoreError) -> (node: String, address: String, epoch: Int) in
             let taken = try c.query("""
                 INSERT INTO document_leases (document, node, epoch) VALUES ($1, $2, 1)
                 ON CONFLICT (document) DO UPDATE SET node = excluded.node,
@@ -90,7 +128,7 @@ public final class PostgresLeases: Sendable {
     /// Who holds `document`'s lease, without taking it; nil when nobody alive does.
     public func holder(of document: String) throws(StoreError) -> Holder? {
         let node = store.nodeID
-        guard let h = try store.read({ c throws(StoreError) in try Self.holder(of: document, in: c) }) else { return nil }
+        guard let h = try claim({ c throws(StoreError) in try Self.holder(of: document, in: c) }) else { return nil }
         if h.node == node { return .this(epoch: h.epoch) }
         return .other(node: h.node, address: h.address, epoch: h.epoch)
     }
@@ -102,7 +140,7 @@ public final class PostgresLeases: Sendable {
     public func handOver(_ document: String, to successor: String) throws(StoreError) -> Bool {
         let node = store.nodeID
         store.writer.fence.release(document)
-        return try store.read { c throws(StoreError) in
+        return try beat { c throws(StoreError) in
             try c.query("""
                 UPDATE document_leases SET node = $3, epoch = epoch + 1 WHERE document = $1 AND node = $2
                 RETURNING epoch
@@ -115,7 +153,7 @@ public final class PostgresLeases: Sendable {
     public func release(_ document: String) throws(StoreError) {
         let node = store.nodeID
         store.writer.fence.release(document)
-        _ = try store.read { c throws(StoreError) in
+        _ = try claim { c throws(StoreError) in
             try c.query("DELETE FROM document_leases WHERE document = $1 AND node = $2", [.text(document), .text(node)])
         }
     }
@@ -124,7 +162,7 @@ public final class PostgresLeases: Sendable {
     public func leave() throws(StoreError) {
         let node = store.nodeID
         store.writer.fence.releaseAll()
-        _ = try store.read { c throws(StoreError) in
+        _ = try beat { c throws(StoreError) in
             try c.query("DELETE FROM cluster_nodes WHERE node = $1", [.text(node)])
         }
     }

@@ -162,6 +162,14 @@ enum PostgresSchema {
         (10, """
             ALTER TABLE documents ADD COLUMN length BIGINT;
             """),
+        // The key nodes present to each other (`PostgresLeases.clusterKey`): whoever can read
+        // this table can do anything a node can, so knowing it proves a request is a node's.
+        (11, """
+            CREATE TABLE cluster_secret (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                key TEXT NOT NULL
+            );
+            """),
     ]
 
     static var latestVersion: Int { migrations.last!.version }
