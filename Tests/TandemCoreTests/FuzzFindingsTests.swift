@@ -132,7 +132,7 @@ import Testing
 
     @Test func unitRunsThatContinueEachOtherAreDamage() throws {
         let bytes = try #require(Data(base64Encoded: Self.found)).map { $0 }
-        #expect(DocumentSnapshot.isCurrentBinary(bytes))
+        #expect(DocumentSnapshot.version(bytes) == 4)
         #expect(throws: SnapshotFormatError.self) { try DocumentSnapshot(binary: bytes) }
         // Joined, the same runs are a well-formed column.
         #expect(UnitRuns.valid(counts: [7], firsts: [1]) && !UnitRuns.valid(counts: [3, 4], firsts: [1, 4]))

@@ -91,10 +91,12 @@ import Testing
         return bytes
     }
 
-    /// `snapshot` without what version 4 added (unit identities, each session's registration
-    /// count, discarded steps): what a version 2 or 3 snapshot of it loads as.
+    /// `snapshot` without what versions 4 and 5 added (unit identities, each session's
+    /// registration count, discarded steps; authorship): what a version 2 or 3 snapshot of it
+    /// loads as.
     static func withoutVersion4(_ snapshot: DocumentSnapshot) -> DocumentSnapshot {
         var s = snapshot
+        s.authorship = nil
         for i in s.undo.contexts.indices { s.undo.contexts[i].registrationDisabled = 0 }
         s.changeCounts?.document.discarded = 0
         for key in s.changeCounts?.contexts.keys.map({ $0 }) ?? [] { s.changeCounts?.contexts[key]?.discarded = 0 }

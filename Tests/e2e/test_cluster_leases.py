@@ -167,7 +167,7 @@ def test_subscribers_on_the_other_node_share_one_stream_from_the_owner_and_each_
         assert [int(streams[2].next_change().id) for _ in range(2)] == [2, 3]
         # Each is joined to the mirror once its presence is in: the owner has every subscriber.
         deadline = time.monotonic() + 10
-        while metric(two, "tandem_stream_mirror_subscribers") < 3:
+        while metric(two, "tandem_mirrored_streams") < 3:
             assert time.monotonic() < deadline, "the subscribers never joined the mirror"
             time.sleep(0.05)
         assert metric(two, "tandem_stream_mirrors") == 1

@@ -32,6 +32,8 @@ public final class Document {
     /// The identity of every unit of the text (see `UnitRuns`), and the next new one.
     @exclusivity(unchecked) var units: TextUnits
     @exclusivity(unchecked) var nextUnit: Int64
+    /// Who inserted each identity (see `Authorship`).
+    @exclusivity(unchecked) public internal(set) var authorship = Authorship()
     /// UIDocument's counts of unsaved changes, the document's and each session context's.
     @exclusivity(unchecked) public internal(set) var changeCounts = ChangeCounts()
     /// While true every change is refused (`editingDisabled`).
@@ -39,12 +41,14 @@ public final class Document {
         didSet { log.journal?(.setEditingDisabled(isEditingDisabled)) }
     }
 
-    /// The text it starts with is its starting point, not an undoable change.
-    public init(text: String = "", configuration: Configuration = .init()) {
+    /// The text it starts with is its starting point, not an undoable change; `author`
+    /// wrote it (nil: unknown).
+    public init(text: String = "", configuration: Configuration = .init(), author: SessionID? = nil) {
         self.configuration = configuration
         rope = Rope(text)
         units = TextUnits(UnitRuns(fresh: 1, count: rope.utf16Count))
         nextUnit = Int64(rope.utf16Count) + 1
+        authorship.inserted(first: 1, count: rope.utf16Count, by: author)
         log = ChangeLog(startLength: rope.utf16Count)
         undoManager = UndoManager(log: log, typingPause: configuration.typingPause,
                                   levelsOfUndo: configuration.levelsOfUndo)
@@ -165,6 +169,7 @@ public final class Document {
             inserted = .restoring(runs)
         } else {
             if count > 0 { log.state.appendUnitRun(.init(count: Int32(clamping: count), first: nextUnit), deleted: false) }
+            authorship.inserted(first: nextUnit, count: count, by: undoManager.session(ofContext: context))
             inserted = .fresh(first: nextUnit)
             nextUnit += Int64(count)
         }
@@ -300,7 +305,31 @@ public final class Document {
     }
 
     /// Bytes allocated by the change log and the undo history.
-    public var historyBytes: Int { log.allocatedBytes + undoManager.allocatedBytes + units.allocatedBytes }
+    public var historyBytes: Int { log.allocatedBytes + undoManager.allocatedBytes + units.allocatedBytes + authorship.allocatedBytes }
+
+    // MARK: who wrote what
+
+    /// The identities of the text's units at `revision` (default: now), an older one still in
+    /// the log found by undoing the changes since on a copy (a splice each, as `rope(atRevision:)`).
+    public func unitRuns(atRevision revision: Int? = nil) throws(DocumentError) -> UnitRuns {
+        guard let revision, revision != log.revision else { return units.all }
+        guard revision >= log.firstAvailableRevision - 1 else {
+            throw .revisionTrimmed(base: revision, firstAvailable: log.firstAvailableRevision)
+        }
+        guard revision <= log.revision else { throw .revisionInFuture(base: revision, current: log.revision) }
+        var copy = units
+        var undone = log.revision
+        while undone > revision {
+            _ = copy.apply(log.inverse(at: undone), inserted: log.units(at: undone).deleted)
+            undone -= 1
+        }
+        return copy.all
+    }
+
+    /// Who wrote each part of the text at `revision` (default: now), as runs of UTF-16 ranges.
+    public func authors(atRevision revision: Int? = nil) throws(DocumentError) -> [Authorship.Run] {
+        authorship.runs(of: try unitRuns(atRevision: revision).runs)
+    }
 }
 
 // MARK: - Replaying the journal

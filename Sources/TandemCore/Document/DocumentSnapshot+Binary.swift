@@ -15,9 +15,10 @@ extension DocumentSnapshot {
     /// else, each context's own registration-disabled count (a column, one per context), the
     /// discarded steps of the document's count and of each session's (in the order the counts
     /// are written), and then the unit identities: the text's, the next new one, the log's
-    /// unit columns and each mapped inverse's (see `UnitRuns`). Versions 1 (ids = first
-    /// revisions), 2 and 3 still load.
-    static let magic: [UInt8] = [0x54, 0x44, 0x53, 0x04]
+    /// unit columns and each mapped inverse's (see `UnitRuns`). Version 5 appends who inserted
+    /// each identity (`Authorship`: a presence byte, then its columns and names). Versions 1
+    /// (ids = first revisions), 2, 3 and 4 still load.
+    static let magic: [UInt8] = [0x54, 0x44, 0x53, 0x05]
 
     /// The format version of `bytes`, nil when they are not a binary snapshot of any version.
     static func version(_ bytes: [UInt8]) -> UInt8? {
@@ -81,6 +82,12 @@ extension DocumentSnapshot {
         for m in undo.mapped {
             w.units(m.inserted ?? UnitRuns()); w.units(m.lostUnits ?? UnitRuns()); w.units(m.carried ?? UnitRuns())
             w.optional(m.belowUnits) { $0.units($1.inserted); $0.units($1.deleted) }
+        }
+        guard version >= 5 else { return w.bytes }
+        w.optional(authorship) { w, a in
+            w.column(a.firsts); w.column(a.authors)
+            w.int(a.names.count)
+            for name in a.names { w.string(name) }
         }
         return w.bytes
     }
@@ -168,6 +175,17 @@ extension DocumentSnapshot {
                 mapped[i].belowUnits = try r.optional { (r: inout SnapshotReader) throws(SnapshotFormatError) in
                     OperationUnits(inserted: try r.units(), deleted: try r.units())
                 }
+            }
+        }
+        if version >= 5 {
+            authorship = try r.optional { (r: inout SnapshotReader) throws(SnapshotFormatError) in
+                let firsts: [Int64] = try r.column(), authors: [Int32] = try r.column()
+                var names: [String] = []
+                for _ in 0..<(try r.count(atLeast: 8)) { names.append(try r.string()) }
+                guard let marks = Authorship(firsts: firsts, authors: authors, names: names) else {
+                    throw SnapshotFormatError(offset: r.offset, "the authorship's marks do not line up")
+                }
+                return marks
             }
         }
         self.log = log

@@ -16,9 +16,12 @@ public struct DocumentSnapshot: Sendable, Codable {
     /// before identities were kept (the text's units are then of unknown identity).
     var units: UnitRuns?
     var nextUnit: Int64?
+    /// Who inserted each identity; nil in snapshots written before authorship was kept (the
+    /// text before is then of unknown author).
+    var authorship: Authorship?
 
     private enum CodingKeys: String, CodingKey {
-        case text, revision, changeCount, changeCounts, isEditingDisabled, log, undo, units, nextUnit
+        case text, revision, changeCount, changeCounts, isEditingDisabled, log, undo, units, nextUnit, authorship
     }
 
     /// The log's `owner` column, which snapshots written before the `group` and `context`
@@ -49,6 +52,7 @@ extension DocumentSnapshot {
         log = try c.decode(ChangeLog.State.self, forKey: .log)
         units = try c.decodeIfPresent(UnitRuns.self, forKey: .units)
         nextUnit = try c.decodeIfPresent(Int64.self, forKey: .nextUnit)
+        authorship = try c.decodeIfPresent(Authorship.self, forKey: .authorship)
         if let owner = try c.decode(OwnerColumn.self, forKey: .log).owner, !log.splitOwners(owner, groups: undo.groups) {
             throw DecodingError.dataCorruptedError(forKey: .log, in: c, debugDescription: "a change's owner names an undo group that is not there")
         }
@@ -169,7 +173,7 @@ extension Document {
             undo: UndoState(groups: um.groups, contexts: um.contexts, names: um.names, mapped: mapped,
                             documentLevels: um.documentLevels, registrationDisabled: um.registrationDisabled,
                             liveUndoCount: um.liveUndoCount, groupsByEvent: um.groupsByEvent),
-            units: units.all, nextUnit: nextUnit)
+            units: units.all, nextUnit: nextUnit, authorship: authorship)
     }
 
     /// Rebuilds a document from a snapshot; `configuration.levelsOfUndo` is ignored in
@@ -187,6 +191,7 @@ extension Document {
         } else {
             units = TextUnits(.unknown(length))
         }
+        authorship = snapshot.authorship ?? Authorship()
         let um = undoManager
         um.groups = snapshot.undo.groups
         um.contexts = snapshot.undo.contexts

@@ -117,7 +117,7 @@ public final class TandemApp: Sendable {
         metrics.registerGauge("tandem_sse_subscribers", help: "Open event streams.") { context.service.subscribers.load(ordering: .relaxed) + context.pasteboards.events.count }
         if let mirrors = context.mirrors {
             metrics.registerGauge("tandem_stream_mirrors", help: "Documents held on other nodes whose event stream this node receives once for its subscribers.") { mirrors.count }
-            metrics.registerGauge("tandem_stream_mirror_subscribers", help: "Event streams this node sends from its mirrors.") { mirrors.subscribers }
+            metrics.registerGauge("tandem_mirrored_streams", help: "Event streams this node sends from its mirrors.") { mirrors.subscribers }
         }
         // Changes per transaction shows how well group commit batches.
         metrics.registerCounter("tandem_store_transactions_total", help: "Write transactions the store committed (one per group commit).") { store.statistics.transactions }
