@@ -8,6 +8,9 @@ public struct UndoHistory: Sendable, Equatable {
         public var revision: Int
         public var session: SessionID?
         public var time: Double
+        /// What it did, in short (the newest `previewedEntries` of each stack); nil when not
+        /// previewed or its changes left the log.
+        public var preview: Preview?
     }
 
     public var canUndo: Bool

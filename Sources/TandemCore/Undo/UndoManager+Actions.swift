@@ -117,8 +117,10 @@ extension UndoManager {
 extension UndoManager {
     public func history(_ scope: UndoScope) -> UndoHistory {
         var undo: [UndoHistory.Entry] = [], redo: [UndoHistory.Entry] = []
+        var groupOf: [Int: Int32] = [:]
         func entry(_ g: Int32, redo: Bool) -> UndoHistory.Entry {
             let group = groups[Int(g)]
+            groupOf[Int(group.id)] = g
             let revision = Int(redo ? group.first : group.last)
             return .init(id: Int(group.id), actionName: name(group.name), revision: revision,
                          session: contexts[Int(group.context)].session, time: log.time(revision))
@@ -138,6 +140,8 @@ extension UndoManager {
             undo.sort { $0.revision < $1.revision }
             redo.sort { $0.revision < $1.revision }
         }
+        for i in undo.indices.suffix(UndoHistory.previewedEntries) { undo[i].preview = groupOf[undo[i].id].flatMap { preview(of: $0, redo: false) } }
+        for i in redo.indices.suffix(UndoHistory.previewedEntries) { redo[i].preview = groupOf[redo[i].id].flatMap { preview(of: $0, redo: true) } }
         return UndoHistory(
             canUndo: canUndo(scope), canRedo: canRedo(scope),
             undoActionName: undoActionName(scope), redoActionName: redoActionName(scope),

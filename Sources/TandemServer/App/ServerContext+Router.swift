@@ -17,6 +17,7 @@ extension ServerContext {
             HistoryController(self),
             EventController(self),
             VersionController(self),
+            AuthorshipController(self),
             PasteboardController(self),
             ActionController(self),
             AccessController(self),

@@ -223,6 +223,18 @@ enum DocumentJSON {
             w.key("revision"); w.int(e.revision)
             w.key("session"); w.optionalString(e.session)
             w.key("time"); w.double(e.time)
+            w.key("preview")
+            if let p = e.preview {
+                w.beginObject()
+                w.key("position"); w.int(p.position)
+                w.key("inserted"); w.string(p.inserted)
+                w.key("deleted"); w.string(p.deleted)
+                w.key("insertedCount"); w.int(p.insertedCount)
+                w.key("deletedCount"); w.int(p.deletedCount)
+                w.endObject()
+            } else {
+                w.null()
+            }
             w.endObject()
         }
         w.endArray()

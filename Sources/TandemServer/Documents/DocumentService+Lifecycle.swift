@@ -40,7 +40,7 @@ extension DocumentService {
     func create(_ new: NewDocument, by caller: Caller, completion: @escaping Completion<CreatedDocument>) {
         if handles.find(new.id) != nil { return completion(.failure(Self.idTaken(new.id))) }
         let time = now()
-        let document = Document(text: new.text, configuration: persistence.documentConfiguration(levelsOfUndo: 0))
+        let document = Document(text: new.text, configuration: persistence.documentConfiguration(levelsOfUndo: 0), author: caller.session?.id)
         let (ownerLink, ownerToken) = ShareLink.make(role: .owner, now: time, expiresIn: nil)
         var initial = AccessRules(access: new.access ?? defaultAccess(owner: new.owner), owner: new.owner)
         initial.links.append(ownerLink)

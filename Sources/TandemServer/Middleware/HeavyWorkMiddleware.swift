@@ -18,16 +18,16 @@ struct HeavyWorkMiddleware: RouteMiddleware {
     /// it, or a group that may be as large), unlike a keystroke, whose cost hardly does.
     static let wholeTextOperations: Set<String> = [
         "getDocument", "getDocumentText", "replaceDocumentText", "listEdits", "documentEvents",
-        "save", "getVersionText", "revertToVersion", "undo", "redo", "cut", "copy", "paste", "delete",
+        "save", "getVersionText", "revertToVersion", "undo", "redo", "cut", "copy", "paste", "delete", "getAuthorship",
     ]
 
     /// Operations whose work grows with the change log rather than the text: a page of the
     /// log, an undo or redo mapped through every later change.
-    static let historyOperations: Set<String> = ["listEdits", "undo", "redo"]
+    static let historyOperations: Set<String> = ["listEdits", "undo", "redo", "getAuthorship"]
 
     /// Operations that read the store (a saved version's text, of any size, from SQLite or
     /// across the network from PostgreSQL): never on a loop, whatever the current text's length.
-    static let storeReadOperations: Set<String> = ["listVersions", "getVersionText", "revertToVersion", "listDocuments",
+    static let storeReadOperations: Set<String> = ["listVersions", "getVersionText", "revertToVersion", "diffVersions", "listDocuments",
                                                    "shareWithUser", "createPasteboard", "updatePasteboard"]
 
 
@@ -64,7 +64,10 @@ struct HeavyWorkMiddleware: RouteMiddleware {
             return handle.executor.syncIfIdle { $0.document.loggedUnits(since: max(0, since)) }
                 .map { $0 >= Self.heavyTextLength } ?? true
         }
-        let since = request.queryValue("group").flatMap { Int($0) }.map { max(0, $0 - 1) } ?? 0
+        // Authorship at an earlier revision undoes every change since on a copy of the units.
+        let parameter = operation == "getAuthorship" ? "revision" : "group"
+        guard operation != "getAuthorship" || request.queryValue("revision") != nil else { return false }
+        let since = request.queryValue(parameter).flatMap { Int($0) }.map { max(0, $0 - 1) } ?? 0
         return handle.executor.syncIfIdle { $0.document.loggedSplices(since: since) }
             .map { $0 > DocumentService.inlineRebaseWork } ?? true
     }

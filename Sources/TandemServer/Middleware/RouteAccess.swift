@@ -7,7 +7,8 @@ enum RouteAccess {
     static func rule(for operationID: String) -> AccessRule? {
         switch operationID {
         case "getDocument", "getDocumentText", "listEdits", "documentEvents", "presence", "setSelection",
-             "getHistory", "listVersions", "getVersionText", "canPerformActions", "copy", "select", "selectAll":
+             "getHistory", "listVersions", "getVersionText", "canPerformActions", "copy", "select", "selectAll",
+             "getAuthorship", "diffVersions":
             return .document(.read)
         case "edit", "replaceDocumentText", "beginUndoGrouping", "endUndoGrouping", "save", "revertToVersion",
              "cut", "paste", "delete", "disableUndoRegistration", "enableUndoRegistration":

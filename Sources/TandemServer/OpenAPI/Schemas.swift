@@ -96,8 +96,14 @@ enum Schemas {
         ], required: ["session", "group"])),
         ("HistoryEntry", object([
             ("id", ["type": "integer", "minimum": 1]),
-            ("actionName", string), ("revision", nonNegative), ("session", nullableString), ("time", number),
-        ], required: ["id", "actionName", "revision", "session", "time"])),
+            ("actionName", string), ("revision", nonNegative), ("session", nullableString),
+            ("time", ["type": "number", "description": "When its latest change was made (for a redo entry: its undo), seconds since 1970"]),
+            ("preview", ["oneOf": [["type": "null"], object([
+                ("position", nonNegative), ("inserted", string), ("deleted", string),
+                ("insertedCount", nonNegative), ("deletedCount", nonNegative),
+            ], required: ["position", "inserted", "deleted", "insertedCount", "deletedCount"])],
+                         "description": "What it did: the first 40 UTF-16 units it inserted and deleted, where, and how many in all; null past the newest 100 entries or once its changes left the log"]),
+        ], required: ["id", "actionName", "revision", "session", "time", "preview"])),
         ("History", object([
             ("canUndo", boolean), ("canRedo", boolean),
             ("undoActionName", string), ("redoActionName", string),
