@@ -12,13 +12,13 @@ import { textOn } from './contrast.js';
 // positions equal to the server's.
 const CR = '\r';
 const CR_STAND_IN = '\u240D';
-const toDisplay = (s) => (s.includes(CR) ? s.replaceAll(CR, CR_STAND_IN) : s);
-const fromDisplay = (s) => (s.includes(CR_STAND_IN) ? s.replaceAll(CR_STAND_IN, CR) : s);
+export const toDisplay = (s) => (s.includes(CR) ? s.replaceAll(CR, CR_STAND_IN) : s);
+export const fromDisplay = (s) => (s.includes(CR_STAND_IN) ? s.replaceAll(CR_STAND_IN, CR) : s);
 
-const FLAG_MS = 2500; // how long a name flag shows after its person's caret moved
+export const FLAG_MS = 2500; // how long a name flag shows after its person's caret moved
 const MARGIN = 400; // px above and below the view where others' marks are drawn too
 
-const ACTION_FOR_INPUT = {
+export const ACTION_FOR_INPUT = {
   insertFromPaste: 'Paste',
   insertFromPasteAsQuotation: 'Paste',
   deleteByCut: 'Cut',
@@ -172,6 +172,35 @@ export class Editor extends EventTarget {
     if (ta.value !== shown) ta.value = shown;
   }
 
+  /** The element that takes the focus and the clipboard's events. */
+  get field() { return this.textarea; }
+
+  focus(options) { this.textarea.focus(options); }
+
+  get readOnly() { return this.textarea.readOnly; }
+
+  set readOnly(on) {
+    this.textarea.readOnly = on;
+    this.textarea.setAttribute('aria-readonly', String(on));
+  }
+
+  selectAll() {
+    this.textarea.focus({ preventScroll: true });
+    this.textarea.select();
+  }
+
+  /** Puts the selection at anchor → head without scrolling. */
+  setSelection(anchor, head) {
+    this.textarea.setSelectionRange(Math.min(anchor, head), Math.max(anchor, head), anchor > head ? 'backward' : 'forward');
+  }
+
+  /** Replaces the selection with `text` as a change of ours named by `inputType` (the clipboard's fallback). */
+  replaceSelection(text, inputType) {
+    const ta = this.textarea;
+    ta.setRangeText(text, ta.selectionStart, ta.selectionEnd, 'end');
+    this.flushInput(inputType);
+  }
+
   selection() {
     const ta = this.textarea;
     const backward = ta.selectionDirection === 'backward';
@@ -297,22 +326,26 @@ export class Editor extends EventTarget {
 
   /** Puts `marks` in the overlay, replacing only those that differ from the ones drawn. */
   draw(marks) {
-    const inner = this.overlayInner;
-    const drawn = this.drawn || (this.drawn = []);
-    const keys = marks.map((m) => `${m.tag}|${m.className}|${m.who}|${m.label || ''}|${m.css}`);
-    for (let i = 0; i < marks.length; i += 1) {
-      if (drawn[i] && drawn[i].key === keys[i]) continue;
-      const el = markElement(marks[i]);
-      if (drawn[i]) drawn[i].el.replaceWith(el); else inner.append(el);
-      drawn[i] = { key: keys[i], el };
-    }
-    for (const d of drawn.splice(marks.length)) d.el.remove();
+    this.drawn = drawMarks(this.overlayInner, this.drawn || [], marks);
   }
 
   syncScroll() {
     const t = `translate(${-this.textarea.scrollLeft}px, ${-this.textarea.scrollTop}px)`;
     if (t !== this.shownScroll) this.overlayInner.style.transform = this.shownScroll = t;
   }
+}
+
+/** Puts `marks` in `inner`, replacing only those that differ from `drawn` (returned updated). */
+export function drawMarks(inner, drawn, marks) {
+  const keys = marks.map((m) => `${m.tag}|${m.className}|${m.who}|${m.label || ''}|${m.css}`);
+  for (let i = 0; i < marks.length; i += 1) {
+    if (drawn[i] && drawn[i].key === keys[i]) continue;
+    const el = markElement(marks[i]);
+    if (drawn[i]) drawn[i].el.replaceWith(el); else inner.append(el);
+    drawn[i] = { key: keys[i], el };
+  }
+  for (const d of drawn.splice(marks.length)) d.el.remove();
+  return drawn;
 }
 
 /** The element of one mark described by Editor.render. */
