@@ -1,0 +1,167 @@
+"""Issue 43: a long document opens in the viewport editor, which puts only the lines in view
+in the page; typing, clipboard, others' changes and scrolling work on the whole text."""
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+PARAGRAPH = ("Paragraph {i}: the quick brown fox jumps over the lazy dog while the committee drafts "
+             "its report, and every sentence is long enough to wrap across the editor's width.\n")
+MEGABYTE = "".join(PARAGRAPH.format(i=i) for i in range(6000))  # about 1 MB
+
+SHOWN = "return [...document.querySelectorAll('#editor-lines .vp-line')].map((l) => l.textContent)"
+
+
+def lines(w):
+    return w.driver.find_element(By.ID, "editor-lines")
+
+
+def caret_at(w, pos):
+    w.js("window.tandem.view.editor.select(arguments[0], arguments[0]);", pos)
+
+
+def remote_edit(server, doc_id, ops):
+    status, s = server.request("POST", "/sessions", {"name": "Remote"})
+    assert status == 201
+    status, doc = server.request("GET", f"/documents/{doc_id}", token=s["token"])
+    assert status == 200
+    status, _ = server.request("POST", f"/documents/{doc_id}/edits", {"base": doc["revision"], "ops": ops}, token=s["token"])
+    assert status in (200, 201), status
+
+
+def open_long(server, windows, text=MEGABYTE):
+    doc = server.create_document("Long", text)
+    w = windows().open(doc["id"])
+    return doc, w
+
+
+def test_a_megabyte_opens_with_only_the_lines_in_view_in_the_page(server, windows):
+    doc, w = open_long(server, windows)
+    assert w.js("return document.getElementById('editor-viewport').hidden") is False
+    assert w.js("return document.getElementById('editor').hidden") is True
+    shown = w.js(SHOWN)
+    assert 10 < len(shown) < 400, len(shown)
+    assert shown[0] == PARAGRAPH.format(i=0)[:-1]
+    assert w.text() == MEGABYTE
+    assert w.js("const l = document.getElementById('editor-lines');"
+                " return [l.getAttribute('role'), l.getAttribute('aria-multiline'), l.getAttribute('aria-label')]") == \
+        ["textbox", "true", "Document text"]
+
+
+def test_typing_deleting_and_a_new_line_in_the_middle_reach_the_server(server, windows):
+    doc, w = open_long(server, windows)
+    pos = MEGABYTE.index("Paragraph 3000:") + len("Paragraph 3000:")
+    caret_at(w, pos)
+    lines(w).send_keys(" abcd", Keys.BACKSPACE, Keys.BACKSPACE, Keys.ENTER, "new line")
+    w.wait_synced()
+    expected = MEGABYTE[:pos] + " ab\nnew line" + MEGABYTE[pos:]
+    w.wait(lambda: server.text(doc["id"]) == expected, 10, "the server's text differs")
+    assert w.text() == expected
+    shown = w.js(SHOWN)
+    assert "Paragraph 3000: ab" in shown
+    assert "new line" + PARAGRAPH.format(i=3000)[len("Paragraph 3000:"):-1] in shown
+    # Forward delete and a word deleted backwards, as the browser's own commands say.
+    lines(w).send_keys(Keys.DELETE, Keys.CONTROL, Keys.BACKSPACE)
+    w.wait_synced()
+    expected = MEGABYTE[:pos] + " ab\nnew " + MEGABYTE[pos + 1:]
+    w.wait(lambda: server.text(doc["id"]) == expected, 10, f"{server.text(doc['id'])[pos - 20:pos + 40]!r}")
+
+
+def test_a_paste_is_inserted_at_the_caret_as_one_change(server, windows):
+    doc, w = open_long(server, windows)
+    pos = MEGABYTE.index("Paragraph 10:")
+    caret_at(w, pos)
+    w.js("const dt = new DataTransfer(); dt.setData('text/plain', 'pasted\\r\\ntext ');"
+         "document.getElementById('editor-lines').dispatchEvent(new InputEvent('beforeinput',"
+         " {inputType: 'insertFromPaste', dataTransfer: dt, cancelable: true, bubbles: true}));")
+    w.wait_synced()
+    expected = MEGABYTE[:pos] + "pasted\ntext " + MEGABYTE[pos:]
+    w.wait(lambda: server.text(doc["id"]) == expected, 10, "the paste did not arrive")
+    assert w.js("return window.tandem.view.editor.selection()") == {"anchor": pos + 12, "head": pos + 12}
+
+
+def test_select_all_and_copy_give_the_whole_megabyte_though_the_page_holds_part_of_it(server, windows):
+    doc, w = open_long(server, windows)
+    caret_at(w, 100)
+    w.js("window.__copied = null; const set = DataTransfer.prototype.setData;"
+         "DataTransfer.prototype.setData = function (type, data) { if (type === 'text/plain') window.__copied = data;"
+         " return set.call(this, type, data); };")
+    lines(w).send_keys(Keys.CONTROL, "a")
+    assert w.js("return window.tandem.view.editor.selection()") == {"anchor": 0, "head": len(MEGABYTE)}
+    lines(w).send_keys(Keys.CONTROL, "c")
+    w.wait(lambda: w.js("return window.__copied !== null"), 5, "nothing was copied")
+    copied = w.js("return window.__copied")
+    assert len(copied) == len(MEGABYTE) and copied == MEGABYTE
+    assert len(w.js(SHOWN)) < 400
+
+
+def test_a_change_below_the_view_leaves_the_lines_in_the_page_untouched(server, windows):
+    doc, w = open_long(server, windows)
+    w.js("window.__mutations = 0; new MutationObserver((ms) => { window.__mutations += ms.length; })"
+         ".observe(document.getElementById('editor-lines'), {subtree: true, childList: true, characterData: true});")
+    far = MEGABYTE.index("Paragraph 5000:")
+    remote_edit(server, doc["id"], [far, "FAR ", len(MEGABYTE) - far])
+    w.wait(lambda: w.text() == server.text(doc["id"]), 10, "the change did not arrive")
+    assert w.js("return window.__mutations") == 0
+    # One in view does change the page (the observer sees what it should).
+    remote_edit(server, doc["id"], [5, "NEAR ", len(MEGABYTE) + 4 - 5])
+    w.wait(lambda: w.text() == server.text(doc["id"]), 10, "the change did not arrive")
+    assert w.js("return window.__mutations") > 0
+    assert w.js(SHOWN)[0] == "Parag" + "NEAR " + PARAGRAPH.format(i=0)[5:-1]
+
+
+def test_scrolling_to_the_end_shows_the_last_line_and_ctrl_end_types_there(server, windows):
+    doc, w = open_long(server, windows)
+    w.js("const s = document.querySelector('.vp-scroller'); s.scrollTop = s.scrollHeight;")
+    last = PARAGRAPH.format(i=5999)[:-1]
+    w.wait(lambda: last in w.js(SHOWN), 10, "the last line is not shown")
+    visible = w.js("const s = document.querySelector('.vp-scroller').getBoundingClientRect();"
+                   "const ls = [...document.querySelectorAll('#editor-lines .vp-line')];"
+                   "const l = ls[ls.length - 2].getBoundingClientRect();"
+                   "return l.top >= s.top && l.bottom <= s.bottom;")
+    assert visible, "the last line is in the page but not in view"
+    caret_at(w, 0)
+    lines(w).send_keys(Keys.CONTROL, Keys.END)
+    lines(w).send_keys("THE END")
+    w.wait_synced()
+    w.wait(lambda: server.text(doc["id"]) == MEGABYTE + "THE END", 10, "not typed at the end")
+    assert "THE END" in w.js(SHOWN)
+
+
+def test_the_caret_stays_by_its_words_when_someone_inserts_before_it(server, windows):
+    doc, w = open_long(server, windows)
+    pos = MEGABYTE.index("Paragraph 20:")
+    caret_at(w, pos)
+    remote_edit(server, doc["id"], [pos - 50, "someone else ", len(MEGABYTE) - pos + 50])
+    w.wait(lambda: w.text() == server.text(doc["id"]), 10, "the change did not arrive")
+    lines(w).send_keys("Q")
+    w.wait_synced()
+    text = server.text(doc["id"])
+    assert text[pos + len("someone else "):].startswith("QParagraph 20:"), text[pos - 10:pos + 30]
+
+
+def test_a_composition_is_read_when_it_ends(server, windows):
+    doc, w = open_long(server, windows)
+    pos = MEGABYTE.index("Paragraph 7:") + len("Paragraph 7:")
+    caret_at(w, pos)
+    # An IME as Chromium drives it: a composition shown in the line, then committed.
+    w.driver.execute_cdp_cmd("Input.imeSetComposition", {"text": "ni", "selectionStart": 2, "selectionEnd": 2})
+    w.driver.execute_cdp_cmd("Input.imeSetComposition", {"text": "nih", "selectionStart": 3, "selectionEnd": 3})
+    assert w.text() == MEGABYTE  # nothing sent while composing
+    w.driver.execute_cdp_cmd("Input.insertText", {"text": "你好"})
+    w.wait_synced()
+    expected = MEGABYTE[:pos] + "你好" + MEGABYTE[pos:]
+    w.wait(lambda: server.text(doc["id"]) == expected, 10, "the composition did not arrive")
+    assert w.text() == expected
+    assert "Paragraph 7:你好" + PARAGRAPH.format(i=7)[len("Paragraph 7:"):-1] in w.js(SHOWN)
+
+
+def test_the_other_window_shows_typing_in_the_line_in_view(server, windows):
+    doc, a = open_long(server, windows)
+    b = windows().open(doc["id"])
+    pos = MEGABYTE.index("Paragraph 40:")
+    caret_at(b, pos)
+    caret_at(a, pos)
+    lines(a).send_keys("hello ")
+    a.wait_synced()
+    b.wait(lambda: "hello Paragraph 40:" + PARAGRAPH.format(i=40)[len("Paragraph 40:"):-1] in b.js(SHOWN), 10,
+           "the other window does not show it")
+    assert b.text() == a.text() == server.text(doc["id"])
