@@ -97,7 +97,9 @@ def driver(width=1280, height=860):
 
 # The typist's probe: per keystroke, the keydown's time and the page's work for it.
 TYPIST_PROBE = r"""
-const ta = document.getElementById('editor-text');
+// The text field: the textarea, or the viewport editor's lines (long documents); a client
+// from before the viewport editor has only the textarea.
+const ta = window.tandem.view.editor.field || window.tandem.view.editor.textarea;
 const probe = window.__probe = { keys: [] };
 let current = null;
 window.addEventListener('keydown', (e) => {
@@ -105,11 +107,15 @@ window.addEventListener('keydown', (e) => {
   current = { t0: e.timeStamp, epoch: performance.timeOrigin + e.timeStamp, input: null, frame: null };
   probe.keys.push(current);
 }, true);
-// Capturing at the window comes before the editor's own input listener on the textarea,
-// bubbling to it after: the browser's editing, the page's handlers, the layout left.
-window.addEventListener('input', (e) => { if (e.target === ta && current) current.edited = performance.now() - current.t0; }, true);
-window.addEventListener('input', (e) => {
-  if (e.target !== ta || !current) return;
+// Capturing at the window comes before the editor's own listener on the field, bubbling
+// to it after: the browser's editing, the page's handlers, the layout left. The textarea
+// ends a keystroke with `input`; the viewport editor edits its text itself in `beforeinput`
+// (preventing the browser's editing, so no `input` follows).
+const edited = (e) => { if (e.target === ta && current) current.edited = performance.now() - current.t0; };
+window.addEventListener('beforeinput', edited, true);
+window.addEventListener('input', edited, true);
+const done = (e) => {
+  if (e.target !== ta || !current || current.input !== null) return;
   const k = current;
   k.handlers = performance.now() - k.t0 - k.edited;
   const before = performance.now();
@@ -126,13 +132,15 @@ window.addEventListener('input', (e) => {
     k.frameFromStamp = Math.max(0, end - frameStart);
     k.elapsed = end - k.t0;
   });
-});
+};
+window.addEventListener('input', done);
+window.addEventListener('beforeinput', (e) => { if (e.defaultPrevented) done(e); });
 """
 
 # The second window's probe: when each remote change is in its text and laid out.
 OBSERVER_PROBE = r"""
 const ed = window.tandem.view.editor;
-const ta = document.getElementById('editor-text');
+const ta = ed.field || ed.textarea;
 const probe = window.__probe = { seen: [], inserted: 0 };
 const apply = ed.applyRemote.bind(ed);
 ed.applyRemote = (op, ...rest) => {
