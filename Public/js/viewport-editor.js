@@ -62,6 +62,9 @@ export class ViewportEditor extends EventTarget {
       if (document.activeElement === f && this.readSelection()) this.emit('selection');
     });
     this.scroller.addEventListener('scroll', () => {
+      // A key (PageDown) may have moved the caret before its selectionchange came: read it
+      // before the lines under it change.
+      if (document.activeElement === f) this.readSelection();
       if (this.view.render()) this.showSelection();
       this.scheduleRender();
     });
