@@ -165,3 +165,100 @@ def test_the_other_window_shows_typing_in_the_line_in_view(server, windows):
     b.wait(lambda: "hello Paragraph 40:" + PARAGRAPH.format(i=40)[len("Paragraph 40:"):-1] in b.js(SHOWN), 10,
            "the other window does not show it")
     assert b.text() == a.text() == server.text(doc["id"])
+
+
+def person_at(server, doc_id, name, pos):
+    status, s = server.request("POST", "/sessions", {"name": name})
+    assert status == 201
+    status, _ = server.request("PUT", f"/documents/{doc_id}/selection", {"anchor": pos, "head": pos}, token=s["token"])
+    assert status == 200
+
+
+# Where text position `pos` is, measured on the shown line that holds it, in the content's
+# coordinates (as the marks are placed).
+WHERE = r"""
+const [pos] = arguments;
+const ed = window.tandem.view.editor;
+const [node, off] = ed.view.pointOf(pos);
+const r = document.createRange();
+r.setStart(node, off);
+const rects = r.getClientRects();
+const b = rects[rects.length - 1];
+const o = ed.view.content.getBoundingClientRect();
+return [b.left - o.left, b.top - o.top];
+"""
+
+CARETS = ("return [...document.querySelectorAll('#editor-viewport .remote-caret')].map((c) =>"
+          " [c.textContent, parseFloat(c.style.left), parseFloat(c.style.top)])")
+
+
+def test_only_others_carets_in_view_are_drawn_each_where_its_text_is(server, windows):
+    doc = server.create_document("Long", MEGABYTE)
+    near = MEGABYTE.index("Paragraph 3:") + len("Paragraph 3: the quick")
+    far = MEGABYTE.index("Paragraph 5400:") + len("Paragraph 5400: the")
+    person_at(server, doc["id"], "Near", near)
+    person_at(server, doc["id"], "Far", far)
+    w = windows().open(doc["id"])
+    w.wait(lambda: w.js("return window.tandem.view.presence.people.length") == 3)
+    w.wait(lambda: [c[0] for c in w.js(CARETS)] == ["Near"], 10, "no caret drawn, or the far one too")
+
+    def placed(name, pos):
+        carets = [c for c in w.js(CARETS) if c[0] == name]
+        x, y = w.js(WHERE, pos)
+        return len(carets) == 1 and abs(carets[0][1] - x) <= 1 and abs(carets[0][2] - y) <= 1
+
+    assert placed("Near", near)
+    # Typing before it on its line: the caret follows its text.
+    caret_at(w, near - 10)
+    lines(w).send_keys("xyz")
+    w.wait_synced()
+    w.wait(lambda: placed("Near", near + 3), 10, "the caret did not follow its text")
+    w.js("window.tandem.view.editor.select(arguments[0], arguments[0]);", far)
+    w.wait(lambda: [c[0] for c in w.js(CARETS)] == ["Far"], 10, "the far caret is not drawn in view")
+    assert placed("Far", far + 3)
+
+
+def test_a_viewer_reads_and_copies_but_cannot_type(server, windows):
+    doc = server.create_document("Long", MEGABYTE)
+    doc_id = doc["id"]
+    status, _ = server.request("PATCH", f"/documents/{doc_id}", {"access": "locked"},
+                               headers={"Tandem-Link": doc["ownerLink"]["token"]})
+    assert status == 200
+    viewer = windows().open(doc_id)
+    viewer.wait(lambda: viewer.js("return document.getElementById('editor-lines').contentEditable") == "false", 10,
+                "the text is still editable")
+    assert viewer.js("return document.getElementById('editor-lines').getAttribute('aria-readonly')") == "true"
+    caret_at(viewer, 10)
+    lines(viewer).send_keys("nope")
+    viewer.wait_synced()
+    assert server.text(doc_id) == MEGABYTE
+    assert viewer.text() == MEGABYTE
+
+
+def test_page_down_and_arrows_carry_the_caret_past_the_lines_first_shown_and_typing_lands_there(server, windows):
+    doc, w = open_long(server, windows)
+    caret_at(w, 0)
+    for _ in range(15):
+        lines(w).send_keys(Keys.PAGE_DOWN)
+    for _ in range(30):
+        lines(w).send_keys(Keys.ARROW_DOWN)
+    lines(w).send_keys(Keys.HOME)
+    pos = w.js("return window.tandem.view.editor.selection().head")
+    assert pos > 100 * len(PARAGRAPH), pos  # far below the lines shown at first
+    inview = w.js("const s = document.querySelector('.vp-scroller').getBoundingClientRect();"
+                  "const r = getSelection().getRangeAt(0).getClientRects()[0] || getSelection().focusNode.parentElement.getBoundingClientRect();"
+                  "return r.top >= s.top - 1 && r.bottom <= s.bottom + 1;")
+    assert inview, "the caret is not in view"
+    lines(w).send_keys("X")
+    w.wait_synced()
+    text = server.text(doc["id"])
+    assert text == MEGABYTE[:pos] + "X" + MEGABYTE[pos:]
+    for _ in range(40):
+        lines(w).send_keys(Keys.ARROW_UP)
+    lines(w).send_keys(Keys.END)  # the end of the row (a paragraph wraps), as in a textarea
+    pos2 = w.js("return window.tandem.view.editor.selection().head")
+    assert pos2 < pos
+    lines(w).send_keys("Y")
+    w.wait_synced()
+    text = server.text(doc["id"])
+    assert text == MEGABYTE[:pos2] + "Y" + MEGABYTE[pos2:pos] + "X" + MEGABYTE[pos:]
