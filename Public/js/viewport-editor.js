@@ -55,6 +55,12 @@ export class ViewportEditor extends EventTarget {
     });
     f.addEventListener('keydown', (e) => this.onKey(e));
     f.addEventListener('focus', () => this.showSelection());
+    // A click beside the lines (the padding, a spacer not yet filled) still puts the focus in the text.
+    this.view.content.addEventListener('mousedown', (e) => {
+      if (f.contains(e.target) || e.button !== 0) return;
+      e.preventDefault();
+      this.focus({ preventScroll: true });
+    });
     // The clipboard panel may have taken the event (the server's pasteboard): else the text's.
     root.addEventListener('copy', (e) => this.onCopy(e, false));
     root.addEventListener('cut', (e) => this.onCopy(e, true));
@@ -120,8 +126,15 @@ export class ViewportEditor extends EventTarget {
     const h = this.view.posOf(s.focusNode, s.focusOffset);
     if (a === null || h === null) return false;
     const shown = this.shown;
-    const anchor = shown && a === shown.anchor ? this.sel.anchor : a;
-    const head = shown && h === shown.head ? this.sel.head : h;
+    let anchor = shown && a === shown.anchor ? this.sel.anchor : a;
+    let head = shown && h === shown.head ? this.sel.head : h;
+    // The browser's own Select All (its menu) selects the shown lines: the whole text is meant.
+    const span = this.view.shownSpan();
+    const all = Math.min(a, h) === span.from && Math.max(a, h) === span.to && (span.from > 0 || span.to < this.value.length);
+    if (all && !(shown && Math.min(shown.anchor, shown.head) === span.from && Math.max(shown.anchor, shown.head) === span.to)) {
+      anchor = 0;
+      head = this.value.length;
+    }
     this.shown = { anchor: a, head: h };
     if (anchor === this.sel.anchor && head === this.sel.head) return false;
     this.sel = { anchor, head };
@@ -242,7 +255,9 @@ export class ViewportEditor extends EventTarget {
       // A replacement (spelling) or a drop says where; typing replaces the selection.
       if ((t === 'insertReplacementText' || t === 'insertFromDrop') && target) ({ from, to } = target);
     } else if (t.startsWith('delete')) {
-      if (from === to || t === 'deleteByDrag') {
+      if (t === 'deleteByDrag') {
+        if (target && target.from !== target.to) ({ from, to } = target);
+      } else if (from === to) {
         if (target && target.from !== target.to) ({ from, to } = target);
         else if (t.includes('Backward')) from = Math.max(0, from - 1);
         else to = Math.min(this.value.length, to + 1);
