@@ -91,6 +91,10 @@ def test_select_all_and_copy_give_the_whole_megabyte_though_the_page_holds_part_
     copied = w.js("return window.__copied")
     assert len(copied) == len(MEGABYTE) and copied == MEGABYTE
     assert len(w.js(SHOWN)) < 400
+    # The browser's own Select All (its context menu's command) means the whole text too.
+    caret_at(w, 100)
+    w.js("document.execCommand('selectAll');")
+    assert w.js("return window.tandem.view.editor.selection()") == {"anchor": 0, "head": len(MEGABYTE)}
 
 
 def test_a_change_below_the_view_leaves_the_lines_in_the_page_untouched(server, windows):
