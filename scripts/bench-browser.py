@@ -19,7 +19,8 @@ the middle of the document. For every keystroke it prints, as p50/p95 in millise
            laid out.
 
   TANDEM_BIN=.build/release/tandem scripts/bench-browser.py [--sizes 10,200,1000]
-      [--people 1,10] [--keys 60] [--interval 80] [--public DIR] [--detail] [--profile FILE]
+      [--people 1,10] [--keys 60] [--interval 80] [--public DIR] [--editor textarea|viewport]
+      [--detail] [--profile FILE]
       [--trace FILE]
 
 Bounded: it stops by itself after --deadline seconds (default 900), whatever happens.
@@ -200,8 +201,8 @@ class Tracer:
         self.ws.close()
 
 
-def open_doc(d, base, doc_id):
-    d.get(f"{base}/#/doc/{doc_id}")
+def open_doc(d, base, doc_id, editor=None):
+    d.get(f"{base}/{'?editor=' + editor if editor else ''}#/doc/{doc_id}")
     WebDriverWait(d, 60).until(lambda _: d.execute_script(
         "const c = window.tandem && window.tandem.collab;"
         "return !!c && c.stream.status === 'open' && c.state === 'synchronized';"))
@@ -236,8 +237,8 @@ def run_one(base, size_kb, others, args, typist, observer, profile=None, trace=N
         s = request(base, "POST", "/sessions", {"name": f"Person {i + 3}"})
         at = middle + 40 * (i + 1) if i < 4 else (len(text) * (i + 1)) // others
         request(base, "PUT", f"/documents/{doc_id}/selection", {"anchor": at, "head": at}, token=s["token"])
-    open_doc(observer, base, doc_id)
-    open_doc(typist, base, doc_id)
+    open_doc(observer, base, doc_id, args.editor)
+    open_doc(typist, base, doc_id, args.editor)
     put_caret(observer, middle + 20)
     put_caret(typist, middle)
     WebDriverWait(typist, 30).until(lambda d: d.execute_script(
@@ -294,6 +295,8 @@ def main():
     ap.add_argument("--keys", type=int, default=60, help="keystrokes per configuration")
     ap.add_argument("--interval", type=float, default=80, help="ms between keystrokes")
     ap.add_argument("--public", default=str(ROOT / "Public"), help="the client to serve")
+    ap.add_argument("--editor", choices=["textarea", "viewport"], default=None,
+                    help="open every document in this editor (?editor=); by default the client chooses by length")
     ap.add_argument("--detail", action="store_true",
                     help="also print where a typist's keystroke goes: the browser's editing up to the input event, "
                          "the page's input handlers, the layout left after them, the next frame's work")
@@ -326,7 +329,7 @@ def main():
                 time.sleep(0.1)
         typist, observer = driver(), driver()
         drivers += [typist, observer]
-        print(f"client {args.public}; {args.keys} keys every {args.interval:g} ms; ms, p50 / p95")
+        print(f"client {args.public}{', editor ' + args.editor if args.editor else ''}; {args.keys} keys every {args.interval:g} ms; ms, p50 / p95")
         print(f"{'document':>9} {'others':>6} | {'handled p50':>11} {'p95':>6} | {'visible p50':>11} {'p95':>6} | keys")
         configs = [(int(s), int(p)) for s in args.sizes.split(",") for p in args.people.split(",")]
         for n, (size, others) in enumerate(configs):
