@@ -7,7 +7,7 @@ import * as ot from './ot.js';
 import { spanOf, fromDisplay, ACTION_FOR_INPUT, FLAG_MS, drawMarks } from './editor.js';
 import { ViewportLines } from './viewport-lines.js';
 
-const VIEWPORT_FROM = 256 * 1024; // UTF-16 units from which a document opens in this editor
+const VIEWPORT_FROM = 128 * 1024; // UTF-16 units from which a document opens here (docs/performance.md: why)
 
 /** Whether a document of this text opens here (?editor=viewport|textarea chooses). */
 export function wantsViewport(text) {
