@@ -266,3 +266,28 @@ def test_page_down_and_arrows_carry_the_caret_past_the_lines_first_shown_and_typ
     w.wait_synced()
     text = server.text(doc["id"])
     assert text == MEGABYTE[:pos2] + "Y" + MEGABYTE[pos2:pos] + "X" + MEGABYTE[pos:]
+
+
+def test_ctrl_z_in_a_long_document_asks_the_server_to_undo(server, windows):
+    doc, w = open_long(server, windows)
+    pos = MEGABYTE.index("Paragraph 2:")
+    caret_at(w, pos)
+    lines(w).send_keys("typo ")
+    w.wait_synced()
+    w.wait(lambda: server.text(doc["id"]) == MEGABYTE[:pos] + "typo " + MEGABYTE[pos:], 10, "not typed")
+    lines(w).send_keys(Keys.CONTROL, "z")
+    w.wait_synced()
+    w.wait(lambda: server.text(doc["id"]) == MEGABYTE, 10, "not undone")
+    w.wait(lambda: w.text() == MEGABYTE, 10, "not undone here")
+    assert PARAGRAPH.format(i=2)[:-1] in w.js(SHOWN)
+
+
+def test_a_carriage_return_shows_as_its_stand_in_and_keeps_positions_the_servers(server, windows):
+    text = "first\rline\n" + MEGABYTE
+    doc, w = open_long(server, windows, text)
+    assert w.js(SHOWN)[0] == "first\u240dline"
+    caret_at(w, len("first\rli"))
+    lines(w).send_keys("!")
+    w.wait_synced()
+    w.wait(lambda: server.text(doc["id"]).startswith("first\rli!ne\n"), 10, server.text(doc["id"])[:20])
+    assert w.text() == server.text(doc["id"])
