@@ -291,3 +291,27 @@ def test_a_carriage_return_shows_as_its_stand_in_and_keeps_positions_the_servers
     w.wait_synced()
     w.wait(lambda: server.text(doc["id"]).startswith("first\rli!ne\n"), 10, server.text(doc["id"])[:20])
     assert w.text() == server.text(doc["id"])
+
+
+def test_two_people_typing_in_the_same_line_of_a_long_document_converge(server, windows):
+    doc, a = open_long(server, windows)
+    b = windows().open(doc["id"])
+    pos = MEGABYTE.index("Paragraph 50:")
+    a.js("window.tandem.view.editor.select(arguments[0], arguments[0]);", pos + 5)
+    b.js("window.tandem.view.editor.select(arguments[0], arguments[1]);", pos + 3, pos + 7)
+    for x, y in [("AAA", "B"), ("C", Keys.BACKSPACE + "DD"), (Keys.ENTER + "E", "F" + Keys.ENTER)]:
+        lines(a).send_keys(x)
+        lines(b).send_keys(y)
+    a.wait_synced()
+    b.wait_synced()
+    a.wait(lambda: a.text() == b.text() == server.text(doc["id"]), 10, "diverged")
+    text = a.text()
+    assert text[:pos + 3] == MEGABYTE[:pos + 3] and text.endswith(MEGABYTE[pos + 7:])
+    middle = text[pos + 3:len(text) - len(MEGABYTE[pos + 7:])]
+    assert "C" in middle and "DD" in middle and "E" in middle and "F\n" in middle and "B" not in middle, middle
+    # What each window shows is its text.
+    for w in (a, b):
+        assert w.js("return document.querySelector('#editor-lines .vp-line') !== null")
+        first = w.js("return window.tandem.view.editor.view.first")
+        shown = w.js(SHOWN)
+        assert "\n".join(shown) == "\n".join(text.split("\n")[first:first + len(shown)])
