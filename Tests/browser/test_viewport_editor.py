@@ -41,6 +41,9 @@ def test_a_megabyte_opens_with_only_the_lines_in_view_in_the_page(server, window
     assert 10 < len(shown) < 400, len(shown)
     assert shown[0] == PARAGRAPH.format(i=0)[:-1]
     assert w.text() == MEGABYTE
+    # The text starts where the padding ends, as in the textarea.
+    assert w.js("const c = document.querySelector('.vp-content');"
+                " return document.getElementById('editor-lines').offsetTop - parseFloat(getComputedStyle(c).paddingTop)") == 0
     assert w.js("const l = document.getElementById('editor-lines');"
                 " return [l.getAttribute('role'), l.getAttribute('aria-multiline'), l.getAttribute('aria-label')]") == \
         ["textbox", "true", "Document text"]
@@ -122,6 +125,10 @@ def test_scrolling_to_the_end_shows_the_last_line_and_ctrl_end_types_there(serve
                    "const l = ls[ls.length - 2].getBoundingClientRect();"
                    "return l.top >= s.top && l.bottom <= s.bottom;")
     assert visible, "the last line is in the page but not in view"
+    # Nothing but the padding after it.
+    after = w.js("const c = document.querySelector('.vp-content'); const l = document.getElementById('editor-lines');"
+                 " return c.scrollHeight - l.offsetTop - l.offsetHeight - parseFloat(getComputedStyle(c).paddingBottom)")
+    assert abs(after) <= 1, after
     caret_at(w, 0)
     lines(w).send_keys(Keys.CONTROL, Keys.END)
     lines(w).send_keys("THE END")
