@@ -71,17 +71,24 @@ export class ViewportEditor extends EventTarget {
       // A key (PageDown) may have moved the caret before its selectionchange came: read it
       // before the lines under it change.
       if (document.activeElement === f) this.readSelection();
-      if (this.view.render()) this.showSelection();
+      this.renderLines();
       this.scheduleRender();
     });
     new ResizeObserver(() => {
       this.view.invalidate();
-      if (this.view.render(true)) this.showSelection();
+      this.renderLines(true);
       this.scheduleRender();
     }).observe(this.scroller);
   }
 
   emit(type, detail) { this.dispatchEvent(new CustomEvent(type, { detail })); }
+
+  /** Shows the lines around the view; lines built afresh get the selection back. */
+  renderLines(force = false) {
+    const changed = this.view.render(force);
+    if (changed) this.showSelection();
+    return changed;
+  }
 
   get field() { return this.lines; }
 
@@ -214,7 +221,7 @@ export class ViewportEditor extends EventTarget {
     for (let i = 0; i < 3; i += 1) {
       const span = bottom - top;
       sc.scrollTop = span < view ? top - (view - span) / 2 : top - lh;
-      this.view.render();
+      this.renderLines();
       ({ top, bottom } = place());
       if (this.view.shows(from) && top >= sc.scrollTop && bottom <= sc.scrollTop + view) break;
     }
@@ -287,8 +294,8 @@ export class ViewportEditor extends EventTarget {
     const after = before.slice(0, from) + text + before.slice(to);
     this.sel = { anchor: from + text.length, head: from + text.length };
     this.view.change(after, from, to, from + text.length);
-    this.showSelection();
     this.revealCaret();
+    this.showSelection();
     this.send(op, inputType);
   }
 

@@ -8,6 +8,7 @@ import { toDisplay } from './editor.js';
 
 const MARGIN = 1200; // px of lines kept above and below the view: arrows and PageUp/Down stay in it
 const SLACK = MARGIN / 2; // how far the view may move before lines are added or dropped
+const MANY = 200; // new lines from one change beyond which the shown lines are built afresh
 
 export class ViewportLines {
   constructor(root) {
@@ -196,7 +197,8 @@ export class ViewportLines {
       return false;
     }
     if (r.first > oldLastShown) { this.setSpacers(); return false; }
-    if (r.first < oldFirstShown || lastChanged > oldLastShown) { this.render(true); return true; }
+    // Past the shown lines, or bringing many (a long paste): the lines around the view afresh.
+    if (r.first < oldFirstShown || lastChanged > oldLastShown || r.added > MANY) { this.render(true); return true; }
     const k = r.first - this.first;
     if (r.removed === 1 && r.added === 1) {
       const el = this.els[k];

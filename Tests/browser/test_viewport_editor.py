@@ -322,3 +322,22 @@ def test_two_people_typing_in_the_same_line_of_a_long_document_converge(server, 
         first = w.js("return window.tandem.view.editor.view.first")
         shown = w.js(SHOWN)
         assert "\n".join(shown) == "\n".join(text.split("\n")[first:first + len(shown)])
+
+
+def test_pasting_a_long_text_keeps_only_the_lines_around_the_caret_in_the_page(server, windows):
+    doc, w = open_long(server, windows)
+    pos = MEGABYTE.index("Paragraph 100:")
+    caret_at(w, pos)
+    pasted = "".join(f"Pasted line {i}\n" for i in range(5000))
+    w.js("const dt = new DataTransfer(); dt.setData('text/plain', arguments[0]);"
+         "document.getElementById('editor-lines').dispatchEvent(new InputEvent('beforeinput',"
+         " {inputType: 'insertFromPaste', dataTransfer: dt, cancelable: true, bubbles: true}));", pasted)
+    w.wait_synced()
+    expected = MEGABYTE[:pos] + pasted + MEGABYTE[pos:]
+    w.wait(lambda: server.text(doc["id"]) == expected, 10, "the paste did not arrive")
+    shown = w.js(SHOWN)
+    assert len(shown) < 400, len(shown)
+    assert PARAGRAPH.format(i=100)[:-1] in shown  # the caret's line, after the paste
+    lines(w).send_keys("!")
+    w.wait_synced()
+    w.wait(lambda: server.text(doc["id"]) == MEGABYTE[:pos] + pasted + "!" + MEGABYTE[pos:], 10, "not typed after the paste")
