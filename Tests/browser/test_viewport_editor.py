@@ -341,3 +341,40 @@ def test_pasting_a_long_text_keeps_only_the_lines_around_the_caret_in_the_page(s
     lines(w).send_keys("!")
     w.wait_synced()
     w.wait(lambda: server.text(doc["id"]) == MEGABYTE[:pos] + pasted + "!" + MEGABYTE[pos:], 10, "not typed after the paste")
+
+
+# Whether the shown lines are the text's lines from `first` on and cover the view.
+COVERED = r"""
+const ed = window.tandem.view.editor;
+const s = ed.scroller.getBoundingClientRect();
+const els = [...document.querySelectorAll('#editor-lines .vp-line')];
+const top = els[0].getBoundingClientRect().top;
+const bottom = els[els.length - 1].getBoundingClientRect().bottom;
+const lines = ed.getText().split('\n').slice(ed.view.first, ed.view.first + els.length);
+const same = els.every((el, i) => el.textContent === lines[i]);
+const atStart = ed.view.first === 0;
+const atEnd = ed.view.first + els.length === ed.getText().split('\n').length;
+return [same, (atStart || top <= s.top) && (atEnd || bottom >= s.bottom)];
+"""
+
+
+def test_the_lines_shown_cover_the_view_wherever_it_is_scrolled(server, windows):
+    doc, w = open_long(server, windows)
+    height = w.js("return document.querySelector('.vp-scroller').scrollHeight")
+    # Jumps (a scroll bar dragged), then small steps up and down (a wheel).
+    for fraction in (0.5, 0.1, 0.9, 0.3, 1.0, 0.0, 0.7):
+        w.js("document.querySelector('.vp-scroller').scrollTop = arguments[0];", int(height * fraction))
+        w.wait(lambda: w.js(COVERED) == [True, True], 5, f"not covered at {fraction}: {w.js(COVERED)}")
+    for step in [-300] * 12 + [500] * 8:
+        w.js("document.querySelector('.vp-scroller').scrollTop += arguments[0];", step)
+        w.wait(lambda: w.js(COVERED) == [True, True], 5, f"not covered after a step of {step}")
+
+
+def test_a_click_puts_the_caret_in_the_line_clicked(server, windows):
+    doc, w = open_long(server, windows)
+    line = w.driver.find_elements(By.CSS_SELECTOR, "#editor-lines .vp-line")[5]
+    line.click()
+    lines(w).send_keys("Z")
+    w.wait_synced()
+    text = server.text(doc["id"]).split("\n")
+    assert "Z" in text[5] and len(text[5]) == len(PARAGRAPH.format(i=5)), text[5]
