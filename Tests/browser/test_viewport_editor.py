@@ -378,3 +378,21 @@ def test_a_click_puts_the_caret_in_the_line_clicked(server, windows):
     w.wait_synced()
     text = server.text(doc["id"]).split("\n")
     assert "Z" in text[5] and len(text[5]) == len(PARAGRAPH.format(i=5)), text[5]
+
+
+def test_shift_ctrl_end_selects_to_the_end_and_typing_over_all_of_it_replaces_the_megabyte(server, windows):
+    doc, w = open_long(server, windows)
+    pos = MEGABYTE.index("Paragraph 10:")
+    caret_at(w, pos)
+    lines(w).send_keys(Keys.SHIFT, Keys.CONTROL, Keys.END)
+    assert w.js("return window.tandem.view.editor.selection()") == {"anchor": pos, "head": len(MEGABYTE)}
+    lines(w).send_keys(Keys.BACKSPACE)
+    w.wait_synced()
+    w.wait(lambda: server.text(doc["id"]) == MEGABYTE[:pos], 10, "the rest was not deleted")
+    lines(w).send_keys(Keys.CONTROL, Keys.HOME)
+    assert w.js("return window.tandem.view.editor.selection()") == {"anchor": 0, "head": 0}
+    lines(w).send_keys(Keys.CONTROL, "a")
+    lines(w).send_keys("x")
+    w.wait_synced()
+    w.wait(lambda: server.text(doc["id"]) == "x", 10, "the text was not replaced")
+    assert w.js(SHOWN) == ["x"]
