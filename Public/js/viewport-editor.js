@@ -4,7 +4,8 @@
 // becomes the same operations the textarea sends; a composition (IME) happens natively
 // in its line and is read when it ends. Copy and select-all work on the whole text.
 import * as ot from './ot.js';
-import { spanOf, fromDisplay, ACTION_FOR_INPUT, FLAG_MS, drawMarks } from './editor.js';
+import { spanOf, fromDisplay, ACTION_FOR_INPUT } from './editor.js';
+import { RemoteMarks } from './remote-marks.js';
 import { ViewportLines } from './viewport-lines.js';
 
 const VIEWPORT_FROM = 128 * 1024; // UTF-16 units from which a document opens here (docs/performance.md: why)
@@ -27,15 +28,13 @@ export class ViewportEditor extends EventTarget {
     this.view = new ViewportLines(root);
     this.lines = this.view.lines;
     this.scroller = this.view.scroller;
-    this.marksEl = root.querySelector('.vp-marks');
+    this.marks = new RemoteMarks(root.querySelector('.vp-marks'), () => this.scheduleRender());
     this.sel = { anchor: 0, head: 0 }; // in the text; the page shows the part in view
     this.shown = null; // the selection as last put in the page (clamped to the shown lines)
     this.sink = null;
     this.composing = false;
     this.dirty = false; // the page's lines changed natively (not through beforeinput)
     this.others = [];
-    this.movedAt = new Map();
-    this.drawn = [];
     this.frame = 0;
     this.isReadOnly = false;
 
@@ -397,21 +396,7 @@ export class ViewportEditor extends EventTarget {
     this.scheduleRender();
   }
 
-  markMoved(ids) {
-    const now = Date.now();
-    for (const id of ids) this.movedAt.set(id, now);
-  }
-
-  flagShown(p, now) {
-    const at = this.movedAt.get(p.id);
-    return at !== undefined && now - at < FLAG_MS;
-  }
-
-  scheduleFlags(now) {
-    clearTimeout(this.flagTimer);
-    const due = this.others.map((p) => this.movedAt.get(p.id)).filter((at) => at !== undefined && now - at < FLAG_MS);
-    if (due.length) this.flagTimer = setTimeout(() => this.scheduleRender(), FLAG_MS - (now - Math.min(...due)) + 20);
-  }
+  markMoved(ids) { this.marks.markMoved(ids); }
 
   scheduleRender() {
     if (this.frame) return;
@@ -419,10 +404,10 @@ export class ViewportEditor extends EventTarget {
   }
 
   render() {
-    if (!this.others.length || this.root.hidden) { this.drawn = drawMarks(this.marksEl, this.drawn, []); return; }
+    if (!this.others.length || this.root.hidden) { this.marks.draw([]); return; }
     const len = this.value.length;
     const now = Date.now();
-    this.scheduleFlags(now);
+    this.marks.scheduleFlags(this.others, now);
     const span = this.view.shownSpan();
     const origin = this.view.content.getBoundingClientRect();
     const marks = [];
@@ -443,11 +428,11 @@ export class ViewportEditor extends EventTarget {
       }
       if (head >= span.from && head <= span.to) {
         const c = this.caretRect(head);
-        marks.push({ tag: 'span', className: this.flagShown(p, now) ? 'remote-caret recent' : 'remote-caret',
+        marks.push({ tag: 'span', className: this.marks.flagShown(p, now) ? 'remote-caret recent' : 'remote-caret',
           who: p.color, label: p.name, css: `left:${c.x}px;top:${c.y}px;height:${c.h || this.lineHeight()}px` });
       }
     }
-    this.drawn = drawMarks(this.marksEl, this.drawn, marks);
+    this.marks.draw(marks);
   }
 }
 
