@@ -85,7 +85,7 @@ export class DocView {
     $('#share-button').hidden = false;
     this.showTitle(doc.title);
     if (!reloading) this.useEditorFor(doc.text);
-    this.editor.setText(doc.text);
+    this.editor.setText(doc.text, { keepScroll: reloading });
     this.saved = ss.opened(doc);
     this.savedNumber = 0;
     this.docState = doc.state || 'normal';

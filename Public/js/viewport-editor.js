@@ -95,9 +95,10 @@ export class ViewportEditor extends EventTarget {
 
   getText() { return this.view.text; }
 
-  setText(text) {
+  /** `keepScroll`: the same document again (a reload), the view stays where it was. */
+  setText(text, { keepScroll = false } = {}) {
     this.sel = { anchor: 0, head: 0 };
-    this.view.reset(text);
+    this.view.reset(text, keepScroll);
     this.showSelection();
     this.scheduleRender();
   }

@@ -20,16 +20,20 @@ export class ViewportLines {
     this.reset('');
   }
 
-  reset(text) {
+  /** Shows `text` from its start, or (keepScroll: the same document, reloaded) where the view was. */
+  reset(text, keepScroll = false) {
+    const scroll = keepScroll ? this.scroller.scrollTop : 0;
     this.text = text;
     this.index = new LineIndex(text);
     this.heights = new Array(this.index.count).fill(0); // 0: never measured
     this.first = 0;
     this.els = [];
     this.lines.textContent = '';
-    this.scroller.scrollTop = 0;
+    if (!keepScroll) this.scroller.scrollTop = 0;
     this.metrics = null;
     this.render(true);
+    // The old lines gone, the scroll may have been cut short: put back once the spacers are.
+    if (this.scroller.scrollTop !== scroll) { this.scroller.scrollTop = scroll; this.render(true); }
   }
 
   get last() { return this.first + this.els.length - 1; }

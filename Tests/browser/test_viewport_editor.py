@@ -396,3 +396,29 @@ def test_shift_ctrl_end_selects_to_the_end_and_typing_over_all_of_it_replaces_th
     w.wait_synced()
     w.wait(lambda: server.text(doc["id"]) == "x", 10, "the text was not replaced")
     assert w.js(SHOWN) == ["x"]
+
+
+# The index of the line at the top of the view.
+TOP_LINE = r"""
+const ed = window.tandem.view.editor;
+const s = ed.scroller.getBoundingClientRect();
+const els = [...document.querySelectorAll('#editor-lines .vp-line')];
+const i = els.findIndex((el) => el.getBoundingClientRect().bottom > s.top);
+return ed.view.first + i;
+"""
+
+
+def test_a_reload_keeps_the_view_and_the_caret_where_they_were(server, windows):
+    doc, w = open_long(server, windows)
+    pos = MEGABYTE.index("Paragraph 2500:") + 20
+    caret_at(w, pos)
+    top = w.js(TOP_LINE)
+    assert 2480 < top < 2500, top
+    w.js("window.tandem.view.reopen(window.tandem.collab);")
+    w.wait(lambda: w.js("return !!window.tandem.collab && !window.tandem.collab.stopped"), 10, "not reopened")
+    w.wait_synced()
+    assert abs(w.js(TOP_LINE) - top) <= 2, (w.js(TOP_LINE), top)
+    assert w.js("return window.tandem.view.editor.selection()") == {"anchor": pos, "head": pos}
+    lines(w).send_keys("R")
+    w.wait_synced()
+    w.wait(lambda: server.text(doc["id"]) == MEGABYTE[:pos] + "R" + MEGABYTE[pos:], 10, "not typed at the caret")
