@@ -422,3 +422,24 @@ def test_a_reload_keeps_the_view_and_the_caret_where_they_were(server, windows):
     lines(w).send_keys("R")
     w.wait_synced()
     w.wait(lambda: server.text(doc["id"]) == MEGABYTE[:pos] + "R" + MEGABYTE[pos:], 10, "not typed at the caret")
+
+
+def test_the_clipboard_buttons_copy_and_paste_through_the_server_in_a_long_document(server, windows):
+    doc, w = open_long(server, windows)
+    w.wait(lambda: w.button("select-all-button").is_enabled(), 10, "Select All did not enable")
+    w.button("select-all-button").click()
+    assert w.js("return window.tandem.view.editor.selection()") == {"anchor": 0, "head": len(MEGABYTE)}
+    caret_at(w, 0)
+    lines(w).send_keys(Keys.SHIFT, Keys.ARROW_RIGHT, Keys.ARROW_RIGHT, Keys.ARROW_RIGHT, Keys.ARROW_RIGHT)
+    w.wait(lambda: w.button("copy-button").is_enabled(), 10, "Copy did not enable on a selection")
+    w.button("copy-button").click()
+    w.wait(lambda: "Copied 4 characters" in (w.js("return document.getElementById('toast').textContent") or ""), 10,
+           "no copy")
+    pos = MEGABYTE.index("Paragraph 30:")
+    caret_at(w, pos)
+    w.wait(lambda: w.button("paste-button").is_enabled(), 10, "Paste did not enable")
+    w.button("paste-button").click()
+    w.wait_synced()
+    w.wait(lambda: server.text(doc["id"]) == MEGABYTE[:pos] + "Para" + MEGABYTE[pos:], 10, "not pasted")
+    w.wait(lambda: w.js("return window.tandem.view.editor.selection()") == {"anchor": pos + 4, "head": pos + 4}, 10,
+           "the caret is not after the pasted text")
