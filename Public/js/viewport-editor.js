@@ -347,10 +347,11 @@ export class ViewportEditor extends EventTarget {
     if (key === 'a' || key === 'A') {
       e.preventDefault();
       this.selectAll();
-    } else if (key === 'Home' || key === 'End') {
-      // The text's ends are not in the page: go there, then show them.
+    } else if (key === 'Home' || key === 'End' || (e.metaKey && (key === 'ArrowUp' || key === 'ArrowDown'))) {
+      // The text's ends (Ctrl+Home/End; Cmd+Up/Down on a Mac) are not in the page: go
+      // there, then show them.
       e.preventDefault();
-      const pos = key === 'Home' ? 0 : this.value.length;
+      const pos = key === 'Home' || key === 'ArrowUp' ? 0 : this.value.length;
       this.readSelection();
       this.sel = { anchor: e.shiftKey ? this.sel.anchor : pos, head: pos };
       this.scrollToPosition(pos);
