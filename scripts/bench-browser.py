@@ -19,7 +19,8 @@ the middle of the document. For every keystroke it prints, as p50/p95 in millise
            laid out.
 
   TANDEM_BIN=.build/release/tandem scripts/bench-browser.py [--sizes 10,200,1000]
-      [--people 1,10] [--keys 60] [--interval 80] [--public DIR] [--detail] [--profile FILE]
+      [--people 1,10] [--keys 60] [--interval 80] [--public DIR] [--editor textarea|viewport]
+      [--detail] [--profile FILE]
       [--trace FILE]
 
 Bounded: it stops by itself after --deadline seconds (default 900), whatever happens.
@@ -97,7 +98,9 @@ def driver(width=1280, height=860):
 
 # The typist's probe: per keystroke, the keydown's time and the page's work for it.
 TYPIST_PROBE = r"""
-const ta = document.getElementById('editor-text');
+// The text field: the textarea, or the viewport editor's lines (long documents); a client
+// from before the viewport editor has only the textarea.
+const ta = window.tandem.view.editor.field || window.tandem.view.editor.textarea;
 const probe = window.__probe = { keys: [] };
 let current = null;
 window.addEventListener('keydown', (e) => {
@@ -105,11 +108,15 @@ window.addEventListener('keydown', (e) => {
   current = { t0: e.timeStamp, epoch: performance.timeOrigin + e.timeStamp, input: null, frame: null };
   probe.keys.push(current);
 }, true);
-// Capturing at the window comes before the editor's own input listener on the textarea,
-// bubbling to it after: the browser's editing, the page's handlers, the layout left.
-window.addEventListener('input', (e) => { if (e.target === ta && current) current.edited = performance.now() - current.t0; }, true);
-window.addEventListener('input', (e) => {
-  if (e.target !== ta || !current) return;
+// Capturing at the window comes before the editor's own listener on the field, bubbling
+// to it after: the browser's editing, the page's handlers, the layout left. The textarea
+// ends a keystroke with `input`; the viewport editor edits its text itself in `beforeinput`
+// (preventing the browser's editing, so no `input` follows).
+const edited = (e) => { if (e.target === ta && current) current.edited = performance.now() - current.t0; };
+window.addEventListener('beforeinput', edited, true);
+window.addEventListener('input', edited, true);
+const done = (e) => {
+  if (e.target !== ta || !current || current.input !== null) return;
   const k = current;
   k.handlers = performance.now() - k.t0 - k.edited;
   const before = performance.now();
@@ -126,13 +133,15 @@ window.addEventListener('input', (e) => {
     k.frameFromStamp = Math.max(0, end - frameStart);
     k.elapsed = end - k.t0;
   });
-});
+};
+window.addEventListener('input', done);
+window.addEventListener('beforeinput', (e) => { if (e.defaultPrevented) done(e); });
 """
 
 # The second window's probe: when each remote change is in its text and laid out.
 OBSERVER_PROBE = r"""
 const ed = window.tandem.view.editor;
-const ta = document.getElementById('editor-text');
+const ta = ed.field || ed.textarea;
 const probe = window.__probe = { seen: [], inserted: 0 };
 const apply = ed.applyRemote.bind(ed);
 ed.applyRemote = (op, ...rest) => {
@@ -192,8 +201,8 @@ class Tracer:
         self.ws.close()
 
 
-def open_doc(d, base, doc_id):
-    d.get(f"{base}/#/doc/{doc_id}")
+def open_doc(d, base, doc_id, editor=None):
+    d.get(f"{base}/{'?editor=' + editor if editor else ''}#/doc/{doc_id}")
     WebDriverWait(d, 60).until(lambda _: d.execute_script(
         "const c = window.tandem && window.tandem.collab;"
         "return !!c && c.stream.status === 'open' && c.state === 'synchronized';"))
@@ -228,8 +237,8 @@ def run_one(base, size_kb, others, args, typist, observer, profile=None, trace=N
         s = request(base, "POST", "/sessions", {"name": f"Person {i + 3}"})
         at = middle + 40 * (i + 1) if i < 4 else (len(text) * (i + 1)) // others
         request(base, "PUT", f"/documents/{doc_id}/selection", {"anchor": at, "head": at}, token=s["token"])
-    open_doc(observer, base, doc_id)
-    open_doc(typist, base, doc_id)
+    open_doc(observer, base, doc_id, args.editor)
+    open_doc(typist, base, doc_id, args.editor)
     put_caret(observer, middle + 20)
     put_caret(typist, middle)
     WebDriverWait(typist, 30).until(lambda d: d.execute_script(
@@ -286,6 +295,8 @@ def main():
     ap.add_argument("--keys", type=int, default=60, help="keystrokes per configuration")
     ap.add_argument("--interval", type=float, default=80, help="ms between keystrokes")
     ap.add_argument("--public", default=str(ROOT / "Public"), help="the client to serve")
+    ap.add_argument("--editor", choices=["textarea", "viewport"], default=None,
+                    help="open every document in this editor (?editor=); by default the client chooses by length")
     ap.add_argument("--detail", action="store_true",
                     help="also print where a typist's keystroke goes: the browser's editing up to the input event, "
                          "the page's input handlers, the layout left after them, the next frame's work")
@@ -318,7 +329,7 @@ def main():
                 time.sleep(0.1)
         typist, observer = driver(), driver()
         drivers += [typist, observer]
-        print(f"client {args.public}; {args.keys} keys every {args.interval:g} ms; ms, p50 / p95")
+        print(f"client {args.public}{', editor ' + args.editor if args.editor else ''}; {args.keys} keys every {args.interval:g} ms; ms, p50 / p95")
         print(f"{'document':>9} {'others':>6} | {'handled p50':>11} {'p95':>6} | {'visible p50':>11} {'p95':>6} | keys")
         configs = [(int(s), int(p)) for s in args.sizes.split(",") for p in args.people.split(",")]
         for n, (size, others) in enumerate(configs):

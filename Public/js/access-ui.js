@@ -70,8 +70,7 @@ export class AccessUI {
   apply() {
     const v = this.view;
     const viewOnly = !this.canEdit;
-    v.editor.textarea.readOnly = viewOnly || v.docState === 'editingDisabled';
-    v.editor.textarea.setAttribute('aria-readonly', String(v.editor.textarea.readOnly));
+    for (const ed of v.editors) ed.readOnly = viewOnly || v.docState === 'editingDisabled';
     const badge = $('#access-badge');
     badge.hidden = !viewOnly || !v.doc;
     badge.title = `You are ${this.role ? ROLES[this.role] || 'a reader' : 'a reader'} here: you see every change as it is made, but cannot change the text.`;

@@ -55,10 +55,11 @@ export class ClipboardUI {
     this.shown = null; // the chosen pasteboard as last heard (no items): name, owner, shared…
     this.lastWritten = null; // what this tab last put on the device's clipboard
     this.personNames = new Map(); // "user:<id>" → display name, as heard (presence, sharedWith)
-    const ta = view.editor.textarea;
-    ta.addEventListener('copy', (e) => this.onKeyboardCopy(e, 'copy'));
-    ta.addEventListener('cut', (e) => this.onKeyboardCopy(e, 'cut'));
-    ta.addEventListener('paste', (e) => this.onKeyboardPaste(e));
+    for (const ed of view.editors) {
+      ed.field.addEventListener('copy', (e) => this.onKeyboardCopy(e, 'copy'));
+      ed.field.addEventListener('cut', (e) => this.onKeyboardCopy(e, 'cut'));
+      ed.field.addEventListener('paste', (e) => this.onKeyboardPaste(e));
+    }
   }
 
   selectedText() {
@@ -77,7 +78,7 @@ export class ClipboardUI {
     this.lastWritten = text;
     // A cut is the server's: the deletion and the pasteboard write are one undoable "Cut".
     // Text that cannot be changed (the read-only view) is copied instead.
-    this.perform(name === 'cut' && this.view.editor.textarea.readOnly ? 'copy' : name);
+    this.perform(name === 'cut' && this.view.editor.readOnly ? 'copy' : name);
   }
 
   /**
@@ -85,7 +86,7 @@ export class ClipboardUI {
    * elsewhere since (another app): that is the newer copy, and the browser pastes it.
    */
   onKeyboardPaste(e) {
-    if (this.view.editor.textarea.readOnly) { e.preventDefault(); return; }
+    if (this.view.editor.readOnly) { e.preventDefault(); return; }
     if (!this.supported || !e.clipboardData || this.sharedText === null) return;
     const device = e.clipboardData.getData('text/plain');
     const fromElsewhere = device !== '' && device !== this.sharedText && device !== this.lastWritten;
@@ -193,7 +194,7 @@ export class ClipboardUI {
 
   render() {
     const a = this.actions || {};
-    const readOnly = this.view.editor.textarea.readOnly;
+    const readOnly = this.view.editor.readOnly;
     $('#cut-button').disabled = !a.cut || readOnly;
     $('#copy-button').disabled = !a.copy;
     $('#paste-button').disabled = !a.paste || readOnly;
@@ -205,7 +206,7 @@ export class ClipboardUI {
     const sel = this.view.editor.selection();
     const some = sel.anchor !== sel.head;
     const clip = navigator.clipboard;
-    $('#cut-button').disabled = !some || !clip || this.view.editor.textarea.readOnly;
+    $('#cut-button').disabled = !some || !clip || this.view.editor.readOnly;
     $('#copy-button').disabled = !some || !clip;
     $('#paste-button').disabled = !clip || typeof clip.readText !== 'function';
     $('#select-all-button').disabled = false;
@@ -216,7 +217,6 @@ export class ClipboardUI {
   async perform(name) {
     if (!this.supported) { await this.performLocally(name); return; }
     const view = this.view;
-    const ta = view.editor.textarea;
     await view.action(async () => {
       const sel = view.editor.selection();
       const from = Math.min(sel.anchor, sel.head);
@@ -247,15 +247,14 @@ export class ClipboardUI {
         view.selectWhenReached(res.revision, range && { from: range.to, to: range.to });
       }
     });
-    ta.focus({ preventScroll: true });
+    view.editor.focus({ preventScroll: true });
     this.selectionDirty = true;
     this.syncSelection();
   }
 
   async selectAll() {
     const view = this.view;
-    view.editor.textarea.focus({ preventScroll: true });
-    view.editor.textarea.select();
+    view.editor.selectAll();
     if (!this.supported) { this.renderFallback(); return; }
     this.selectionDirty = true;
     await this.syncSelection();
@@ -264,7 +263,6 @@ export class ClipboardUI {
   /** The browser's clipboard, when the server has none. */
   async performLocally(name) {
     const ed = this.view.editor;
-    const ta = ed.textarea;
     const sel = ed.selection();
     const from = Math.min(sel.anchor, sel.head);
     const to = Math.max(sel.anchor, sel.head);
@@ -272,18 +270,16 @@ export class ClipboardUI {
       if (name === 'copy' || name === 'cut') {
         await navigator.clipboard.writeText(ed.getText().slice(from, to));
         if (name === 'cut') {
-          ta.setRangeText('', from, to, 'end');
-          ed.flushInput('deleteByCut');
+          ed.replaceSelection('', 'deleteByCut');
         }
       } else if (name === 'paste') {
         const text = await navigator.clipboard.readText();
-        ta.setRangeText(text, from, to, 'end');
-        ed.flushInput('insertFromPaste');
+        ed.replaceSelection(text, 'insertFromPaste');
       }
     } catch (e) {
       toast(`The clipboard is not available here (${e.message}). Use Ctrl+C / Ctrl+V.`, { kind: 'error' });
     }
-    ta.focus();
+    ed.focus();
   }
 
   // ---- out-of-order answers ----

@@ -3,6 +3,7 @@ import { $, setStatus, toast } from './ui.js';
 import { enc, randomKey } from './api.js';
 import { Collab } from './collab.js';
 import { Editor } from './editor.js';
+import { ViewportEditor, wantsViewport } from './viewport-editor.js';
 import { HistoryUI } from './history-ui.js';
 import { ClipboardUI } from './clipboard-ui.js';
 import { VersionsUI } from './versions-ui.js';
@@ -17,7 +18,10 @@ export class DocView {
   constructor(api) {
     this.api = api;
     this.section = $('#doc-view');
-    this.editor = new Editor($('#editor'));
+    // Two text surfaces, one shown: the textarea, and for long documents one that lays out
+    // only the lines in view (the textarea's own layout of a megabyte costs a frame's budget).
+    this.editors = [new Editor($('#editor')), new ViewportEditor($('#editor-viewport'))];
+    this.editor = this.editors[0];
     this.collab = null;
     this.doc = null;
     this.pendingSelects = [];
@@ -28,20 +32,21 @@ export class DocView {
     this.access = new AccessUI(this);
     this.share = new ShareUI(this);
 
-    const ed = this.editor;
-    ed.sink = (op, meta) => { if (this.collab) this.collab.applyLocal(op, meta); };
-    ed.addEventListener('undo', () => this.history.perform('undo'));
-    ed.addEventListener('redo', () => this.history.perform('redo'));
-    ed.addEventListener('selection', () => this.clipboard.selectionChanged());
-    ed.addEventListener('compositionstart', () => this.collab && this.collab.hold());
-    ed.addEventListener('compositionend', () => this.collab && this.collab.release());
+    for (const ed of this.editors) {
+      ed.sink = (op, meta) => { if (this.collab && ed === this.editor) this.collab.applyLocal(op, meta); };
+      ed.addEventListener('undo', () => this.history.perform('undo'));
+      ed.addEventListener('redo', () => this.history.perform('redo'));
+      ed.addEventListener('selection', () => { if (ed === this.editor) this.clipboard.selectionChanged(); });
+      ed.addEventListener('compositionstart', () => this.collab && this.collab.hold());
+      ed.addEventListener('compositionend', () => this.collab && this.collab.release());
+    }
     // The undo keys are the server's wherever focus is (a button, the page), except in
     // another text field, whose own undo is the one meant there.
     document.addEventListener('keydown', (e) => this.onKey(e));
 
     const title = $('#doc-title');
     title.addEventListener('change', () => this.rename(title.value));
-    title.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); ed.textarea.focus(); } });
+    title.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); this.editor.focus(); } });
 
     watchShake(() => { if (this.collab && !this.section.hidden && this.access.canEdit) this.history.offerShake(); });
     window.addEventListener('beforeunload', (e) => {
@@ -59,8 +64,7 @@ export class DocView {
   async show(id, { doc = null, carry = null } = {}) {
     // A reload (doc given) keeps the editor on screen, focused, the caret by its words.
     const reloading = !!doc && this.id === id;
-    const ta = this.editor.textarea;
-    const focused = reloading && document.activeElement === ta;
+    const focused = reloading && document.activeElement === this.editor.field;
     const caret = reloading ? this.editor.selection() : null;
     const before = reloading ? this.editor.getText() : null;
     this.close({ keepVisible: reloading });
@@ -80,7 +84,8 @@ export class DocView {
     $('#appbar-status').hidden = false;
     $('#share-button').hidden = false;
     this.showTitle(doc.title);
-    this.editor.setText(doc.text);
+    if (!reloading) this.useEditorFor(doc.text);
+    this.editor.setText(doc.text, { keepScroll: reloading });
     this.saved = ss.opened(doc);
     this.savedNumber = 0;
     this.docState = doc.state || 'normal';
@@ -116,8 +121,8 @@ export class DocView {
       const moved = ot.diff(before, this.editor.getText(), caret.head);
       const a = ot.transformPosition(caret.anchor, moved);
       const h = ot.transformPosition(caret.head, moved);
-      if (focused) ta.focus({ preventScroll: true });
-      ta.setSelectionRange(Math.min(a, h), Math.max(a, h), a > h ? 'backward' : 'forward');
+      if (focused) this.editor.focus({ preventScroll: true });
+      this.editor.setSelection(a, h);
     }
     this.updateStatus();
     this.updateSaveStatus();
@@ -167,7 +172,19 @@ export class DocView {
     const shown = this.id === id && !this.section.hidden;
     if (!shown || document.querySelector('dialog[open]')) { this.focusNext = id; return; }
     this.focusNext = null;
-    if (this.access.canEdit) this.editor.textarea.focus();
+    if (this.access.canEdit) this.editor.focus();
+  }
+
+  /** Shows the surface for a document of this text (a reload keeps the one shown). */
+  useEditorFor(text) {
+    const next = this.editors[wantsViewport(text) ? 1 : 0];
+    if (next === this.editor) return;
+    this.editor.setOthers([]);
+    this.editor.setText('');
+    this.editor.root.hidden = true;
+    next.root.hidden = false;
+    this.editor = next;
+    document.querySelector('.skip-link').href = `#${next.field.id}`;
   }
 
   /** Rebases `carry` through whatever changed on the server since its base, and sends it. */
@@ -229,14 +246,14 @@ export class DocView {
     $('#doc-heading').hidden = true;
     $('#appbar-status').hidden = true;
     $('#people').textContent = '';
-    this.editor.setOthers([]);
+    for (const ed of this.editors) ed.setOthers([]);
   }
 
   onKey(e) {
     const mod = e.ctrlKey || e.metaKey;
     if (!mod || e.altKey || e.defaultPrevented || !this.collab || this.section.hidden) return;
     const t = e.target;
-    const otherField = t !== this.editor.textarea && t instanceof Element &&
+    const otherField = t !== this.editor.field && t instanceof Element &&
       (t.matches('input:not([type=radio]):not([type=checkbox]):not([type=button]):not([type=submit]), textarea, select, [contenteditable]:not([contenteditable=false])') ||
        t.closest('dialog[open]'));
     if (otherField) return;

@@ -6,19 +6,18 @@
 // in a page of text as in a book.
 import * as ot from './ot.js';
 import { TextMirror } from './text-mirror.js';
-import { textOn } from './contrast.js';
+import { RemoteMarks } from './remote-marks.js';
 
 // A textarea's value turns every CR into LF; a stand-in of the same UTF-16 length keeps
 // positions equal to the server's.
 const CR = '\r';
 const CR_STAND_IN = '\u240D';
-const toDisplay = (s) => (s.includes(CR) ? s.replaceAll(CR, CR_STAND_IN) : s);
-const fromDisplay = (s) => (s.includes(CR_STAND_IN) ? s.replaceAll(CR_STAND_IN, CR) : s);
+export const toDisplay = (s) => (s.includes(CR) ? s.replaceAll(CR, CR_STAND_IN) : s);
+export const fromDisplay = (s) => (s.includes(CR_STAND_IN) ? s.replaceAll(CR_STAND_IN, CR) : s);
 
-const FLAG_MS = 2500; // how long a name flag shows after its person's caret moved
 const MARGIN = 400; // px above and below the view where others' marks are drawn too
 
-const ACTION_FOR_INPUT = {
+export const ACTION_FOR_INPUT = {
   insertFromPaste: 'Paste',
   insertFromPasteAsQuotation: 'Paste',
   deleteByCut: 'Cut',
@@ -46,8 +45,7 @@ export class Editor extends EventTarget {
     this.sink = null; // (op, meta) => void, the collab client
     this.composing = false;
     this.others = [];
-    this.movedAt = new Map(); // person id → when their caret last moved, for the name flag
-    this.flagTimer = null;
+    this.marks = new RemoteMarks(this.overlayInner, () => this.scheduleRender());
     this.frame = 0;
     this.applying = false; // true while another person's change is put into the textarea
     this.pendingInputType = null;
@@ -172,6 +170,35 @@ export class Editor extends EventTarget {
     if (ta.value !== shown) ta.value = shown;
   }
 
+  /** The element that takes the focus and the clipboard's events. */
+  get field() { return this.textarea; }
+
+  focus(options) { this.textarea.focus(options); }
+
+  get readOnly() { return this.textarea.readOnly; }
+
+  set readOnly(on) {
+    this.textarea.readOnly = on;
+    this.textarea.setAttribute('aria-readonly', String(on));
+  }
+
+  selectAll() {
+    this.textarea.focus({ preventScroll: true });
+    this.textarea.select();
+  }
+
+  /** Puts the selection at anchor → head without scrolling. */
+  setSelection(anchor, head) {
+    this.textarea.setSelectionRange(Math.min(anchor, head), Math.max(anchor, head), anchor > head ? 'backward' : 'forward');
+  }
+
+  /** Replaces the selection with `text` as a change of ours named by `inputType` (the clipboard's fallback). */
+  replaceSelection(text, inputType) {
+    const ta = this.textarea;
+    ta.setRangeText(text, ta.selectionStart, ta.selectionEnd, 'end');
+    this.flushInput(inputType);
+  }
+
   selection() {
     const ta = this.textarea;
     const backward = ta.selectionDirection === 'backward';
@@ -226,23 +253,7 @@ export class Editor extends EventTarget {
   }
 
   /** These people just moved or typed: their name flags show for a moment. */
-  markMoved(ids) {
-    const now = Date.now();
-    for (const id of ids) this.movedAt.set(id, now);
-  }
-
-  /** Whose name flag shows: only someone who moved or typed in the last moments. */
-  flagShown(p, now) {
-    const at = this.movedAt.get(p.id);
-    return at !== undefined && now - at < FLAG_MS;
-  }
-
-  /** Redraws once the next shown flag is due to go. */
-  scheduleFlags(now) {
-    clearTimeout(this.flagTimer);
-    const due = this.others.map((p) => this.movedAt.get(p.id)).filter((at) => at !== undefined && now - at < FLAG_MS);
-    if (due.length) this.flagTimer = setTimeout(() => this.scheduleRender(), FLAG_MS - (now - Math.min(...due)) + 20);
-  }
+  markMoved(ids) { this.marks.markMoved(ids); }
 
   /** Draws once in the next frame, however many changes come before it. */
   scheduleRender() {
@@ -268,7 +279,7 @@ export class Editor extends EventTarget {
     this.syncWidth();
     const len = this.value.length;
     const now = Date.now();
-    this.scheduleFlags(now);
+    this.marks.scheduleFlags(this.others, now);
     const view = this.mirror.visibleSpan(ta.scrollTop - MARGIN, ta.scrollTop + ta.clientHeight + MARGIN);
     const marks = [];
     const carets = [];
@@ -288,7 +299,7 @@ export class Editor extends EventTarget {
     const lh = carets.length ? this.lineHeight() : 0;
     for (const [p, head] of carets) {
       const c = this.mirror.caret(head);
-      marks.push({ tag: 'span', className: this.flagShown(p, now) ? 'remote-caret recent' : 'remote-caret',
+      marks.push({ tag: 'span', className: this.marks.flagShown(p, now) ? 'remote-caret recent' : 'remote-caret',
         who: p.color, label: p.name, css: `left:${c.x}px;top:${c.y}px;height:${c.h || lh}px` });
     }
     this.draw(marks);
@@ -296,37 +307,10 @@ export class Editor extends EventTarget {
   }
 
   /** Puts `marks` in the overlay, replacing only those that differ from the ones drawn. */
-  draw(marks) {
-    const inner = this.overlayInner;
-    const drawn = this.drawn || (this.drawn = []);
-    const keys = marks.map((m) => `${m.tag}|${m.className}|${m.who}|${m.label || ''}|${m.css}`);
-    for (let i = 0; i < marks.length; i += 1) {
-      if (drawn[i] && drawn[i].key === keys[i]) continue;
-      const el = markElement(marks[i]);
-      if (drawn[i]) drawn[i].el.replaceWith(el); else inner.append(el);
-      drawn[i] = { key: keys[i], el };
-    }
-    for (const d of drawn.splice(marks.length)) d.el.remove();
-  }
+  draw(marks) { this.marks.draw(marks); }
 
   syncScroll() {
     const t = `translate(${-this.textarea.scrollLeft}px, ${-this.textarea.scrollTop}px)`;
     if (t !== this.shownScroll) this.overlayInner.style.transform = this.shownScroll = t;
   }
-}
-
-/** The element of one mark described by Editor.render. */
-function markElement(m) {
-  const e = document.createElement(m.tag);
-  e.className = m.className;
-  e.style.cssText = m.css;
-  e.style.setProperty('--who', m.who);
-  if (m.label !== undefined) {
-    e.style.setProperty('--who-text', textOn(m.who));
-    const label = document.createElement('span');
-    label.className = 'remote-label';
-    label.textContent = m.label;
-    e.append(label);
-  }
-  return e;
 }

@@ -27,7 +27,8 @@ poll();
 @pytest.mark.parametrize("name, at_least", [("ot-tests.js", 10), ("collab-state-tests.js", 9),
                                             ("undo-notices-tests.js", 7), ("links-tests.js", 4),
                                             ("saved-state-tests.js", 4), ("access-rules-tests.js", 5),
-                                            ("people-lists-tests.js", 7), ("pasteboard-people-tests.js", 4)])
+                                            ("people-lists-tests.js", 7), ("pasteboard-people-tests.js", 4),
+                                            ("line-index-tests.js", 3)])
 def test_unit_tests_pass_in_chromium(server, windows, name, at_least):
     w = windows()
     w.allow_console("favicon.ico")  # a page that is not the app names no icon: Chromium asks for one
