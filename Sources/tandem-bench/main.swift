@@ -145,6 +145,77 @@ func runTrace(_ path: String) {
         + "\"history_mb\":\(f(historyMiB, 2)),\"heap_mb\":\(f(heapMiB, 2)),\"revision\":\(doc.revision),\"peak_rss_mb\":\(f(peakRSSMiB(), 1))}")
 }
 
+/// Issue 42's goals on the trace: the authorship of the final text, its upkeep against the
+/// replay, its memory against the text's, a diff between the first and last of 100 versions.
+/// Two people take turns every `turn` patches, so authorship has a mark per turn.
+func runAuthorship(_ path: String) {
+    let (start, end, patches) = loadTrace(path)
+    let n = patches.count, turn = 100
+    let heapBefore = heapInUseBytes()
+    let doc = Document(text: start, author: "ada")
+    var versions: [(text: [UInt16], units: UnitRuns, revision: Int)] = []
+    let every = max(1, n / 99)
+    var replaySeconds = 0.0
+    for (i, p) in patches.enumerated() {
+        if i % every == 0 || i == n - 1 {
+            versions.append((Array(doc.text.utf16), try! doc.unitRuns(), doc.revision))
+        }
+        let t = now()
+        do {
+            let op = try TextOperation.replace(from: p.position, to: p.position + p.deleted, with: p.inserted, length: doc.length)
+            try doc.apply(op, session: (i / turn) % 2 == 0 ? "ada" : "bob", options: options, time: Double(i))
+        } catch { fail("patch \(i): \(error)") }
+        replaySeconds += now() - t
+    }
+    guard doc.text == end else { fail("final text differs from endContent") }
+    versions.append((Array(doc.text.utf16), try! doc.unitRuns(), doc.revision))
+    let heapMiB = Double(heapInUseBytes() - heapBefore) / 1_048_576
+
+    // The upkeep: the same insertions noted again into marks of their own, timed alone.
+    var inserts: [(first: Int64, count: Int, author: String)] = []
+    var next: Int64 = Int64(start.utf16.count) + 1
+    for (i, p) in patches.enumerated() where !p.inserted.isEmpty {
+        let count = p.inserted.utf16.count
+        inserts.append((next, count, (i / turn) % 2 == 0 ? "ada" : "bob"))
+        next += Int64(count)
+    }
+    var marks = Authorship()
+    let t0 = now()
+    for e in inserts { marks.inserted(first: e.first, count: e.count, by: e.author) }
+    let upkeepSeconds = now() - t0
+    guard marks.firsts.count <= doc.authorship.firsts.count + 1 else { fail("the marks differ") }
+
+    var authorSamples: [Double] = []
+    var runs = 0
+    for _ in 0..<9 {
+        let t = now()
+        runs = (try? doc.authors().count) ?? 0
+        authorSamples.append(now() - t)
+    }
+    let first = versions[0], last = versions[versions.count - 1]
+    var diffSamples: [Double] = []
+    var stretches = 0
+    for _ in 0..<5 {
+        let t = now()
+        guard let d = TextChanges.between((first.text, first.units), (last.text, last.units), authorship: doc.authorship) else { fail("no identity diff") }
+        stretches = d.stretches.count
+        diffSamples.append(now() - t)
+    }
+    let tl = now()
+    let lineDiff = TextChanges.lines(from: first.text, to: last.text)
+    let lineSeconds = now() - tl
+    let textBytes = doc.text.utf8.count
+    func median(_ x: [Double]) -> Double { x.sorted()[x.count / 2] }
+    func f(_ x: Double, _ digits: Int = 3) -> String { String(format: "%.\(digits)f", x) }
+    print("{\"patches\":\(n),\"replay_s\":\(f(replaySeconds, 4)),\"authorship_runs\":\(runs),\"marks\":\(doc.authorship.firsts.count),"
+        + "\"authorship_ms\":\(f(median(authorSamples) * 1e3)),\"upkeep_ms\":\(f(upkeepSeconds * 1e3)),"
+        + "\"upkeep_share\":\(f(upkeepSeconds / replaySeconds, 4)),\"marks_bytes\":\(doc.authorship.allocatedBytes),"
+        + "\"text_bytes\":\(textBytes),\"marks_per_text\":\(f(Double(doc.authorship.allocatedBytes) / Double(textBytes), 4)),"
+        + "\"versions\":\(versions.count),\"diff_ms\":\(f(median(diffSamples) * 1e3)),\"diff_stretches\":\(stretches),"
+        + "\"line_diff_ms\":\(f(lineSeconds * 1e3)),\"line_diff_stretches\":\(lineDiff.stretches.count),"
+        + "\"heap_mb\":\(f(heapMiB, 2)),\"history_mb\":\(f(Double(doc.historyBytes) / 1_048_576, 2))}")
+}
+
 /// Baseline for comparison: the same patches applied to a bare Rope.
 func runRope(_ path: String) {
     let (start, end, patches) = loadTrace(path)
@@ -161,6 +232,8 @@ if args.count == 3 && args[1] == "rope" {
     runRope(args[2])
 } else if args.count == 3 && args[1] == "trace" {
     runTrace(args[2])
+} else if args.count == 3 && args[1] == "authorship" {
+    runAuthorship(args[2])
 } else {
-    fail("usage: tandem-bench trace <path.json.gz>")
+    fail("usage: tandem-bench trace|authorship|rope <path.json.gz>")
 }

@@ -13,7 +13,15 @@ import Testing
 
     static func summary(_ units: [StreamMirror.ParsedUnit]) -> [String] {
         units.map { unit in
-            let events = ServerSentEvents.split(unit.bytes).map { ServerSentEvents.header(of: $0).name ?? "-" }
+            let events = EventStreamReader.events(unit.bytes).map { range -> String in
+                switch EventStreamReader.header(unit.bytes, range).name {
+                case .change: "change"
+                case .history: "history"
+                case .presence: "presence"
+                case .relayJoined: "relay"
+                case .other: String(decoding: unit.bytes[range], as: UTF8.self).hasPrefix(":") ? "-" : "title"
+                }
+            }
             return "\(unit.kind)@\(unit.tag):" + events.joined(separator: ",")
         }
     }

@@ -39,7 +39,7 @@ public struct Authorship: Sendable, Hashable {
     }
 
     /// `count` new units from identity `first` on were inserted by `author`.
-    mutating func inserted(first: Int64, count: Int, by author: String?) {
+    public mutating func inserted(first: Int64, count: Int, by author: String?) {
         guard count > 0, first > 0 else { return }
         let id: Int32
         if let author {
@@ -123,7 +123,7 @@ public struct Authorship: Sendable, Hashable {
     }
 
     /// Bytes allocated by the marks.
-    var allocatedBytes: Int {
+    public var allocatedBytes: Int {
         firsts.capacity * 8 + authors.capacity * 4 + names.reduce(names.capacity * 16) { $0 + $1.utf8.count }
     }
 }

@@ -117,7 +117,7 @@ final class StreamMirror: Sendable {
     private func received(_ piece: [UInt8]) {
         let events = state.withLock { s -> [UInt8]? in
             s.partial += piece
-            guard let end = ServerSentEvents.lastEventEnd(s.partial) else {
+            guard let end = EventStreamReader.lastEventEnd(s.partial) else {
                 if s.partial.count > HTTPRelayLimits.maxEventBytes { s.partial = [] }
                 return nil
             }
@@ -204,13 +204,14 @@ final class StreamMirror: Sendable {
             if let p = pending { out.append(p) }
             pending = nil
         }
-        for event in ServerSentEvents.split(events) {
-            let (name, id) = ServerSentEvents.header(of: event)
+        for range in EventStreamReader.events(events) {
+            let (name, id) = EventStreamReader.header(events, range)
+            let event = events[range]
             switch name {
-            case ServerSentEvents.relayEvent:
+            case .relayJoined:
                 flush()
-                if let revision = ServerSentEvents.relayJoinedRevision(event) { joined(revision) }
-            case "change":
+                if let revision = EventStreamReader.intField(events, range, "revision") { joined(revision) }
+            case .change:
                 let r = id ?? 0
                 if var p = pending, p.kind == .other, p.tag == r {
                     // The notifications before it (tagged with its revision) are its.
@@ -221,9 +222,9 @@ final class StreamMirror: Sendable {
                     flush()
                     pending = ParsedUnit(kind: .change(r), tag: r, bytes: Array(event))
                 }
-            case "history":
+            case .history:
                 let x = id ?? 0
-                let leading = leadingNotifications.contains { event.firstRange(of: $0) != nil }
+                let leading = leadingNotifications.contains { EventStreamReader.contains(events, range, $0) }
                 if leading {
                     if case .change? = pending?.kind { flush() }
                     if var p = pending, p.kind == .other, p.tag == x + 1 {
@@ -240,10 +241,10 @@ final class StreamMirror: Sendable {
                     flush()
                     out.append(ParsedUnit(kind: .other, tag: x, bytes: Array(event)))
                 }
-            case "presence":
+            case .presence:
                 flush()
                 out.append(ParsedUnit(kind: .presence, tag: id ?? 0, bytes: Array(event)))
-            default:
+            case .other:
                 flush()
                 out.append(ParsedUnit(kind: .other, tag: id ?? Int.max, bytes: Array(event)))
             }
