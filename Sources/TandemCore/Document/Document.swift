@@ -201,13 +201,18 @@ public final class Document {
         return log.length(at: revision)
     }
 
-    /// The text at an older revision still in the log: the changes since undone on a copy,
-    /// newest first. Costs one splice per change undone, so it suits recent revisions.
-    public func rope(atRevision revision: Int) throws(DocumentError) -> Rope {
+    /// Throws unless the text at `revision` can be rebuilt from the log (not trimmed, not ahead).
+    private func checkInLog(_ revision: Int) throws(DocumentError) {
         guard revision >= log.firstAvailableRevision - 1 else {
             throw .revisionTrimmed(base: revision, firstAvailable: log.firstAvailableRevision)
         }
         guard revision <= log.revision else { throw .revisionInFuture(base: revision, current: log.revision) }
+    }
+
+    /// The text at an older revision still in the log: the changes since undone on a copy,
+    /// newest first. Costs one splice per change undone, so it suits recent revisions.
+    public func rope(atRevision revision: Int) throws(DocumentError) -> Rope {
+        try checkInLog(revision)
         var text = rope
         var undone = log.revision
         while undone > revision {
@@ -313,10 +318,7 @@ public final class Document {
     /// the log found by undoing the changes since on a copy (a splice each, as `rope(atRevision:)`).
     public func unitRuns(atRevision revision: Int? = nil) throws(DocumentError) -> UnitRuns {
         guard let revision, revision != log.revision else { return units.all }
-        guard revision >= log.firstAvailableRevision - 1 else {
-            throw .revisionTrimmed(base: revision, firstAvailable: log.firstAvailableRevision)
-        }
-        guard revision <= log.revision else { throw .revisionInFuture(base: revision, current: log.revision) }
+        try checkInLog(revision)
         var copy = units
         var undone = log.revision
         while undone > revision {

@@ -41,6 +41,17 @@ public struct HTTPRelay: Sendable {
         self.streamed = streamed
     }
 
+    /// The index just past the last `\n\n` in `bytes` (the end of the last whole event of a
+    /// stream); nil if there is none.
+    public static func lastEventEnd(_ bytes: [UInt8]) -> Int? {
+        var i = bytes.count - 1
+        while i > 0 {
+            if bytes[i] == 0x0A && bytes[i - 1] == 0x0A { return i + 1 }
+            i -= 1
+        }
+        return nil
+    }
+
     public static let badGateway: @Sendable (String) -> HTTPResponse = { why in
         .error(HTTPStatus(502), code: "bad_gateway", message: "the upstream gave no answer (\(why))")
     }
@@ -116,7 +127,7 @@ public struct HTTPRelay: Sendable {
         func body(_ piece: [UInt8]) {
             if streaming {
                 partial += piece
-                guard let end = Self.lastEventEnd(partial) else {
+                guard let end = HTTPRelay.lastEventEnd(partial) else {
                     if partial.count > HTTPRelay.maxStreamBacklog { cut() }
                     return
                 }
@@ -140,15 +151,6 @@ public struct HTTPRelay: Sendable {
             writer?.finish()
         }
 
-        /// The index just past the last `\n\n` in `bytes`; nil if there is none.
-        static func lastEventEnd(_ bytes: [UInt8]) -> Int? {
-            var i = bytes.count - 1
-            while i > 0 {
-                if bytes[i] == 0x0A && bytes[i - 1] == 0x0A { return i + 1 }
-                i -= 1
-            }
-            return nil
-        }
 
         func end(_ result: Result<Void, HTTPClientError>) {
             if streaming {

@@ -3,15 +3,6 @@
 /// scans over one array, no strings and no slices: a mirror reads every event of a busy
 /// document.
 enum EventStreamReader {
-    /// The index just past the last `\n\n` in `bytes`; nil if there is none.
-    static func lastEventEnd(_ bytes: [UInt8]) -> Int? {
-        var i = bytes.count - 1
-        while i > 0 {
-            if bytes[i] == 0x0A && bytes[i - 1] == 0x0A { return i + 1 }
-            i -= 1
-        }
-        return nil
-    }
 
     /// The whole events of `bytes` (each with its `\n\n`), in order; a tail without one last.
     static func events(_ bytes: [UInt8]) -> [Range<Int>] {

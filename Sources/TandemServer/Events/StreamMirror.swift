@@ -117,7 +117,7 @@ final class StreamMirror: Sendable {
     private func received(_ piece: [UInt8]) {
         let events = state.withLock { s -> [UInt8]? in
             s.partial += piece
-            guard let end = EventStreamReader.lastEventEnd(s.partial) else {
+            guard let end = HTTPRelay.lastEventEnd(s.partial) else {
                 if s.partial.count > HTTPRelayLimits.maxEventBytes { s.partial = [] }
                 return nil
             }
