@@ -48,6 +48,30 @@ import Testing
         #expect(try Self.shown(doc) == "[a:hello][c:!]")
     }
 
+    /// An older group undone on its own (selective undo) past others' later typing: what it
+    /// deleted comes back as its first writer's, and the later typing stays its typist's.
+    @Test func aSelectiveUndoOfAnOlderGroupGivesBackTextToItsWriters() throws {
+        let doc = Document(text: "one two", author: "ada")
+        try doc.apply(del(doc, 0, 4), session: "bob", options: .init(newGroup: true), time: 0)     // "two"
+        let first = doc.undoManager.history(.session("bob")).undoStack.last!.id
+        try doc.apply(ins(doc, "!", at: 3), session: "bob", options: .init(newGroup: true), time: 1)  // "two!"
+        try doc.apply(ins(doc, "?", at: 0), session: "cy", options: .init(newGroup: true), time: 2)   // "?two!"
+        try doc.undo(group: first, session: "bob", time: 3)
+        #expect(doc.text == "one ?two!")
+        #expect(try Self.shown(doc) == "[ada:one ][cy:?][ada:two][bob:!]")
+    }
+
+    /// Edits made against an older revision are rebased onto the text as it is: each keeps
+    /// its own typist, wherever it lands.
+    @Test func editsOnAStaleBaseKeepTheirTypists() throws {
+        let doc = Document(text: "ac", author: "ada")
+        try doc.apply(ins(doc, "b", at: 1), session: "bob", time: 0)                            // "abc"
+        let stale = try TextOperation.insert("X", at: 2, length: 2)                             // against "ac"
+        try doc.apply(stale, base: 0, session: "cy", time: 1)
+        #expect(doc.text == "abcX")
+        #expect(try Self.shown(doc) == "[ada:a][bob:b][ada:c][cy:X]")
+    }
+
     @Test func anEarlierRevisionStillInTheLogIsAnsweredAsItWas() throws {
         let doc = Document(text: "x", author: "a")
         try doc.apply(ins(doc, "yy", at: 1), session: "b", time: 0)
