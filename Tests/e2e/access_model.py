@@ -141,6 +141,8 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/documents/{id}/save", "save", _const(EDIT)),
     Route("GET", "/documents/{id}/versions", "listVersions", _const(READ)),
     Route("GET", "/documents/{id}/versions/{n}/text", "getVersionText", _const(READ)),
+    Route("GET", "/documents/{id}/versions/{n}/diff", "diffVersions", _const(READ)),
+    Route("GET", "/documents/{id}/authorship", "getAuthorship", _const(READ)),
     Route("POST", "/documents/{id}/versions/{n}/revert", "revertToVersion", _const(EDIT)),
     Route("POST", "/documents/{id}/cut", "cut", _const(EDIT)),
     Route("POST", "/documents/{id}/copy", "copy", _const(READ)),

@@ -112,6 +112,8 @@ CASES: tuple[Case, ...] = (
     Case("POST", "/documents/{id}/save", success=201),
     Case("GET", "/documents/{id}/versions"),
     Case("GET", "/documents/{id}/versions/{n}/text", steps=("save",)),
+    Case("GET", "/documents/{id}/versions/{n}/diff", steps=("save",)),
+    Case("GET", "/documents/{id}/authorship"),
     Case("POST", "/documents/{id}/versions/{n}/revert", steps=("save", "owner_edit")),
     Case("POST", "/documents/{id}/cut", body={"from": 0, "to": 1, "pasteboard": TEAM_BOARD}, pasteboard=True),
     Case("POST", "/documents/{id}/copy", body={"from": 0, "to": 1, "pasteboard": TEAM_BOARD}, pasteboard=True),
