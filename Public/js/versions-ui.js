@@ -1,5 +1,6 @@
 // Saving you can trust: save now, the list of versions, view one, revert to it.
 import { $, el, ago, plural, toast } from './ui.js';
+import { renderDiff } from './diff-view.js';
 
 export class VersionsUI {
   constructor(view) {
@@ -35,7 +36,10 @@ export class VersionsUI {
         el('div', { class: 'version-info' },
           el('span', { class: 'version-name', text: label }),
           el('span', { class: 'version-meta', text: `${ago(v.time)} · ${plural(v.length || 0, 'character')} · rev ${v.revision}` })),
-        el('button', { type: 'button', class: 'button small quiet', text: 'View', 'aria-label': `View ${label}`, onclick: () => this.show(v) })));
+        el('div', { class: 'version-actions' },
+          el('button', { type: 'button', class: 'button small quiet version-changes', text: 'Changes',
+            'aria-label': `Show changes since ${label}`, title: 'Show changes since this version', onclick: () => this.showChanges(v) }),
+          el('button', { type: 'button', class: 'button small quiet', text: 'View', 'aria-label': `View ${label}`, onclick: () => this.show(v) }))));
     }
     $('#versions-empty').hidden = this.list.length > 0;
     $('#versions-count').textContent = this.list.length ? String(this.list.length) : '';
@@ -69,6 +73,31 @@ export class VersionsUI {
     const dialog = $('#version-dialog');
     $('#version-heading').textContent = `Version ${v.number} — saved ${ago(v.time)}`;
     $('#version-text').textContent = text;
+    dialog.returnValue = '';
+    dialog.showModal();
+    dialog.addEventListener('close', () => {
+      if (dialog.returnValue === 'revert') this.revert(v);
+    }, { once: true });
+  }
+
+  /** What changed from version `v` to now, with who changed it; "Restore this version" from there. */
+  async showChanges(v) {
+    const view = this.view;
+    let earlier;
+    let diff;
+    try {
+      [earlier, diff] = await Promise.all([
+        view.api.get(`${view.base}/versions/${v.number}/text`, { as: 'text' }),
+        view.api.get(`${view.base}/versions/${v.number}/diff?to=current`),
+      ]);
+    } catch (e) {
+      toast(`Could not load the changes since version ${v.number}: ${e.message}`, { kind: 'error' });
+      return;
+    }
+    const dialog = $('#diff-dialog');
+    $('#diff-heading').textContent = `Changes since version ${v.number}${v.name ? ` · ${v.name}` : ''} (saved ${ago(v.time)})`;
+    renderDiff($('#diff-box'), earlier, diff, view.presence.names());
+    $('#diff-revert').hidden = !view.access.canEdit;
     dialog.returnValue = '';
     dialog.showModal();
     dialog.addEventListener('close', () => {
