@@ -24,6 +24,12 @@ export class AuthorshipUI {
     this.button = $('#authorship-button');
     this.legend = $('#authorship-legend');
     this.button.addEventListener('click', () => this.toggle(!this.on));
+    // Settings has the switch too: on a phone the toolbar has no room for the button.
+    const box = $('#settings-authorship');
+    $('#settings-button').addEventListener('click', () => { box.checked = this.on; });
+    $('#settings-dialog').addEventListener('close', (e) => {
+      if (e.target.returnValue === 'ok' && box.checked !== this.on) this.toggle(box.checked);
+    });
     const tints = { active: () => this.on && !!this.runs, runs: (from, to) => this.runsIn(from, to) };
     for (const ed of view.editors) ed.tints = tints;
     this.show();
