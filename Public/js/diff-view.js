@@ -52,9 +52,9 @@ export function renderDiff(box, earlier, diff, people) {
   const authors = new Map((diff.authors || []).map((a) => [a.id, a]));
   const changes = diff.changes || [];
   box.textContent = '';
-  box.append(el('p', { class: 'diff-summary', text: changes.length
-    ? `${plural(diff.inserted || 0, 'character')} inserted, ${plural(diff.deleted || 0, 'character')} deleted`
-    : 'No changes since this version.' }));
+  const counts = [diff.inserted ? `${plural(diff.inserted, 'character')} inserted` : null,
+    diff.deleted ? `${plural(diff.deleted, 'character')} deleted` : null].filter(Boolean);
+  box.append(el('p', { class: 'diff-summary', text: changes.length ? counts.join(', ') : 'No changes since this version.' }));
   if (!changes.length) return;
   const text = el('div', { class: 'diff-text', tabindex: '0', role: 'document', 'aria-label': 'The text now, with its changes' });
   for (const p of trimmed(pieces(earlier, changes))) {
