@@ -128,3 +128,19 @@ def test_history_entries_say_what_they_did_and_their_times_stay_current(server, 
     # Three minutes later, without anything else happening, the panel says so.
     a.js("const real = Date.now.bind(Date); Date.now = () => real() + 3 * 60 * 1000;")
     a.wait(lambda: {t[2] for t in a.js(times)} == {"3 minutes ago"}, 15, f"times {a.js(times)}")
+
+
+def test_on_a_phone_authors_colours_are_switched_on_in_settings_and_nothing_scrolls_sideways(server, windows):
+    doc = server.create_document("Phone", "")
+    a = windows(390, 844)
+    a.open(doc["id"])
+    a.type_at(0, "Typed on a phone, with a long enough line to wrap across the screen.")
+    assert a.js("return getComputedStyle(document.getElementById('authorship-button')).display") == "none"
+    a.button("settings-button").click()
+    a.button("settings-authorship").click()
+    a.driver.find_element(By.CSS_SELECTOR, "#settings-form button[value=ok]").click()
+    a.wait(lambda: {t[0] for t in a.js(TINTS, "#editor .overlay-inner")} == {session_of(a)}, 10, "no tints")
+    assert [l[0] for l in a.js(LEGEND)] == [session_of(a)]
+    assert a.js("return document.documentElement.scrollWidth <= window.innerWidth")
+    legend = a.js("const r = document.getElementById('authorship-legend').getBoundingClientRect(); return [r.left, r.right]")
+    assert legend[0] >= 0 and legend[1] <= 390
