@@ -1,6 +1,7 @@
 // Saving you can trust: save now, the list of versions, view one, revert to it.
 import { $, el, ago, plural, toast } from './ui.js';
 import { renderDiff } from './diff-view.js';
+import { timeElement, keepCurrent } from './relative-time.js';
 
 export class VersionsUI {
   constructor(view) {
@@ -9,6 +10,8 @@ export class VersionsUI {
     this.viewing = null;
     $('#save-button').addEventListener('click', () => this.save());
     $('#version-revert').addEventListener('click', () => { /* handled on close */ });
+    const list = $('#versions-list');
+    keepCurrent(list, () => !view.section.hidden && list.closest('details').open);
   }
 
   get latest() { return this.list.length ? this.list[this.list.length - 1] : null; }
@@ -35,7 +38,7 @@ export class VersionsUI {
       ol.append(el('li', { class: 'version-item' },
         el('div', { class: 'version-info' },
           el('span', { class: 'version-name', text: label }),
-          el('span', { class: 'version-meta', text: `${ago(v.time)} · ${plural(v.length || 0, 'character')} · rev ${v.revision}` })),
+          el('span', { class: 'version-meta' }, timeElement(v.time), ` · ${plural(v.length || 0, 'character')} · rev ${v.revision}`)),
         el('div', { class: 'version-actions' },
           el('button', { type: 'button', class: 'button small quiet version-changes', text: 'Changes',
             'aria-label': `Show changes since ${label}`, title: 'Show changes since this version', onclick: () => this.showChanges(v) }),
