@@ -106,8 +106,9 @@ export class AuthorshipUI {
   /** A person's name and colour as the legend and the tints show them. */
   authorOf(id) {
     const a = this.authors.get(id) || {};
-    const me = this.view.api.session && this.view.api.session.id;
-    const mine = id === me || (a.user && this.view.api.session && a.user === this.view.api.session.user);
+    // A signed-in person is one author in every tab (`user:<id>`); a guest is their session.
+    const s = this.view.api.session;
+    const mine = !!s && (id === s.id || (!!s.user && (id === `user:${s.user}` || a.user === s.user)));
     const name = a.name || this.view.presence.names().get(id) || 'Someone who left';
     const color = a.color || fallbackColor(id);
     return { id, name: mine ? `${name} (you)` : name, color, alpha: tintAlpha(color) };
