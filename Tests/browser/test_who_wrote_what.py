@@ -144,3 +144,22 @@ def test_on_a_phone_authors_colours_are_switched_on_in_settings_and_nothing_scro
     assert a.js("return document.documentElement.scrollWidth <= window.innerWidth")
     legend = a.js("const r = document.getElementById('authorship-legend').getBoundingClientRect(); return [r.left, r.right]")
     assert legend[0] >= 0 and legend[1] <= 390
+
+
+def test_in_a_long_document_only_the_authors_text_in_view_is_tinted(server, windows):
+    from test_viewport_editor import MEGABYTE, remote_edit
+    doc = server.create_document("Long", MEGABYTE)
+    n = len(MEGABYTE)
+    remote_edit(server, doc["id"], ["First words. ", n])
+    remote_edit(server, doc["id"], [n + 13, "Last words."])
+    a = windows().open(doc["id"])
+    assert a.js("return document.getElementById('editor-viewport').hidden") is False
+    a.button("authorship-button").click()
+    surface = "#editor-viewport .vp-marks"
+    a.wait(lambda: len(a.js(TINTS, surface)) > 0, 10, "no tints at the start")
+    first = {t[0] for t in a.js(TINTS, surface)}
+    assert len(first) == 1 and len(a.js(TINTS, surface)) <= 2
+    assert len(a.js(LEGEND)) == 2  # the legend names both; only the one in view is drawn
+    a.js("window.tandem.view.editor.select(arguments[0], arguments[0]);", n + 13 + 11)
+    a.wait(lambda: {t[0] for t in a.js(TINTS, surface)} not in (set(), first), 10, f"tints at the end {a.js(TINTS, surface)}")
+    assert len(a.js(TINTS, surface)) <= 2
