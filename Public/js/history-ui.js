@@ -121,8 +121,11 @@ export class HistoryUI {
         only));
     });
     for (const entry of (h.redoStack || []).slice().reverse().slice(0, 5)) {
+      const did = describe(entry);
       list.append(el('li', { class: 'history-item redo' },
-        el('span', { class: 'history-name', text: `${entry.actionName || 'Change'}` }),
+        el('div', { class: 'history-info' },
+          el('span', { class: 'history-name', text: `${entry.actionName || 'Change'}` }),
+          did ? el('span', { class: 'history-preview', text: did, title: did }) : null),
         el('span', { class: 'history-meta', text: 'undone · can redo' })));
     }
     $('#history-empty').hidden = stack.length > 0 || (h.redoStack || []).length > 0;
