@@ -55,6 +55,10 @@ export function renderDiff(box, earlier, diff, people) {
   const counts = [diff.inserted ? `${plural(diff.inserted, 'character')} inserted` : null,
     diff.deleted ? `${plural(diff.deleted, 'character')} deleted` : null].filter(Boolean);
   box.append(el('p', { class: 'diff-summary', text: changes.length ? counts.join(', ') : 'No changes since this version.' }));
+  // Past what the log still holds the server compares lines, and cannot say who did what.
+  if (diff.method === 'text' && changes.length) {
+    box.append(el('p', { class: 'diff-summary', text: 'Compared line by line: this version is too old to tell who changed what.' }));
+  }
   if (!changes.length) return;
   const text = el('div', { class: 'diff-text', tabindex: '0', role: 'document', 'aria-label': 'The text now, with its changes' });
   for (const p of trimmed(pieces(earlier, changes))) {
@@ -76,7 +80,7 @@ export function renderDiff(box, earlier, diff, people) {
     const swatch = el('span', { class: 'swatch', 'aria-hidden': 'true' });
     if (a && a.color) swatch.style.background = a.color;
     const quoted = el('span', { class: 'diff-quote', text: `"${c.text.length > 80 ? `${c.text.slice(0, 80)}…` : c.text}"` });
-    const whoEl = el('span', { class: 'diff-who', text: who });
+    const whoEl = el('span', { class: 'diff-who', text: c.kind === 'insert' ? who[0].toUpperCase() + who.slice(1) : who });
     list.append(c.kind === 'insert'
       ? el('li', { class: 'diff-change diff-change-insert' }, swatch, whoEl, ' inserted ', quoted, ` at ${c.at}`)
       : el('li', { class: 'diff-change diff-change-delete' }, swatch, 'Deleted ', quoted, ` at ${c.at}, written by `, whoEl));
