@@ -10,6 +10,7 @@ import { VersionsUI } from './versions-ui.js';
 import { PresenceUI } from './presence-ui.js';
 import { AccessUI } from './access-ui.js';
 import { ShareUI } from './share-ui.js';
+import { AuthorshipUI } from './authorship-ui.js';
 import { watchShake, shakeSetting } from './shake.js';
 import * as ot from './ot.js';
 import * as ss from './saved-state.js';
@@ -31,6 +32,7 @@ export class DocView {
     this.presence = new PresenceUI(this);
     this.access = new AccessUI(this);
     this.share = new ShareUI(this);
+    this.authorship = new AuthorshipUI(this);
 
     for (const ed of this.editors) {
       ed.sink = (op, meta) => { if (this.collab && ed === this.editor) this.collab.applyLocal(op, meta); };
@@ -116,6 +118,7 @@ export class DocView {
     // which shows the document as we may see it now, or that it is no longer there.
     collab.addEventListener('refused', () => this.reopen(collab, { keepPending: false }));
     collab.start();
+    this.authorship.open();
     if (carry) this.carryOver(carry, doc.text);
     if (caret) {
       const moved = ot.diff(before, this.editor.getText(), caret.head);
@@ -240,6 +243,7 @@ export class DocView {
     this.pendingSelects = [];
     if (keepVisible) return;
     this.access.close();
+    this.authorship.close();
     this.section.hidden = true;
     $('#share-button').hidden = true;
     $('#missing-view').hidden = true;
@@ -271,6 +275,7 @@ export class DocView {
     this.presence.render();
     this.history.changed(change);
     this.clipboard.changed(change);
+    this.authorship.changed();
     this.runPendingSelects();
   }
 

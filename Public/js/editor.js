@@ -6,7 +6,7 @@
 // in a page of text as in a book.
 import * as ot from './ot.js';
 import { TextMirror } from './text-mirror.js';
-import { RemoteMarks } from './remote-marks.js';
+import { RemoteMarks, tintMarks } from './remote-marks.js';
 
 // A textarea's value turns every CR into LF; a stand-in of the same UTF-16 length keeps
 // positions equal to the server's.
@@ -46,6 +46,7 @@ export class Editor extends EventTarget {
     this.composing = false;
     this.others = [];
     this.marks = new RemoteMarks(this.overlayInner, () => this.scheduleRender());
+    this.tints = null; // {active(), runs(from, to)}: authors' runs to tint (authorship-ui.js)
     this.frame = 0;
     this.applying = false; // true while another person's change is put into the textarea
     this.pendingInputType = null;
@@ -268,7 +269,8 @@ export class Editor extends EventTarget {
    */
   render() {
     const ta = this.textarea;
-    if (!this.others.length) {
+    const tinting = !!(this.tints && this.tints.active());
+    if (!this.others.length && !tinting) {
       this.draw([]);
       return;
     }
@@ -281,7 +283,8 @@ export class Editor extends EventTarget {
     const now = Date.now();
     this.marks.scheduleFlags(this.others, now);
     const view = this.mirror.visibleSpan(ta.scrollTop - MARGIN, ta.scrollTop + ta.clientHeight + MARGIN);
-    const marks = [];
+    // Authors' tints first: drawn under others' selections and carets.
+    const marks = tinting ? tintMarks(this.tints.runs(view.from, view.to), (a, b) => this.mirror.rects(a, b)) : [];
     const carets = [];
     for (const p of this.others) {
       const a = Math.min(Math.max(p.selection.anchor, 0), len);

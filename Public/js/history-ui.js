@@ -1,6 +1,8 @@
 // Undo you can see: Undo/Redo buttons titled by the server, the scope switch, the undo
 // stack panel (with "Undo this" for an older group of ours), and the shake-to-undo alert.
-import { $, el, ago, toast } from './ui.js';
+import { $, el, toast } from './ui.js';
+import { timeElement, keepCurrent } from './relative-time.js';
+import { describe } from './history-preview.js';
 import { displayName, resultMessage, othersGroup, undoneByOthersNotice, touchesOwnHistory } from './undo-notices.js';
 
 const SCOPE_KEY = 'tandem.undoScope';
@@ -25,6 +27,9 @@ export class HistoryUI {
     }
     $('#undo-button').addEventListener('click', () => this.perform('undo'));
     $('#redo-button').addEventListener('click', () => this.perform('redo'));
+    // "2 minutes ago" stays true while the panel is open.
+    const list = $('#history-list');
+    keepCurrent(list, () => !this.view.section.hidden && list.closest('details').open);
   }
 
   get path() { return `${this.view.base}/history?scope=${this.scope}`; }
@@ -107,14 +112,20 @@ export class HistoryUI {
         ? el('button', { type: 'button', class: 'button small quiet history-undo', text: 'Undo this',
           'aria-label': `Undo ${name} only`, onclick: () => this.perform('undo', { group: entry.id }) })
         : null;
+      const did = describe(entry);
       list.append(el('li', { class: i === next && h.canUndo ? 'history-item next' : 'history-item' },
-        el('span', { class: 'history-name', text: name }),
-        el('span', { class: 'history-meta', text: [this.scope === 'document' ? who : null, ago(entry.time)].filter(Boolean).join(' · ') }),
+        el('div', { class: 'history-info' },
+          el('span', { class: 'history-name', text: name }),
+          did ? el('span', { class: 'history-preview', text: did, title: did }) : null),
+        el('span', { class: 'history-meta' }, this.scope === 'document' ? `${who} · ` : null, timeElement(entry.time)),
         only));
     });
     for (const entry of (h.redoStack || []).slice().reverse().slice(0, 5)) {
+      const did = describe(entry);
       list.append(el('li', { class: 'history-item redo' },
-        el('span', { class: 'history-name', text: `${entry.actionName || 'Change'}` }),
+        el('div', { class: 'history-info' },
+          el('span', { class: 'history-name', text: `${entry.actionName || 'Change'}` }),
+          did ? el('span', { class: 'history-preview', text: did, title: did }) : null),
         el('span', { class: 'history-meta', text: 'undone · can redo' })));
     }
     $('#history-empty').hidden = stack.length > 0 || (h.redoStack || []).length > 0;

@@ -37,7 +37,7 @@ export class RemoteMarks {
   /** Puts `marks` in the page, replacing only those that differ from the ones drawn. */
   draw(marks) {
     const drawn = this.drawn;
-    const keys = marks.map((m) => `${m.tag}|${m.className}|${m.who}|${m.label || ''}|${m.css}`);
+    const keys = marks.map((m) => `${m.tag}|${m.className}|${m.who}|${m.label || ''}|${m.author || ''}|${m.css}`);
     for (let i = 0; i < marks.length; i += 1) {
       if (drawn[i] && drawn[i].key === keys[i]) continue;
       const el = markElement(marks[i]);
@@ -54,6 +54,7 @@ function markElement(m) {
   e.className = m.className;
   e.style.cssText = m.css;
   e.style.setProperty('--who', m.who);
+  if (m.author) e.dataset.author = m.author;
   if (m.label !== undefined) {
     e.style.setProperty('--who-text', textOn(m.who));
     const label = document.createElement('span');
@@ -62,4 +63,17 @@ function markElement(m) {
     e.append(label);
   }
   return e;
+}
+
+/** Marks tinting authors' runs ({from, to, author, color, alpha}), measured by `rects(from, to)`. */
+export function tintMarks(runs, rects) {
+  const marks = [];
+  for (const run of runs) {
+    for (const r of rects(run.from, run.to)) {
+      marks.push({ tag: 'div', className: 'author-tint', who: run.color,
+        css: `left:${r.x}px;top:${r.y}px;width:${r.w}px;height:${r.h}px;--tint:${Math.round(run.alpha * 100)}%`,
+        author: run.author });
+    }
+  }
+  return marks;
 }

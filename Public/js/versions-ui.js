@@ -1,5 +1,7 @@
 // Saving you can trust: save now, the list of versions, view one, revert to it.
 import { $, el, ago, plural, toast } from './ui.js';
+import { renderDiff } from './diff-view.js';
+import { timeElement, keepCurrent } from './relative-time.js';
 
 export class VersionsUI {
   constructor(view) {
@@ -8,6 +10,8 @@ export class VersionsUI {
     this.viewing = null;
     $('#save-button').addEventListener('click', () => this.save());
     $('#version-revert').addEventListener('click', () => { /* handled on close */ });
+    const list = $('#versions-list');
+    keepCurrent(list, () => !view.section.hidden && list.closest('details').open);
   }
 
   get latest() { return this.list.length ? this.list[this.list.length - 1] : null; }
@@ -34,8 +38,11 @@ export class VersionsUI {
       ol.append(el('li', { class: 'version-item' },
         el('div', { class: 'version-info' },
           el('span', { class: 'version-name', text: label }),
-          el('span', { class: 'version-meta', text: `${ago(v.time)} · ${plural(v.length || 0, 'character')} · rev ${v.revision}` })),
-        el('button', { type: 'button', class: 'button small quiet', text: 'View', 'aria-label': `View ${label}`, onclick: () => this.show(v) })));
+          el('span', { class: 'version-meta' }, timeElement(v.time), ` · ${plural(v.length || 0, 'character')} · rev ${v.revision}`)),
+        el('div', { class: 'version-actions' },
+          el('button', { type: 'button', class: 'button small quiet version-changes', text: 'Changes',
+            'aria-label': `Show changes since ${label}`, title: 'Show changes since this version', onclick: () => this.showChanges(v) }),
+          el('button', { type: 'button', class: 'button small quiet', text: 'View', 'aria-label': `View ${label}`, onclick: () => this.show(v) }))));
     }
     $('#versions-empty').hidden = this.list.length > 0;
     $('#versions-count').textContent = this.list.length ? String(this.list.length) : '';
@@ -69,6 +76,31 @@ export class VersionsUI {
     const dialog = $('#version-dialog');
     $('#version-heading').textContent = `Version ${v.number} — saved ${ago(v.time)}`;
     $('#version-text').textContent = text;
+    dialog.returnValue = '';
+    dialog.showModal();
+    dialog.addEventListener('close', () => {
+      if (dialog.returnValue === 'revert') this.revert(v);
+    }, { once: true });
+  }
+
+  /** What changed from version `v` to now, with who changed it; "Restore this version" from there. */
+  async showChanges(v) {
+    const view = this.view;
+    let earlier;
+    let diff;
+    try {
+      [earlier, diff] = await Promise.all([
+        view.api.get(`${view.base}/versions/${v.number}/text`, { as: 'text' }),
+        view.api.get(`${view.base}/versions/${v.number}/diff?to=current`),
+      ]);
+    } catch (e) {
+      toast(`Could not load the changes since version ${v.number}: ${e.message}`, { kind: 'error' });
+      return;
+    }
+    const dialog = $('#diff-dialog');
+    $('#diff-heading').textContent = `Changes since version ${v.number}${v.name ? ` · ${v.name}` : ''} (saved ${ago(v.time)})`;
+    renderDiff($('#diff-box'), earlier, diff, view.presence.names());
+    $('#diff-revert').hidden = !view.access.canEdit;
     dialog.returnValue = '';
     dialog.showModal();
     dialog.addEventListener('close', () => {

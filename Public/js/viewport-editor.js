@@ -5,7 +5,7 @@
 // in its line and is read when it ends. Copy and select-all work on the whole text.
 import * as ot from './ot.js';
 import { spanOf, fromDisplay, ACTION_FOR_INPUT } from './editor.js';
-import { RemoteMarks } from './remote-marks.js';
+import { RemoteMarks, tintMarks } from './remote-marks.js';
 import { ViewportLines } from './viewport-lines.js';
 
 const VIEWPORT_FROM = 128 * 1024; // UTF-16 units from which a document opens here (docs/performance.md: why)
@@ -35,6 +35,7 @@ export class ViewportEditor extends EventTarget {
     this.composing = false;
     this.dirty = false; // the page's lines changed natively (not through beforeinput)
     this.others = [];
+    this.tints = null; // {active(), runs(from, to)}: authors' runs to tint (authorship-ui.js)
     this.frame = 0;
     this.isReadOnly = false;
 
@@ -406,13 +407,15 @@ export class ViewportEditor extends EventTarget {
   }
 
   render() {
-    if (!this.others.length || this.root.hidden) { this.marks.draw([]); return; }
+    const tinting = !!(this.tints && this.tints.active());
+    if ((!this.others.length && !tinting) || this.root.hidden) { this.marks.draw([]); return; }
     const len = this.value.length;
     const now = Date.now();
     this.marks.scheduleFlags(this.others, now);
     const span = this.view.shownSpan();
     const origin = this.view.content.getBoundingClientRect();
-    const marks = [];
+    // Authors' tints, for the shown lines only, under others' selections and carets.
+    const marks = tinting ? tintMarks(this.tints.runs(span.from, span.to), (a, b) => this.rectsOf(a, b, origin)) : [];
     for (const p of this.others) {
       const a = clamp(p.selection.anchor, len);
       const head = clamp(p.selection.head, len);
@@ -435,6 +438,15 @@ export class ViewportEditor extends EventTarget {
       }
     }
     this.marks.draw(marks);
+  }
+
+  /** Rectangles of [from, to) of the shown lines, in the content's coordinates. */
+  rectsOf(from, to, origin) {
+    const r = document.createRange();
+    r.setStart(...this.view.pointOf(from));
+    r.setEnd(...this.view.pointOf(to));
+    return [...r.getClientRects()].filter((b) => b.width > 0)
+      .map((b) => ({ x: b.left - origin.left, y: b.top - origin.top, w: b.width, h: b.height }));
   }
 }
 
