@@ -24,12 +24,16 @@ public final class EventChannel: Sendable {
         /// change published after it joined is never sent twice.
         let revision: Atomic<Int>
         let role: Role
-        init(writer: HTTPStreamWriter, caller: Caller, revision: Int, role: Role) {
+        /// How many frames had been queued when it joined: those are not sent to it (what it
+        /// has from before it joined came with its catch-up, or a relayed stream's replay).
+        let joined: Int
+        init(writer: HTTPStreamWriter, caller: Caller, revision: Int, role: Role, joined: Int = 0) {
             self.writer = writer
             self.session = role == .mirror ? nil : caller.session?.id
             self.caller = caller
             self.revision = Atomic(revision)
             self.role = role
+            self.joined = joined
         }
 
         /// Whether the frames sent to `include`d subscribers (nil: to all) go to this one.
@@ -57,6 +61,8 @@ public final class EventChannel: Sendable {
 
     struct Queued: Sendable {
         var frame: [UInt8]
+        /// Its place among every frame the channel queued.
+        var seq = 0
         /// The change revisions the frames carry (consecutive); nil for other events.
         var revisions: ClosedRange<Int>?
         var include: (@Sendable (Subscriber) -> Bool)?
@@ -85,6 +91,8 @@ public final class EventChannel: Sendable {
 
     struct FlushState {
         var frames: [Queued] = []
+        /// Frames queued since the channel began.
+        var enqueued = 0
         var scheduled = false
         /// When the last flush started (monotonic ns).
         var lastFlush: UInt64 = 0
@@ -114,7 +122,8 @@ public final class EventChannel: Sendable {
     @discardableResult
     func add(_ writer: HTTPStreamWriter, caller: Caller, revision: Int = Int.max, role: Role = .full) -> Int {
         let id = nextID.withLock { n in n += 1; return n }
-        subscribers.withLock { $0[id] = Subscriber(writer: writer, caller: caller, revision: revision, role: role) }
+        let joined = queued.withLock { $0.enqueued }
+        subscribers.withLock { $0[id] = Subscriber(writer: writer, caller: caller, revision: revision, role: role, joined: joined) }
         onCountChange(1)
         writer.onClose { [weak self] in self?.remove(id) }
         return id
@@ -161,7 +170,10 @@ public final class EventChannel: Sendable {
     /// stream merges besides what its loop has not written yet (`StreamState`).
     private func enqueue(_ q: Queued) {
         let now = DispatchTime.now().uptimeNanoseconds
+        var q = q
         let wait = queued.withLock { state -> UInt64? in
+            q.seq = state.enqueued
+            state.enqueued += 1
             state.frames.append(q)
             if state.scheduled { return nil }
             state.scheduled = true
@@ -196,16 +208,20 @@ public final class EventChannel: Sendable {
         let filtered = frames.contains { $0.include != nil }
         // A shared batch is compressed once, if any stream is gzipped (see `GzipPiece`).
         let gzip = targets.contains { $0.value.writer.compresses }
-        var shared: [Role: (from: Int, chunk: HTTPStreamChunk?, reached: Int)] = [:]
+        var shared: [SharedKey: (from: Int, chunk: HTTPStreamChunk?, reached: Int)] = [:]
+        let firstSeq = frames.first?.seq ?? 0
         for (id, s) in targets {
             let from = s.revision.load(ordering: .relaxed)
+            // Frames queued before it joined are not its.
+            let skip = max(0, min(frames.count, s.joined - firstSeq))
+            let key = SharedKey(role: s.role, skip: skip)
             var chunk: HTTPStreamChunk?
             var had = from
-            if !filtered, let cached = shared[s.role], cached.from == from {
+            if !filtered, let cached = shared[key], cached.from == from {
                 (chunk, had) = (cached.chunk, cached.reached)
             } else {
                 var out: [UInt8] = []
-                for q in frames {
+                for q in frames.dropFirst(skip) {
                     if let r = q.revisions {
                         guard r.upperBound > had else { continue }
                         had = r.upperBound
@@ -214,7 +230,7 @@ public final class EventChannel: Sendable {
                     out += q.frame
                 }
                 chunk = out.isEmpty ? nil : HTTPStreamChunk(out, gzip: filtered ? s.writer.compresses : gzip)
-                if !filtered { shared[s.role] = (from, chunk, had) }
+                if !filtered { shared[key] = (from, chunk, had) }
             }
             s.revision.store(had, ordering: .relaxed)
             guard let chunk else { continue }
@@ -223,6 +239,13 @@ public final class EventChannel: Sendable {
                 remove(id)
             }
         }
+    }
+
+    /// Subscribers that get the same bytes from a batch: of one role, joined before the same
+    /// frame of it (and, checked beside, at the same revision).
+    private struct SharedKey: Hashable {
+        var role: Role
+        var skip: Int
     }
 
     /// The batch with every coalescable frame dropped that a later one of its key follows.

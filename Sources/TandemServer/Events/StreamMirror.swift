@@ -46,6 +46,10 @@ final class StreamMirror: Sendable {
         /// The owner's stream, cancelled on its pool's loop.
         var task: HTTPClientTask?
         var pool: HTTPClientPool?
+        /// Subscribers that joined with the presence list their control stream gave them (it
+        /// names them), by writer: the owner's broadcast of that same list, which may come
+        /// through the mirror after they joined, is not sent to them a second time.
+        var presenceSeen: [ObjectIdentifier: [UInt8]] = [:]
     }
 
     init(id: String, address: String, recentBudget: Int = 1 << 20, coalescing: Double,
@@ -144,7 +148,7 @@ final class StreamMirror: Sendable {
                 // from `recent` or from the channel.
                 switch unit.kind {
                 case .change(let r): channel.send(unit.bytes, revisions: r...r)
-                case .presence: channel.send(unit.bytes, replacing: "presence")
+                case .presence: sendPresence(unit.bytes, in: &s)
                 case .other: channel.send(unit.bytes)
                 }
             }
@@ -169,16 +173,36 @@ final class StreamMirror: Sendable {
 
     /// Sends `writer` every frame after revision `revision` (where its control stream joined
     /// the document) and subscribes it; ends it if the mirror cannot.
-    func attach(_ writer: HTTPStreamWriter, revision: Int) {
+    /// `presence`: the presence event its control stream gave it, if any.
+    func attach(_ writer: HTTPStreamWriter, revision: Int, presence: [UInt8]? = nil) {
         let attached = state.withLock { s -> Bool in
             guard s.phase == .open, revision >= s.floor else { return false }
             var missed: [UInt8] = []
             for unit in s.recent where unit.tag > revision { missed += unit.bytes }
             if !missed.isEmpty, !writer.write(missed) { return false }
+            if let presence { s.presenceSeen[ObjectIdentifier(writer)] = Self.withoutID(presence) }
             channel.add(writer, caller: Caller(), revision: max(revision, s.position))
             return true
         }
         if !attached { writer.finish() }
+    }
+
+    /// A presence list from the owner, to every subscriber but those that joined with this
+    /// very list; the list after it goes to everyone again.
+    private func sendPresence(_ frame: [UInt8], in s: inout State) {
+        guard !s.presenceSeen.isEmpty else { return channel.send(frame, replacing: "presence") }
+        let list = Self.withoutID(frame)
+        let seen = Set(s.presenceSeen.filter { $0.value == list }.keys)
+        s.presenceSeen = [:]
+        if seen.isEmpty { return channel.send(frame, replacing: "presence") }
+        channel.send(frame) { !seen.contains(ObjectIdentifier($0.writer)) }
+    }
+
+    /// An event's bytes from its `event:` line on (the same list sent at another revision
+    /// is the same list).
+    static func withoutID(_ event: [UInt8]) -> [UInt8] {
+        guard let at = EventStreamReader.find(event, 0..<event.count, Array("event: ".utf8)) else { return event }
+        return Array(event[at...])
     }
 
     // MARK: Reading the owner's frames

@@ -166,14 +166,27 @@ final class MirrorJoin: Sendable {
         mirror.joining.add(1, ordering: .relaxed)
     }
 
+    /// The presence list the owner gave the subscriber before it joined (the last one).
+    private let presence = Mutex<[UInt8]?>(nil)
+
     func streamed(_ events: [UInt8], to writer: HTTPStreamWriter) -> [UInt8] {
         if joined.load(ordering: .acquiring) { return events }
-        guard let found = ServerSentEvents.relayJoined(in: events) else { return events }
+        guard let found = ServerSentEvents.relayJoined(in: events) else {
+            notePresence(events)
+            return events
+        }
         joined.store(true, ordering: .releasing)
-        if !found.before.isEmpty { _ = writer.write(Array(found.before)) }
-        mirror.attach(writer, revision: found.revision)
+        let before = Array(found.before)
+        if !before.isEmpty { _ = writer.write(before) }
+        notePresence(before)
+        mirror.attach(writer, revision: found.revision, presence: presence.withLock { $0 })
         end()
         return Array(found.after)
+    }
+
+    private func notePresence(_ events: [UInt8]) {
+        guard let last = EventStreamReader.events(events).last(where: { EventStreamReader.header(events, $0).name == .presence }) else { return }
+        presence.withLock { $0 = Array(events[last]) }
     }
 
     /// The join is over (joined, refused, or given up): the mirror may close if nobody follows it.
