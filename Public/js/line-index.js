@@ -1,6 +1,8 @@
 // Where each line of a text starts, kept up to date through changes: the viewport editor
 // finds a position's line, and a line's text, without scanning the text.
 
+import { lastAtOrBefore } from './sorted.js';
+
 export class LineIndex {
   constructor(text = '') { this.reset(text); }
 
@@ -18,14 +20,7 @@ export class LineIndex {
 
   /** The line holding position `pos` (a line's start is its own). */
   lineAt(pos) {
-    const s = this.starts;
-    let lo = 0;
-    let hi = s.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (s[mid] <= pos) lo = mid; else hi = mid - 1;
-    }
-    return lo;
+    return lastAtOrBefore(this.starts, pos);
   }
 
   /**

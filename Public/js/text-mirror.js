@@ -3,6 +3,7 @@
 // into blocks of a few thousand characters, one element each: a change rewrites only the
 // block it falls in, so the layout it costs is that block's, whatever the document's
 // length, and a position is measured in its block alone (a Range on one text node).
+import { lastAtOrBefore } from './sorted.js';
 
 const BLOCK = 2048; // characters a block aims at (a block ends at a line end)
 const ZWSP = '\u200b'; // gives a caret after a final line break a line to stand on
@@ -89,14 +90,7 @@ export class TextMirror {
 
   /** The block holding position `pos` (the last one whose start is at or before it). */
   blockAt(pos) {
-    const s = this.starts;
-    let lo = 0;
-    let hi = s.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (s[mid] <= pos) lo = mid; else hi = mid - 1;
-    }
-    return lo;
+    return lastAtOrBefore(this.starts, pos);
   }
 
   /** A Range over [from, to) of the text, inside one block each end. */
