@@ -74,24 +74,24 @@ final class AuthorshipController: RouteController {
         var people = People(registry: sessions)
         w.beginObject()
         w.key("revision"); w.int(revision)
-        w.key("runs"); w.beginArray()
-        var last: (to: Int, author: String?)?
-        var open = false
+        // Runs by person: two sessions of one person side by side are one run.
+        var merged: [Authorship.Run] = []
         for run in runs {
             let author = people.note(run.author)
-            if let l = last, l.author == author, l.to == run.from {
-                // Two sessions of one person side by side: one run.
-                last = (run.to, author)
-                continue
+            if let last = merged.last, last.author == author, last.to == run.from {
+                merged[merged.count - 1].to = run.to
+            } else {
+                merged.append(Authorship.Run(from: run.from, to: run.to, author: author))
             }
-            if open { w.key("to"); w.int(last!.to); w.endObject() }
+        }
+        w.key("runs"); w.beginArray()
+        for run in merged {
             w.beginObject()
             w.key("from"); w.int(run.from)
-            w.key("author"); w.optionalString(author)
-            open = true
-            last = (run.to, author)
+            w.key("to"); w.int(run.to)
+            w.key("author"); w.optionalString(run.author)
+            w.endObject()
         }
-        if open { w.key("to"); w.int(last!.to); w.endObject() }
         w.endArray()
         w.key("authors"); people.write(to: &w)
         w.endObject()

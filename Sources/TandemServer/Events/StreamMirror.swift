@@ -52,8 +52,13 @@ final class StreamMirror: Sendable {
         var presenceSeen: [ObjectIdentifier: [UInt8]] = [:]
     }
 
+    /// Told once the mirror closed, whatever closed it.
+    private let onClose: @Sendable (StreamMirror) -> Void
+
     init(id: String, address: String, recentBudget: Int = 1 << 20, coalescing: Double,
-         onCountChange: @escaping @Sendable (StreamMirror, Int) -> Void) {
+         onCountChange: @escaping @Sendable (StreamMirror, Int) -> Void,
+         onClose: @escaping @Sendable (StreamMirror) -> Void = { _ in }) {
+        self.onClose = onClose
         self.id = id
         self.address = address
         self.recentBudget = recentBudget
@@ -107,15 +112,17 @@ final class StreamMirror: Sendable {
 
     /// Ends the owner's stream and every subscriber's here.
     func close() {
-        let (waiting, task, pool) = state.withLock { s -> ([@Sendable (Bool) -> Void], HTTPClientTask?, HTTPClientPool?) in
-            guard s.phase != .closed else { return ([], nil, nil) }
+        let closing = state.withLock { s -> ([@Sendable (Bool) -> Void], HTTPClientTask?, HTTPClientPool?)? in
+            guard s.phase != .closed else { return nil }
             s.phase = .closed
             defer { s.waiting = []; s.recent = []; s.partial = []; s.task = nil }
             return (s.waiting, s.task, s.pool)
         }
+        guard let (waiting, task, pool) = closing else { return }
         if let task, let pool { pool.execute { _ in task.cancel() } }
         channel.closeAll()
         for then in waiting { then(false) }
+        onClose(self)
     }
 
     private func received(_ piece: [UInt8]) {

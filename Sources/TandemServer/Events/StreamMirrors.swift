@@ -36,9 +36,9 @@ final class StreamMirrors: Sendable {
                 all[id] = nil
             }
             guard all.count < limit else { return nil }
-            let mirror = StreamMirror(id: id, address: address, coalescing: coalescing) { [weak self] mirror, _ in
+            let mirror = StreamMirror(id: id, address: address, coalescing: coalescing, onCountChange: { [weak self] mirror, _ in
                 self?.countChanged(mirror)
-            }
+            }, onClose: { [weak self] mirror in self?.forget(mirror) })
             all[id] = mirror
             return (mirror, true)
         }
@@ -48,7 +48,6 @@ final class StreamMirrors: Sendable {
             mirror.open(path: path, upstream: upstream, key: key, pool: pool)
             // A mirror nobody joins (the owner refused every subscriber) does not stay.
             lingerCheck(mirror)
-            mirror.whenOpen { [weak self] opened in if !opened { self?.forget(mirror) } }
         }
         return mirror
     }
@@ -62,9 +61,9 @@ final class StreamMirrors: Sendable {
 
     /// Closes `mirror` if nobody follows it `lingerSeconds` from now.
     private func lingerCheck(_ mirror: StreamMirror) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.lingerSeconds) { [weak self] in
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.lingerSeconds) {
+            // Closing it takes it out of the table (`forget`, its `onClose`).
             guard mirror.channel.count == 0, mirror.joining.load(ordering: .relaxed) == 0 else { return }
-            self?.forget(mirror)
             mirror.close()
         }
     }
