@@ -65,7 +65,8 @@ extension UndoManager {
                 if n > 0 {
                     if inserted.count < keep { inserted += log.state.text[(o + d)..<(o + d + min(n, keep))] }
                     insertedCount += n
-                    typingEnd = typingEnd == nil && insertedCount > n ? nil : p + n
+                    // What it typed last is the buffer's tail: a backspace at its end takes it back.
+                    typingEnd = p + n
                 }
             }
         }
