@@ -9,6 +9,9 @@ public enum StoreWrite: Sendable {
     /// Like `deleteDocument`, but absent is not an error (deleting twice is harmless).
     case deleteDocument(String)
     case addVersion(StoredVersion)
+    /// Removes one version (an automatic checkpoint a newer one takes the place of); absent is
+    /// not an error.
+    case removeVersion(document: String, number: Int)
     case writeSnapshot(StoredSnapshot)
     case trimChanges(document: String, through: Int)
     /// Keeps a run of changes that left the server's memory. A run starting where a kept one

@@ -204,7 +204,7 @@ import TandemStore
         let doc = try h.create("d")
         _ = try Self.answer { h.service.edit(EditRequest(base: nil, options: EditOptions(), form: .insert("draft", at: 0)), in: doc, by: nil, completion: $0) }.get()
         #expect(h.service.info(doc, scope: .document).hasUnsavedChanges)
-        let version = try Self.answer { h.service.save(doc, name: "first", then: $0) }.get()
+        let version = try Self.answer { h.service.save(doc, SaveRequest(name: "first"), then: $0) }.get()
         #expect(version.number == 1 && version.revision == 1 && version.text == "draft")
         #expect(!h.service.info(doc, scope: .document).hasUnsavedChanges)
         #expect(try h.service.versions(of: doc).map(\.number) == [1])
@@ -217,6 +217,50 @@ import TandemStore
         let revert = TextReplacement(text: version.text, actionName: "Revert to Version", ifMatch: nil)
         _ = try Self.answer { h.service.replaceText(revert, in: doc, by: nil, completion: $0) }.get()
         #expect(h.text(doc) == "draft")
+    }
+
+    /// Autosave's checkpoints collapse into one while they stand for less than the span; a save
+    /// made on purpose is never replaced and starts a new span. Each version keeps who wrote it.
+    @Test(arguments: [false, true])
+    func automaticCheckpointsCollapseAndNamedSavesStay(inMemory: Bool) throws {
+        let h = try Harness(inMemory: inMemory)
+        defer { h.close() }
+        let doc = try h.create("d")
+        let ada = h.session("Ada")
+        func type(_ text: String) throws {
+            _ = try Self.answer { h.service.edit(EditRequest(base: nil, options: EditOptions(), form: .insert(text, at: h.text(doc).utf16.count)), in: doc, by: ada, completion: $0) }.get()
+        }
+        try type("a")
+        let first = try Self.answer { h.service.save(doc, SaveRequest(automatic: true), then: $0) }.get()
+        #expect(first.number == 1 && first.automatic && first.since == first.time)
+        try type("b")
+        let second = try Self.answer { h.service.save(doc, SaveRequest(automatic: true), then: $0) }.get()
+        #expect(second.number == 2 && second.automatic && second.since == first.since && second.text == "ab")
+        #expect(try h.service.versions(of: doc).map(\.number) == [2])
+        try type("c")
+        let named = try Self.answer { h.service.save(doc, SaveRequest(name: "Draft"), then: $0) }.get()
+        #expect(named.number == 3 && !named.automatic && named.since == nil && named.name == "Draft")
+        try type("d")
+        let after = try Self.answer { h.service.save(doc, SaveRequest(automatic: true), then: $0) }.get()
+        #expect(after.number == 4 && after.since == after.time)
+        let versions = try h.service.versions(of: doc)
+        #expect(versions.map(\.number) == [2, 3, 4] && versions.map(\.automatic) == [true, false, true])
+        // Each keeps the authors of its text.
+        let stored = try #require(versions[2].authorship.flatMap(Authorship.Run.decode))
+        #expect(stored == [Authorship.Run(from: 0, to: 4, author: ada.id)])
+    }
+
+    @Test func aCheckpointReplacesOnlyAnAutomaticOneWithinTheSpan() {
+        let span = SaveRequest.checkpointSpan
+        let automatic = SaveRequest(automatic: true), named = SaveRequest(name: "x")
+        let recent = NewestVersion(number: 4, automatic: true, since: 1000)
+        #expect(automatic.replaces(recent, at: 1000 + span - 1))
+        #expect(!automatic.replaces(recent, at: 1000 + span))
+        #expect(!named.replaces(recent, at: 1001))
+        #expect(!SaveRequest().replaces(recent, at: 1001))
+        #expect(!automatic.replaces(NewestVersion(number: 4), at: 1001))
+        #expect(!automatic.replaces(NewestVersion(number: 4, automatic: true, since: nil), at: 1001))
+        #expect(!automatic.replaces(nil, at: 1001))
     }
 
     @Test(arguments: [false, true])

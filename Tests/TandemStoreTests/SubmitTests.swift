@@ -104,6 +104,31 @@ import Testing
         #expect(try store.meta("x") == nil)
     }
 
+    /// Autosave's checkpoint takes the place of the one before it in one unit, keeping what it
+    /// says of itself: automatic, since when, and who wrote its text.
+    @Test(arguments: StoreKind.allCases)
+    func anAutomaticCheckpointTakesThePlaceOfTheOneBeforeIt(_ kind: StoreKind) throws {
+        let store = try kind.make(in: directory)
+        defer { store.close() }
+        try store.createDocument(Fixture.document("d"))
+        try store.addVersion(StoredVersion(documentID: "d", number: 1, revision: 0, time: 1, text: "named", name: "Draft"))
+        let first = StoredVersion(documentID: "d", number: 2, revision: 0, time: 5, text: "a", automatic: true, since: 5,
+                                  authorship: [1, 0, 1, 1, 0])
+        try store.perform([.addVersion(first)])
+        let second = StoredVersion(documentID: "d", number: 3, revision: 0, time: 9, text: "ab", automatic: true, since: 5,
+                                   authorship: Array(0...255))
+        try store.perform([.removeVersion(document: "d", number: 2), .addVersion(second)])
+        let versions = try store.versions(document: "d")
+        #expect(versions.map(\.number) == [1, 3])
+        #expect(versions[0].automatic == false && versions[0].since == nil && versions[0].authorship == nil)
+        #expect(versions[1] == second)
+        #expect(try store.version(document: "d", number: 3) == second)
+        #expect(try store.version(document: "d", number: 2) == nil)
+        // Removing what is not there is no error.
+        try store.perform([.removeVersion(document: "d", number: 2), .removeVersion(document: "nope", number: 1)])
+        #expect(try store.versions(document: "d").map(\.number) == [1, 3])
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aSubmitAfterCloseFailsClosed(_ kind: StoreKind) throws {
         let store = try kind.make(in: directory)
@@ -138,6 +163,7 @@ import Testing
                 .append(Fixture.changes("a", 7...8)),
                 .writeSnapshot(StoredSnapshot(documentID: "a", revision: 7, payload: [7])),
                 .trimChanges(document: "a", through: 7),
+                .removeVersion(document: "a", number: 1),
                 .addVersion(StoredVersion(documentID: "a", number: 2, revision: 7, time: 2, text: "seven")),
                 .updateDocument(renamed),
                 .deleteDocument("b"),

@@ -122,3 +122,54 @@ def test_history_entries_say_what_they_inserted_and_deleted_and_when(servers):
     ada.insert(doc, "x" * 100, 0, newGroup=True)
     long = ada.history(doc)["undoStack"][-1]["preview"]
     assert long["inserted"] == "x" * 40 and long["insertedCount"] == 100
+
+
+def _wait_trimmed(client: Client, doc: str, revision: int, seconds: float = 15):
+    """The log is trimmed in the server's once-a-second housekeeping."""
+    import time
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        r = client.get(f"/documents/{doc}/authorship", params={"revision": revision})
+        if r.status_code == 410:
+            return r
+        time.sleep(0.2)
+    raise AssertionError(f"revision {revision} was not trimmed from the log")
+
+
+def test_a_saved_version_keeps_its_authors_after_the_log_no_longer_reaches_it(servers):
+    """A version stores who wrote its text: `?version=` answers from the log while it reaches
+    the version and from what was stored after, also across a restart; a diff by text past the
+    log names the writers of each stretch from the two sides' stored authors."""
+    srv = servers(name="version-authors", extra_args=("--log-kept", "2", "--archive-bytes", "0"))
+    ada, bob = new_session(srv.base, "Ada"), new_session(srv.base, "Bob")
+    doc = unique("vauth")
+    assert ada.post("/documents", {"id": doc, "text": "one\n", "access": "open"}).status_code == 201
+    bob.insert(doc, "two\n", 4)
+    r = ada.post(f"/documents/{doc}/save", {"name": "Two lines"})
+    assert r.status_code == 201, describe(r)
+    v1 = r.json()
+    # While the log reaches it, from the log.
+    logged = authorship(bob, doc, version=v1["number"])
+    assert (logged["revision"], logged["version"]) == (v1["revision"], v1["number"])
+    assert shown(logged, "one\ntwo\n") == ["Ada:one\n", "Bob:two\n"]
+    for i in range(4):
+        ada.insert(doc, f"{i}", 8 + i)
+    bob.insert(doc, "three\n", 12)
+    r = _wait_trimmed(bob, doc, v1["revision"])
+    assert r.json()["error"]["code"] == "revision_trimmed" and "?version=" in r.json()["error"]["message"]
+    for who in ("before", "after a restart"):
+        stored = authorship(bob, doc, version=v1["number"])
+        assert (stored["revision"], stored["version"]) == (v1["revision"], v1["number"]), who
+        assert shown(stored, "one\ntwo\n") == ["Ada:one\n", "Bob:two\n"], who
+        d = bob.get(f"/documents/{doc}/versions/{v1['number']}/diff").json()
+        names = {a["id"]: a["name"] for a in d["authors"]}
+        assert d["method"] == "text", who
+        assert [(c["kind"], c["at"], c["text"], names.get(c["author"])) for c in d["changes"]] == [
+            ("insert", 8, "0123", "Ada"), ("insert", 12, "three\n", "Bob")], who
+        srv.restart()
+        bob = Client(srv.base, token=bob.token, session=bob.session)
+    for bad in ({"version": "x"}, {"version": "-1"}, {"version": "1", "revision": "1"}):
+        r = bob.get(f"/documents/{doc}/authorship", params=bad)
+        assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_field", describe(r)
+    r = bob.get(f"/documents/{doc}/authorship", params={"version": "99"})
+    assert r.status_code == 404, describe(r)

@@ -454,3 +454,43 @@ def test_a_since_ahead_of_a_node_waits_for_it_and_one_no_node_has_is_422(nodes):
     r = on(two, ada).get(f"/documents/{doc}/edits", params={"since": revision})
     assert r.status_code == 200 and r.json() == [], describe(r)
     assert_error(on(two, ada).get(f"/documents/{doc}/edits", params={"since": revision + 5}), 422, "revision_in_future")
+
+
+def _next_saved(stream: SSEStream, seconds: float = 20) -> dict:
+    deadline = time.monotonic() + seconds
+    while True:
+        event = stream.next_event(timeout=max(0.1, deadline - time.monotonic()))
+        if event.type == "saved":
+            return event.json()
+
+
+def test_a_checkpoint_made_on_one_node_takes_the_place_of_one_made_on_the_other(nodes):
+    """Autosave's checkpoints collapse across nodes as on one: the node that made the newest
+    change writes the checkpoint, numbered after the newest stored, in place of an automatic one;
+    the other node's stream says which it replaced. A named save from either node stays."""
+    one, two = nodes
+    ada, doc = new_doc(one, "ckpt", "")
+    ada2 = on(two, ada)
+    stream = SSEStream(one.base, f"/documents/{doc}/events", headers={"Authorization": f"Bearer {ada.token}"})
+    try:
+        ada.insert(doc, "a", 0)
+        first = _next_saved(stream)
+        assert (first["automatic"], first["replaced"]) == (True, None)
+        ada2.insert(doc, "b", 1)
+        second = _next_saved(stream)
+        assert (second["number"], second["automatic"], second["since"], second["replaced"]) == (
+            first["number"] + 1, True, first["since"], first["number"])
+        for client in (ada, ada2):
+            assert [v["number"] for v in client.get(f"/documents/{doc}/versions").json()] == [second["number"]]
+        r = ada2.post(f"/documents/{doc}/save", {"name": "Kept"})
+        assert r.status_code == 201, describe(r)
+        named = r.json()
+        assert _next_saved(stream)["number"] == named["number"]
+        ada.insert(doc, "c", 2)
+        third = _next_saved(stream)
+        assert (third["number"], third["replaced"], third["since"]) == (named["number"] + 1, None, third["time"])
+    finally:
+        stream.close()
+    listed = ada2.get(f"/documents/{doc}/versions").json()
+    assert [(v["number"], v["automatic"], v["name"]) for v in listed] == [
+        (second["number"], True, None), (named["number"], False, "Kept"), (third["number"], True, None)]

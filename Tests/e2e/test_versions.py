@@ -9,7 +9,8 @@ import time
 import pytest
 import requests
 
-from tandem_client import Client, change_list, describe, new_session
+from sse import SSEStream
+from tandem_client import Client, assert_error, change_list, describe, new_session
 from utf16 import apply_ops
 
 REQUEST_TIMEOUT = 10  # seconds; a request that takes this long is stuck, not slow
@@ -197,6 +198,7 @@ def test_autosave_writes_a_version_once_edits_go_quiet(servers):
     versions = _wait_for(lambda: _versions(anon, doc_id), 20, "an autosaved version")
     assert len(versions) == 1
     assert versions[0]["revision"] == 2 and versions[0]["name"] is None
+    assert versions[0]["automatic"] is True and versions[0]["since"] == versions[0]["time"]
     r = anon.get(f"/documents/{doc_id}/versions/{versions[0]['number']}/text")
     assert r.status_code == 200 and r.text == "quiet now!", describe(r)
     doc = anon.doc(doc_id)
@@ -264,3 +266,73 @@ def test_an_ended_sessions_groups_do_not_come_back_after_a_restart(servers, stop
     assert anon.text(doc_id) == "ada"
     r = anon.undo(doc_id, scope="document")
     assert r.status_code == 409, describe(r)
+
+
+def _next_event(stream: SSEStream, kind: str, seconds: float = 20):
+    deadline = time.monotonic() + seconds
+    while True:
+        event = stream.next_event(timeout=max(0.1, deadline - time.monotonic()))
+        if event.type == kind:
+            return event.json()
+
+
+@pytest.mark.timeout(120)
+def test_autosave_checkpoints_collapse_into_one_while_saves_made_on_purpose_stay(servers):
+    """Autosave keeps the text saved without a version per pause: its checkpoint takes the
+    place of the one before it (a new number, the same `since`) until a save made on purpose,
+    named or not, which no checkpoint replaces; and so on after a restart."""
+    srv = servers(name="checkpoints")
+    ada = new_session(srv.base, "Ada")
+    doc_id = ada.create_doc("")["id"]
+    events = SSEStream(srv.base, f"/documents/{doc_id}/events", headers={"Authorization": f"Bearer {ada.token}"})
+    try:
+        ada.insert(doc_id, "a", 0)
+        first = _next_event(events, "saved")
+        assert (first["automatic"], first["name"], first["replaced"], first["since"]) == (True, None, None, first["time"])
+        ada.insert(doc_id, "b", 1)
+        second = _next_event(events, "saved")
+        assert second["number"] == first["number"] + 1
+        assert (second["automatic"], second["replaced"], second["since"]) == (True, first["number"], first["since"])
+        assert [v["number"] for v in _versions(ada, doc_id)] == [second["number"]]
+        assert_error(ada.get(f"/documents/{doc_id}/versions/{first['number']}/text"), 404, "not_found")
+        # A named save stays, and so does one without a name (nothing typed between, so no
+        # autosave can come first).
+        r = ada.post(f"/documents/{doc_id}/save", {"name": "First draft ✓"})
+        assert r.status_code == 201, describe(r)
+        named = r.json()
+        assert (named["name"], named["automatic"], named["since"], named["length"]) == ("First draft ✓", False, None, 2)
+        r = ada.post(f"/documents/{doc_id}/save")
+        assert r.status_code == 201, describe(r)
+        plain = r.json()
+        assert (plain["name"], plain["automatic"]) == (None, False)
+        ada.insert(doc_id, "d", 2)
+        third = _next_event(events, "saved")
+        while third["automatic"] is False:     # the two saves above
+            third = _next_event(events, "saved")
+        assert (third["replaced"], third["since"]) == (None, third["time"])
+    finally:
+        events.close()
+    listed = _versions(ada, doc_id)
+    assert [(v["number"], v["automatic"], v["name"]) for v in listed] == [
+        (second["number"], True, None), (named["number"], False, "First draft ✓"),
+        (plain["number"], False, None), (third["number"], True, None)]
+    # The newest checkpoint is read back from the store after a restart, and still replaced.
+    srv.restart()
+    ada = Client(srv.base, token=ada.token, session=ada.session)
+    ada.insert(doc_id, "e", 3)
+    after = _wait_for(lambda: [v for v in _versions(ada, doc_id) if v["length"] == 4], 20, "the next checkpoint")[0]
+    assert (after["automatic"], after["since"]) == (True, third["since"])
+    assert [v["number"] for v in _versions(ada, doc_id)] == [second["number"], named["number"], plain["number"], after["number"]]
+
+
+def test_a_version_name_is_checked_where_it_is_read(servers):
+    srv = servers(name="version-names")
+    ada = new_session(srv.base, "Ada")
+    doc_id = ada.create_doc("text")["id"]
+    for body in ({"name": ""}, {"name": "x" * 201}, {"name": 5}, {"title": "x"}):
+        assert_error(ada.post(f"/documents/{doc_id}/save", body), 400, "invalid_field")
+    assert _versions(ada, doc_id) == []
+    r = ada.post(f"/documents/{doc_id}/save", {"name": "é" * 200})
+    assert r.status_code == 201 and r.json()["name"] == "é" * 200, describe(r)
+    r = ada.post(f"/documents/{doc_id}/save", {"name": None})
+    assert r.status_code == 201 and r.json()["name"] is None, describe(r)

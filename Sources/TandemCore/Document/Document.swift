@@ -317,15 +317,24 @@ public final class Document {
     /// The identities of the text's units at `revision` (default: now), an older one still in
     /// the log found by undoing the changes since on a copy (a splice each, as `rope(atRevision:)`).
     public func unitRuns(atRevision revision: Int? = nil) throws(DocumentError) -> UnitRuns {
-        guard let revision, revision != log.revision else { return units.all }
-        try checkInLog(revision)
+        try unitRuns(atRevisions: [revision ?? log.revision])[0]
+    }
+
+    /// The identities of the text's units at each of `revisions`, found in one pass back
+    /// through the log (to the oldest of them), each answer in the order asked.
+    public func unitRuns(atRevisions revisions: [Int]) throws(DocumentError) -> [UnitRuns] {
+        for revision in revisions { try checkInLog(revision) }
+        var found = [UnitRuns?](repeating: nil, count: revisions.count)
         var copy = units
         var undone = log.revision
-        while undone > revision {
-            _ = copy.apply(log.inverse(at: undone), inserted: log.units(at: undone).deleted)
-            undone -= 1
+        for (i, revision) in revisions.enumerated().sorted(by: { $0.element > $1.element }) {
+            while undone > revision {
+                _ = copy.apply(log.inverse(at: undone), inserted: log.units(at: undone).deleted)
+                undone -= 1
+            }
+            found[i] = copy.all
         }
-        return copy.all
+        return found.map { $0! }
     }
 
     /// Who wrote each part of the text at `revision` (default: now), as runs of UTF-16 ranges.

@@ -296,3 +296,66 @@ public struct TextChanges: Sendable, Equatable {
         return steps.reversed()
     }
 }
+
+// MARK: Authors for changes found by text
+
+extension TextChanges {
+    /// These changes from `a` to `b` with authors where runs say who wrote each text: an
+    /// insertion split where `b`'s authors change, a deletion where `a`'s do (each piece at the
+    /// same place, in order, so applying them still turns `a` into `b`). A nil side keeps its
+    /// stretches as they are.
+    public func attributed(from a: [UInt16], to b: [UInt16], authorsOfA: [Authorship.Run]?, authorsOfB: [Authorship.Run]?) -> TextChanges {
+        guard authorsOfA != nil || authorsOfB != nil else { return self }
+        var out: [Stretch] = []
+        // Where the next stretch's text sits in `a`, less where it sits in `b`.
+        var shift = 0
+        for s in stretches {
+            let count = s.text.utf16.count
+            switch s.kind {
+            case .insert:
+                Self.split(s, text: b, start: s.at, count: count, runs: authorsOfB, into: &out)
+                shift -= count
+            case .delete:
+                Self.split(s, text: a, start: s.at + shift, count: count, runs: authorsOfA, into: &out)
+                shift += count
+            }
+        }
+        return TextChanges(stretches: out, byIdentity: byIdentity)
+    }
+
+    private static func split(_ s: Stretch, text: [UInt16], start: Int, count: Int, runs: [Authorship.Run]?, into out: inout [Stretch]) {
+        guard let runs, start >= 0, start + count <= text.count, count > 0 else { return out.append(s) }
+        // The first run that ends past `start`.
+        var lo = 0, hi = runs.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if runs[mid].to <= start { lo = mid + 1 } else { hi = mid }
+        }
+        var position = start
+        let end = start + count
+        var r = lo
+        while position < end {
+            var upTo = end
+            var author: String?
+            if r < runs.count {
+                if runs[r].from > position {
+                    upTo = min(end, runs[r].from)
+                } else {
+                    (upTo, author) = (min(end, runs[r].to), runs[r].author)
+                    r += 1
+                }
+            }
+            guard upTo > position else { continue }
+            let piece = String(decoding: text[position..<upTo], as: UTF16.self)
+            let at = s.kind == .insert ? position : s.at
+            if let last = out.last, last.kind == s.kind, last.author == author,
+               s.kind == .delete ? last.at == at : last.at + last.text.utf16.count == at,
+               position > start {
+                out[out.count - 1].text += piece
+            } else {
+                out.append(Stretch(kind: s.kind, at: at, text: piece, author: author))
+            }
+            position = upTo
+        }
+    }
+}

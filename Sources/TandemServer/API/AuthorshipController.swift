@@ -17,19 +17,33 @@ final class AuthorshipController: RouteController {
         sessions = context.sessions
     }
 
-    /// `GET …/authorship[?revision=n]`.
+    /// `GET …/authorship[?revision=n | ?version=n]`.
     func authorship(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         res.respond { () throws(APIError) in
             let handle = try ctx.requestedDocument()
-            let revision = try Self.revision(req.queryValue("revision"))
-            let (at, runs) = try handle.executor.sync { st throws(APIError) -> (Int, [Authorship.Run]) in
+            let revision = try Self.number(req.queryValue("revision"), "revision", "must be a revision")
+            let number = try Self.number(req.queryValue("version"), "version", "must be a version number")
+            if revision != nil, number != nil { throw .invalidField("version", "ask for a revision or a version, not both") }
+            let version = try number.map { n throws(APIError) in try service.version(n, of: handle) }
+            let logged = handle.executor.sync { st -> Result<(Int, [Authorship.Run]), DocumentError> in
+                let at = version?.revision ?? revision
                 do throws(DocumentError) {
-                    return (revision ?? st.document.revision, try st.document.authors(atRevision: revision))
+                    return .success((at ?? st.document.revision, try st.document.authors(atRevision: at)))
                 } catch {
-                    throw APIError.document(error)
+                    return .failure(error)
                 }
             }
-            return .json(authorshipJSON(revision: at, runs: runs))
+            switch logged {
+            case .success(let (at, runs)):
+                return .json(authorshipJSON(revision: at, version: version?.number, runs: runs))
+            case .failure(let error):
+                guard case .revisionTrimmed = error else { throw APIError.document(error) }
+                // Past the log, a saved version answers with the authors stored with it.
+                guard let version else {
+                    throw APIError(.gone, "revision_trimmed", "\(error); a saved version keeps its authors: ask with ?version=")
+                }
+                return .json(authorshipJSON(revision: version.revision, version: version.number, runs: Self.storedAuthors(of: version)))
+            }
         }
     }
 
@@ -45,35 +59,62 @@ final class AuthorshipController: RouteController {
                 guard let m = Int(toRaw), m >= 0 else { throw .invalidField("to", "must be a version number or 'current'") }
                 to = try service.version(m, of: handle)
             }
-            let changes = try handle.executor.sync { st throws(APIError) -> (TextChanges, toRevision: Int) in
+            let a = Array(from.text.utf16)
+            let found = handle.executor.sync { st -> Found in
                 let doc = st.document
                 let toRevision = to?.revision ?? doc.revision
-                let a = Array(from.text.utf16)
                 let b = to.map { Array($0.text.utf16) } ?? Array(doc.rope.description.utf16)
-                // By identity while the log covers both revisions, else by the texts.
-                if let ua = try? doc.unitRuns(atRevision: from.revision), let ub = try? doc.unitRuns(atRevision: toRevision),
-                   let found = TextChanges.between((a, ua), (b, ub), authorship: doc.authorship) {
-                    return (found, toRevision)
+                // By identity while the log covers both revisions, else by the texts, outside
+                // the document's lock.
+                if let units = try? doc.unitRuns(atRevisions: [from.revision, toRevision]),
+                   let changes = TextChanges.between((a, units[0]), (b, units[1]), authorship: doc.authorship) {
+                    return .log(changes, toRevision: toRevision)
                 }
-                return (TextChanges.lines(from: a, to: b), toRevision)
+                return .text(b, toRevision: toRevision, authorsOfA: try? doc.authors(atRevision: from.revision),
+                             authorsOfB: to == nil ? try? doc.authors() : try? doc.authors(atRevision: toRevision))
             }
-            return .json(diffJSON(changes.0, from: from, to: to, toRevision: changes.toRevision))
+            switch found {
+            case .log(let changes, let toRevision):
+                return .json(diffJSON(changes, from: from, to: to, toRevision: toRevision))
+            case .text(let b, let toRevision, let authorsOfA, let authorsOfB):
+                // Authors past the log are the ones stored with each version.
+                let changes = TextChanges.lines(from: a, to: b)
+                    .attributed(from: a, to: b, authorsOfA: authorsOfA ?? from.authorship.flatMap(Authorship.Run.decode),
+                                authorsOfB: authorsOfB ?? to?.authorship.flatMap(Authorship.Run.decode))
+                return .json(diffJSON(changes, from: from, to: to, toRevision: toRevision))
+            }
         }
     }
 
-    static func revision(_ raw: String?) throws(APIError) -> Int? {
+    /// What the diff found under the document's lock.
+    private enum Found {
+        case log(TextChanges, toRevision: Int)
+        /// The later text, for a diff by text, and each side's authors where the log knows them.
+        case text([UInt16], toRevision: Int, authorsOfA: [Authorship.Run]?, authorsOfB: [Authorship.Run]?)
+    }
+
+    /// The authors stored with a version; one run of unknown author for a version stored
+    /// before authors were (or whose runs do not fit its text).
+    static func storedAuthors(of version: StoredVersion) -> [Authorship.Run] {
+        let length = version.text.utf16.count
+        if let runs = version.authorship.flatMap(Authorship.Run.decode), (runs.last?.to ?? 0) == length { return runs }
+        return length == 0 ? [] : [Authorship.Run(from: 0, to: length, author: nil)]
+    }
+
+    static func number(_ raw: String?, _ field: String, _ message: String) throws(APIError) -> Int? {
         guard let raw else { return nil }
-        guard let n = Int(raw), n >= 0 else { throw .invalidField("revision", "must be a revision") }
+        guard let n = Int(raw), n >= 0 else { throw .invalidField(field, message) }
         return n
     }
 
     // MARK: Answers
 
-    private func authorshipJSON(revision: Int, runs: [Authorship.Run]) -> [UInt8] {
+    private func authorshipJSON(revision: Int, version: Int?, runs: [Authorship.Run]) -> [UInt8] {
         var w = JSONWriter(capacity: 64 + 48 * runs.count)
         var people = People(registry: sessions)
         w.beginObject()
         w.key("revision"); w.int(revision)
+        w.key("version"); if let version { w.int(version) } else { w.null() }
         // Runs by person: two sessions of one person side by side are one run.
         var merged: [Authorship.Run] = []
         for run in runs {

@@ -15,6 +15,17 @@ final class VersionController: RouteController {
         return try service.version(n, of: handle)
     }
 
+    /// The body of `POST …/save`: none, or `{"name"}`.
+    func saveRequest(_ req: HTTPRequest) throws(APIError) -> SaveRequest {
+        let body = try RequestBody.object(req)
+        try body.allowOnly(["name"])
+        let name = try body.string("name")
+        if let name, name.isEmpty || name.unicodeScalars.count > SaveRequest.maxNameLength {
+            throw .invalidField("name", "must be 1 to \(SaveRequest.maxNameLength) characters")
+        }
+        return SaveRequest(name: name)
+    }
+
     func revert(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {
         let session: Session?, handle: DocumentHandle, version: StoredVersion
         do throws(APIError) {

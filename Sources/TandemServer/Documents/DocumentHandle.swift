@@ -1,5 +1,6 @@
 import Synchronization
 import TandemCore
+import TandemStore
 
 /// One open document: its state, owned by its own executor so that different documents never
 /// wait on each other, the store's outcomes on their way to it, and its event channel.
@@ -14,8 +15,8 @@ final class DocumentHandle: Sendable {
     /// them: a job holds its place until its write is stored. `state` is taken inside a job,
     /// never held across its wait.
     let checkpoints = AsyncSerial()
-    /// The newest version number once known (read and written inside `checkpoints` jobs).
-    let newestVersion = Mutex<Int?>(nil)
+    /// The newest version once known (read and written inside `checkpoints` jobs).
+    let newestVersion = Mutex<NewestVersion?>(nil)
     /// An autosave is queued or being stored: the next tick does not queue another (the
     /// document looks unsaved until it is stored).
     let autosaving = Atomic<Bool>(false)

@@ -85,15 +85,31 @@ enum DocumentJSON {
     }
 
     static func version(_ v: StoredVersion) -> [UInt8] {
-        var w = JSONWriter(capacity: 96)
+        var w = JSONWriter(capacity: 128)
         w.beginObject()
+        versionFields(v, to: &w)
+        w.endObject()
+        return w.bytes
+    }
+
+    /// The `saved` event: the version, and the automatic checkpoint it took the place of.
+    static func saved(_ v: StoredVersion, replaced: Int?) -> [UInt8] {
+        var w = JSONWriter(capacity: 144)
+        w.beginObject()
+        versionFields(v, to: &w)
+        w.key("replaced"); if let replaced { w.int(replaced) } else { w.null() }
+        w.endObject()
+        return w.bytes
+    }
+
+    private static func versionFields(_ v: StoredVersion, to w: inout JSONWriter) {
         w.key("number"); w.int(v.number)
         w.key("revision"); w.int(v.revision)
         w.key("time"); w.double(v.time)
         w.key("length"); w.int(v.text.utf16.count)
         w.key("name"); w.optionalString(v.name)
-        w.endObject()
-        return w.bytes
+        w.key("automatic"); w.bool(v.automatic)
+        w.key("since"); if let since = v.since { w.double(since) } else { w.null() }
     }
 
     /// An `ActionResult` (cut, paste, delete).

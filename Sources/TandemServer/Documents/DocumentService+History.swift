@@ -150,14 +150,15 @@ extension DocumentService {
     /// the count goes back to what the store holds (`storeFailed`) and no version exists.
     /// `then` gets the version once stored, and no thread waits. How the version's number is
     /// taken is the replication's (`Replication.saveVersion`): one node alone numbers it
-    /// here (`saveAlone`).
-    func save(_ handle: DocumentHandle, name: String?, then: @escaping Completion<StoredVersion>) {
-        replication.saveVersion(handle, name: name, of: self, then: then)
+    /// here (`saveAlone`). An automatic checkpoint may take the place of the one before it
+    /// (`SaveRequest.replaces(_:at:)`).
+    func save(_ handle: DocumentHandle, _ request: SaveRequest, then: @escaping Completion<StoredVersion>) {
+        replication.saveVersion(handle, request, of: self, then: then)
     }
 
     /// `save` on a node alone with its store: the document's lock is held to read, clear and
     /// submit, never while waiting; concurrent saves take their numbers in `checkpoints` order.
-    func saveAlone(_ handle: DocumentHandle, name: String?, then: @escaping Completion<StoredVersion>) {
+    func saveAlone(_ handle: DocumentHandle, _ request: SaveRequest, then: @escaping Completion<StoredVersion>) {
         handle.checkpoints.run { [self] done in
             let finish: @Sendable (Result<StoredVersion, APIError>) -> Void = { result in
                 done()
@@ -167,44 +168,44 @@ extension DocumentService {
                 // The first save since loading reads the newest number from the store: on the
                 // pool, as every version read, never on the loop that took the request.
                 heavyWork.async(lane: handle.id) { [self] in
-                    let number: Int
-                    do { number = (try store.versions(document: handle.id).last?.number ?? 0) + 1 } catch { return finish(.failure(.storageFailing)) }
-                    saveNumbered(handle, number: number, name: name, then: finish)
+                    let newest: NewestVersion?
+                    do { newest = try store.versions(document: handle.id).last.map(NewestVersion.init) } catch { return finish(.failure(.storageFailing)) }
+                    saveNumbered(handle, request, after: newest, then: finish)
                 }
                 return
             }
-            saveNumbered(handle, number: newest + 1, name: name, then: finish)
+            saveNumbered(handle, request, after: newest, then: finish)
         }
     }
 
-    /// `save` once the version's number is known (inside the document's `checkpoints` job).
-    private func saveNumbered(_ handle: DocumentHandle, number: Int, name: String?,
+    /// `save` once the newest version is known (inside the document's `checkpoints` job).
+    private func saveNumbered(_ handle: DocumentHandle, _ request: SaveRequest, after newest: NewestVersion?,
                               then finish: @escaping @Sendable (Result<StoredVersion, APIError>) -> Void) {
-        let submitted: (StoredVersion, Bool, StoreTicket, Rope)
+        let submitted: (VersionWrite, StoreTicket)
         do throws(APIError) {
-            submitted = try submitVersion(handle, number: number, name: name)
+            submitted = try submitVersion(handle, request, after: newest)
         } catch {
             return finish(.failure(error))
         }
-        let (v, cleared, ticket, savedRope) = submitted
-        persistence.whenStored(ticket, of: handle, journaled: cleared, doing: "save a version of") { [self] result in
+        let (write, ticket) = submitted
+        persistence.whenStored(ticket, of: handle, journaled: write.cleared, doing: "save a version of") { [self] result in
             if case .failure(let error) = result { return finish(.failure(error)) }
-            handle.newestVersion.withLock { $0 = number }
-            persistence.versionStored(v, text: savedRope, cleared: cleared, in: handle)
-            finish(.success(v))
+            handle.newestVersion.withLock { $0 = NewestVersion(write.version) }
+            persistence.versionStored(write, in: handle)
+            finish(.success(write.version))
         }
     }
 
-    /// Under the document's lock: the committed text as version `number`, and the change
-    /// count cleared with it when nothing is in flight, submitted as one unit.
-    private func submitVersion(_ handle: DocumentHandle, number: Int, name: String?) throws(APIError) -> (StoredVersion, Bool, StoreTicket, Rope) {
-        try handle.executor.sync { st throws(APIError) -> (StoredVersion, Bool, StoreTicket, Rope) in
+    /// Under the document's lock: the committed text as the version after `newest`, and the
+    /// change count cleared with it when nothing is in flight, submitted as one unit.
+    private func submitVersion(_ handle: DocumentHandle, _ request: SaveRequest, after newest: NewestVersion?) throws(APIError) -> (VersionWrite, StoreTicket) {
+        try handle.executor.sync { st throws(APIError) -> (VersionWrite, StoreTicket) in
                 if st.deleted { throw st.goneError(handle.id) }
                 if st.savingError { throw .storageFailing }
-                let (v, rope, cleared, writes) = persistence.versionWrites(&st, of: handle, number: number, name: name)
+                let write = persistence.versionWrites(&st, of: handle, request, after: newest)
                 let ticket = StoreTicket()
-                store.submit(writes, delivery: delivery()) { ticket.finish($0) }
-                return (v, cleared, ticket, rope)
+                store.submit(write.writes, delivery: delivery()) { ticket.finish($0) }
+                return (write, ticket)
         }
     }
 
@@ -219,7 +220,7 @@ extension DocumentService {
                 return quietFor >= 2 || sinceSave >= 30
             }
             guard due, handle.autosaving.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { continue }
-            save(handle, name: nil) { _ in handle.autosaving.store(false, ordering: .releasing) }
+            save(handle, SaveRequest(automatic: true)) { _ in handle.autosaving.store(false, ordering: .releasing) }
         }
     }
 }

@@ -64,6 +64,8 @@ struct HeavyWorkMiddleware: RouteMiddleware {
             return handle.executor.syncIfIdle { $0.document.loggedUnits(since: max(0, since)) }
                 .map { $0 >= Self.heavyTextLength } ?? true
         }
+        // Authorship of a saved version reads the store.
+        if operation == "getAuthorship", request.queryValue("version") != nil { return true }
         // Authorship at an earlier revision undoes every change since on a copy of the units.
         let parameter = operation == "getAuthorship" ? "revision" : "group"
         guard operation != "getAuthorship" || request.queryValue("revision") != nil else { return false }

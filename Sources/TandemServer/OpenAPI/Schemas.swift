@@ -19,6 +19,7 @@ enum Schemas {
     /// A session an application's token started ends then (seconds since 1970) unless renewed.
     static let sessionExpires: JSONValue = ["type": "number", "description": "Seconds since 1970 when the session ends unless renewed: only on a session an application's token (jwt) started"]
     static let nullableString: JSONValue = ["type": ["string", "null"]]
+    static let nullableNumber: JSONValue = ["type": ["number", "null"]]
     static func array(_ items: JSONValue) -> JSONValue { ["type": "array", "items": items] }
 
     /// One event of a text/event-stream, as OpenAPI tools read them: its fields as strings.

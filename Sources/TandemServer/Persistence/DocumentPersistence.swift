@@ -169,31 +169,56 @@ final class DocumentPersistence: Sendable {
         return (after, created, list)
     }
 
-    /// Under the document's lock: the committed text as version `number`, with the change
-    /// count cleared when nothing is in flight (a change still waiting for its commit is not
-    /// in the version: it stays unsaved), and the unit that stores both.
-    func versionWrites(_ st: inout DocumentState, of handle: DocumentHandle, number: Int, name: String?)
-        -> (StoredVersion, text: Rope, cleared: Bool, writes: [StoreWrite]) {
+    /// Under the document's lock: the committed text, with who wrote it, as the version after
+    /// `newest` (in its place, when an automatic checkpoint takes the place of another), with
+    /// the change count cleared when nothing is in flight (a change still waiting for its
+    /// commit is not in the version: it stays unsaved), and the unit that stores it all.
+    func versionWrites(_ st: inout DocumentState, of handle: DocumentHandle, _ request: SaveRequest, after newest: NewestVersion?) -> VersionWrite {
         let rope = st.committedRope
-        let v = StoredVersion(documentID: handle.id, number: number, revision: st.committedRevision,
-                              time: now(), text: rope.description, name: name)
-        var writes: [StoreWrite] = [.addVersion(v)]
+        let time = now()
+        let replaced = request.replaces(newest, at: time) ? newest : nil
+        // The committed revision is never older than the log's start: only committed changes
+        // are trimmed.
+        let authors = try? st.document.authors(atRevision: st.committedRevision)
+        let v = StoredVersion(documentID: handle.id, number: (newest?.number ?? 0) + 1, revision: st.committedRevision,
+                              time: time, text: rope.description, name: request.name, automatic: request.automatic,
+                              since: request.automatic ? (replaced?.since ?? time) : nil,
+                              authorship: authors.map(Authorship.Run.encode))
+        var writes: [StoreWrite] = []
+        if let replaced { writes.append(.removeVersion(document: handle.id, number: replaced.number)) }
+        writes.append(.addVersion(v))
         let cleared = st.document.revision == v.revision
         if cleared {
             st.document.updateChangeCount(.cleared)
             if let journal = pendingJournalWrite(st, id: handle.id) { writes.append(journal) }
         }
-        return (v, rope, cleared, writes)
+        return VersionWrite(version: v, text: rope, cleared: cleared, replaced: replaced?.number, writes: writes)
     }
 
-    /// A version is stored: it is the saved text from now on, and every window hears of it.
-    func versionStored(_ v: StoredVersion, text: Rope, cleared: Bool, in handle: DocumentHandle) {
+    /// A version is stored: it is the saved text from now on, and every window hears of it
+    /// (and of the checkpoint it took the place of).
+    func versionStored(_ write: VersionWrite, in handle: DocumentHandle) {
+        let v = write.version
         handle.executor.sync { st in
             guard !st.deleted else { return }
-            (st.savedRope, st.savedRevision) = (text, v.revision)
+            (st.savedRope, st.savedRevision) = (write.text, v.revision)
             st.lastSaved = v.time
-            if cleared { st.lastSavedRevision = max(st.lastSavedRevision, v.revision) }
-            handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved", data: DocumentJSON.version(v)))
+            if write.cleared { st.lastSavedRevision = max(st.lastSavedRevision, v.revision) }
+            handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved",
+                                                      data: DocumentJSON.saved(v, replaced: write.replaced)))
         }
     }
+}
+
+/// A version about to be stored (`DocumentPersistence.versionWrites`) and what storing it does.
+struct VersionWrite: Sendable {
+    var version: StoredVersion
+    /// Its text, which becomes the saved text once it is stored.
+    var text: Rope
+    /// Whether the change count is cleared with it (nothing was in flight).
+    var cleared: Bool
+    /// The automatic checkpoint it takes the place of.
+    var replaced: Int?
+    /// The unit that stores it.
+    var writes: [StoreWrite]
 }

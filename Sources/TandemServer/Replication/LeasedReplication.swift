@@ -142,9 +142,9 @@ final class LeasedReplication: Replication {
     }
 
     /// The fence keeps a former owner from numbering a version too.
-    func saveVersion(_ handle: DocumentHandle, name: String?, of documents: DocumentService,
+    func saveVersion(_ handle: DocumentHandle, _ request: SaveRequest, of documents: DocumentService,
                      then: @escaping DocumentService.Completion<StoredVersion>) {
-        local.saveVersion(handle, name: name, of: documents, then: then)
+        local.saveVersion(handle, request, of: documents, then: then)
     }
 
     /// Its documents here; each other owner ends the session in its own when it hears of it

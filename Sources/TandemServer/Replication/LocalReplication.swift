@@ -62,9 +62,9 @@ struct LocalReplication: Replication {
     func selectionRemoved(of session: String, in handle: DocumentHandle) {}
 
     /// Numbered here, after the newest stored (`DocumentService.saveAlone`).
-    func saveVersion(_ handle: DocumentHandle, name: String?, of documents: DocumentService,
+    func saveVersion(_ handle: DocumentHandle, _ request: SaveRequest, of documents: DocumentService,
                      then: @escaping DocumentService.Completion<StoredVersion>) {
-        documents.saveAlone(handle, name: name, then: then)
+        documents.saveAlone(handle, request, then: then)
     }
 
     func storeSessionEnd(_ end: SessionEnding, ends: SessionEnds) {

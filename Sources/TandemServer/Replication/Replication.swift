@@ -59,7 +59,7 @@ protocol Replication: Sendable {
 
     /// Saves the document's committed text as its next version (`DocumentService.save`),
     /// numbered so that no two saves, on any node, take the same number.
-    func saveVersion(_ handle: DocumentHandle, name: String?, of documents: DocumentService,
+    func saveVersion(_ handle: DocumentHandle, _ request: SaveRequest, of documents: DocumentService,
                      then: @escaping DocumentService.Completion<StoredVersion>)
 
     /// Stores a session's end over every open document as one unit (`SessionEnds`), in each

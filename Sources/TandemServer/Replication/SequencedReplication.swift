@@ -108,9 +108,9 @@ final class SequencedReplication: Replication {
         sync?.selectionRemoved(of: session, in: handle)
     }
 
-    func saveVersion(_ handle: DocumentHandle, name: String?, of documents: DocumentService,
+    func saveVersion(_ handle: DocumentHandle, _ request: SaveRequest, of documents: DocumentService,
                      then: @escaping DocumentService.Completion<StoredVersion>) {
-        ClusterSync(cluster: cluster, documents: documents).saveVersion(handle, name: name, then: then)
+        ClusterSync(cluster: cluster, documents: documents).saveVersion(handle, request, then: then)
     }
 
     func storeSessionEnd(_ end: SessionEnding, ends: SessionEnds) {

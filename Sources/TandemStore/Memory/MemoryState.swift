@@ -35,7 +35,8 @@ struct MemoryState: Sendable {
         /// Put these back in front.
         case trimmed(MemoryKey, [StoredChange])
         case snapshot(MemoryKey, StoredSnapshot?)
-        case version(MemoryKey, number: Int)
+        /// The version as it was under that number (nil: none).
+        case version(MemoryKey, number: Int, StoredVersion?)
         case archive(MemoryKey, [Int: ArchivedRun])
         case session(MemoryKey, StoredSession?)
         case user(MemoryKey, StoredUser?)
@@ -67,7 +68,7 @@ struct MemoryState: Sendable {
             documents[key]!.revision = revision
         case .trimmed(let key, let changes): documents[key]!.changes.insert(contentsOf: changes, at: 0)
         case .snapshot(let key, let snapshot): documents[key]!.snapshot = snapshot
-        case .version(let key, let number): documents[key]!.versions[number] = nil
+        case .version(let key, let number, let version): documents[key]!.versions[number] = version
         case .archive(let key, let archive): documents[key]!.archive = archive
         case .session(let key, let session): sessions[key] = session
         case .user(let key, let user): users[key] = user
@@ -85,6 +86,7 @@ struct MemoryState: Sendable {
         case .updateDocument(let document): try updateDocument(document)
         case .deleteDocument(let id): _ = deleteDocument(id)
         case .addVersion(let version): try addVersion(version)
+        case .removeVersion(let document, let number): removeVersion(document: document, number: number)
         case .writeSnapshot(let snapshot): try writeSnapshot(snapshot)
         case .trimChanges(let document, let through): try trimChanges(document: document, through: through)
         case .archive(let run): archive(run)
@@ -209,8 +211,15 @@ struct MemoryState: Sendable {
         let taken = try document(version.documentID).versions[version.number] != nil
         try NotNull.check(version)
         if taken { throw .conflict("UNIQUE constraint failed: versions.document, versions.number") }
-        undoLog.append(.version(key, number: version.number))
+        undoLog.append(.version(key, number: version.number, nil))
         documents[key]!.versions[version.number] = version
+    }
+
+    mutating func removeVersion(document id: String, number: Int) {
+        let key = MemoryKey(id)
+        guard let removed = documents[key]?.versions[number] else { return }
+        undoLog.append(.version(key, number: number, removed))
+        documents[key]!.versions[number] = nil
     }
 
     // MARK: Sessions, pasteboards, meta

@@ -170,6 +170,13 @@ enum PostgresSchema {
                 key TEXT NOT NULL
             );
             """),
+        // Automatic checkpoints (autosave's), which a later one may take the place of, apart
+        // from named saves; who wrote each part of a version's text.
+        (12, """
+            ALTER TABLE versions ADD COLUMN automatic BOOLEAN NOT NULL DEFAULT false;
+            ALTER TABLE versions ADD COLUMN since DOUBLE PRECISION;
+            ALTER TABLE versions ADD COLUMN authorship BYTEA;
+            """),
     ]
 
     static var latestVersion: Int { migrations.last!.version }

@@ -106,7 +106,7 @@ extension PostgresStore {
     public func versions(document: String) throws(StoreError) -> [StoredVersion] {
         try read { c throws(StoreError) in
             let rows = try c.query("""
-                SELECT document, number, revision, time, text, name FROM versions WHERE document = $1 ORDER BY number
+                SELECT \(Self.versionColumns) FROM versions WHERE document = $1 ORDER BY number
                 """, [.text(document)])
             return (0..<rows.count).map { Self.version(rows, $0) }
         }
@@ -115,7 +115,7 @@ extension PostgresStore {
     public func version(document: String, number: Int) throws(StoreError) -> StoredVersion? {
         try read { c throws(StoreError) in
             let rows = try c.query("""
-                SELECT document, number, revision, time, text, name FROM versions WHERE document = $1 AND number = $2
+                SELECT \(Self.versionColumns) FROM versions WHERE document = $1 AND number = $2
                 """, [.text(document), .int(number)])
             return rows.count > 0 ? Self.version(rows, 0) : nil
         }
@@ -164,9 +164,13 @@ extension PostgresStore {
                        modified: rows.double(row, 3), metadata: rows.bytes(row, 4))
     }
 
-    /// A version from columns document, number, revision, time, text, name.
+    static let versionColumns = "document, number, revision, time, text, name, automatic, since, authorship"
+
+    /// A version from `versionColumns`.
     static func version(_ rows: PGResult, _ row: Int) -> StoredVersion {
         StoredVersion(documentID: rows.text(row, 0), number: rows.int(row, 1), revision: rows.int(row, 2),
-                      time: rows.double(row, 3), text: rows.text(row, 4), name: rows.optionalText(row, 5))
+                      time: rows.double(row, 3), text: rows.text(row, 4), name: rows.optionalText(row, 5),
+                      automatic: rows.bool(row, 6), since: rows.optionalDouble(row, 7),
+                      authorship: rows.isNull(row, 8) ? nil : rows.bytes(row, 8))
     }
 }

@@ -26,6 +26,7 @@ extension PostgresStore {
         case .updateDocument(let document): try updateDocument(document, in: c)
         case .deleteDocument(let id): _ = try deleteDocument(id, in: c)
         case .addVersion(let version): try addVersion(version, in: c)
+        case .removeVersion(let document, let number): try removeVersion(document: document, number: number, in: c)
         case .writeSnapshot(let snapshot): try writeSnapshot(snapshot, in: c)
         case .trimChanges(let document, let through): try trimChanges(document: document, through: through, in: c)
         case .archive(let run): try archive(run, in: c)
@@ -185,11 +186,17 @@ extension PostgresStore {
         try NotNull.check(version)
         _ = try revision(of: version.documentID, in: c)
         let inserted = try c.query("""
-            INSERT INTO versions (document, number, revision, time, text, name) VALUES ($1, $2, $3, $4, $5, $6)
+            INSERT INTO versions (document, number, revision, time, text, name, automatic, since, authorship)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
             ON CONFLICT (document, number) DO NOTHING
             """, [.text(version.documentID), .int(version.number), .int(version.revision), .double(version.time),
-                  .utf8(version.text), version.name.map(PGValue.utf8) ?? .null])
+                  .utf8(version.text), version.name.map(PGValue.utf8) ?? .null, .bool(version.automatic),
+                  version.since.map(PGValue.double) ?? .null, version.authorship.map(PGValue.bytes) ?? .null])
         if inserted.affected == 0 { throw StoreError.conflict("UNIQUE constraint failed: versions.document, versions.number") }
+    }
+
+    static func removeVersion(document: String, number: Int, in c: PGConnection) throws(StoreError) {
+        try c.query("DELETE FROM versions WHERE document = $1 AND number = $2", [.text(document), .int(number)])
     }
 
     static func upsertSession(_ session: StoredSession, in c: PGConnection) throws(StoreError) {

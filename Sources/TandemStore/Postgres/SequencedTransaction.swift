@@ -42,9 +42,13 @@ public final class SequencedTransaction {
         try PostgresStore.changes(document: document, after: after, through: Int.max, in: connection)
     }
 
-    /// The number of the document's newest version, 0 without one.
-    public func newestVersion(document: String) throws(StoreError) -> Int {
-        try connection.query("SELECT coalesce(max(number), 0)::bigint FROM versions WHERE document = $1", [.text(document)]).int(0, 0)
+    /// The document's newest version, nil without one.
+    public func newestVersion(document: String) throws(StoreError) -> NewestVersion? {
+        let rows = try connection.query("""
+            SELECT number, automatic, since FROM versions WHERE document = $1 ORDER BY number DESC LIMIT 1
+            """, [.text(document)])
+        guard rows.count > 0 else { return nil }
+        return NewestVersion(number: rows.int(0, 0), automatic: rows.bool(0, 1), since: rows.optionalDouble(0, 2))
     }
 
     public func meta(_ key: String) throws(StoreError) -> [UInt8]? {

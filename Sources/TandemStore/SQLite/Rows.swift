@@ -44,12 +44,13 @@ extension StoredDocument {
 }
 
 extension StoredVersion {
-    static let columns = "document, number, revision, time, text, name"
-    static let selected = "document, number, revision, time, CAST(text AS BLOB), CAST(name AS BLOB)"
+    static let columns = "document, number, revision, time, text, name, automatic, since, authorship"
+    static let selected = "document, number, revision, time, CAST(text AS BLOB), CAST(name AS BLOB), automatic, since, authorship"
 
     init(row: Row) {
         self.init(documentID: row[0], number: row[1], revision: row[2], time: row[3], text: String(utf8Blob: row, 4),
-                  name: String(optionalUTF8Blob: row, 5))
+                  name: String(optionalUTF8Blob: row, 5), automatic: row[6], since: row[7],
+                  authorship: row.hasNull(atIndex: 8) ? nil : [UInt8](blob: row, 8))
     }
 }
 

@@ -12,8 +12,13 @@ extension SQLiteStore {
         _ = try revision(of: version.documentID, in: db)
         // A taken number violates the primary key: `.conflict`.
         try db.execute(
-            sql: "INSERT INTO versions (\(StoredVersion.columns)) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [version.documentID, version.number, version.revision, version.time, version.text.utf8Blob, version.name?.utf8Blob])
+            sql: "INSERT INTO versions (\(StoredVersion.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            arguments: [version.documentID, version.number, version.revision, version.time, version.text.utf8Blob, version.name?.utf8Blob,
+                        version.automatic, version.since, version.authorship.map { Data($0) }])
+    }
+
+    static func removeVersion(document: String, number: Int, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM versions WHERE document = ? AND number = ?", arguments: [document, number])
     }
 
     public func versions(document: String) throws(StoreError) -> [StoredVersion] {

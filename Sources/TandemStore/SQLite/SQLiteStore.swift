@@ -156,6 +156,7 @@ extension SQLiteStore {
         case .updateDocument(let document): try updateDocument(document, in: db)
         case .deleteDocument(let id): _ = try deleteDocument(id, in: db)
         case .addVersion(let version): try addVersion(version, in: db)
+        case .removeVersion(let document, let number): try removeVersion(document: document, number: number, in: db)
         case .writeSnapshot(let snapshot): try writeSnapshot(snapshot, in: db)
         case .trimChanges(let document, let through): try trimChanges(document: document, through: through, in: db)
         case .archive(let run): try archive(run, in: db)

@@ -134,6 +134,15 @@ enum Schema {
                 ALTER TABLE pasteboards ADD COLUMN shared_with TEXT;
                 """)
         }
+        // Automatic checkpoints (autosave's), which a later one may take the place of, apart
+        // from named saves; who wrote each part of a version's text.
+        migrator.registerMigration("v7") { db in
+            try db.execute(sql: """
+                ALTER TABLE versions ADD COLUMN automatic BOOLEAN NOT NULL DEFAULT 0;
+                ALTER TABLE versions ADD COLUMN since REAL;
+                ALTER TABLE versions ADD COLUMN authorship BLOB;
+                """)
+        }
         return migrator
     }
 }

@@ -20,16 +20,21 @@ extension AuthorshipController {
             Endpoint(
                 method: .get, path: "/documents/{id}/authorship", operationID: "getAuthorship",
                 summary: "Who wrote each part of the text: runs of UTF-16 ranges by author (a user, or a session without one); text an undo put back keeps its first writer", tag: "Documents",
-                parameters: [Endpoint.query("revision", Schemas.nonNegative, "An earlier revision still in the log (default: now)")],
+                parameters: [
+                    Endpoint.query("revision", Schemas.nonNegative, "An earlier revision still in the log, or a saved version's (default: now)"),
+                    Endpoint.query("version", Schemas.nonNegative, "A saved version, instead of a revision"),
+                ],
                 responses: [
                     Endpoint.json(200, "The runs, in order, and the people they name", Schemas.object([
-                        ("revision", Schemas.nonNegative), ("runs", Schemas.array(run)), ("authors", Schemas.array(person)),
-                    ], required: ["revision", "runs", "authors"])),
-                    Endpoint.error(400, "revision is not a revision"),
+                        ("revision", Schemas.nonNegative), ("version", ["type": ["integer", "null"], "minimum": 0]),
+                        ("runs", Schemas.array(run)), ("authors", Schemas.array(person)),
+                    ], required: ["revision", "version", "runs", "authors"])),
+                    Endpoint.error(400, "revision or version is not a number, or both are given"),
                     Endpoint.error(401, "Bad token"),
-                    Endpoint.error(404, "No such document"),
-                    Endpoint.error(410, "The revision is older than the kept log"),
+                    Endpoint.error(404, "No such document or version"),
+                    Endpoint.error(410, "The revision is older than the kept log, and no saved version has it"),
                     Endpoint.error(422, "The revision is in the future"),
+                    Endpoint.error(503, "The store cannot be read"),
                 ],
                 handler: { [self] req, ctx, res in authorship(req, ctx, res) }
             ),

@@ -7,26 +7,32 @@ extension VersionController {
     var endpoints: [Endpoint] {
         let version: JSONValue = Schemas.object([
             ("number", Schemas.nonNegative), ("revision", Schemas.nonNegative), ("time", Schemas.number),
-            ("length", Schemas.nonNegative), ("name", Schemas.nullableString),
-        ], required: ["number", "revision", "time", "length", "name"])
+            ("length", Schemas.nonNegative), ("name", Schemas.nullableString), ("automatic", Schemas.boolean),
+            ("since", Schemas.nullableNumber),
+        ], required: ["number", "revision", "time", "length", "name", "automatic", "since"])
         return [
             Endpoint(
                 method: .post, path: "/documents/{id}/save", operationID: "save",
-                summary: "Checkpoint a version now; resets changeCount", tag: "Documents",
+                summary: "Save a version now, named if a name is given; resets changeCount", tag: "Documents",
+                requestBody: Endpoint.jsonBody(Schemas.object([
+                    ("name", ["type": ["string", "null"], "minLength": 1, "maxLength": .integer(SaveRequest.maxNameLength)]),
+                ], required: []), required: false),
                 responses: [
                     Endpoint.json(201, "The saved version", version),
+                    Endpoint.error(400, "A name that is not a string of 1 to 200 characters, or another field"),
                     Endpoint.error(401, "Bad token"),
                     Endpoint.error(404, "No such document"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
                 handler: { [self] req, ctx, res in
-                    let handle: DocumentHandle
+                    let handle: DocumentHandle, request: SaveRequest
                     do throws(APIError) {
                         handle = try ctx.requestedDocument()
+                        request = try saveRequest(req)
                     } catch {
                         return res.send(error.response)
                     }
-                    service.save(handle, name: nil) { res.send($0) { .json(DocumentJSON.version($0), status: .created) } }
+                    service.save(handle, request) { res.send($0) { .json(DocumentJSON.version($0), status: .created) } }
                 }
             ),
             Endpoint(
