@@ -21,7 +21,11 @@ the middle of the document. For every keystroke it prints, as p50/p95 in millise
   TANDEM_BIN=.build/release/tandem scripts/bench-browser.py [--sizes 10,200,1000]
       [--people 1,10] [--keys 60] [--interval 80] [--public DIR] [--editor textarea|viewport]
       [--detail] [--profile FILE]
-      [--trace FILE]
+      [--trace FILE] [--colours off|on|both]
+
+--colours on runs with authorship colours shown in both windows (the toolbar's "Who wrote
+what", its runs refetched as people type); both runs each configuration without them, then
+with them, in one run, so the two can be compared on one machine's load.
 
 Bounded: it stops by itself after --deadline seconds (default 900), whatever happens.
 Only loopback addresses are used; Chromium's own background networking is turned off.
@@ -201,6 +205,12 @@ class Tracer:
         self.ws.close()
 
 
+def set_colours(d, base, on):
+    """Authorship colours on or off for the next page load, as the toolbar's toggle keeps them."""
+    d.get(f"{base}/")
+    d.execute_script("localStorage.setItem('tandem.authorship', arguments[0])", "on" if on else "off")
+
+
 def open_doc(d, base, doc_id, editor=None):
     d.get(f"{base}/{'?editor=' + editor if editor else ''}#/doc/{doc_id}")
     WebDriverWait(d, 60).until(lambda _: d.execute_script(
@@ -304,6 +314,8 @@ def main():
     ap.add_argument("--trace", default=None,
                     help="write a timeline trace of the typist's tab during the last run's typing here (.json, for "
                          "Chrome DevTools' Performance panel)")
+    ap.add_argument("--colours", choices=["off", "on", "both"], default="off",
+                    help="authorship colours shown in both windows; both: each configuration without, then with them")
     ap.add_argument("--deadline", type=float, default=900, help="stop after this many seconds, whatever happens")
     args = ap.parse_args()
 
@@ -330,15 +342,18 @@ def main():
         typist, observer = driver(), driver()
         drivers += [typist, observer]
         print(f"client {args.public}{', editor ' + args.editor if args.editor else ''}; {args.keys} keys every {args.interval:g} ms; ms, p50 / p95")
-        print(f"{'document':>9} {'others':>6} | {'handled p50':>11} {'p95':>6} | {'visible p50':>11} {'p95':>6} | keys")
-        configs = [(int(s), int(p)) for s in args.sizes.split(",") for p in args.people.split(",")]
-        for n, (size, others) in enumerate(configs):
+        print(f"{'document':>9} {'others':>6} {'colours':>7} | {'handled p50':>11} {'p95':>6} | {'visible p50':>11} {'p95':>6} | keys")
+        shades = {"off": [False], "on": [True], "both": [False, True]}[args.colours]
+        configs = [(int(s), int(p), c) for s in args.sizes.split(",") for p in args.people.split(",") for c in shades]
+        for n, (size, others, colours) in enumerate(configs):
             last = n == len(configs) - 1
             profile = args.profile if last else None
             trace = args.trace if last else None
+            for d in (typist, observer):
+                set_colours(d, base, colours)
             handled, visible, count = run_one(base, size, others, args, typist, observer, profile, trace)
             label = f"{size / 1000:g} MB" if size >= 1000 else f"{size} KB"
-            print(f"{label:>9} {others:>6} | {pct(handled, 50):11.1f} {pct(handled, 95):6.1f} | "
+            print(f"{label:>9} {others:>6} {'on' if colours else 'off':>7} | {pct(handled, 50):11.1f} {pct(handled, 95):6.1f} | "
                   f"{pct(visible, 50):11.1f} {pct(visible, 95):6.1f} | {count}", flush=True)
     finally:
         signal.alarm(0)

@@ -9,9 +9,12 @@ public enum StoreWrite: Sendable {
     /// Like `deleteDocument`, but absent is not an error (deleting twice is harmless).
     case deleteDocument(String)
     case addVersion(StoredVersion)
-    /// Removes one version (an automatic checkpoint a newer one takes the place of); absent is
-    /// not an error.
-    case removeVersion(document: String, number: Int)
+    /// Removes a version if it is an automatic checkpoint (one a newer checkpoint takes the
+    /// place of); absent, or named meanwhile, it is left alone, and that is not an error.
+    case removeCheckpoint(document: String, number: Int)
+    /// Names a version (nil: no name) and makes it one autosave never replaces; `.notFound` if
+    /// the document has no such version.
+    case nameVersion(document: String, number: Int, name: String?)
     case writeSnapshot(StoredSnapshot)
     case trimChanges(document: String, through: Int)
     /// Keeps a run of changes that left the server's memory. A run starting where a kept one

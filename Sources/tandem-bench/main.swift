@@ -153,12 +153,13 @@ func runAuthorship(_ path: String) {
     let n = patches.count, turn = 100
     let heapBefore = heapInUseBytes()
     let doc = Document(text: start, author: "ada")
-    var versions: [(text: [UInt16], units: UnitRuns, revision: Int)] = []
+    // Each version as a save keeps it: text, unit identities, and its authors encoded.
+    var versions: [(text: [UInt16], units: UnitRuns, revision: Int, authors: [UInt8])] = []
     let every = max(1, n / 99)
     var replaySeconds = 0.0
     for (i, p) in patches.enumerated() {
         if i % every == 0 || i == n - 1 {
-            versions.append((Array(doc.text.utf16), try! doc.unitRuns(), doc.revision))
+            versions.append((Array(doc.text.utf16), try! doc.unitRuns(), doc.revision, Authorship.Run.encode(try! doc.authors())))
         }
         let t = now()
         do {
@@ -168,7 +169,7 @@ func runAuthorship(_ path: String) {
         replaySeconds += now() - t
     }
     guard doc.text == end else { fail("final text differs from endContent") }
-    versions.append((Array(doc.text.utf16), try! doc.unitRuns(), doc.revision))
+    versions.append((Array(doc.text.utf16), try! doc.unitRuns(), doc.revision, Authorship.Run.encode(try! doc.authors())))
     let heapMiB = Double(heapInUseBytes() - heapBefore) / 1_048_576
 
     // The upkeep: the same insertions noted again into marks of their own, timed alone.
@@ -204,6 +205,11 @@ func runAuthorship(_ path: String) {
     let tl = now()
     let lineDiff = TextChanges.lines(from: first.text, to: last.text)
     let lineSeconds = now() - tl
+    // Past the log: the line diff named by the authors the two versions stored.
+    let ta = now()
+    guard let authorsOfA = Authorship.Run.decode(first.authors), let authorsOfB = Authorship.Run.decode(last.authors) else { fail("stored authors unreadable") }
+    let named = lineDiff.attributed(from: first.text, to: last.text, authorsOfA: authorsOfA, authorsOfB: authorsOfB)
+    let namedSeconds = now() - ta + lineSeconds
     let textBytes = doc.text.utf8.count
     func median(_ x: [Double]) -> Double { x.sorted()[x.count / 2] }
     func f(_ x: Double, _ digits: Int = 3) -> String { String(format: "%.\(digits)f", x) }
@@ -213,6 +219,8 @@ func runAuthorship(_ path: String) {
         + "\"text_bytes\":\(textBytes),\"marks_per_text\":\(f(Double(doc.authorship.allocatedBytes) / Double(textBytes), 4)),"
         + "\"versions\":\(versions.count),\"diff_ms\":\(f(median(diffSamples) * 1e3)),\"diff_stretches\":\(stretches),"
         + "\"line_diff_ms\":\(f(lineSeconds * 1e3)),\"line_diff_stretches\":\(lineDiff.stretches.count),"
+        + "\"line_diff_named_ms\":\(f(namedSeconds * 1e3)),\"line_diff_named_stretches\":\(named.stretches.count),"
+        + "\"stored_authors_bytes\":\(last.authors.count),"
         + "\"heap_mb\":\(f(heapMiB, 2)),\"history_mb\":\(f(Double(doc.historyBytes) / 1_048_576, 2))}")
 }
 

@@ -117,16 +117,28 @@ import Testing
         try store.perform([.addVersion(first)])
         let second = StoredVersion(documentID: "d", number: 3, revision: 0, time: 9, text: "ab", automatic: true, since: 5,
                                    authorship: Array(0...255))
-        try store.perform([.removeVersion(document: "d", number: 2), .addVersion(second)])
+        try store.perform([.removeCheckpoint(document: "d", number: 2), .addVersion(second)])
         let versions = try store.versions(document: "d")
         #expect(versions.map(\.number) == [1, 3])
         #expect(versions[0].automatic == false && versions[0].since == nil && versions[0].authorship == nil)
         #expect(versions[1] == second)
         #expect(try store.version(document: "d", number: 3) == second)
         #expect(try store.version(document: "d", number: 2) == nil)
-        // Removing what is not there is no error.
-        try store.perform([.removeVersion(document: "d", number: 2), .removeVersion(document: "nope", number: 1)])
+        // Removing what is not there is no error, and a version saved on purpose stays.
+        try store.perform([.removeCheckpoint(document: "d", number: 2), .removeCheckpoint(document: "nope", number: 1),
+                           .removeCheckpoint(document: "d", number: 1)])
         #expect(try store.versions(document: "d").map(\.number) == [1, 3])
+        // A named checkpoint is one no later checkpoint replaces.
+        try store.perform([.nameVersion(document: "d", number: 3, name: "Kept ✓")])
+        try store.perform([.removeCheckpoint(document: "d", number: 3)])
+        let named = try #require(try store.version(document: "d", number: 3))
+        #expect((named.name, named.automatic, named.since, named.text) == ("Kept ✓", false, 5, "ab"))
+        try store.perform([.nameVersion(document: "d", number: 3, name: nil)])
+        #expect(try store.version(document: "d", number: 3)?.name == nil)
+        #expect(throws: StoreError.notFound("no version 9 of document d")) {
+            try store.perform([.setMeta("x", [1]), .nameVersion(document: "d", number: 9, name: "x")])
+        }
+        #expect(try store.meta("x") == nil)
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -163,7 +175,7 @@ import Testing
                 .append(Fixture.changes("a", 7...8)),
                 .writeSnapshot(StoredSnapshot(documentID: "a", revision: 7, payload: [7])),
                 .trimChanges(document: "a", through: 7),
-                .removeVersion(document: "a", number: 1),
+                .nameVersion(document: "a", number: 1, name: "renamed"),
                 .addVersion(StoredVersion(documentID: "a", number: 2, revision: 7, time: 2, text: "seven")),
                 .updateDocument(renamed),
                 .deleteDocument("b"),

@@ -115,6 +115,7 @@ CASES: tuple[Case, ...] = (
     Case("GET", "/documents/{id}/versions/{n}/diff", steps=("save",)),
     Case("GET", "/documents/{id}/authorship"),
     Case("POST", "/documents/{id}/versions/{n}/revert", steps=("save", "owner_edit")),
+    Case("PATCH", "/documents/{id}/versions/{n}", body={"name": "Named"}, steps=("save",)),
     Case("POST", "/documents/{id}/cut", body={"from": 0, "to": 1, "pasteboard": TEAM_BOARD}, pasteboard=True),
     Case("POST", "/documents/{id}/copy", body={"from": 0, "to": 1, "pasteboard": TEAM_BOARD}, pasteboard=True),
     Case("POST", "/documents/{id}/paste", body={"from": 0, "to": 0, "pasteboard": TEAM_BOARD}, pasteboard=True),

@@ -336,3 +336,41 @@ def test_a_version_name_is_checked_where_it_is_read(servers):
     assert r.status_code == 201 and r.json()["name"] == "é" * 200, describe(r)
     r = ada.post(f"/documents/{doc_id}/save", {"name": None})
     assert r.status_code == 201 and r.json()["name"] is None, describe(r)
+
+
+@pytest.mark.timeout(90)
+def test_a_named_checkpoint_is_kept_and_no_later_one_replaces_it(servers):
+    srv = servers(name="name-checkpoint")
+    ada = new_session(srv.base, "Ada")
+    doc_id = ada.create_doc("")["id"]
+    events = SSEStream(srv.base, f"/documents/{doc_id}/events", headers={"Authorization": f"Bearer {ada.token}"})
+    try:
+        ada.insert(doc_id, "a", 0)
+        checkpoint = _next_event(events, "saved")
+        assert checkpoint["automatic"] is True
+        n = checkpoint["number"]
+        r = ada.patch(f"/documents/{doc_id}/versions/{n}", {"name": "Before the rewrite"})
+        assert r.status_code == 200, describe(r)
+        named = r.json()
+        assert (named["number"], named["name"], named["automatic"], named["since"]) == (
+            n, "Before the rewrite", False, checkpoint["since"])
+        heard = _next_event(events, "version")
+        assert (heard["number"], heard["name"], heard["automatic"]) == (n, "Before the rewrite", False)
+        ada.insert(doc_id, "b", 1)
+        after = _next_event(events, "saved")
+        assert (after["number"], after["replaced"], after["since"]) == (n + 1, None, after["time"])
+    finally:
+        events.close()
+    assert [(v["number"], v["name"], v["automatic"]) for v in _versions(ada, doc_id)] == [
+        (n, "Before the rewrite", False), (n + 1, None, True)]
+    # Taking the name away keeps it kept.
+    r = ada.patch(f"/documents/{doc_id}/versions/{n}", {"name": None})
+    assert r.status_code == 200 and (r.json()["name"], r.json()["automatic"]) == (None, False), describe(r)
+    # Refusals change nothing.
+    for body in ({}, {"name": ""}, {"name": "x" * 201}, {"name": 3}, {"name": "x", "title": "y"}):
+        assert_error(ada.patch(f"/documents/{doc_id}/versions/{n}", body), 400, "invalid_field")
+    assert_error(ada.patch(f"/documents/{doc_id}/versions/{n}"), 400, "missing_body")
+    assert_error(ada.patch(f"/documents/{doc_id}/versions/99", {"name": "x"}), 404, "not_found")
+    assert_error(ada.patch(f"/documents/{doc_id}/versions/x", {"name": "x"}), 400, "invalid_field")
+    assert [(v["number"], v["name"], v["automatic"]) for v in _versions(ada, doc_id)] == [
+        (n, None, False), (n + 1, None, True)]

@@ -11,19 +11,36 @@ final class VersionController: RouteController {
     }
 
     func storedVersion(_ handle: DocumentHandle, _ raw: String?) throws(APIError) -> StoredVersion {
+        try service.version(try versionNumber(raw), of: handle)
+    }
+
+    func versionNumber(_ raw: String?) throws(APIError) -> Int {
         guard let raw, let n = Int(raw), n >= 0 else { throw .invalidField("n", "must be a version number") }
-        return try service.version(n, of: handle)
+        return n
     }
 
     /// The body of `POST …/save`: none, or `{"name"}`.
     func saveRequest(_ req: HTTPRequest) throws(APIError) -> SaveRequest {
         let body = try RequestBody.object(req)
         try body.allowOnly(["name"])
+        return SaveRequest(name: try Self.name(body))
+    }
+
+    /// The body of `PATCH …/versions/{n}`: `{"name"}`, a name or null.
+    func versionName(_ req: HTTPRequest) throws(APIError) -> String? {
+        try RouteAccess.checkMetadataBody(req)
+        let body = try RequestBody.object(req, allowEmpty: false)
+        try body.allowOnly(["name"])
+        guard body.json["name"] != nil else { throw .invalidField("name", "is required: a name, or null to take it away") }
+        return try Self.name(body)
+    }
+
+    private static func name(_ body: RequestBody) throws(APIError) -> String? {
         let name = try body.string("name")
         if let name, name.isEmpty || name.unicodeScalars.count > SaveRequest.maxNameLength {
             throw .invalidField("name", "must be 1 to \(SaveRequest.maxNameLength) characters")
         }
-        return SaveRequest(name: name)
+        return name
     }
 
     func revert(_ req: HTTPRequest, _ ctx: RequestContext, _ res: HTTPResponder) {

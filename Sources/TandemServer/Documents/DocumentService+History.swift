@@ -209,6 +209,47 @@ extension DocumentService {
         }
     }
 
+    /// Names version `number` (nil takes its name away) and keeps it: a named checkpoint is
+    /// never replaced by a later one. Run in the document's `checkpoints` order, so a checkpoint
+    /// written meanwhile decides knowing the name; in a cluster the store removes only a version
+    /// still automatic (`StoreWrite.removeCheckpoint`). Every window hears of it (`version`).
+    func nameVersion(_ number: Int, name: String?, of handle: DocumentHandle, then: @escaping Completion<StoredVersion>) {
+        handle.checkpoints.run { [self] done in
+            let finish: @Sendable (Result<StoredVersion, APIError>) -> Void = { result in
+                done()
+                then(result)
+            }
+            // Reads the store: on the pool, never on the thread that finished the last job.
+            heavyWork.async(lane: handle.id) { [self] in
+                let stored: StoredVersion?
+                do { stored = try store.version(document: handle.id, number: number) } catch { return finish(.failure(.storageFailing)) }
+                guard var version = stored else { return finish(.failure(.notFound("version \(number) of '\(handle.id)'"))) }
+                (version.name, version.automatic) = (name, false)
+                let named = version
+                let ticket = StoreTicket()
+                store.submit([.nameVersion(document: handle.id, number: number, name: name)], delivery: delivery()) { ticket.finish($0) }
+                ticket.whenFinished { [self] result in
+                    switch result {
+                    case .success:
+                        handle.newestVersion.withLock { newest in
+                            if newest?.number == number { newest?.automatic = false }
+                        }
+                        handle.executor.sync { st in
+                            guard !st.deleted else { return }
+                            handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "version", data: DocumentJSON.version(named)))
+                        }
+                        finish(.success(named))
+                    case .failure(.notFound):
+                        finish(.failure(.notFound("version \(number) of '\(handle.id)'")))
+                    case .failure(let error):
+                        logger.error("could not name version \(number) of document \(handle.id): \(error)")
+                        finish(.failure(.storageFailing))
+                    }
+                }
+            }
+        }
+    }
+
     /// The saveless model: a document with unsaved changes saves itself once it has been
     /// quiet for a moment, and at least every 30 s while someone keeps typing.
     func autosave(now: Double) {

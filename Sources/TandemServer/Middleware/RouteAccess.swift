@@ -10,7 +10,7 @@ enum RouteAccess {
              "getHistory", "listVersions", "getVersionText", "canPerformActions", "copy", "select", "selectAll",
              "getAuthorship", "diffVersions":
             return .document(.read)
-        case "edit", "replaceDocumentText", "beginUndoGrouping", "endUndoGrouping", "save", "revertToVersion",
+        case "edit", "replaceDocumentText", "beginUndoGrouping", "endUndoGrouping", "save", "revertToVersion", "nameVersion",
              "cut", "paste", "delete", "disableUndoRegistration", "enableUndoRegistration":
             return .document(.edit)
         case "deleteDocument", "getAccess", "setMember", "shareWithUser", "removeMember", "createLink", "revokeLink":

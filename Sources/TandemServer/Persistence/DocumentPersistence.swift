@@ -185,7 +185,7 @@ final class DocumentPersistence: Sendable {
                               since: request.automatic ? (replaced?.since ?? time) : nil,
                               authorship: authors.map(Authorship.Run.encode))
         var writes: [StoreWrite] = []
-        if let replaced { writes.append(.removeVersion(document: handle.id, number: replaced.number)) }
+        if let replaced { writes.append(.removeCheckpoint(document: handle.id, number: replaced.number)) }
         writes.append(.addVersion(v))
         let cleared = st.document.revision == v.revision
         if cleared {

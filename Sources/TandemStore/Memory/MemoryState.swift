@@ -86,7 +86,8 @@ struct MemoryState: Sendable {
         case .updateDocument(let document): try updateDocument(document)
         case .deleteDocument(let id): _ = deleteDocument(id)
         case .addVersion(let version): try addVersion(version)
-        case .removeVersion(let document, let number): removeVersion(document: document, number: number)
+        case .removeCheckpoint(let document, let number): removeCheckpoint(document: document, number: number)
+        case .nameVersion(let document, let number, let name): try nameVersion(document: document, number: number, name: name)
         case .writeSnapshot(let snapshot): try writeSnapshot(snapshot)
         case .trimChanges(let document, let through): try trimChanges(document: document, through: through)
         case .archive(let run): archive(run)
@@ -215,11 +216,19 @@ struct MemoryState: Sendable {
         documents[key]!.versions[version.number] = version
     }
 
-    mutating func removeVersion(document id: String, number: Int) {
+    mutating func removeCheckpoint(document id: String, number: Int) {
         let key = MemoryKey(id)
-        guard let removed = documents[key]?.versions[number] else { return }
+        guard let removed = documents[key]?.versions[number], removed.automatic else { return }
         undoLog.append(.version(key, number: number, removed))
         documents[key]!.versions[number] = nil
+    }
+
+    mutating func nameVersion(document id: String, number: Int, name: String?) throws(StoreError) {
+        let key = MemoryKey(id)
+        guard var version = documents[key]?.versions[number] else { throw .notFound("no version \(number) of document \(id)") }
+        undoLog.append(.version(key, number: number, version))
+        (version.name, version.automatic) = (name, false)
+        documents[key]!.versions[number] = version
     }
 
     // MARK: Sessions, pasteboards, meta

@@ -26,7 +26,8 @@ extension PostgresStore {
         case .updateDocument(let document): try updateDocument(document, in: c)
         case .deleteDocument(let id): _ = try deleteDocument(id, in: c)
         case .addVersion(let version): try addVersion(version, in: c)
-        case .removeVersion(let document, let number): try removeVersion(document: document, number: number, in: c)
+        case .removeCheckpoint(let document, let number): try removeCheckpoint(document: document, number: number, in: c)
+        case .nameVersion(let document, let number, let name): try nameVersion(document: document, number: number, name: name, in: c)
         case .writeSnapshot(let snapshot): try writeSnapshot(snapshot, in: c)
         case .trimChanges(let document, let through): try trimChanges(document: document, through: through, in: c)
         case .archive(let run): try archive(run, in: c)
@@ -195,8 +196,14 @@ extension PostgresStore {
         if inserted.affected == 0 { throw StoreError.conflict("UNIQUE constraint failed: versions.document, versions.number") }
     }
 
-    static func removeVersion(document: String, number: Int, in c: PGConnection) throws(StoreError) {
-        try c.query("DELETE FROM versions WHERE document = $1 AND number = $2", [.text(document), .int(number)])
+    static func removeCheckpoint(document: String, number: Int, in c: PGConnection) throws(StoreError) {
+        try c.query("DELETE FROM versions WHERE document = $1 AND number = $2 AND automatic", [.text(document), .int(number)])
+    }
+
+    static func nameVersion(document: String, number: Int, name: String?, in c: PGConnection) throws(StoreError) {
+        let updated = try c.query("UPDATE versions SET name = $1, automatic = false WHERE document = $2 AND number = $3",
+                                  [name.map(PGValue.utf8) ?? .null, .text(document), .int(number)])
+        if updated.affected == 0 { throw StoreError.notFound("no version \(number) of document \(document)") }
     }
 
     static func upsertSession(_ session: StoredSession, in c: PGConnection) throws(StoreError) {

@@ -8,7 +8,7 @@ public struct StoredVersion: Sendable, Hashable {
     public var text: String
     public var name: String?
     /// Written by autosave rather than by someone saving on purpose: a checkpoint that a later
-    /// autosave may take the place of (`StoreWrite.removeVersion`).
+    /// autosave may take the place of (`StoreWrite.removeCheckpoint`); naming it makes it a save that stays.
     public var automatic: Bool
     /// For an automatic checkpoint, when the first of the checkpoints it took the place of was
     /// written: the stretch of time it stands for is `since...time`. Nil for a named save.

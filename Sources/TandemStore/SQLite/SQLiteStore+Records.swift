@@ -17,8 +17,14 @@ extension SQLiteStore {
                         version.automatic, version.since, version.authorship.map { Data($0) }])
     }
 
-    static func removeVersion(document: String, number: Int, in db: Database) throws {
-        try db.execute(sql: "DELETE FROM versions WHERE document = ? AND number = ?", arguments: [document, number])
+    static func removeCheckpoint(document: String, number: Int, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM versions WHERE document = ? AND number = ? AND automatic", arguments: [document, number])
+    }
+
+    static func nameVersion(document: String, number: Int, name: String?, in db: Database) throws {
+        try db.execute(sql: "UPDATE versions SET name = ?, automatic = 0 WHERE document = ? AND number = ?",
+                       arguments: [name?.utf8Blob, document, number])
+        if db.changesCount == 0 { throw StoreError.notFound("no version \(number) of document \(document)") }
     }
 
     public func versions(document: String) throws(StoreError) -> [StoredVersion] {

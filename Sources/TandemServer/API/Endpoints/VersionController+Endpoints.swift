@@ -10,17 +10,19 @@ extension VersionController {
             ("length", Schemas.nonNegative), ("name", Schemas.nullableString), ("automatic", Schemas.boolean),
             ("since", Schemas.nullableNumber),
         ], required: ["number", "revision", "time", "length", "name", "automatic", "since"])
+        let name: JSONValue = ["type": ["string", "null"], "minLength": 1, "maxLength": .integer(SaveRequest.maxNameLength)]
         return [
             Endpoint(
                 method: .post, path: "/documents/{id}/save", operationID: "save",
                 summary: "Save a version now, named if a name is given; resets changeCount", tag: "Documents",
                 requestBody: Endpoint.jsonBody(Schemas.object([
-                    ("name", ["type": ["string", "null"], "minLength": 1, "maxLength": .integer(SaveRequest.maxNameLength)]),
+                    ("name", name),
                 ], required: []), required: false),
                 responses: [
                     Endpoint.json(201, "The saved version", version),
                     Endpoint.error(400, "A name that is not a string of 1 to 200 characters, or another field"),
                     Endpoint.error(401, "Bad token"),
+                    Endpoint.error(415, "Body is not JSON"),
                     Endpoint.error(404, "No such document"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
@@ -71,6 +73,33 @@ extension VersionController {
                         let v = try storedVersion(handle, req.parameters["n"])
                         return HTTPResponse(status: .ok, contentType: "text/plain; charset=utf-8", body: Array(v.text.utf8))
                     }
+                }
+            ),
+            Endpoint(
+                method: .patch, path: "/documents/{id}/versions/{n}", operationID: "nameVersion",
+                summary: "Name a version (null takes the name away); a named autosave checkpoint is kept, never replaced", tag: "Documents",
+                requestBody: Endpoint.jsonBody(Schemas.object([
+                    ("name", name),
+                ], required: ["name"])),
+                responses: [
+                    Endpoint.json(200, "The version as named", version),
+                    Endpoint.error(400, "n is not a number, or the body is not {name}"),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(404, "No such document or version"),
+                    Endpoint.error(413, "A body of more than 64 KiB"),
+                    Endpoint.error(415, "Body is not JSON"),
+                    Endpoint.error(503, "The store cannot save"),
+                ],
+                handler: { [self] req, ctx, res in
+                    let handle: DocumentHandle, number: Int, name: String?
+                    do throws(APIError) {
+                        handle = try ctx.requestedDocument()
+                        number = try versionNumber(req.parameters["n"])
+                        name = try versionName(req)
+                    } catch {
+                        return res.send(error.response)
+                    }
+                    service.nameVersion(number, name: name, of: handle) { res.send($0) { .json(DocumentJSON.version($0)) } }
                 }
             ),
             Endpoint(
