@@ -79,6 +79,7 @@ export class AccessUI {
     title.title = this.canRename ? '' : 'Only its owner and editors can rename this document.';
     $('#save-button').disabled = viewOnly;
     $('#version-revert').hidden = viewOnly;
+    v.versions.setEditable(!viewOnly);
     for (const r of document.querySelectorAll('input[name="scope"]')) r.disabled = viewOnly;
     if (v.history.state) v.history.render(v.history.state);
     const clip = v.clipboard;

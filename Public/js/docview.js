@@ -335,6 +335,7 @@ export class DocView {
     if (!missed) return;
     const collab = this.collab;
     this.history.refresh();
+    this.versions.refresh(); // saves made while the stream was down
     try {
       const doc = await this.api.get(this.base);
       if (this.collab !== collab) return;
@@ -394,8 +395,8 @@ export class DocView {
   onSaved(version) {
     if (!this.lastSaved || version.number > this.lastSaved.number) this.lastSaved = version;
     this.learnSaved(version);
+    this.versions.onSaved(version);
     this.updateSaveStatus();
-    this.versions.refresh();
   }
 
   async onReset() {

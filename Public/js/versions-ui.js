@@ -1,17 +1,35 @@
-// Saving you can trust: save now, the list of versions, view one, revert to it.
+// Saving you can trust: save now (named or not), the list of versions, view one, see
+// what changed since it, restore it. Named saves stand out; autosave's checkpoints are
+// labelled as such with the time they cover, quieter, and runs of them fold into a group.
 import { $, el, ago, plural, toast } from './ui.js';
 import { renderDiff } from './diff-view.js';
-import { timeElement, keepCurrent } from './relative-time.js';
+import { timeElement, keepCurrent, msOf } from './relative-time.js';
+import * as vl from './version-list.js';
 
 export class VersionsUI {
   constructor(view) {
     this.view = view;
     this.list = [];
-    this.viewing = null;
+    this.expanded = new Set(); // groups opened, by vl.groupKey
+    this.successor = new Map(); // a replaced checkpoint's number → the version that took its place
+    this.showing = null; // {dialog: 'diff'|'view', v, token}: what an open dialog is about
+    this.heard = null; // `saved` events heard while the list is being fetched
+    this.fetches = 0;
+    this.tokens = 0;
     $('#save-button').addEventListener('click', () => this.save());
-    $('#version-revert').addEventListener('click', () => { /* handled on close */ });
     const list = $('#versions-list');
     keepCurrent(list, () => !view.section.hidden && list.closest('details').open);
+    // Restoring happens when a dialog closes with "restore": the version it shows then,
+    // which is the newer checkpoint if autosave replaced the one first opened.
+    for (const id of ['#version-dialog', '#diff-dialog']) {
+      const dialog = $(id);
+      dialog.addEventListener('close', () => {
+        const shown = this.showing;
+        this.showing = null;
+        if (dialog.returnValue === 'revert' && shown) this.revert(shown.v);
+      });
+    }
+    this.setUpNameForm();
   }
 
   get latest() { return this.list.length ? this.list[this.list.length - 1] : null; }
@@ -19,93 +37,247 @@ export class VersionsUI {
   async refresh() {
     const view = this.view;
     if (!view.collab) return;
+    if (this.docId !== view.id) {
+      // Another document: its groups and replacements are its own.
+      this.docId = view.id;
+      this.expanded.clear();
+      this.successor.clear();
+    }
+    const ask = ++this.fetches;
+    const heard = [];
+    this.heard = heard;
+    let answer;
     try {
-      const list = await view.api.get(`${view.base}/versions`);
-      this.list = (Array.isArray(list) ? list : list.versions || []).slice().sort((a, b) => a.number - b.number);
+      answer = await view.api.get(`${view.base}/versions`);
     } catch (e) {
+      if (ask === this.fetches) this.heard = null;
       if (e.status !== 404) toast(`Could not load the versions: ${e.message}`, { kind: 'error' });
       return;
     }
+    if (ask !== this.fetches) return; // a newer one answers
+    this.heard = null;
+    // Saves heard meanwhile may be newer than the answer.
+    let list = vl.sorted(Array.isArray(answer) ? answer : answer.versions || []);
+    for (const v of heard) list = vl.applySaved(list, v);
+    this.list = list;
     this.render();
     view.updateSaveStatus();
   }
 
+  /** A version was saved (the `saved` event, or our save's answer): into the list, and out with the one it replaced. */
+  onSaved(v) {
+    if (!v || !Number.isInteger(v.number)) return;
+    if (this.heard) this.heard.push(v);
+    this.list = vl.applySaved(this.list, v);
+    if (Number.isInteger(v.replaced)) {
+      this.successor.set(v.replaced, v);
+      const shown = this.showing;
+      if (shown && shown.v.number === v.replaced) this.follow(shown, v);
+    }
+    this.render();
+  }
+
+  /** The open dialog's checkpoint was replaced: it shows the one that took its place. */
+  follow(shown, v) {
+    const { replaced, ...version } = v;
+    const note = `Autosave brought version ${shown.v.number} up to date as version ${v.number}: this is the newer one.`;
+    if (shown.dialog === 'diff') this.showChanges(version, { note });
+    else this.show(version, { note });
+  }
+
   render() {
     const ol = $('#versions-list');
+    const focused = document.activeElement && ol.contains(document.activeElement) ? focusKey(document.activeElement) : null;
     ol.textContent = '';
-    for (const v of this.list.slice().reverse()) {
-      const label = v.name ? `Version ${v.number} · ${v.name}` : `Version ${v.number}`;
-      ol.append(el('li', { class: 'version-item' },
-        el('div', { class: 'version-info' },
-          el('span', { class: 'version-name', text: label }),
-          el('span', { class: 'version-meta' }, timeElement(v.time), ` · ${plural(v.length || 0, 'character')} · rev ${v.revision}`)),
-        el('div', { class: 'version-actions' },
-          el('button', { type: 'button', class: 'button small quiet version-changes', text: 'Changes',
-            'aria-label': `Show changes since ${label}`, title: 'Show changes since this version', onclick: () => this.showChanges(v) }),
-          el('button', { type: 'button', class: 'button small quiet', text: 'View', 'aria-label': `View ${label}`, onclick: () => this.show(v) }))));
+    const now = Date.now();
+    for (const row of vl.rows(this.list)) {
+      if (row.version) { ol.append(this.item(row.version, now)); continue; }
+      const key = vl.groupKey(row.group);
+      const open = this.expanded.has(key);
+      const id = `versions-group-${key}`;
+      const span = vl.groupSpan(row.group, now);
+      const inner = el('ol', { class: 'versions-list version-group-list', id, 'aria-label': `${row.group.length} autosaves, newest first` });
+      inner.hidden = !open;
+      for (const v of row.group) inner.append(this.item(v, now));
+      ol.append(el('li', { class: 'version-group', 'data-key': String(key) },
+        el('button', { type: 'button', class: 'version-group-toggle', 'aria-expanded': String(open), 'aria-controls': id,
+          'data-focus': `group-${key}`,
+          onclick: () => { if (this.expanded.has(key)) this.expanded.delete(key); else this.expanded.add(key); this.render(); } },
+        el('span', { class: 'version-group-marker', 'aria-hidden': 'true', text: open ? '▾' : '▸' }),
+        el('span', { class: 'version-group-label', text: `${row.group.length} autosaves` }),
+        el('span', { class: 'version-group-span', text: ` · ${span}` })),
+        inner));
     }
     $('#versions-empty').hidden = this.list.length > 0;
     $('#versions-count').textContent = this.list.length ? String(this.list.length) : '';
-  }
-
-  async save() {
-    const view = this.view;
-    const c = view.collab;
-    if (!c || !view.access.canEdit) return;
-    // Save what we see: wait for our edits to land first.
-    await c.whenSynchronized();
-    if (c.stopped) { toast('The document is reloading: save again in a moment.'); return; }
-    try {
-      const v = await view.post('/save');
-      toast(`Saved version ${v.number}`);
-      view.onSaved(v);
-    } catch (e) {
-      toast(`Save failed: ${e.message}`, { kind: 'error' });
+    // A re-render keeps the keyboard where it was (the same button of the same version).
+    if (focused) {
+      // …or the same button of the checkpoint that replaced it.
+      const m = /^(changes|view)-(\d+)$/.exec(focused);
+      const next = m && this.successor.get(Number(m[2]));
+      const again = ol.querySelector(`[data-focus="${focused}"]`) || (next && ol.querySelector(`[data-focus="${m[1]}-${next.number}"]`));
+      if (again) again.focus({ preventScroll: true });
     }
   }
 
-  async show(v) {
+  item(v, now) {
+    const kind = vl.kindOf(v);
+    const about = vl.describe(v, now);
+    const name = el('span', { class: 'version-name', text: vl.titleOf(v) });
+    if (kind === 'automatic') {
+      const span = vl.spanText(v.since, v.time, now);
+      name.append(' · ', el('span', {
+        class: 'version-span', text: span, 'data-since': String(msOf(v.since ?? v.time)), 'data-time': String(msOf(v.time)),
+        title: `Autosaved from ${fullTime(v.since ?? v.time)} to ${fullTime(v.time)}` }));
+    }
+    return el('li', { class: 'version-item', 'data-kind': kind, 'data-number': String(v.number) },
+      el('div', { class: 'version-info' },
+        name,
+        el('span', { class: 'version-meta' }, timeElement(v.time), ` · ${plural(v.length || 0, 'character')} · version ${v.number}`)),
+      el('div', { class: 'version-actions' },
+        el('button', { type: 'button', class: 'button small quiet version-changes', text: 'Changes', 'data-focus': `changes-${v.number}`,
+          'aria-label': `Show changes since ${about}`, title: 'Show changes since this version', onclick: () => this.showChanges(v) }),
+        el('button', { type: 'button', class: 'button small quiet version-view', text: 'View', 'data-focus': `view-${v.number}`,
+          'aria-label': `View ${about}`, onclick: () => this.show(v) })));
+  }
+
+  /** The panel's "Save version…": a name (or none) in a small form, Escape to leave it. */
+  setUpNameForm() {
+    const toggle = $('#version-name-button');
+    const form = $('#version-name-form');
+    const input = $('#version-name-input');
+    const error = $('#version-name-error');
+    const close = () => {
+      form.hidden = true;
+      toggle.setAttribute('aria-expanded', 'false');
+      error.textContent = '';
+      input.removeAttribute('aria-invalid');
+    };
+    this.closeNameForm = close;
+    toggle.addEventListener('click', () => {
+      if (!form.hidden) { close(); return; }
+      form.hidden = false;
+      toggle.setAttribute('aria-expanded', 'true');
+      input.focus();
+    });
+    $('#version-name-cancel').addEventListener('click', () => { close(); input.value = ''; toggle.focus(); });
+    form.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); close(); toggle.focus(); }
+    });
+    input.addEventListener('input', () => { error.textContent = ''; input.removeAttribute('aria-invalid'); });
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const submit = $('#version-name-submit');
+      if (submit.disabled) return;
+      submit.disabled = true;
+      error.textContent = '';
+      try {
+        const name = input.value.trim();
+        const v = await this.save({ name: name || undefined, quiet: true });
+        if (!v) return;
+        input.value = '';
+        close();
+        toggle.focus();
+      } catch (err) {
+        error.textContent = err.status === 400 ? err.message : `Save failed: ${err.message}`;
+        input.setAttribute('aria-invalid', 'true');
+        input.focus();
+      } finally {
+        submit.disabled = false;
+      }
+    });
+  }
+
+  /** Only people who may edit save versions. */
+  setEditable(canEdit) {
+    $('#version-name-button').disabled = !canEdit;
+    if (!canEdit) this.closeNameForm();
+  }
+
+  /**
+   * Saves a version of the text as it is here, named `name` if given. With `quiet` a
+   * failure is thrown (the name form shows it); otherwise it is a toast.
+   */
+  async save({ name, quiet = false } = {}) {
     const view = this.view;
-    let text;
+    const c = view.collab;
+    if (!c || !view.access.canEdit) return null;
+    // Save what we see: wait for our edits to land first.
+    await c.whenSynchronized();
+    if (c.stopped) { toast('The document is reloading: save again in a moment.'); return null; }
+    let v;
     try {
-      text = await view.api.get(`${view.base}/versions/${v.number}/text`, { as: 'text' });
+      v = await view.post('/save', name ? { name } : undefined);
+    } catch (e) {
+      if (quiet) throw e;
+      toast(`Save failed: ${e.message}`, { kind: 'error' });
+      return null;
+    }
+    toast(v.name ? `Saved “${v.name}” (version ${v.number})` : `Saved version ${v.number}`);
+    view.onSaved(v);
+    return v;
+  }
+
+  /** Loads what a dialog shows of `v` only if it is still what should show (a newer open wins). */
+  async load(v, get) {
+    const token = ++this.tokens;
+    this.pendingShow = token;
+    try {
+      const result = await get(v);
+      return this.pendingShow === token ? { v, result } : null;
+    } catch (e) {
+      // The checkpoint was replaced while we asked: the one that took its place.
+      const next = e.status === 404 && this.successor.get(v.number);
+      if (next && this.pendingShow === token) return this.load(next, get);
+      if (this.pendingShow === token) throw e;
+      return null;
+    }
+  }
+
+  async show(v, { note } = {}) {
+    const view = this.view;
+    let loaded;
+    try {
+      loaded = await this.load(v, (x) => view.api.get(`${view.base}/versions/${x.number}/text`, { as: 'text' }));
     } catch (e) {
       toast(`Could not load version ${v.number}: ${e.message}`, { kind: 'error' });
       return;
     }
+    if (!loaded) return;
+    v = loaded.v;
     const dialog = $('#version-dialog');
-    $('#version-heading').textContent = `Version ${v.number} — saved ${ago(v.time)}`;
-    $('#version-text').textContent = text;
-    dialog.returnValue = '';
-    dialog.showModal();
-    dialog.addEventListener('close', () => {
-      if (dialog.returnValue === 'revert') this.revert(v);
-    }, { once: true });
+    $('#version-heading').textContent = capitalized(headingOf(v));
+    $('#version-note').textContent = note || '';
+    $('#version-note').hidden = !note;
+    $('#version-text').textContent = loaded.result;
+    this.showing = { dialog: 'view', v };
+    if (!dialog.open) { dialog.returnValue = ''; dialog.showModal(); }
   }
 
   /** What changed from version `v` to now, with who changed it; "Restore this version" from there. */
-  async showChanges(v) {
+  async showChanges(v, { note } = {}) {
     const view = this.view;
-    let earlier;
-    let diff;
+    let loaded;
     try {
-      [earlier, diff] = await Promise.all([
-        view.api.get(`${view.base}/versions/${v.number}/text`, { as: 'text' }),
-        view.api.get(`${view.base}/versions/${v.number}/diff?to=current`),
-      ]);
+      loaded = await this.load(v, (x) => Promise.all([
+        view.api.get(`${view.base}/versions/${x.number}/text`, { as: 'text' }),
+        view.api.get(`${view.base}/versions/${x.number}/diff?to=current`),
+      ]));
     } catch (e) {
       toast(`Could not load the changes since version ${v.number}: ${e.message}`, { kind: 'error' });
       return;
     }
+    if (!loaded) return;
+    v = loaded.v;
+    const [earlier, diff] = loaded.result;
     const dialog = $('#diff-dialog');
-    $('#diff-heading').textContent = `Changes since version ${v.number}${v.name ? ` · ${v.name}` : ''} (saved ${ago(v.time)})`;
-    renderDiff($('#diff-box'), earlier, diff, view.presence.names());
+    $('#diff-heading').textContent = `Changes since ${headingOf(v)}`;
+    const box = $('#diff-box');
+    renderDiff(box, earlier, diff, view.presence.names());
+    if (note) box.prepend(el('p', { class: 'diff-note', text: note }));
     $('#diff-revert').hidden = !view.access.canEdit;
-    dialog.returnValue = '';
-    dialog.showModal();
-    dialog.addEventListener('close', () => {
-      if (dialog.returnValue === 'revert') this.revert(v);
-    }, { once: true });
+    this.showing = { dialog: 'diff', v };
+    if (!dialog.open) { dialog.returnValue = ''; dialog.showModal(); }
   }
 
   async revert(v) {
@@ -113,8 +285,21 @@ export class VersionsUI {
     if (!view.access.canEdit) return;
     await view.action(async () => {
       const res = await view.post(`/versions/${v.number}/revert`);
-      toast(`Reverted to version ${v.number}. Undo brings your text back.`);
+      toast(`Restored ${vl.describe(v)}. Undo brings your text back.`);
       if (res && res.revision !== undefined) view.selectWhenReached(res.revision, res.range || view.constructor.rangeOf(res.ops));
     });
   }
 }
+
+function fullTime(time) { return new Date(msOf(time)).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }); }
+
+/** `v` in a dialog's heading: what it is, and when it was saved unless its span says so. */
+function headingOf(v) {
+  const about = vl.describe(v);
+  return v.automatic ? about : `${about}, saved ${ago(v.time)}`;
+}
+
+function capitalized(s) { return s[0].toUpperCase() + s.slice(1); }
+
+/** Which control `e` is, to find it again after a re-render. */
+function focusKey(e) { return e.dataset && e.dataset.focus ? e.dataset.focus : null; }

@@ -1,0 +1,100 @@
+// The Versions panel's list as data: what kind each version is, what it is called, the
+// `saved` event's changes to the list, and runs of autosave checkpoints grouped the way
+// Google Docs' version history folds them. Plain data and pure functions (no DOM).
+//
+// A version is {number, revision, time, length, name, automatic, since}: `automatic` for
+// autosave's checkpoints, which cover `since`..`time` (seconds since 1970); `name` only
+// for a save made on purpose.
+import { msOf } from './relative-time.js';
+
+/** 'named' (saved on purpose with a name), 'saved' (on purpose, no name) or 'automatic'. */
+export function kindOf(v) {
+  if (v.automatic) return 'automatic';
+  return typeof v.name === 'string' && v.name ? 'named' : 'saved';
+}
+
+const CLOCK = { hour: 'numeric', minute: '2-digit' };
+
+/**
+ * The time from `since` to `time` in words short enough for a list: "10:02 – 10:09 AM"
+ * today, with the date before that ("Mar 3, 10:02 – 10:09 AM"), one time when both fall
+ * in the same minute. `now` (ms) is when "today" is.
+ */
+export function spanText(since, time, now = Date.now(), locale = undefined) {
+  const end = msOf(time);
+  if (!Number.isFinite(end)) return '';
+  let start = msOf(since);
+  if (!Number.isFinite(start) || start > end) start = end;
+  const today = new Date(now);
+  const last = new Date(end);
+  const options = { ...CLOCK };
+  if (last.toDateString() !== today.toDateString() || new Date(start).toDateString() !== today.toDateString()) {
+    options.month = 'short';
+    options.day = 'numeric';
+    if (last.getFullYear() !== today.getFullYear()) options.year = 'numeric';
+  }
+  const format = new Intl.DateTimeFormat(locale, options);
+  return format.formatRange ? format.formatRange(new Date(start), last) : format.format(last);
+}
+
+/** What the list calls `v`: its name, "Saved version", or "Autosaved" (its span beside it). */
+export function titleOf(v) {
+  const kind = kindOf(v);
+  if (kind === 'named') return v.name;
+  return kind === 'saved' ? 'Saved version' : 'Autosaved';
+}
+
+/** `v` in a sentence ("since …", "View …"): the name or kind, and its number. */
+export function describe(v, now = Date.now()) {
+  const kind = kindOf(v);
+  if (kind === 'named') return `“${v.name}” (version ${v.number})`;
+  if (kind === 'saved') return `version ${v.number}`;
+  return `the autosave of ${spanText(v.since, v.time, now)} (version ${v.number})`;
+}
+
+/** `list` sorted by number, oldest first, one entry per number. */
+export function sorted(list) {
+  const byNumber = new Map();
+  for (const v of list || []) if (v && Number.isInteger(v.number)) byNumber.set(v.number, v);
+  return [...byNumber.values()].sort((a, b) => a.number - b.number);
+}
+
+/**
+ * The list after a `saved` event (or a save's answer): `v` is in it, and the version it
+ * took the place of (`v.replaced`, a number, or null) is not.
+ */
+export function applySaved(list, v) {
+  const gone = Number.isInteger(v.replaced) ? v.replaced : null;
+  const { replaced, ...version } = v;
+  return sorted(list.filter((x) => x.number !== gone && x.number !== v.number).concat([version]));
+}
+
+/**
+ * The rows of the panel, newest first: {version} for a save made on purpose or a lone
+ * checkpoint, {group: [versions, newest first]} for two or more checkpoints in a row.
+ */
+export function rows(list) {
+  const out = [];
+  let run = [];
+  const flush = () => {
+    if (run.length === 1) out.push({ version: run[0] });
+    else if (run.length > 1) out.push({ group: run });
+    run = [];
+  };
+  for (const v of sorted(list).reverse()) {
+    if (v.automatic) { run.push(v); continue; }
+    flush();
+    out.push({ version: v });
+  }
+  flush();
+  return out;
+}
+
+/** A group's key, kept while it grows or its newest checkpoint is replaced: its oldest number. */
+export function groupKey(group) { return group[group.length - 1].number; }
+
+/** The time a group covers, from its oldest checkpoint's start to its newest's end. */
+export function groupSpan(group, now = Date.now()) {
+  const oldest = group[group.length - 1];
+  return spanText(oldest.since ?? oldest.time, group[0].time, now);
+}

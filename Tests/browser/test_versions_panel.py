@@ -1,0 +1,241 @@
+"""Issue 42, the Versions panel: named saves show their names, unnamed ones say "Saved
+version", autosave's checkpoints say they are automatic with the time they cover and are
+replaced in place as autosave collapses them, a name is given in the panel (the server's
+word shown when it refuses one), and the changes since any kind of version open from its
+entry. Autosave keeps the text after about 2 s of quiet: the tests wait for it."""
+import time
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from test_layout import CONTRASTS
+from test_viewport_editor import remote_edit
+
+AUTOSAVE = 20  # seconds to wait for autosave, generously
+
+ITEMS = """return [...document.querySelectorAll('#versions-list .version-item')].map((li) => ({
+  number: Number(li.dataset.number), kind: li.dataset.kind,
+  name: li.querySelector('.version-name').textContent,
+  since: li.querySelector('.version-span') ? Number(li.querySelector('.version-span').dataset.since) : null,
+  time: li.querySelector('.version-span') ? Number(li.querySelector('.version-span').dataset.time) : null}))"""
+
+# The span as this browser writes a range of clock times (both ends today).
+SPAN = """return new Intl.DateTimeFormat(undefined, {hour: 'numeric', minute: '2-digit'})
+  .formatRange(new Date(arguments[0] * 1000), new Date(arguments[1] * 1000))"""
+
+
+def items(w):
+    return w.js(ITEMS)
+
+
+def versions(server, doc_id):
+    status, answer = server.request("GET", f"/documents/{doc_id}/versions")
+    assert status == 200, answer
+    return answer
+
+
+def wait_versions(w, server, doc_id, predicate, message):
+    w.wait(lambda: predicate(versions(server, doc_id)), AUTOSAVE, f"{message}: {versions(server, doc_id)}")
+    return versions(server, doc_id)
+
+
+def open_name_form(w):
+    w.button("version-name-button").click()
+    assert w.button("version-name-button").get_attribute("aria-expanded") == "true"
+    assert w.js("return document.activeElement.id") == "version-name-input"
+
+
+def test_a_named_save_shows_its_name_and_an_unnamed_one_says_saved_version(server, windows):
+    doc = server.create_document("Letter", "Dear Ann")
+    a = windows().open(doc["id"])
+    b = windows().open(doc["id"])
+    open_name_form(a)
+    a.driver.switch_to.active_element.send_keys("Sent to Ann", Keys.ENTER)
+    a.wait(lambda: len(items(a)) == 1, 10, "the named save is not listed")
+    [named] = versions(server, doc["id"])
+    assert (named["name"], named["automatic"], named["since"]) == ("Sent to Ann", False, None)
+    assert items(a) == [{"number": named["number"], "kind": "named", "name": "Sent to Ann", "since": None, "time": None}]
+    # The form is done: closed, empty, the keyboard back on its button.
+    assert a.js("return document.getElementById('version-name-form').hidden") is True
+    assert a.js("return document.getElementById('version-name-input').value") == ""
+    assert a.js("return document.activeElement.id") == "version-name-button"
+    # The toolbar's Save version saves without a name; the other window hears both.
+    a.button("save-button").click()
+    a.wait(lambda: len(items(a)) == 2, 10, "the unnamed save is not listed")
+    unnamed = versions(server, doc["id"])[1]
+    assert unnamed["name"] is None
+    expected = [{"number": unnamed["number"], "kind": "saved", "name": "Saved version", "since": None, "time": None},
+                {"number": named["number"], "kind": "named", "name": "Sent to Ann", "since": None, "time": None}]
+    assert items(a) == expected
+    b.wait(lambda: items(b) == expected, 10, f"the other window lists {items(b)}")
+    # Named saves are the prominent ones.
+    weights = a.js("return [...document.querySelectorAll('#versions-list .version-name')].map((n) => Number(getComputedStyle(n).fontWeight))")
+    assert weights[1] > weights[0], weights
+
+
+def test_an_autosave_is_listed_as_automatic_with_its_span_and_the_next_replaces_it(server, windows):
+    doc = server.create_document("Notes", "")
+    a = windows().open(doc["id"])
+    b = windows().open(doc["id"])
+    a.type_at(0, "First words.")
+    [first] = wait_versions(a, server, doc["id"], lambda vs: len(vs) == 1, "no autosave")
+    assert first["automatic"] is True and first["since"] == first["time"]
+    listed = [{"number": first["number"], "kind": "automatic", "name": "Autosaved · " + a.js(SPAN, first["since"], first["time"]),
+               "since": round(first["since"] * 1000), "time": round(first["time"] * 1000)}]
+    for w in (a, b):
+        w.wait(lambda: [dict(i, since=round(i["since"]), time=round(i["time"])) for i in items(w)] == listed, 10, f"listed {items(w)}")
+    # Quieter than a save made on purpose: the muted colour, a lighter weight.
+    look = a.js("const n = document.querySelector('#versions-list .version-name'); const s = getComputedStyle(n);"
+                "return [s.color, Number(s.fontWeight), getComputedStyle(document.querySelector('#versions-list .version-meta')).color]")
+    assert look[0] == look[2] and look[1] < 600, look
+    # More typing within ten minutes: autosave takes the checkpoint's place, a new number
+    # for the longer span; one automatic entry is left in each window.
+    a.type_at(12, " More words.")
+    [second] = wait_versions(a, server, doc["id"], lambda vs: len(vs) == 1 and vs[0]["number"] != first["number"], "not replaced")
+    assert second["number"] > first["number"] and second["automatic"] is True and second["since"] == first["since"]
+    listed = [{"number": second["number"], "kind": "automatic", "name": "Autosaved · " + a.js(SPAN, second["since"], second["time"]),
+               "since": round(first["since"] * 1000), "time": round(second["time"] * 1000)}]
+    for w in (a, b):
+        w.wait(lambda: [dict(i, since=round(i["since"]), time=round(i["time"])) for i in items(w)] == listed, 10, f"listed {items(w)}")
+        assert w.js("return document.getElementById('versions-count').textContent") == "1"
+
+
+def test_the_name_form_sends_the_name_and_shows_the_servers_error_for_a_too_long_one(server, windows):
+    doc = server.create_document("Plan", "Step one")
+    a = windows().open(doc["id"])
+    a.allow_console("400")  # the refused save
+    # By keyboard: the button opens the form, Escape leaves it.
+    a.js("document.getElementById('version-name-button').focus()")
+    a.driver.switch_to.active_element.send_keys(Keys.ENTER)
+    assert a.js("return document.activeElement.id") == "version-name-input"
+    a.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+    assert a.js("return document.getElementById('version-name-form').hidden") is True
+    assert a.button("version-name-button").get_attribute("aria-expanded") == "false"
+    assert a.js("return document.activeElement.id") == "version-name-button"
+    # 201 characters: the server refuses, the form says why and keeps the name to mend.
+    open_name_form(a)
+    a.driver.switch_to.active_element.send_keys("x" * 201, Keys.ENTER)
+    error = "return document.getElementById('version-name-error').textContent"
+    a.wait(lambda: a.js(error) != "", 10, "no error shown")
+    assert a.js(error) == "name: must be 1 to 200 characters"
+    assert a.button("version-name-input").get_attribute("aria-invalid") == "true"
+    assert a.js("return document.activeElement.id") == "version-name-input"
+    assert versions(server, doc["id"]) == []
+    assert items(a) == []
+    # 200 are fine.
+    field = a.button("version-name-input")
+    field.send_keys(Keys.BACKSPACE)
+    assert a.js(error) == ""  # mending it clears the error
+    field.send_keys(Keys.ENTER)
+    a.wait(lambda: len(items(a)) == 1, 10, "the save is not listed")
+    [v] = versions(server, doc["id"])
+    assert (v["name"], v["automatic"]) == ("x" * 200, False)
+    assert items(a)[0]["name"] == "x" * 200
+    assert a.js("return document.getElementById('version-name-form').hidden") is True
+
+
+def test_the_changes_since_an_autosave_open_from_its_entry_and_restore_it(server, windows):
+    doc = server.create_document("Story", "")
+    a = windows().open(doc["id"])
+    a.type_at(0, "Once upon a time")
+    [auto] = wait_versions(a, server, doc["id"], lambda vs: len(vs) == 1, "no autosave")
+    # Someone else adds to it and saves on purpose at once, so autosave has nothing to replace.
+    remote_edit(server, doc["id"], [16, " there was a fox."])
+    status, saved = server.request("POST", f"/documents/{doc['id']}/save")
+    assert status in (200, 201), saved
+    a.wait(lambda: [i["number"] for i in items(a)] == [saved["number"], auto["number"]], 10, f"listed {items(a)}")
+    a.click(f"#versions-list .version-item[data-number='{auto['number']}'] .version-changes")
+    a.wait(lambda: a.js("return document.getElementById('diff-dialog').open"))
+    heading = a.js("return document.getElementById('diff-heading').textContent")
+    assert heading == f"Changes since the autosave of {a.js(SPAN, auto['since'], auto['time'])} (version {auto['number']})"
+    box = a.driver.find_element(By.ID, "diff-box")
+    inserted = box.find_elements(By.CSS_SELECTOR, "ins.diff-insert")
+    assert [e.get_attribute("textContent") for e in inserted] == [" there was a fox."]
+    assert inserted[0].get_attribute("title") == "Inserted by Remote"
+    a.button("diff-revert").click()
+    a.wait(lambda: server.text(doc["id"]) == "Once upon a time", 10, "restoring did nothing")
+    a.wait(lambda: a.text() == "Once upon a time")
+
+
+def test_an_open_diff_follows_its_checkpoint_when_autosave_replaces_it(server, windows):
+    doc = server.create_document("Diary", "")
+    a = windows().open(doc["id"])
+    a.type_at(0, "Monday")
+    [first] = wait_versions(a, server, doc["id"], lambda vs: len(vs) == 1, "no autosave")
+    a.wait(lambda: len(items(a)) == 1)
+    a.click("#versions-list .version-changes")
+    a.wait(lambda: a.js("return document.getElementById('diff-dialog').open"))
+    assert a.js("return document.querySelector('#diff-box .diff-summary').textContent") == "No changes since this version."
+    remote_edit(server, doc["id"], [6, ", Tuesday"])
+    [second] = wait_versions(a, server, doc["id"], lambda vs: len(vs) == 1 and vs[0]["number"] != first["number"], "not replaced")
+    note = f"Autosave brought version {first['number']} up to date as version {second['number']}: this is the newer one."
+    a.wait(lambda: a.js("const n = document.querySelector('#diff-box .diff-note'); return n && n.textContent") == note, 10,
+           a.js("return document.getElementById('diff-box').textContent"))
+    assert a.js("return document.getElementById('diff-heading').textContent").endswith(f"(version {second['number']})")
+    assert a.js("return document.getElementById('diff-dialog').open") is True
+    assert [i["number"] for i in items(a)] == [second["number"]]
+    # Restoring from here restores the checkpoint shown, which is the newer one.
+    a.button("diff-revert").click()
+    a.wait(lambda: a.js("return document.getElementById('diff-dialog').open") is False)
+    a.wait(lambda: a.text() == "Monday, Tuesday")
+    assert server.text(doc["id"]) == "Monday, Tuesday"
+
+
+def test_several_autosaves_in_a_row_fold_into_a_group_its_button_opens(server, windows):
+    doc = server.create_document("Long day", "Text")
+    a = windows().open(doc["id"])
+    # Checkpoints more than ten minutes apart, as a long day of writing leaves them (the
+    # server's list, laid out by the client; the times are the test's own).
+    a.js("""const v = window.tandem.view.versions;
+      const t = Date.now() / 1000 - 3 * 3600;
+      v.list = [
+        {number: 1, revision: 1, time: t, length: 4, name: 'Outline', automatic: false, since: null},
+        {number: 2, revision: 2, time: t + 900, length: 4, name: null, automatic: true, since: t + 600},
+        {number: 3, revision: 3, time: t + 3600, length: 4, name: null, automatic: true, since: t + 3000},
+        {number: 4, revision: 4, time: t + 7200, length: 4, name: null, automatic: true, since: t + 6600}];
+      v.render();""")
+    toggle = a.driver.find_element(By.CSS_SELECTOR, "#versions-list .version-group-toggle")
+    assert toggle.get_attribute("aria-expanded") == "false"
+    assert toggle.get_attribute("textContent").startswith("▸3 autosaves · ")
+    listed = "return [...document.querySelectorAll('#versions-list .version-item')].filter((li) => li.offsetParent).map((li) => li.dataset.number)"
+    assert a.js(listed) == ["1"]
+    a.js("document.querySelector('#versions-list .version-group-toggle').focus()")
+    a.driver.switch_to.active_element.send_keys(Keys.ENTER)
+    toggle = a.driver.find_element(By.CSS_SELECTOR, "#versions-list .version-group-toggle")
+    assert toggle.get_attribute("aria-expanded") == "true"
+    assert a.js("return document.activeElement.classList.contains('version-group-toggle')") is True
+    assert a.js(listed) == ["4", "3", "2", "1"]
+    assert a.js(f"return document.getElementById({toggle.get_attribute('aria-controls')!r}).hidden") is False
+    # Another checkpoint of the same run keeps the group open.
+    a.js("""const v = window.tandem.view.versions;
+      v.onSaved({...v.list[3], number: 5, time: v.list[3].time + 60, replaced: 4});""")
+    assert a.js(listed) == ["5", "3", "2", "1"]
+
+
+def test_the_versions_panel_reads_at_four_and_a_half_to_one_in_light_and_dark(server, windows):
+    doc = server.create_document("Colours", "Text")
+    a = windows().open(doc["id"])
+    a.allow_console("400")
+    a.js("""const v = window.tandem.view.versions;
+      const t = Date.now() / 1000 - 3 * 3600;
+      v.list = [
+        {number: 1, revision: 1, time: t, length: 4, name: 'Outline', automatic: false, since: null},
+        {number: 2, revision: 1, time: t + 60, length: 4, name: null, automatic: false, since: null},
+        {number: 3, revision: 2, time: t + 900, length: 4, name: null, automatic: true, since: t + 600},
+        {number: 4, revision: 3, time: t + 3600, length: 4, name: null, automatic: true, since: t + 3000},
+        {number: 5, revision: 4, time: t + 7200, length: 4, name: null, automatic: true, since: t + 6600}];
+      v.expanded.add(3);
+      v.render();""")
+    open_name_form(a)
+    a.driver.switch_to.active_element.send_keys("y" * 201, Keys.ENTER)
+    a.wait(lambda: a.js("return document.getElementById('version-name-error').textContent") != "")
+    script = CONTRASTS.replace("'.appbar *, .toolbar *, .remote-label'", "'#versions-panel *'")
+    assert script != CONTRASTS
+    for scheme in ("light", "dark"):
+        a.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        time.sleep(0.5)  # buttons ease into the theme's colours (0.12 s transitions)
+        found = a.js(script)
+        kinds = {f[0] for f in found}
+        assert {"version-name", "version-span", "version-meta", "version-group-label", "version-name-error"} <= kinds, (scheme, kinds)
+        low = [f for f in found if f[2] < 4.5]
+        assert low == [], (scheme, low)
