@@ -12,6 +12,8 @@ public enum StoreWrite: Sendable {
     /// Removes a version if it is an automatic checkpoint (one a newer checkpoint takes the
     /// place of); absent, or named meanwhile, it is left alone, and that is not an error.
     case removeCheckpoint(document: String, number: Int)
+    /// Removes a version, whatever it is; `.notFound` if the document has no such version.
+    case removeVersion(document: String, number: Int)
     /// Names a version (nil: no name) and makes it one autosave never replaces; `.notFound` if
     /// the document has no such version.
     case nameVersion(document: String, number: Int, name: String?)

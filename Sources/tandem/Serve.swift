@@ -90,6 +90,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Bytes (gzipped) of changes that left memory the store keeps per document, for GET …/edits to page through; past it the oldest go, and a since older than what is kept is 410 revision_trimmed; 0 keeps none (env: TANDEM_ARCHIVE_BYTES, default: 67108864).")
     var archiveBytes: Int?
 
+    @Option(help: "Bytes a document's saved versions may hold together (their texts, who wrote them, and 256 a version); past it a save drops the oldest autosave checkpoints, and is 507 versions_full if that is not enough (env: TANDEM_VERSION_BYTES, default: 268435456).")
+    var versionBytes: Int?
+
     @Option(help: "Bytes of archived changes all documents may hold together; past it the largest archives are cut back first, each to an equal share (env: TANDEM_ARCHIVE_TOTAL_BYTES, default: 4294967296).")
     var archiveTotalBytes: Int?
 
@@ -207,6 +210,8 @@ struct Serve: ParsableCommand {
         c.signup = signupPolicy
         c.archiveBytes = try archiveBytes ?? Environment.int("TANDEM_ARCHIVE_BYTES") ?? c.archiveBytes
         guard c.archiveBytes == 0 || c.archiveBytes >= 1 << 20 else { throw ValidationError("--archive-bytes must be 0 or 1048576 or more") }
+        c.versionBytes = try versionBytes ?? Environment.int("TANDEM_VERSION_BYTES") ?? c.versionBytes
+        guard c.versionBytes >= 1 << 12 else { throw ValidationError("--version-bytes must be 4096 or more") }
         c.archiveTotalBytes = try archiveTotalBytes ?? Environment.int("TANDEM_ARCHIVE_TOTAL_BYTES") ?? c.archiveTotalBytes
         guard c.archiveTotalBytes >= 1 << 20 else { throw ValidationError("--archive-total-bytes must be 1048576 or more") }
         c.pasteboardBudget.sessionBytes = try pasteboardSessionBytes ?? Environment.int("TANDEM_PASTEBOARD_SESSION_BYTES")

@@ -243,6 +243,9 @@ import TandemStore
         try type("d")
         let after = try Self.answer { h.service.save(doc, SaveRequest(automatic: true), then: $0) }.get()
         #expect(after.number == 4 && after.since == after.time)
+        // The ledger kept in memory is what the store says.
+        let known = doc.versions.withLock { $0 }, inStore = try h.gated.inner.versionLedger(document: "d")
+        #expect(known == inStore, "\(String(describing: known)) against \(inStore)")
         let versions = try h.service.versions(of: doc)
         #expect(versions.map(\.number) == [2, 3, 4] && versions.map(\.automatic) == [true, false, true])
         // Each keeps the authors of its text.
@@ -253,14 +256,38 @@ import TandemStore
     @Test func aCheckpointReplacesOnlyAnAutomaticOneWithinTheSpan() {
         let span = SaveRequest.checkpointSpan
         let automatic = SaveRequest(automatic: true), named = SaveRequest(name: "x")
-        let recent = NewestVersion(number: 4, automatic: true, since: 1000)
+        let recent = VersionLedger.Entry(number: 4, automatic: true, since: 1000)
         #expect(automatic.replaces(recent, at: 1000 + span - 1))
         #expect(!automatic.replaces(recent, at: 1000 + span))
         #expect(!named.replaces(recent, at: 1001))
         #expect(!SaveRequest().replaces(recent, at: 1001))
-        #expect(!automatic.replaces(NewestVersion(number: 4), at: 1001))
-        #expect(!automatic.replaces(NewestVersion(number: 4, automatic: true, since: nil), at: 1001))
+        #expect(!automatic.replaces(VersionLedger.Entry(number: 4), at: 1001))
+        #expect(!automatic.replaces(VersionLedger.Entry(number: 4, automatic: true, since: nil), at: 1001))
         #expect(!automatic.replaces(nil, at: 1001))
+    }
+
+    /// Within the budget a save drops the oldest checkpoints, never a save made on purpose,
+    /// and is refused when dropping them is not enough.
+    @Test func aSaveMakesRoomFromTheOldestCheckpointsAndIsRefusedPastThem() throws {
+        let ledger = VersionLedger([
+            .init(number: 1, bytes: 300), .init(number: 2, automatic: true, since: 10, bytes: 200),
+            .init(number: 3, bytes: 100), .init(number: 4, automatic: true, since: 20, bytes: 250),
+            .init(number: 5, automatic: true, since: 2000, bytes: 150),
+        ])
+        #expect(ledger.bytes == 1000 && ledger.newest?.number == 5)
+        let automatic = SaveRequest(automatic: true), named = SaveRequest(name: "n")
+        // Room enough: nothing dropped; a checkpoint in the span replaces the newest.
+        #expect(try named.plan(ledger, bytes: 100, at: 2100, budget: 1100) == SavePlan(replaced: nil, dropped: [], since: nil))
+        #expect(try automatic.plan(ledger, bytes: 200, at: 2100, budget: 1050) == SavePlan(replaced: 5, dropped: [], since: 2000))
+        // Past it: the oldest checkpoints go, in order, as many as it takes.
+        #expect(try named.plan(ledger, bytes: 300, at: 2100, budget: 1100) == SavePlan(replaced: nil, dropped: [2], since: nil))
+        #expect(try named.plan(ledger, bytes: 500, at: 2100, budget: 1100) == SavePlan(replaced: nil, dropped: [2, 4], since: nil))
+        #expect(try automatic.plan(ledger, bytes: 600, at: 2100, budget: 1100) == SavePlan(replaced: 5, dropped: [2, 4], since: 2000))
+        #expect(try automatic.plan(ledger, bytes: 100, at: 9000, budget: 1000) == SavePlan(replaced: nil, dropped: [2], since: 9000))
+        // Saves made on purpose are never dropped: past every checkpoint, refused.
+        #expect(throws: APIError.self) { try named.plan(ledger, bytes: 701, at: 2100, budget: 1100) }
+        let refused = Result { () throws(APIError) in try automatic.plan(ledger, bytes: 701, at: 9000, budget: 1100) }
+        #expect(refused.failure?.code == "versions_full" && refused.failure?.status == .insufficientStorage)
     }
 
     @Test(arguments: [false, true])

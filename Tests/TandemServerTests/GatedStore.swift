@@ -77,6 +77,7 @@ final class GatedStore: DocumentStore, Sendable {
     func addVersion(_ version: StoredVersion) throws(StoreError) { try inner.addVersion(version) }
     func versions(document: String) throws(StoreError) -> [StoredVersion] { try inner.versions(document: document) }
     func version(document: String, number: Int) throws(StoreError) -> StoredVersion? { try inner.version(document: document, number: number) }
+    func versionLedger(document: String) throws(StoreError) -> VersionLedger { try inner.versionLedger(document: document) }
     func upsertSession(_ session: StoredSession) throws(StoreError) { try inner.upsertSession(session) }
     func deleteSession(_ id: String) throws(StoreError) { try inner.deleteSession(id) }
     func updateSessionsLastSeen(_ lastSeen: [String: Double]) throws(StoreError) { try inner.updateSessionsLastSeen(lastSeen) }

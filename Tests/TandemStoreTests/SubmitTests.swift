@@ -139,6 +139,17 @@ import Testing
             try store.perform([.setMeta("x", [1]), .nameVersion(document: "d", number: 9, name: "x")])
         }
         #expect(try store.meta("x") == nil)
+        // The ledger says what each holds without reading the texts.
+        let ledger = try store.versionLedger(document: "d")
+        #expect(ledger == VersionLedger(try store.versions(document: "d").map(VersionLedger.Entry.init)))
+        #expect(ledger.entries.map(\.bytes) == [VersionLedger.rowBytes + 5, VersionLedger.rowBytes + 2 + 256])
+        #expect(try store.versionLedger(document: "nope") == VersionLedger())
+        // Removing any version, named or not; one not there is `.notFound`.
+        try store.perform([.removeVersion(document: "d", number: 1)])
+        #expect(try store.versions(document: "d").map(\.number) == [3])
+        #expect(throws: StoreError.notFound("no version 1 of document d")) {
+            try store.perform([.removeVersion(document: "d", number: 1)])
+        }
     }
 
     @Test(arguments: StoreKind.allCases)

@@ -145,6 +145,7 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/documents/{id}/authorship", "getAuthorship", _const(READ)),
     Route("POST", "/documents/{id}/versions/{n}/revert", "revertToVersion", _const(EDIT)),
     Route("PATCH", "/documents/{id}/versions/{n}", "nameVersion", _const(EDIT)),
+    Route("DELETE", "/documents/{id}/versions/{n}", "deleteVersion", _const(OWNER)),
     Route("POST", "/documents/{id}/cut", "cut", _const(EDIT)),
     Route("POST", "/documents/{id}/copy", "copy", _const(READ)),
     Route("POST", "/documents/{id}/paste", "paste", _const(EDIT)),

@@ -116,6 +116,7 @@ CASES: tuple[Case, ...] = (
     Case("GET", "/documents/{id}/authorship"),
     Case("POST", "/documents/{id}/versions/{n}/revert", steps=("save", "owner_edit")),
     Case("PATCH", "/documents/{id}/versions/{n}", body={"name": "Named"}, steps=("save",)),
+    Case("DELETE", "/documents/{id}/versions/{n}", steps=("save",), success=204),
     Case("POST", "/documents/{id}/cut", body={"from": 0, "to": 1, "pasteboard": TEAM_BOARD}, pasteboard=True),
     Case("POST", "/documents/{id}/copy", body={"from": 0, "to": 1, "pasteboard": TEAM_BOARD}, pasteboard=True),
     Case("POST", "/documents/{id}/paste", body={"from": 0, "to": 0, "pasteboard": TEAM_BOARD}, pasteboard=True),

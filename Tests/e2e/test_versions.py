@@ -374,3 +374,56 @@ def test_a_named_checkpoint_is_kept_and_no_later_one_replaces_it(servers):
     assert_error(ada.patch(f"/documents/{doc_id}/versions/x", {"name": "x"}), 400, "invalid_field")
     assert [(v["number"], v["name"], v["automatic"]) for v in _versions(ada, doc_id)] == [
         (n, None, False), (n + 1, None, True)]
+
+
+@pytest.mark.timeout(90)
+def test_versions_past_their_budget_drop_the_oldest_checkpoints_then_refuse_and_the_owner_makes_room(servers):
+    """--version-bytes bounds what a document's versions hold: a save first drops the oldest
+    autosave checkpoints (the saved event lists them), never a save made on purpose; one that
+    still does not fit is 507 versions_full and changes nothing; the owner deletes a version
+    to make room, and every window hears of it."""
+    srv = servers(name="version-budget", extra_args=("--version-bytes", "4096"))
+    ada, bob = new_session(srv.base, "Ada", as_owner=False), new_session(srv.base, "Bob", as_owner=False)
+    r = ada.post("/documents", {"text": "x" * 1000, "access": "open"})
+    assert r.status_code == 201, describe(r)
+    doc_id = r.json()["id"]
+    events = SSEStream(srv.base, f"/documents/{doc_id}/events", headers={"Authorization": f"Bearer {ada.token}"})
+    try:
+        first = ada.post(f"/documents/{doc_id}/save", {"name": "A"}).json()
+        ada.insert(doc_id, "y", 0)
+        checkpoint = _next_event(events, "saved")
+        while checkpoint["number"] == first["number"]:
+            checkpoint = _next_event(events, "saved")
+        assert checkpoint["automatic"] is True
+        second = ada.post(f"/documents/{doc_id}/save", {"name": "B"}).json()
+        # A third of ~1.3 KB does not fit beside three: the checkpoint makes room.
+        r = ada.post(f"/documents/{doc_id}/save", {"name": "C"})
+        assert r.status_code == 201, describe(r)
+        third = r.json()
+        heard = _next_event(events, "saved")
+        while heard["number"] != third["number"]:
+            heard = _next_event(events, "saved")
+        assert (heard["dropped"], heard["replaced"]) == ([checkpoint["number"]], None)
+        kept = [v["number"] for v in _versions(ada, doc_id)]
+        assert kept == [first["number"], second["number"], third["number"]]
+        # Nothing automatic is left to drop: refused, and nothing changed.
+        assert_error(ada.post(f"/documents/{doc_id}/save", {"name": "D"}), 507, "versions_full")
+        assert [v["number"] for v in _versions(ada, doc_id)] == kept
+        # Nor is there room for autosave's checkpoint: the document stays unsaved (its text is
+        # durable in the change log all the same) and autosave waits.
+        ada.insert(doc_id, "z", 0)
+        time.sleep(4)
+        assert [v["number"] for v in _versions(ada, doc_id)] == kept
+        assert ada.doc(doc_id)["hasUnsavedChanges"] is True
+        # Only the owner deletes a version; Bob may edit this open document, not that.
+        assert_error(bob.delete(f"/documents/{doc_id}/versions/{second['number']}"), 403)
+        r = ada.delete(f"/documents/{doc_id}/versions/{second['number']}")
+        assert r.status_code == 204, describe(r)
+        assert _next_event(events, "versionRemoved") == {"number": second["number"]}
+        assert_error(ada.delete(f"/documents/{doc_id}/versions/{second['number']}"), 404, "not_found")
+        r = ada.post(f"/documents/{doc_id}/save", {"name": "D"})
+        assert r.status_code == 201, describe(r)
+        assert ada.doc(doc_id)["hasUnsavedChanges"] is False
+    finally:
+        events.close()
+    assert [v["name"] for v in _versions(ada, doc_id)] == ["A", "C", "D"]

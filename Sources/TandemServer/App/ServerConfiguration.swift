@@ -72,6 +72,10 @@ public struct ServerConfiguration: Sendable {
     public var archiveBytes = 64 << 20
     /// The same for all documents together: past it the largest archives are cut back first.
     public var archiveTotalBytes = 4 << 30
+    /// Bytes a document's saved versions may hold together (`StoredVersion.storedBytes`): past
+    /// it a save drops the oldest automatic checkpoints, and is `507 versions_full` if that is
+    /// not enough.
+    public var versionBytes = 256 << 20
     /// Bytes one person's pasteboards, and all pasteboards, may hold together.
     public var pasteboardBudget = PasteboardBudget()
     /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxy`); their own

@@ -15,8 +15,11 @@ final class DocumentHandle: Sendable {
     /// them: a job holds its place until its write is stored. `state` is taken inside a job,
     /// never held across its wait.
     let checkpoints = AsyncSerial()
-    /// The newest version once known (read and written inside `checkpoints` jobs).
-    let newestVersion = Mutex<NewestVersion?>(nil)
+    /// The document's versions once known (read and written inside `checkpoints` jobs); nil
+    /// until the first save reads them from the store, or after a save was refused.
+    let versions = Mutex<VersionLedger?>(nil)
+    /// Autosave waits until then after its checkpoint found no room (`versions_full`).
+    let autosaveRefusedUntil = Mutex<Double>(0)
     /// An autosave is queued or being stored: the next tick does not queue another (the
     /// document looks unsaved until it is stored).
     let autosaving = Atomic<Bool>(false)

@@ -92,12 +92,25 @@ enum DocumentJSON {
         return w.bytes
     }
 
-    /// The `saved` event: the version, and the automatic checkpoint it took the place of.
-    static func saved(_ v: StoredVersion, replaced: Int?) -> [UInt8] {
-        var w = JSONWriter(capacity: 144)
+    /// The `saved` event: the version, the automatic checkpoint it took the place of, and the
+    /// older ones it removed to stay within the document's budget for versions.
+    static func saved(_ v: StoredVersion, replaced: Int?, dropped: [Int]) -> [UInt8] {
+        var w = JSONWriter(capacity: 160 + 8 * dropped.count)
         w.beginObject()
         versionFields(v, to: &w)
         w.key("replaced"); if let replaced { w.int(replaced) } else { w.null() }
+        w.key("dropped"); w.beginArray()
+        for number in dropped { w.int(number) }
+        w.endArray()
+        w.endObject()
+        return w.bytes
+    }
+
+    /// The `versionRemoved` event.
+    static func removedVersion(_ number: Int) -> [UInt8] {
+        var w = JSONWriter(capacity: 24)
+        w.beginObject()
+        w.key("number"); w.int(number)
         w.endObject()
         return w.bytes
     }

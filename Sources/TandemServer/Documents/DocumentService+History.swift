@@ -164,91 +164,115 @@ extension DocumentService {
                 done()
                 then(result)
             }
-            guard let newest = handle.newestVersion.withLock({ $0 }) else {
-                // The first save since loading reads the newest number from the store: on the
+            guard let ledger = handle.versions.withLock({ $0 }) else {
+                // The first save since loading reads the versions from the store: on the
                 // pool, as every version read, never on the loop that took the request.
                 heavyWork.async(lane: handle.id) { [self] in
-                    let newest: NewestVersion?
-                    do { newest = try store.versions(document: handle.id).last.map(NewestVersion.init) } catch { return finish(.failure(.storageFailing)) }
-                    saveNumbered(handle, request, after: newest, then: finish)
+                    let ledger: VersionLedger
+                    do { ledger = try store.versionLedger(document: handle.id) } catch { return finish(.failure(.storageFailing)) }
+                    saveNumbered(handle, request, after: ledger, then: finish)
                 }
                 return
             }
-            saveNumbered(handle, request, after: newest, then: finish)
+            saveNumbered(handle, request, after: ledger, then: finish)
         }
     }
 
-    /// `save` once the newest version is known (inside the document's `checkpoints` job).
-    private func saveNumbered(_ handle: DocumentHandle, _ request: SaveRequest, after newest: NewestVersion?,
+    /// `save` once the versions are known (inside the document's `checkpoints` job).
+    private func saveNumbered(_ handle: DocumentHandle, _ request: SaveRequest, after ledger: VersionLedger,
                               then finish: @escaping @Sendable (Result<StoredVersion, APIError>) -> Void) {
         let submitted: (VersionWrite, StoreTicket)
         do throws(APIError) {
-            submitted = try submitVersion(handle, request, after: newest)
+            submitted = try submitVersion(handle, request, after: ledger)
         } catch {
             return finish(.failure(error))
         }
         let (write, ticket) = submitted
         persistence.whenStored(ticket, of: handle, journaled: write.cleared, doing: "save a version of") { [self] result in
-            if case .failure(let error) = result { return finish(.failure(error)) }
-            handle.newestVersion.withLock { $0 = NewestVersion(write.version) }
+            if case .failure(let error) = result {
+                // Read again next time: another node may have numbered a version meanwhile.
+                handle.versions.withLock { $0 = nil }
+                return finish(.failure(error))
+            }
+            var known = ledger
+            write.applied(to: &known)
+            handle.versions.withLock { $0 = known }
             persistence.versionStored(write, in: handle)
             finish(.success(write.version))
         }
     }
 
-    /// Under the document's lock: the committed text as the version after `newest`, and the
-    /// change count cleared with it when nothing is in flight, submitted as one unit.
-    private func submitVersion(_ handle: DocumentHandle, _ request: SaveRequest, after newest: NewestVersion?) throws(APIError) -> (VersionWrite, StoreTicket) {
+    /// Under the document's lock: the committed text as the version after those in `ledger`,
+    /// and the change count cleared with it when nothing is in flight, submitted as one unit.
+    private func submitVersion(_ handle: DocumentHandle, _ request: SaveRequest, after ledger: VersionLedger) throws(APIError) -> (VersionWrite, StoreTicket) {
         try handle.executor.sync { st throws(APIError) -> (VersionWrite, StoreTicket) in
                 if st.deleted { throw st.goneError(handle.id) }
                 if st.savingError { throw .storageFailing }
-                let write = persistence.versionWrites(&st, of: handle, request, after: newest)
+                let write = try persistence.versionWrites(&st, of: handle, request, after: ledger)
                 let ticket = StoreTicket()
                 store.submit(write.writes, delivery: delivery()) { ticket.finish($0) }
                 return (write, ticket)
         }
     }
 
-    /// Names version `number` (nil takes its name away) and keeps it: a named checkpoint is
-    /// never replaced by a later one. Run in the document's `checkpoints` order, so a checkpoint
-    /// written meanwhile decides knowing the name; in a cluster the store removes only a version
-    /// still automatic (`StoreWrite.removeCheckpoint`). Every window hears of it (`version`).
-    func nameVersion(_ number: Int, name: String?, of handle: DocumentHandle, then: @escaping Completion<StoredVersion>) {
+    /// Names version `number` (`.name(nil)` takes its name away) and keeps it, a named
+    /// checkpoint being never replaced by a later one; or removes it. Run in the document's
+    /// `checkpoints` order, so a checkpoint written meanwhile decides knowing of it; in a
+    /// cluster the store removes only a version still automatic (`StoreWrite.removeCheckpoint`).
+    /// Every window hears of it (`version`, `versionRemoved`). Answers the version as it is now
+    /// (as it was, once removed).
+    func editVersion(_ number: Int, _ edit: VersionEdit, of handle: DocumentHandle, then: @escaping Completion<StoredVersion>) {
         handle.checkpoints.run { [self] done in
             let finish: @Sendable (Result<StoredVersion, APIError>) -> Void = { result in
                 done()
                 then(result)
             }
+            let missing = APIError.notFound("version \(number) of '\(handle.id)'")
             // Reads the store: on the pool, never on the thread that finished the last job.
             heavyWork.async(lane: handle.id) { [self] in
                 let stored: StoredVersion?
                 do { stored = try store.version(document: handle.id, number: number) } catch { return finish(.failure(.storageFailing)) }
-                guard var version = stored else { return finish(.failure(.notFound("version \(number) of '\(handle.id)'"))) }
-                (version.name, version.automatic) = (name, false)
-                let named = version
+                guard var version = stored else { return finish(.failure(missing)) }
+                let write: StoreWrite
+                switch edit {
+                case .name(let name):
+                    (version.name, version.automatic) = (name, false)
+                    write = .nameVersion(document: handle.id, number: number, name: name)
+                case .remove:
+                    write = .removeVersion(document: handle.id, number: number)
+                }
+                let edited = version
                 let ticket = StoreTicket()
-                store.submit([.nameVersion(document: handle.id, number: number, name: name)], delivery: delivery()) { ticket.finish($0) }
+                store.submit([write], delivery: delivery()) { ticket.finish($0) }
                 ticket.whenFinished { [self] result in
                     switch result {
                     case .success:
-                        handle.newestVersion.withLock { newest in
-                            if newest?.number == number { newest?.automatic = false }
+                        handle.versions.withLock { ledger in
+                            if case .remove = edit { ledger?.removed(number) } else { ledger?.named(number) }
+                        }
+                        let (event, data) = if case .remove = edit {
+                            ("versionRemoved", DocumentJSON.removedVersion(number))
+                        } else {
+                            ("version", DocumentJSON.version(edited))
                         }
                         handle.executor.sync { st in
                             guard !st.deleted else { return }
-                            handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "version", data: DocumentJSON.version(named)))
+                            handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: event, data: data))
                         }
-                        finish(.success(named))
+                        finish(.success(edited))
                     case .failure(.notFound):
-                        finish(.failure(.notFound("version \(number) of '\(handle.id)'")))
+                        finish(.failure(missing))
                     case .failure(let error):
-                        logger.error("could not name version \(number) of document \(handle.id): \(error)")
+                        logger.error("could not change version \(number) of document \(handle.id): \(error)")
                         finish(.failure(.storageFailing))
                     }
                 }
             }
         }
     }
+
+    /// How long autosave waits after its checkpoint found no room in the document's versions.
+    static let autosaveRetryAfterFull: Double = 60
 
     /// The saveless model: a document with unsaved changes saves itself once it has been
     /// quiet for a moment, and at least every 30 s while someone keeps typing.
@@ -260,8 +284,16 @@ extension DocumentService {
                 let sinceSave = now - (st.lastSaved ?? st.created)
                 return quietFor >= 2 || sinceSave >= 30
             }
-            guard due, handle.autosaving.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { continue }
-            save(handle, SaveRequest(automatic: true)) { _ in handle.autosaving.store(false, ordering: .releasing) }
+            guard due, now >= handle.autosaveRefusedUntil.withLock({ $0 }),
+                  handle.autosaving.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { continue }
+            save(handle, SaveRequest(automatic: true)) { [logger] result in
+                if case .failure(let error) = result, error.code == "versions_full" {
+                    // The text stays durable in the change log; only the checkpoint waits.
+                    logger.warning("no room for an autosave checkpoint of document \(handle.id): \(error.message)")
+                    handle.autosaveRefusedUntil.withLock { $0 = now + Self.autosaveRetryAfterFull }
+                }
+                handle.autosaving.store(false, ordering: .releasing)
+            }
         }
     }
 }

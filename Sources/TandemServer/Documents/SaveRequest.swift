@@ -20,8 +20,45 @@ struct SaveRequest: Sendable, Equatable {
     static let maxNameLength = 200
 
     /// Whether the version this request writes at `time` takes the place of `newest`.
-    func replaces(_ newest: NewestVersion?, at time: Double) -> Bool {
+    func replaces(_ newest: VersionLedger.Entry?, at time: Double) -> Bool {
         guard automatic, let newest, newest.automatic else { return false }
         return time - (newest.since ?? -.infinity) < Self.checkpointSpan
     }
+
+    /// What writing a version of `bytes` (`StoredVersion.storedBytes`) at `time` does to the
+    /// versions in `ledger`, within `budget` bytes for all of them: the checkpoint it takes
+    /// the place of, and the oldest other checkpoints it drops to make room (never a version
+    /// saved on purpose). `versions_full` when those are not enough.
+    func plan(_ ledger: VersionLedger, bytes: Int, at time: Double, budget: Int) throws(APIError) -> SavePlan {
+        let replaced = replaces(ledger.newest, at: time) ? ledger.newest : nil
+        var total = ledger.bytes - (replaced?.bytes ?? 0) + bytes
+        var dropped: [Int] = []
+        for entry in ledger.entries where total > budget && entry.automatic && entry.number != replaced?.number {
+            dropped.append(entry.number)
+            total -= entry.bytes
+        }
+        guard total <= budget else {
+            throw APIError(.insufficientStorage, "versions_full",
+                           "this version would bring the document's versions to \(total) bytes, past their budget of \(budget) "
+                           + "(--version-bytes): the document's owner may delete some (DELETE /documents/{id}/versions/{n})")
+        }
+        return SavePlan(replaced: replaced?.number, dropped: dropped, since: automatic ? (replaced?.since ?? time) : nil)
+    }
+}
+
+/// What a save does besides storing its version (`SaveRequest.plan`).
+struct SavePlan: Sendable, Equatable {
+    /// The automatic checkpoint it takes the place of.
+    var replaced: Int?
+    /// The oldest checkpoints it removes to stay within the budget, oldest first.
+    var dropped: [Int]
+    /// The version's `since`: carried on from the checkpoint it replaces.
+    var since: Double?
+}
+
+/// A change to one saved version (`DocumentService.editVersion`).
+enum VersionEdit: Sendable {
+    /// Names it (nil takes the name away) and keeps it: autosave never replaces it.
+    case name(String?)
+    case remove
 }

@@ -27,7 +27,7 @@ struct HeavyWorkMiddleware: RouteMiddleware {
 
     /// Operations that read the store (a saved version's text, of any size, from SQLite or
     /// across the network from PostgreSQL): never on a loop, whatever the current text's length.
-    static let storeReadOperations: Set<String> = ["listVersions", "getVersionText", "revertToVersion", "diffVersions", "nameVersion", "listDocuments",
+    static let storeReadOperations: Set<String> = ["listVersions", "getVersionText", "revertToVersion", "diffVersions", "nameVersion", "deleteVersion", "listDocuments",
                                                    "shareWithUser", "createPasteboard", "updatePasteboard"]
 
 

@@ -13,7 +13,7 @@ enum RouteAccess {
         case "edit", "replaceDocumentText", "beginUndoGrouping", "endUndoGrouping", "save", "revertToVersion", "nameVersion",
              "cut", "paste", "delete", "disableUndoRegistration", "enableUndoRegistration":
             return .document(.edit)
-        case "deleteDocument", "getAccess", "setMember", "shareWithUser", "removeMember", "createLink", "revokeLink":
+        case "deleteDocument", "deleteVersion", "getAccess", "setMember", "shareWithUser", "removeMember", "createLink", "revokeLink":
             return .document(.owner)
         case "undo", "redo":
             return .decided { request, hasSession in documentScope(request, hasSession) ? .othersWork : .edit }

@@ -173,26 +173,29 @@ final class DocumentPersistence: Sendable {
     /// `newest` (in its place, when an automatic checkpoint takes the place of another), with
     /// the change count cleared when nothing is in flight (a change still waiting for its
     /// commit is not in the version: it stays unsaved), and the unit that stores it all.
-    func versionWrites(_ st: inout DocumentState, of handle: DocumentHandle, _ request: SaveRequest, after newest: NewestVersion?) -> VersionWrite {
+    func versionWrites(_ st: inout DocumentState, of handle: DocumentHandle, _ request: SaveRequest,
+                       after ledger: VersionLedger) throws(APIError) -> VersionWrite {
         let rope = st.committedRope
         let time = now()
-        let replaced = request.replaces(newest, at: time) ? newest : nil
         // The committed revision is never older than the log's start: only committed changes
         // are trimmed.
         let authors = try? st.document.authors(atRevision: st.committedRevision)
-        let v = StoredVersion(documentID: handle.id, number: (newest?.number ?? 0) + 1, revision: st.committedRevision,
+        var v = StoredVersion(documentID: handle.id, number: (ledger.newest?.number ?? 0) + 1, revision: st.committedRevision,
                               time: time, text: rope.description, name: request.name, automatic: request.automatic,
-                              since: request.automatic ? (replaced?.since ?? time) : nil,
                               authorship: authors.map(Authorship.Run.encode))
+        let plan = try request.plan(ledger, bytes: v.storedBytes, at: time, budget: configuration.versionBytes)
+        v.since = plan.since
         var writes: [StoreWrite] = []
-        if let replaced { writes.append(.removeCheckpoint(document: handle.id, number: replaced.number)) }
+        for number in (plan.replaced.map { [$0] } ?? []) + plan.dropped {
+            writes.append(.removeCheckpoint(document: handle.id, number: number))
+        }
         writes.append(.addVersion(v))
         let cleared = st.document.revision == v.revision
         if cleared {
             st.document.updateChangeCount(.cleared)
             if let journal = pendingJournalWrite(st, id: handle.id) { writes.append(journal) }
         }
-        return VersionWrite(version: v, text: rope, cleared: cleared, replaced: replaced?.number, writes: writes)
+        return VersionWrite(version: v, text: rope, cleared: cleared, plan: plan, writes: writes)
     }
 
     /// A version is stored: it is the saved text from now on, and every window hears of it
@@ -205,7 +208,7 @@ final class DocumentPersistence: Sendable {
             st.lastSaved = v.time
             if write.cleared { st.lastSavedRevision = max(st.lastSavedRevision, v.revision) }
             handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved",
-                                                      data: DocumentJSON.saved(v, replaced: write.replaced)))
+                                                      data: DocumentJSON.saved(v, replaced: write.plan.replaced, dropped: write.plan.dropped)))
         }
     }
 }
@@ -217,8 +220,15 @@ struct VersionWrite: Sendable {
     var text: Rope
     /// Whether the change count is cleared with it (nothing was in flight).
     var cleared: Bool
-    /// The automatic checkpoint it takes the place of.
-    var replaced: Int?
+    /// The checkpoints it removes.
+    var plan: SavePlan
     /// The unit that stores it.
     var writes: [StoreWrite]
+
+    /// The ledger once it is stored.
+    func applied(to ledger: inout VersionLedger) {
+        if let replaced = plan.replaced { ledger.removed(replaced) }
+        for number in plan.dropped { ledger.removed(number) }
+        ledger.added(VersionLedger.Entry(version))
+    }
 }

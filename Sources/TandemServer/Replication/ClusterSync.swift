@@ -282,20 +282,21 @@ struct ClusterSync: Sendable {
     private func refreshSaved(_ handle: DocumentHandle) {
         guard let newest = try? store.versions(document: handle.id).last,
               let version = try? store.version(document: handle.id, number: newest.number) else { return }
-        // A checkpoint that took another's place carries on its `since`.
-        let replaced = handle.newestVersion.withLock { newest -> Int? in
-            guard version.number >= newest?.number ?? 0 else { return nil }
-            defer { newest = NewestVersion(version) }
-            guard let before = newest, before.number != version.number, before.automatic, version.automatic,
-                  before.since == version.since else { return nil }
-            return before.number
+        // A checkpoint that took another's place carries on its `since`. (The next save here
+        // reads the whole ledger again: `SequencedUnits`.)
+        let replaced = handle.versions.withLock { ledger -> Int? in
+            guard let before = ledger?.newest, before.number < version.number else { return nil }
+            let replaced = before.automatic && version.automatic && before.since == version.since ? before.number : nil
+            if let replaced { ledger?.removed(replaced) }
+            ledger?.added(VersionLedger.Entry(version))
+            return replaced
         }
         handle.executor.sync { st in
             guard !st.deleted, version.revision >= st.savedRevision else { return }
             (st.savedRope, st.savedRevision) = (Rope(version.text), version.revision)
             st.lastSaved = version.time
             st.lastSavedRevision = max(st.lastSavedRevision, version.revision)
-            handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved", data: DocumentJSON.saved(version, replaced: replaced)))
+            handle.events.send(ServerSentEvents.frame(id: st.committedRevision, event: "saved", data: DocumentJSON.saved(version, replaced: replaced, dropped: [])))
         }
     }
 

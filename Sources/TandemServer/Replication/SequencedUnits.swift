@@ -64,8 +64,8 @@ struct SequencedUnits: Sendable {
                     try tx.changes(document: id, after: after)
                 }
                 if indexes.contains(where: { steps[$0].numbersVersion }) {
-                    let newest = try tx.newestVersion(document: id)
-                    handle.newestVersion.withLock { $0 = newest }
+                    let ledger = try tx.versionLedger(document: id)
+                    handle.versions.withLock { $0 = ledger }
                 }
             } else {
                 // Deleted by another node: the steps find it deleted and answer 404.

@@ -87,6 +87,7 @@ struct MemoryState: Sendable {
         case .deleteDocument(let id): _ = deleteDocument(id)
         case .addVersion(let version): try addVersion(version)
         case .removeCheckpoint(let document, let number): removeCheckpoint(document: document, number: number)
+        case .removeVersion(let document, let number): try removeVersion(document: document, number: number)
         case .nameVersion(let document, let number, let name): try nameVersion(document: document, number: number, name: name)
         case .writeSnapshot(let snapshot): try writeSnapshot(snapshot)
         case .trimChanges(let document, let through): try trimChanges(document: document, through: through)
@@ -219,6 +220,13 @@ struct MemoryState: Sendable {
     mutating func removeCheckpoint(document id: String, number: Int) {
         let key = MemoryKey(id)
         guard let removed = documents[key]?.versions[number], removed.automatic else { return }
+        undoLog.append(.version(key, number: number, removed))
+        documents[key]!.versions[number] = nil
+    }
+
+    mutating func removeVersion(document id: String, number: Int) throws(StoreError) {
+        let key = MemoryKey(id)
+        guard let removed = documents[key]?.versions[number] else { throw .notFound("no version \(number) of document \(id)") }
         undoLog.append(.version(key, number: number, removed))
         documents[key]!.versions[number] = nil
     }

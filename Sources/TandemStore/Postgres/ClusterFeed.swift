@@ -57,7 +57,7 @@ public struct ClusterEntry: Sendable, Equatable {
             case .updateDocument(let d): add(.updated, d.id)
             case .deleteDocument(let id): add(.deleted, id)
             case .addVersion(let v): add(.version, v.documentID)
-            case .removeCheckpoint(let id, _), .nameVersion(let id, _, _): add(.version, id)
+            case .removeCheckpoint(let id, _), .removeVersion(let id, _), .nameVersion(let id, _, _): add(.version, id)
             case .upsertSession(let s): add(.session, s.id)
             case .deleteSession(let id): add(.session, id)
             case .upsertPasteboard(let p): add(.pasteboard, p.name)

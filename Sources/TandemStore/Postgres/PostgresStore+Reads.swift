@@ -121,6 +121,21 @@ extension PostgresStore {
         }
     }
 
+    public func versionLedger(document: String) throws(StoreError) -> VersionLedger {
+        try read { c throws(StoreError) in try Self.versionLedger(document: document, in: c) }
+    }
+
+    static func versionLedger(document: String, in c: PGConnection) throws(StoreError) -> VersionLedger {
+        let rows = try c.query("""
+            SELECT number, automatic, since, octet_length(text) + coalesce(octet_length(authorship), 0)
+            FROM versions WHERE document = $1 ORDER BY number
+            """, [.text(document)])
+        return VersionLedger((0..<rows.count).map { row in
+            VersionLedger.Entry(number: rows.int(row, 0), automatic: rows.bool(row, 1), since: rows.optionalDouble(row, 2),
+                                bytes: VersionLedger.rowBytes + rows.int(row, 3))
+        })
+    }
+
     public func sessions() throws(StoreError) -> [StoredSession] {
         try read { c throws(StoreError) in try Self.sessions(in: c) }
     }

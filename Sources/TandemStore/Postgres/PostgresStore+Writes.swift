@@ -27,6 +27,7 @@ extension PostgresStore {
         case .deleteDocument(let id): _ = try deleteDocument(id, in: c)
         case .addVersion(let version): try addVersion(version, in: c)
         case .removeCheckpoint(let document, let number): try removeCheckpoint(document: document, number: number, in: c)
+        case .removeVersion(let document, let number): try removeVersion(document: document, number: number, in: c)
         case .nameVersion(let document, let number, let name): try nameVersion(document: document, number: number, name: name, in: c)
         case .writeSnapshot(let snapshot): try writeSnapshot(snapshot, in: c)
         case .trimChanges(let document, let through): try trimChanges(document: document, through: through, in: c)
@@ -198,6 +199,11 @@ extension PostgresStore {
 
     static func removeCheckpoint(document: String, number: Int, in c: PGConnection) throws(StoreError) {
         try c.query("DELETE FROM versions WHERE document = $1 AND number = $2 AND automatic", [.text(document), .int(number)])
+    }
+
+    static func removeVersion(document: String, number: Int, in c: PGConnection) throws(StoreError) {
+        let deleted = try c.query("DELETE FROM versions WHERE document = $1 AND number = $2", [.text(document), .int(number)])
+        if deleted.affected == 0 { throw StoreError.notFound("no version \(number) of document \(document)") }
     }
 
     static func nameVersion(document: String, number: Int, name: String?, in c: PGConnection) throws(StoreError) {

@@ -252,7 +252,7 @@ extension StoreWrite {
         case .createDocument(let d, _), .updateDocument(let d): ids.insert(d.id)
         case .deleteDocument(let id): ids.insert(id)
         case .addVersion(let v): ids.insert(v.documentID)
-        case .removeCheckpoint(let id, _), .nameVersion(let id, _, _): ids.insert(id)
+        case .removeCheckpoint(let id, _), .removeVersion(let id, _), .nameVersion(let id, _, _): ids.insert(id)
         case .writeSnapshot(let s): ids.insert(s.documentID)
         case .trimChanges(let id, _), .trimArchive(let id, _): ids.insert(id)
         case .archive(let run): ids.insert(run.documentID)

@@ -42,13 +42,9 @@ public final class SequencedTransaction {
         try PostgresStore.changes(document: document, after: after, through: Int.max, in: connection)
     }
 
-    /// The document's newest version, nil without one.
-    public func newestVersion(document: String) throws(StoreError) -> NewestVersion? {
-        let rows = try connection.query("""
-            SELECT number, automatic, since FROM versions WHERE document = $1 ORDER BY number DESC LIMIT 1
-            """, [.text(document)])
-        guard rows.count > 0 else { return nil }
-        return NewestVersion(number: rows.int(0, 0), automatic: rows.bool(0, 1), since: rows.optionalDouble(0, 2))
+    /// The document's versions, as a save needs to know them.
+    public func versionLedger(document: String) throws(StoreError) -> VersionLedger {
+        try PostgresStore.versionLedger(document: document, in: connection)
     }
 
     public func meta(_ key: String) throws(StoreError) -> [UInt8]? {

@@ -31,21 +31,60 @@ public struct StoredVersion: Sendable, Hashable {
     }
 }
 
-/// What a save needs to know of a document's newest version: the number after which it numbers
-/// its own, and whether it may take that version's place (an automatic checkpoint, and since
-/// when it stands).
-public struct NewestVersion: Sendable, Hashable {
-    public var number: Int
-    public var automatic: Bool
-    public var since: Double?
+extension StoredVersion {
+    /// What the version counts against its document's budget for versions: its text, its
+    /// authors, and a row's worth besides, so that even empty versions are not free.
+    public var storedBytes: Int { VersionLedger.rowBytes + text.utf8.count + (authorship?.count ?? 0) }
+}
 
-    public init(number: Int, automatic: Bool = false, since: Double? = nil) {
-        self.number = number
-        self.automatic = automatic
-        self.since = since
+/// What a save needs to know of a document's versions, oldest first: each one's number,
+/// whether it is an automatic checkpoint (and since when it stands), and what it holds.
+public struct VersionLedger: Sendable, Hashable {
+    public struct Entry: Sendable, Hashable {
+        public var number: Int
+        public var automatic: Bool
+        public var since: Double?
+        /// `StoredVersion.storedBytes`.
+        public var bytes: Int
+
+        public init(number: Int, automatic: Bool = false, since: Double? = nil, bytes: Int = VersionLedger.rowBytes) {
+            self.number = number
+            self.automatic = automatic
+            self.since = since
+            self.bytes = bytes
+        }
+
+        public init(_ version: StoredVersion) {
+            self.init(number: version.number, automatic: version.automatic, since: version.since, bytes: version.storedBytes)
+        }
     }
 
-    public init(_ version: StoredVersion) {
-        self.init(number: version.number, automatic: version.automatic, since: version.since)
+    /// What a version costs beyond its text and authors.
+    public static let rowBytes = 256
+
+    /// By number, increasing.
+    public private(set) var entries: [Entry]
+
+    public init(_ entries: [Entry] = []) {
+        self.entries = entries.sorted { $0.number < $1.number }
+    }
+
+    public var newest: Entry? { entries.last }
+    /// What the versions hold together.
+    public var bytes: Int { entries.reduce(0) { $0 + $1.bytes } }
+
+    /// A version stored after the others.
+    public mutating func added(_ entry: Entry) {
+        entries.removeAll { $0.number == entry.number }
+        if let i = entries.firstIndex(where: { $0.number > entry.number }) { entries.insert(entry, at: i) } else { entries.append(entry) }
+    }
+
+    public mutating func removed(_ number: Int) {
+        entries.removeAll { $0.number == number }
+    }
+
+    /// A version named: kept from then on.
+    public mutating func named(_ number: Int) {
+        if let i = entries.firstIndex(where: { $0.number == number }) { entries[i].automatic = false }
     }
 }

@@ -21,6 +21,11 @@ extension SQLiteStore {
         try db.execute(sql: "DELETE FROM versions WHERE document = ? AND number = ? AND automatic", arguments: [document, number])
     }
 
+    static func removeVersion(document: String, number: Int, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM versions WHERE document = ? AND number = ?", arguments: [document, number])
+        if db.changesCount == 0 { throw StoreError.notFound("no version \(number) of document \(document)") }
+    }
+
     static func nameVersion(document: String, number: Int, name: String?, in db: Database) throws {
         try db.execute(sql: "UPDATE versions SET name = ?, automatic = 0 WHERE document = ? AND number = ?",
                        arguments: [name?.utf8Blob, document, number])
@@ -32,6 +37,18 @@ extension SQLiteStore {
         return try read { db in
             try Row.fetchAll(db, sql: "SELECT \(StoredVersion.selected) FROM versions WHERE document = ? ORDER BY number",
                              arguments: [document]).map(StoredVersion.init(row:))
+        }
+    }
+
+    public func versionLedger(document: String) throws(StoreError) -> VersionLedger {
+        FaultInjection.versionRead()
+        return try read { db in
+            VersionLedger(try Row.fetchAll(db, sql: """
+                SELECT number, automatic, since, length(CAST(text AS BLOB)) + ifnull(length(authorship), 0)
+                FROM versions WHERE document = ? ORDER BY number
+                """, arguments: [document]).map { row in
+                    VersionLedger.Entry(number: row[0], automatic: row[1], since: row[2], bytes: VersionLedger.rowBytes + (row[3] as Int))
+                })
         }
     }
 

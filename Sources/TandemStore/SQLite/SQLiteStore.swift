@@ -157,6 +157,7 @@ extension SQLiteStore {
         case .deleteDocument(let id): _ = try deleteDocument(id, in: db)
         case .addVersion(let version): try addVersion(version, in: db)
         case .removeCheckpoint(let document, let number): try removeCheckpoint(document: document, number: number, in: db)
+        case .removeVersion(let document, let number): try removeVersion(document: document, number: number, in: db)
         case .nameVersion(let document, let number, let name): try nameVersion(document: document, number: number, name: name, in: db)
         case .writeSnapshot(let snapshot): try writeSnapshot(snapshot, in: db)
         case .trimChanges(let document, let through): try trimChanges(document: document, through: through, in: db)

@@ -12,7 +12,7 @@ extension EventController {
                              Endpoint.query("lastEventId", Schemas.nonNegative, "Same as Last-Event-ID, for clients that cannot set headers")],
                 responses: [
                     Endpoint.Response(status: 200, description: "An event stream, gzipped write by write when Accept-Encoding allows gzip", schema: Schemas.serverSentEvent(
-                        ["change", "presence", "history", "saved", "version", "state", "title", "access", "pasteboard", "reset"]), mediaType: "text/event-stream"),
+                        ["change", "presence", "history", "saved", "version", "versionRemoved", "state", "title", "access", "pasteboard", "reset"]), mediaType: "text/event-stream"),
                     Endpoint.error(400, "Bad Last-Event-ID"),
                     Endpoint.error(401, "Bad token"),
                     Endpoint.error(404, "No such document"),

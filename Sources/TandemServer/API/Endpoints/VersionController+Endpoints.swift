@@ -23,6 +23,7 @@ extension VersionController {
                     Endpoint.error(400, "A name that is not a string of 1 to 200 characters, or another field"),
                     Endpoint.error(401, "Bad token"),
                     Endpoint.error(415, "Body is not JSON"),
+                    Endpoint.error(507, "The document's versions are full (versions_full): its owner may delete some"),
                     Endpoint.error(404, "No such document"),
                     Endpoint.error(503, "The store cannot save"),
                 ],
@@ -99,7 +100,29 @@ extension VersionController {
                     } catch {
                         return res.send(error.response)
                     }
-                    service.nameVersion(number, name: name, of: handle) { res.send($0) { .json(DocumentJSON.version($0)) } }
+                    service.editVersion(number, .name(name), of: handle) { res.send($0) { .json(DocumentJSON.version($0)) } }
+                }
+            ),
+            Endpoint(
+                method: .delete, path: "/documents/{id}/versions/{n}", operationID: "deleteVersion",
+                summary: "Delete a saved version (the owner's): what makes room when the document's versions are full", tag: "Documents",
+                responses: [
+                    Endpoint.Response(status: 204, description: "Deleted"),
+                    Endpoint.error(400, "n is not a number"),
+                    Endpoint.error(401, "Bad token"),
+                    Endpoint.error(403, "Only the owner deletes versions"),
+                    Endpoint.error(404, "No such document or version"),
+                    Endpoint.error(503, "The store cannot save"),
+                ],
+                handler: { [self] req, ctx, res in
+                    let handle: DocumentHandle, number: Int
+                    do throws(APIError) {
+                        handle = try ctx.requestedDocument()
+                        number = try versionNumber(req.parameters["n"])
+                    } catch {
+                        return res.send(error.response)
+                    }
+                    service.editVersion(number, .remove, of: handle) { res.send($0) { _ in HTTPResponse(status: .noContent) } }
                 }
             ),
             Endpoint(
