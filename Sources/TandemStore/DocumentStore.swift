@@ -71,6 +71,8 @@ public protocol DocumentStore: Sendable {
     /// All versions of a document, by number.
     func versions(document: String) throws(StoreError) -> [StoredVersion]
     func version(document: String, number: Int) throws(StoreError) -> StoredVersion?
+    /// All versions of a document, by number, without their texts and authors.
+    func versionSummaries(document: String) throws(StoreError) -> [StoredVersion.Summary]
     /// What each of a document's versions is and holds, without their texts.
     func versionLedger(document: String) throws(StoreError) -> VersionLedger
 

@@ -249,7 +249,8 @@ import TandemStore
         let versions = try h.service.versions(of: doc)
         #expect(versions.map(\.number) == [2, 3, 4] && versions.map(\.automatic) == [true, false, true])
         // Each keeps the authors of its text.
-        let stored = try #require(versions[2].authorship.flatMap(Authorship.Run.decode))
+        #expect(versions.map(\.length) == [2, 3, 4])
+        let stored = try #require(try h.service.version(4, of: doc).authorship.flatMap(Authorship.Run.decode))
         #expect(stored == [Authorship.Run(from: 0, to: 4, author: ada.id)])
     }
 
@@ -288,6 +289,11 @@ import TandemStore
         #expect(throws: APIError.self) { try named.plan(ledger, bytes: 701, at: 2100, budget: 1100) }
         let refused = Result { () throws(APIError) in try automatic.plan(ledger, bytes: 701, at: 9000, budget: 1100) }
         #expect(refused.failure?.code == "versions_full" && refused.failure?.status == .insufficientStorage)
+        // So is a count past the most versions a document keeps, whatever they hold.
+        #expect(try named.plan(ledger, bytes: 1, at: 2100, budget: 1 << 20, maxCount: 5) == SavePlan(replaced: nil, dropped: [2], since: nil))
+        #expect(try automatic.plan(ledger, bytes: 1, at: 2100, budget: 1 << 20, maxCount: 5) == SavePlan(replaced: 5, dropped: [], since: 2000))
+        #expect(try named.plan(ledger, bytes: 1, at: 2100, budget: 1 << 20, maxCount: 3) == SavePlan(replaced: nil, dropped: [2, 4, 5], since: nil))
+        #expect(throws: APIError.self) { try named.plan(ledger, bytes: 1, at: 2100, budget: 1 << 20, maxCount: 2) }
     }
 
     @Test(arguments: [false, true])

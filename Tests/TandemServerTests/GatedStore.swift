@@ -78,6 +78,7 @@ final class GatedStore: DocumentStore, Sendable {
     func versions(document: String) throws(StoreError) -> [StoredVersion] { try inner.versions(document: document) }
     func version(document: String, number: Int) throws(StoreError) -> StoredVersion? { try inner.version(document: document, number: number) }
     func versionLedger(document: String) throws(StoreError) -> VersionLedger { try inner.versionLedger(document: document) }
+    func versionSummaries(document: String) throws(StoreError) -> [StoredVersion.Summary] { try inner.versionSummaries(document: document) }
     func upsertSession(_ session: StoredSession) throws(StoreError) { try inner.upsertSession(session) }
     func deleteSession(_ id: String) throws(StoreError) { try inner.deleteSession(id) }
     func updateSessionsLastSeen(_ lastSeen: [String: Double]) throws(StoreError) { try inner.updateSessionsLastSeen(lastSeen) }

@@ -144,6 +144,9 @@ import Testing
         #expect(ledger == VersionLedger(try store.versions(document: "d").map(VersionLedger.Entry.init)))
         #expect(ledger.entries.map(\.bytes) == [VersionLedger.rowBytes + 5, VersionLedger.rowBytes + 2 + 256])
         #expect(try store.versionLedger(document: "nope") == VersionLedger())
+        // A list of them without their texts.
+        #expect(try store.versionSummaries(document: "d") == (try store.versions(document: "d").map(\.summary)))
+        #expect(try store.versionSummaries(document: "d").map(\.length) == [5, 2])
         // Removing any version, named or not; one not there is `.notFound`.
         try store.perform([.removeVersion(document: "d", number: 1)])
         #expect(try store.versions(document: "d").map(\.number) == [3])

@@ -84,7 +84,9 @@ enum DocumentJSON {
         return w.bytes
     }
 
-    static func version(_ v: StoredVersion) -> [UInt8] {
+    static func version(_ v: StoredVersion) -> [UInt8] { version(v.summary) }
+
+    static func version(_ v: StoredVersion.Summary) -> [UInt8] {
         var w = JSONWriter(capacity: 128)
         w.beginObject()
         versionFields(v, to: &w)
@@ -97,7 +99,7 @@ enum DocumentJSON {
     static func saved(_ v: StoredVersion, replaced: Int?, dropped: [Int]) -> [UInt8] {
         var w = JSONWriter(capacity: 160 + 8 * dropped.count)
         w.beginObject()
-        versionFields(v, to: &w)
+        versionFields(v.summary, to: &w)
         w.key("replaced"); if let replaced { w.int(replaced) } else { w.null() }
         w.key("dropped"); w.beginArray()
         for number in dropped { w.int(number) }
@@ -115,11 +117,11 @@ enum DocumentJSON {
         return w.bytes
     }
 
-    private static func versionFields(_ v: StoredVersion, to w: inout JSONWriter) {
+    private static func versionFields(_ v: StoredVersion.Summary, to w: inout JSONWriter) {
         w.key("number"); w.int(v.number)
         w.key("revision"); w.int(v.revision)
         w.key("time"); w.double(v.time)
-        w.key("length"); w.int(v.text.utf16.count)
+        w.key("length"); w.int(v.length)
         w.key("name"); w.optionalString(v.name)
         w.key("automatic"); w.bool(v.automatic)
         w.key("since"); if let since = v.since { w.double(since) } else { w.null() }

@@ -132,9 +132,9 @@ extension DocumentService {
 }
 
 extension DocumentService {
-    /// Every saved version of the document, oldest first.
-    func versions(of handle: DocumentHandle) throws(APIError) -> [StoredVersion] {
-        do { return try store.versions(document: handle.id) } catch { throw .storageFailing }
+    /// Every saved version of the document, oldest first, without texts.
+    func versions(of handle: DocumentHandle) throws(APIError) -> [StoredVersion.Summary] {
+        do { return try store.versionSummaries(document: handle.id) } catch { throw .storageFailing }
     }
 
     /// Version `n` of the document, as stored.

@@ -19,6 +19,9 @@ struct SaveRequest: Sendable, Equatable {
     /// The longest name a version may have, in Unicode scalars (as JSON Schema counts).
     static let maxNameLength = 200
 
+    /// The most versions a document keeps, whatever they hold: bounds the list of them.
+    static let maxVersions = 10_000
+
     /// Whether the version this request writes at `time` takes the place of `newest`.
     func replaces(_ newest: VersionLedger.Entry?, at time: Double) -> Bool {
         guard automatic, let newest, newest.automatic else { return false }
@@ -26,21 +29,24 @@ struct SaveRequest: Sendable, Equatable {
     }
 
     /// What writing a version of `bytes` (`StoredVersion.storedBytes`) at `time` does to the
-    /// versions in `ledger`, within `budget` bytes for all of them: the checkpoint it takes
-    /// the place of, and the oldest other checkpoints it drops to make room (never a version
-    /// saved on purpose). `versions_full` when those are not enough.
-    func plan(_ ledger: VersionLedger, bytes: Int, at time: Double, budget: Int) throws(APIError) -> SavePlan {
+    /// versions in `ledger`, within `budget` bytes and `maxCount` versions for all of them: the
+    /// checkpoint it takes the place of, and the oldest other checkpoints it drops to make
+    /// room (never a version saved on purpose). `versions_full` when those are not enough.
+    func plan(_ ledger: VersionLedger, bytes: Int, at time: Double, budget: Int, maxCount: Int = maxVersions) throws(APIError) -> SavePlan {
         let replaced = replaces(ledger.newest, at: time) ? ledger.newest : nil
         var total = ledger.bytes - (replaced?.bytes ?? 0) + bytes
+        var count = ledger.entries.count - (replaced == nil ? 0 : 1) + 1
         var dropped: [Int] = []
-        for entry in ledger.entries where total > budget && entry.automatic && entry.number != replaced?.number {
+        for entry in ledger.entries where (total > budget || count > maxCount) && entry.automatic && entry.number != replaced?.number {
             dropped.append(entry.number)
             total -= entry.bytes
+            count -= 1
         }
-        guard total <= budget else {
+        guard total <= budget, count <= maxCount else {
+            let what = total > budget ? "\(total) bytes, past their budget of \(budget) (--version-bytes)" : "more than \(maxCount) versions"
             throw APIError(.insufficientStorage, "versions_full",
-                           "this version would bring the document's versions to \(total) bytes, past their budget of \(budget) "
-                           + "(--version-bytes): the document's owner may delete some (DELETE /documents/{id}/versions/{n})")
+                           "this version would bring the document's versions to \(what): "
+                           + "the document's owner may delete some (DELETE /documents/{id}/versions/{n})")
         }
         return SavePlan(replaced: replaced?.number, dropped: dropped, since: automatic ? (replaced?.since ?? time) : nil)
     }

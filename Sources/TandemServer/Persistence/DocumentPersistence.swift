@@ -83,7 +83,7 @@ final class DocumentPersistence: Sendable {
     /// The text of a document's newest version and its revision, nil when it has none (or the
     /// store fails: the change count then decides, as before versions were compared).
     func savedText(of id: String) -> (Rope, revision: Int)? {
-        guard let newest = try? store.versions(document: id).last,
+        guard let newest = try? store.versionLedger(document: id).newest,
               let version = try? store.version(document: id, number: newest.number) else { return nil }
         return (Rope(version.text), version.revision)
     }

@@ -280,7 +280,7 @@ struct ClusterSync: Sendable {
 
     /// A version saved on another node: the saved text, and the `saved` event.
     private func refreshSaved(_ handle: DocumentHandle) {
-        guard let newest = try? store.versions(document: handle.id).last,
+        guard let newest = try? store.versionLedger(document: handle.id).newest,
               let version = try? store.version(document: handle.id, number: newest.number) else { return }
         // A checkpoint that took another's place carries on its `since`. (The next save here
         // reads the whole ledger again: `SequencedUnits`.)

@@ -173,6 +173,10 @@ public final class InMemoryStore: DocumentStore {
         try read { $0.version(document: document, number: number) }
     }
 
+    public func versionSummaries(document: String) throws(StoreError) -> [StoredVersion.Summary] {
+        try read { $0.versions(document: document).map(\.summary) }
+    }
+
     public func versionLedger(document: String) throws(StoreError) -> VersionLedger {
         try read { VersionLedger($0.versions(document: document).map(VersionLedger.Entry.init)) }
     }

@@ -171,11 +171,13 @@ enum PostgresSchema {
             );
             """),
         // Automatic checkpoints (autosave's), which a later one may take the place of, apart
-        // from named saves; who wrote each part of a version's text.
+        // from named saves; who wrote each part of a version's text; its length in UTF-16
+        // units, so that a list of versions need not read their texts (null before).
         (12, """
             ALTER TABLE versions ADD COLUMN automatic BOOLEAN NOT NULL DEFAULT false;
             ALTER TABLE versions ADD COLUMN since DOUBLE PRECISION;
             ALTER TABLE versions ADD COLUMN authorship BYTEA;
+            ALTER TABLE versions ADD COLUMN length BIGINT;
             """),
     ]
 

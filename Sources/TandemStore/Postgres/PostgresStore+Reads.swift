@@ -121,6 +121,21 @@ extension PostgresStore {
         }
     }
 
+    public func versionSummaries(document: String) throws(StoreError) -> [StoredVersion.Summary] {
+        try read { c throws(StoreError) in
+            // The text only of versions stored before their length was.
+            let rows = try c.query("""
+                SELECT number, revision, time, length, name, automatic, since, CASE WHEN length IS NULL THEN text END
+                FROM versions WHERE document = $1 ORDER BY number
+                """, [.text(document)])
+            return (0..<rows.count).map { row in
+                StoredVersion.Summary(number: rows.int(row, 0), revision: rows.int(row, 1), time: rows.double(row, 2),
+                                      length: rows.isNull(row, 3) ? rows.text(row, 7).utf16.count : rows.int(row, 3),
+                                      name: rows.optionalText(row, 4), automatic: rows.bool(row, 5), since: rows.optionalDouble(row, 6))
+            }
+        }
+    }
+
     public func versionLedger(document: String) throws(StoreError) -> VersionLedger {
         try read { c throws(StoreError) in try Self.versionLedger(document: document, in: c) }
     }

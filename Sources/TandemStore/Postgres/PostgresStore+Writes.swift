@@ -188,12 +188,13 @@ extension PostgresStore {
         try NotNull.check(version)
         _ = try revision(of: version.documentID, in: c)
         let inserted = try c.query("""
-            INSERT INTO versions (document, number, revision, time, text, name, automatic, since, authorship)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+            INSERT INTO versions (document, number, revision, time, text, name, automatic, since, authorship, length)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
             ON CONFLICT (document, number) DO NOTHING
             """, [.text(version.documentID), .int(version.number), .int(version.revision), .double(version.time),
                   .utf8(version.text), version.name.map(PGValue.utf8) ?? .null, .bool(version.automatic),
-                  version.since.map(PGValue.double) ?? .null, version.authorship.map(PGValue.bytes) ?? .null])
+                  version.since.map(PGValue.double) ?? .null, version.authorship.map(PGValue.bytes) ?? .null,
+                  .int(version.text.utf16.count)])
         if inserted.affected == 0 { throw StoreError.conflict("UNIQUE constraint failed: versions.document, versions.number") }
     }
 

@@ -32,6 +32,35 @@ public struct StoredVersion: Sendable, Hashable {
 }
 
 extension StoredVersion {
+    /// What a list of versions says of each: all but its text and authors.
+    public struct Summary: Sendable, Hashable {
+        public var number: Int
+        public var revision: Int
+        public var time: Double
+        /// The text's length in UTF-16 units.
+        public var length: Int
+        public var name: String?
+        public var automatic: Bool
+        public var since: Double?
+
+        public init(number: Int, revision: Int, time: Double, length: Int, name: String?, automatic: Bool, since: Double?) {
+            self.number = number
+            self.revision = revision
+            self.time = time
+            self.length = length
+            self.name = name
+            self.automatic = automatic
+            self.since = since
+        }
+
+        public init(_ v: StoredVersion) {
+            self.init(number: v.number, revision: v.revision, time: v.time, length: v.text.utf16.count, name: v.name,
+                      automatic: v.automatic, since: v.since)
+        }
+    }
+
+    public var summary: Summary { Summary(self) }
+
     /// What the version counts against its document's budget for versions: its text, its
     /// authors, and a row's worth besides, so that even empty versions are not free.
     public var storedBytes: Int { VersionLedger.rowBytes + text.utf8.count + (authorship?.count ?? 0) }

@@ -44,7 +44,7 @@ extension StoredDocument {
 }
 
 extension StoredVersion {
-    static let columns = "document, number, revision, time, text, name, automatic, since, authorship"
+    static let columns = "document, number, revision, time, text, name, automatic, since, authorship, length"
     static let selected = "document, number, revision, time, CAST(text AS BLOB), CAST(name AS BLOB), automatic, since, authorship"
 
     init(row: Row) {

@@ -12,9 +12,9 @@ extension SQLiteStore {
         _ = try revision(of: version.documentID, in: db)
         // A taken number violates the primary key: `.conflict`.
         try db.execute(
-            sql: "INSERT INTO versions (\(StoredVersion.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            sql: "INSERT INTO versions (\(StoredVersion.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             arguments: [version.documentID, version.number, version.revision, version.time, version.text.utf8Blob, version.name?.utf8Blob,
-                        version.automatic, version.since, version.authorship.map { Data($0) }])
+                        version.automatic, version.since, version.authorship.map { Data($0) }, version.text.utf16.count])
     }
 
     static func removeCheckpoint(document: String, number: Int, in db: Database) throws {
@@ -37,6 +37,22 @@ extension SQLiteStore {
         return try read { db in
             try Row.fetchAll(db, sql: "SELECT \(StoredVersion.selected) FROM versions WHERE document = ? ORDER BY number",
                              arguments: [document]).map(StoredVersion.init(row:))
+        }
+    }
+
+    public func versionSummaries(document: String) throws(StoreError) -> [StoredVersion.Summary] {
+        FaultInjection.versionRead()
+        return try read { db in
+            // The text only of versions stored before their length was.
+            try Row.fetchAll(db, sql: """
+                SELECT number, revision, time, length, CAST(name AS BLOB), automatic, since,
+                       CASE WHEN length IS NULL THEN CAST(text AS BLOB) END
+                FROM versions WHERE document = ? ORDER BY number
+                """, arguments: [document]).map { row in
+                    let length: Int = row[3] ?? String(utf8Blob: row, 7).utf16.count
+                    return StoredVersion.Summary(number: row[0], revision: row[1], time: row[2], length: length,
+                                                 name: String(optionalUTF8Blob: row, 4), automatic: row[5], since: row[6])
+                }
         }
     }
 

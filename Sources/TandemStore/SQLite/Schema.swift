@@ -135,12 +135,14 @@ enum Schema {
                 """)
         }
         // Automatic checkpoints (autosave's), which a later one may take the place of, apart
-        // from named saves; who wrote each part of a version's text.
+        // from named saves; who wrote each part of a version's text; its length in UTF-16
+        // units, so that a list of versions need not read their texts (null before).
         migrator.registerMigration("v7") { db in
             try db.execute(sql: """
                 ALTER TABLE versions ADD COLUMN automatic BOOLEAN NOT NULL DEFAULT 0;
                 ALTER TABLE versions ADD COLUMN since REAL;
                 ALTER TABLE versions ADD COLUMN authorship BLOB;
+                ALTER TABLE versions ADD COLUMN length INTEGER;
                 """)
         }
         return migrator
