@@ -408,3 +408,22 @@ def test_a_reader_is_offered_no_naming_and_an_editor_loses_it_when_the_document_
     # Editing again (unlocked): naming is offered again.
     assert server.request("PATCH", f"/documents/{doc['id']}", {"access": "open"}, headers=owner)[0] == 200
     c.wait(lambda: c.js(shown) == [["Rename…", True]], 10, f"c shows {c.js(shown)}")
+
+
+def test_a_name_form_open_on_a_checkpoint_follows_it_when_autosave_replaces_it(server, windows):
+    doc = server.create_document("Log", "")
+    a = windows().open(doc["id"])
+    a.type_at(0, "Start")
+    [first] = wait_versions(a, server, doc["id"], lambda vs: len(vs) == 1, "no autosave")
+    a.wait(lambda: [i["number"] for i in items(a)] == [first["number"]], 10, f"listed {items(a)}")
+    rename_button(a, first["number"]).click()
+    a.driver.switch_to.active_element.send_keys("Half")
+    # Someone else writes on; autosave replaces the checkpoint while the name is being typed.
+    remote_edit(server, doc["id"], [5, " and on"])
+    [second] = wait_versions(a, server, doc["id"], lambda vs: len(vs) == 1 and vs[0]["number"] != first["number"], "not replaced")
+    a.wait(lambda: (a.js(FORM) or {}).get("number") == second["number"], 10, f"the form is on {a.js(FORM)}")
+    form = a.js(FORM)
+    assert (form["value"], form["focused"], form["label"]) == ("Half", "version-rename-input", f"Name version {second['number']} (named, autosave keeps it)")
+    a.driver.switch_to.active_element.send_keys(" way", Keys.ENTER)
+    wait_versions(a, server, doc["id"], lambda vs: vs == [dict(second, name="Half way", automatic=False)], "not named")
+    a.wait(lambda: [(i["number"], i["name"]) for i in items(a)] == [(second["number"], "Half way")], 10, f"listed {items(a)}")
