@@ -104,6 +104,7 @@ export class DocView {
     collab.addEventListener('presence', (e) => this.presence.update(e.detail.people, e.detail.moved));
     collab.addEventListener('history', (e) => this.history.onEvent(e.detail));
     collab.addEventListener('saved', (e) => this.onSaved(e.detail));
+    collab.addEventListener('version', (e) => this.versions.onVersion(e.detail));
     collab.addEventListener('state', (e) => this.setDocState(e.detail && e.detail.state));
     collab.addEventListener('access', (e) => {
       const mode = e.detail && e.detail.access;

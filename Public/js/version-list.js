@@ -3,8 +3,9 @@
 // Google Docs' version history folds them. Plain data and pure functions (no DOM).
 //
 // A version is {number, revision, time, length, name, automatic, since}: `automatic` for
-// autosave's checkpoints, which cover `since`..`time` (seconds since 1970); `name` only
-// for a save made on purpose.
+// autosave's checkpoints, which cover `since`..`time` (seconds since 1970); `name` for a
+// save made on purpose, or one named afterwards. A checkpoint given a name is kept (no
+// longer automatic) and keeps its `since`.
 import { msOf } from './relative-time.js';
 
 /** 'named' (saved on purpose with a name), 'saved' (on purpose, no name) or 'automatic'. */
@@ -44,6 +45,19 @@ export function titleOf(v) {
   return kind === 'saved' ? 'Saved version' : 'Autosaved';
 }
 
+/**
+ * What the name form sends for `v` when `typed` is submitted: {name} (a string, or null to
+ * take its name away when left empty), {unchanged: true} for the name it has, {empty: true}
+ * for no name on a version that has none.
+ */
+export function nameChange(v, typed) {
+  const name = String(typed ?? '').trim();
+  const named = kindOf(v) === 'named';
+  if (!name) return named ? { name: null } : { empty: true };
+  if (named && name === v.name) return { unchanged: true };
+  return { name };
+}
+
 /** `v` in a sentence ("since …", "View …"): the name or kind, and its number. */
 export function describe(v, now = Date.now()) {
   const kind = kindOf(v);
@@ -61,12 +75,25 @@ export function sorted(list) {
 
 /**
  * The list after a `saved` event (or a save's answer): `v` is in it, and the version it
- * took the place of (`v.replaced`, a number, or null) is not.
+ * took the place of (`v.replaced`, a number, or null) is not, unless it is no longer a
+ * checkpoint here (named meanwhile: the server keeps it, as it keeps every named one).
  */
 export function applySaved(list, v) {
-  const gone = Number.isInteger(v.replaced) ? v.replaced : null;
+  const kept = list.find((x) => x.number === v.replaced);
+  const gone = Number.isInteger(v.replaced) && !(kept && !kept.automatic) ? v.replaced : null;
   const { replaced, ...version } = v;
   return sorted(list.filter((x) => x.number !== gone && x.number !== v.number).concat([version]));
+}
+
+/**
+ * The list after a `version` event (or a PATCH's answer): `v` takes the place of the
+ * version of its number, so a checkpoint given a name is one no longer; one not listed
+ * yet is added in order.
+ */
+export function applyVersion(list, v) {
+  if (!v || !Number.isInteger(v.number)) return list;
+  const { replaced, ...version } = v;
+  return sorted(list.filter((x) => x.number !== v.number).concat([version]));
 }
 
 /**
@@ -92,6 +119,23 @@ export function rows(list) {
 
 /** A group's key, kept while it grows or its newest checkpoint is replaced: its oldest number. */
 export function groupKey(group) { return group[group.length - 1].number; }
+
+/**
+ * The groups open after the list went from `before` to `after`, given those open before
+ * (`open`, a Set of keys): a group stays open while it lasts, and one holding a checkpoint
+ * of an open group is open (naming a checkpoint splits its group: both parts stay open).
+ */
+export function openGroups(before, after, open) {
+  const shown = new Set();
+  for (const r of rows(before)) if (r.group && open.has(groupKey(r.group))) for (const v of r.group) shown.add(v.number);
+  const out = new Set();
+  for (const r of rows(after)) {
+    if (!r.group) continue;
+    const key = groupKey(r.group);
+    if (open.has(key) || r.group.some((v) => shown.has(v.number))) out.add(key);
+  }
+  return out;
+}
 
 /** The time a group covers, from its oldest checkpoint's start to its newest's end. */
 export function groupSpan(group, now = Date.now()) {

@@ -1,6 +1,7 @@
 // Saving you can trust: save now (named or not), the list of versions, view one, see
-// what changed since it, restore it. Named saves stand out; autosave's checkpoints are
-// labelled as such with the time they cover, quieter, and runs of them fold into a group.
+// what changed since it, restore it, name it. Named saves stand out; autosave's checkpoints
+// are labelled as such with the time they cover, quieter, and runs of them fold into a
+// group. Naming a checkpoint keeps it: it leaves its group, its span said beside it.
 import { $, el, ago, plural, toast } from './ui.js';
 import { renderDiff } from './diff-view.js';
 import { timeElement, keepCurrent, msOf } from './relative-time.js';
@@ -13,7 +14,8 @@ export class VersionsUI {
     this.expanded = new Set(); // groups opened, by vl.groupKey
     this.successor = new Map(); // a replaced checkpoint's number → the version that took its place
     this.showing = null; // {dialog: 'diff'|'view', v, token}: what an open dialog is about
-    this.heard = null; // `saved` events heard while the list is being fetched
+    this.heard = null; // ['saved' | 'version', v]: events heard while the list is being fetched
+    this.naming = null; // the open name form: {number, form, input, submit, error, label, busy}
     this.fetches = 0;
     this.tokens = 0;
     $('#save-button').addEventListener('click', () => this.save());
@@ -42,6 +44,7 @@ export class VersionsUI {
       this.docId = view.id;
       this.expanded.clear();
       this.successor.clear();
+      this.dropNaming();
     }
     const ask = ++this.fetches;
     const heard = [];
@@ -56,9 +59,9 @@ export class VersionsUI {
     }
     if (ask !== this.fetches) return; // a newer one answers
     this.heard = null;
-    // Saves heard meanwhile may be newer than the answer.
+    // Saves and names heard meanwhile may be newer than the answer.
     let list = vl.sorted(Array.isArray(answer) ? answer : answer.versions || []);
-    for (const v of heard) list = vl.applySaved(list, v);
+    for (const [type, v] of heard) list = type === 'saved' ? vl.applySaved(list, v) : vl.applyVersion(list, v);
     this.list = list;
     this.render();
     view.updateSaveStatus();
@@ -67,14 +70,38 @@ export class VersionsUI {
   /** A version was saved (the `saved` event, or our save's answer): into the list, and out with the one it replaced. */
   onSaved(v) {
     if (!v || !Number.isInteger(v.number)) return;
-    if (this.heard) this.heard.push(v);
-    this.list = vl.applySaved(this.list, v);
-    if (Number.isInteger(v.replaced)) {
+    if (this.heard) this.heard.push(['saved', v]);
+    this.setList(vl.applySaved(this.list, v));
+    // (A checkpoint named meanwhile is kept, not replaced.)
+    if (Number.isInteger(v.replaced) && !this.list.some((x) => x.number === v.replaced)) {
       this.successor.set(v.replaced, v);
       const shown = this.showing;
       if (shown && shown.v.number === v.replaced) this.follow(shown, v);
     }
     this.render();
+  }
+
+  /**
+   * A version was named or its name taken away (the `version` event, or our PATCH's
+   * answer): it changes in place, a checkpoint leaving its group, the list not fetched again.
+   */
+  onVersion(v) {
+    if (!v || !Number.isInteger(v.number)) return;
+    if (this.heard) this.heard.push(['version', v]);
+    this.setList(vl.applyVersion(this.list, v));
+    const shown = this.showing;
+    if (shown && shown.v.number === v.number) {
+      shown.v = this.list.find((x) => x.number === v.number);
+      if (shown.dialog === 'diff') $('#diff-heading').textContent = `Changes since ${headingOf(shown.v)}`;
+      else $('#version-heading').textContent = capitalized(headingOf(shown.v));
+    }
+    this.render();
+  }
+
+  /** The list becomes `list`; open groups stay open, also when a name splits one. */
+  setList(list) {
+    this.expanded = vl.openGroups(this.list, list, this.expanded);
+    this.list = list;
   }
 
   /** The open dialog's checkpoint was replaced: it shows the one that took its place. */
@@ -87,7 +114,10 @@ export class VersionsUI {
 
   render() {
     const ol = $('#versions-list');
-    const focused = document.activeElement && ol.contains(document.activeElement) ? focusKey(document.activeElement) : null;
+    const active = document.activeElement;
+    const focused = active && ol.contains(active) ? focusKey(active) : null;
+    const selection = focused === 'name-input' ? [active.selectionStart, active.selectionEnd, active.selectionDirection] : null;
+    this.followNaming();
     ol.textContent = '';
     const now = Date.now();
     for (const row of vl.rows(this.list)) {
@@ -113,10 +143,11 @@ export class VersionsUI {
     // A re-render keeps the keyboard where it was (the same button of the same version).
     if (focused) {
       // …or the same button of the checkpoint that replaced it.
-      const m = /^(changes|view)-(\d+)$/.exec(focused);
+      const m = /^(changes|view|name)-(\d+)$/.exec(focused);
       const next = m && this.successor.get(Number(m[2]));
       const again = ol.querySelector(`[data-focus="${focused}"]`) || (next && ol.querySelector(`[data-focus="${m[1]}-${next.number}"]`));
       if (again) again.focus({ preventScroll: true });
+      if (again && selection) again.setSelectionRange(...selection);
     }
   }
 
@@ -124,21 +155,151 @@ export class VersionsUI {
     const kind = vl.kindOf(v);
     const about = vl.describe(v, now);
     const name = el('span', { class: 'version-name', text: vl.titleOf(v) });
-    if (kind === 'automatic') {
-      const span = vl.spanText(v.since, v.time, now);
-      name.append(' · ', el('span', {
-        class: 'version-span', text: span, 'data-since': String(msOf(v.since ?? v.time)), 'data-time': String(msOf(v.time)),
-        title: `Autosaved from ${fullTime(v.since ?? v.time)} to ${fullTime(v.time)}` }));
-    }
-    return el('li', { class: 'version-item', 'data-kind': kind, 'data-number': String(v.number) },
-      el('div', { class: 'version-info' },
-        name,
-        el('span', { class: 'version-meta' }, timeElement(v.time), ` · ${plural(v.length || 0, 'character')} · version ${v.number}`)),
+    const meta = el('span', { class: 'version-meta' }, timeElement(v.time), ` · ${plural(v.length || 0, 'character')} · version ${v.number}`);
+    // A checkpoint's span: beside its name while it is one; quietly in the meta line once named (kept).
+    const span = kind === 'automatic' || Number.isFinite(msOf(v.since)) ? el('span', {
+      class: 'version-span', text: vl.spanText(v.since, v.time, now), 'data-since': String(msOf(v.since ?? v.time)), 'data-time': String(msOf(v.time)),
+      title: `Autosaved from ${fullTime(v.since ?? v.time)} to ${fullTime(v.time)}` }) : null;
+    if (kind === 'automatic') name.append(' · ', span);
+    else if (span) { span.prepend('autosaved '); meta.append(' · ', span); }
+    const naming = this.naming && this.naming.number === v.number ? this.naming : null;
+    const rename = el('button', { type: 'button', class: 'button small quiet version-rename', text: kind === 'named' ? 'Rename…' : 'Name…',
+      'data-focus': `name-${v.number}`, 'aria-label': `${kind === 'named' ? 'Rename' : 'Name'} ${about}`, 'aria-expanded': String(!!naming),
+      'aria-controls': naming ? 'version-rename-form' : null, onclick: () => this.toggleNaming(v.number) });
+    rename.hidden = !this.view.access.canEdit;
+    const li = el('li', { class: 'version-item', 'data-kind': kind, 'data-number': String(v.number) },
+      el('div', { class: 'version-info' }, name, meta),
       el('div', { class: 'version-actions' },
         el('button', { type: 'button', class: 'button small quiet version-changes', text: 'Changes', 'data-focus': `changes-${v.number}`,
           'aria-label': `Show changes since ${about}`, title: 'Show changes since this version', onclick: () => this.showChanges(v) }),
         el('button', { type: 'button', class: 'button small quiet version-view', text: 'View', 'data-focus': `view-${v.number}`,
-          'aria-label': `View ${about}`, onclick: () => this.show(v) })));
+          'aria-label': `View ${about}`, onclick: () => this.show(v) }),
+        rename));
+    if (naming) {
+      this.labelNaming(v);
+      li.append(naming.form);
+    }
+    return li;
+  }
+
+  /**
+   * An entry's "Name…" / "Rename…": a form under it like "Save version…"'s, the current
+   * name in it. Emptied on a named version, it takes the name away. Opened again, it closes.
+   */
+  toggleNaming(number) {
+    const v = this.list.find((x) => x.number === number);
+    const open = this.naming && this.naming.number === number;
+    this.dropNaming();
+    if (open || !v || !this.view.access.canEdit) { this.render(); this.focusEntry(number); return; }
+    const input = el('input', { type: 'text', id: 'version-rename-input', autocomplete: 'off', 'aria-describedby': 'version-rename-error', 'data-focus': 'name-input' });
+    const submit = el('button', { type: 'submit', class: 'button small primary', id: 'version-rename-submit', text: 'Save' });
+    const error = el('p', { class: 'form-error', id: 'version-rename-error', role: 'alert' });
+    const label = el('label', { for: 'version-rename-input' });
+    const form = el('form', { class: 'version-name-form version-rename-form', id: 'version-rename-form', novalidate: true },
+      label,
+      el('div', { class: 'share-form' }, input, submit,
+        el('button', { type: 'button', class: 'button small quiet', id: 'version-rename-cancel', text: 'Cancel', onclick: () => this.closeNaming() })),
+      error);
+    const n = { number, form, input, submit, error, label, busy: false };
+    input.value = vl.kindOf(v) === 'named' ? v.name : '';
+    form.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); this.closeNaming(); }
+    });
+    input.addEventListener('input', () => {
+      this.nameError(n, '');
+      const now = this.list.find((x) => x.number === n.number);
+      if (now) this.labelNaming(now);
+    });
+    form.addEventListener('submit', (e) => { e.preventDefault(); this.submitName(n); });
+    this.naming = n;
+    this.render();
+    input.focus();
+    input.select();
+  }
+
+  /** The name form's words for `v` as it is now: what it does, and "Remove name" when emptied on a named one. */
+  labelNaming(v) {
+    const n = this.naming;
+    const kind = vl.kindOf(v);
+    const hint = kind === 'named' ? '(empty takes the name away)' : kind === 'automatic' ? '(named, autosave keeps it)' : '';
+    n.label.textContent = kind === 'named' ? `Rename version ${v.number} ` : `Name version ${v.number} `;
+    if (hint) n.label.append(el('small', { text: hint }));
+    n.submit.textContent = kind === 'named' && !n.input.value.trim() ? 'Remove name' : 'Save';
+  }
+
+  async submitName(n) {
+    if (n.busy) return;
+    const v = this.list.find((x) => x.number === n.number);
+    if (!v) return;
+    const change = vl.nameChange(v, n.input.value);
+    if (change.unchanged) { this.closeNaming(); return; }
+    if (change.empty) { this.nameError(n, 'Type a name for this version, or Cancel.'); return; }
+    n.busy = true;
+    n.submit.disabled = true;
+    this.nameError(n, '');
+    try {
+      const answer = await this.patchName(n.number, change.name);
+      this.onVersion(answer);
+      toast(answer.name ? `Named version ${answer.number} “${answer.name}”` : `Version ${answer.number} has no name now`);
+      if (this.naming === n) this.closeNaming(answer.number);
+    } catch (err) {
+      const message = err.status === 400 ? err.message
+        : err.status === 404 ? 'This version is not there any more.' : `Could not name it: ${err.message}`;
+      if (this.naming !== n) { toast(message, { kind: 'error' }); return; }
+      this.nameError(n, message);
+      n.input.focus();
+    } finally {
+      n.busy = false;
+      n.submit.disabled = false;
+    }
+  }
+
+  /** PATCHes version `number`'s name; a checkpoint autosave replaced meanwhile: the one that took its place. */
+  async patchName(number, name) {
+    const view = this.view;
+    for (;;) {
+      try {
+        return await view.api.patch(`${view.base}/versions/${number}`, { name });
+      } catch (e) {
+        const next = e.status === 404 && this.successor.get(number);
+        if (!next) throw e;
+        number = next.number;
+      }
+    }
+  }
+
+  nameError(n, message) {
+    n.error.textContent = message;
+    if (message) n.input.setAttribute('aria-invalid', 'true');
+    else n.input.removeAttribute('aria-invalid');
+  }
+
+  /** Closes the name form; the keyboard goes back to its entry's button (`number`'s, if it moved there). */
+  closeNaming(number = this.naming && this.naming.number) {
+    if (!this.naming) return;
+    this.dropNaming();
+    this.render();
+    this.focusEntry(number);
+  }
+
+  dropNaming() {
+    if (this.naming) this.naming.form.remove();
+    this.naming = null;
+  }
+
+  focusEntry(number) {
+    const button = $('#versions-list').querySelector(`[data-focus="name-${number}"]`);
+    if (button && !button.hidden) button.focus();
+  }
+
+  /** The name form stays with its checkpoint when autosave replaces it, and goes when its version does. */
+  followNaming() {
+    if (!this.naming) return;
+    let number = this.naming.number;
+    const listed = (k) => this.list.some((x) => x.number === k);
+    while (!listed(number) && this.successor.has(number)) number = this.successor.get(number).number;
+    if (listed(number)) this.naming.number = number;
+    else this.dropNaming();
   }
 
   /** The panel's "Save version…": a name (or none) in a small form, Escape to leave it. */
@@ -188,10 +349,14 @@ export class VersionsUI {
     });
   }
 
-  /** Only people who may edit save versions. */
+  /** Only people who may edit save versions and name them. */
   setEditable(canEdit) {
     $('#version-name-button').disabled = !canEdit;
-    if (!canEdit) this.closeNameForm();
+    for (const b of document.querySelectorAll('#versions-list .version-rename')) b.hidden = !canEdit;
+    if (!canEdit) {
+      this.closeNameForm();
+      if (this.naming) { this.dropNaming(); this.render(); }
+    }
   }
 
   /**

@@ -1,8 +1,10 @@
 """Issue 42, the Versions panel: named saves show their names, unnamed ones say "Saved
 version", autosave's checkpoints say they are automatic with the time they cover and are
 replaced in place as autosave collapses them, a name is given in the panel (the server's
-word shown when it refuses one), and the changes since any kind of version open from its
-entry. Autosave keeps the text after about 2 s of quiet: the tests wait for it."""
+word shown when it refuses one), any entry is named or renamed from the panel (live in
+every window by the version event; a named checkpoint is kept), and the changes since any
+kind of version open from its entry. Autosave keeps the text after about 2 s of quiet:
+the tests wait for it."""
 import time
 
 from selenium.webdriver.common.by import By
@@ -210,16 +212,24 @@ def test_several_autosaves_in_a_row_fold_into_a_group_its_button_opens(server, w
     a.js("""const v = window.tandem.view.versions;
       v.onSaved({...v.list[3], number: 5, time: v.list[3].time + 60, replaced: 4});""")
     assert a.js(listed) == ["5", "3", "2", "1"]
+    # The version event naming the group's oldest checkpoint: it leaves the group, which stays open.
+    a.js("""const v = window.tandem.view.versions;
+      v.onVersion({...v.list.find((x) => x.number === 2), name: 'Lunch', automatic: false});""")
+    assert a.js(listed) == ["5", "3", "2", "1"]
+    assert a.js("return [...document.querySelectorAll('#versions-list > li')].map((li) => li.dataset.key ? 'group ' + li.dataset.key"
+                " + ' ' + li.querySelector('.version-group-toggle').getAttribute('aria-expanded') : li.dataset.number + ' ' + li.dataset.kind)") \
+        == ["group 3 true", "2 named", "1 named"]
 
 
 def test_the_versions_panel_reads_at_four_and_a_half_to_one_in_light_and_dark(server, windows):
     doc = server.create_document("Colours", "Text")
     a = windows().open(doc["id"])
     a.allow_console("400")
+    a.allow_console("404")  # naming a version the server does not have (this list is the test's own)
     a.js("""const v = window.tandem.view.versions;
       const t = Date.now() / 1000 - 3 * 3600;
       v.list = [
-        {number: 1, revision: 1, time: t, length: 4, name: 'Outline', automatic: false, since: null},
+        {number: 1, revision: 1, time: t, length: 4, name: 'Outline', automatic: false, since: t - 300},
         {number: 2, revision: 1, time: t + 60, length: 4, name: null, automatic: false, since: null},
         {number: 3, revision: 2, time: t + 900, length: 4, name: null, automatic: true, since: t + 600},
         {number: 4, revision: 3, time: t + 3600, length: 4, name: null, automatic: true, since: t + 3000},
@@ -229,6 +239,10 @@ def test_the_versions_panel_reads_at_four_and_a_half_to_one_in_light_and_dark(se
     open_name_form(a)
     a.driver.switch_to.active_element.send_keys("y" * 201, Keys.ENTER)
     a.wait(lambda: a.js("return document.getElementById('version-name-error').textContent") != "")
+    # And an entry's name form, with its error.
+    rename_button(a, 1).click()
+    a.driver.switch_to.active_element.send_keys("Plan", Keys.ENTER)
+    a.wait(lambda: a.js(FORM)["error"] == "This version is not there any more.", 10, str(a.js(FORM)))
     script = CONTRASTS.replace("'.appbar *, .toolbar *, .remote-label'", "'#versions-panel *'")
     assert script != CONTRASTS
     for scheme in ("light", "dark"):
@@ -236,6 +250,180 @@ def test_the_versions_panel_reads_at_four_and_a_half_to_one_in_light_and_dark(se
         time.sleep(0.5)  # buttons ease into the theme's colours (0.12 s transitions)
         found = a.js(script)
         kinds = {f[0] for f in found}
-        assert {"version-name", "version-span", "version-meta", "version-group-label", "version-name-error"} <= kinds, (scheme, kinds)
+        assert {"version-name", "version-span", "version-meta", "version-group-label", "version-name-error",
+                "version-rename-error", "version-rename-submit", "button small quiet version-rename"} <= kinds, (scheme, kinds)
         low = [f for f in found if f[2] < 4.5]
         assert low == [], (scheme, low)
+
+
+# Counts the window's fetches of the whole list (GET …/versions) from now on.
+COUNT_FETCHES = """window.__listFetches = 0;
+  const api = window.tandem.view.api, get = api.get.bind(api);
+  api.get = (path, options) => { if (/\\/versions$/.test(path)) window.__listFetches += 1; return get(path, options); };"""
+
+FORM = """const f = document.getElementById('version-rename-form');
+  return f && {number: Number(f.closest('.version-item').dataset.number),
+    label: document.querySelector('label[for=version-rename-input]').textContent,
+    value: document.getElementById('version-rename-input').value,
+    submit: document.getElementById('version-rename-submit').textContent,
+    error: document.getElementById('version-rename-error').textContent,
+    focused: document.activeElement.id}"""
+
+
+def rounded(listed):
+    return [dict(i, since=i["since"] and round(i["since"]), time=i["time"] and round(i["time"])) for i in listed]
+
+
+def rename_button(w, number):
+    return w.driver.find_element(By.CSS_SELECTOR, f"#versions-list .version-item[data-number='{number}'] .version-rename")
+
+
+def focused_entry_button(w):
+    return w.js("const b = document.activeElement; return b.classList.contains('version-rename')"
+                " && [Number(b.closest('.version-item').dataset.number), b.textContent, b.getAttribute('aria-expanded')]")
+
+
+def test_naming_an_autosave_shows_the_name_in_both_windows_and_the_next_autosave_keeps_it(server, windows):
+    doc = server.create_document("Essay", "")
+    a = windows().open(doc["id"])
+    b = windows().open(doc["id"])
+    a.type_at(0, "Opening line.")
+    [auto] = wait_versions(a, server, doc["id"], lambda vs: len(vs) == 1, "no autosave")
+    for w in (a, b):
+        w.wait(lambda: [(i["number"], i["kind"]) for i in items(w)] == [(auto["number"], "automatic")], 10, f"listed {items(w)}")
+    b.js(COUNT_FETCHES)
+    # The checkpoint's "Name…" opens a form under it, empty, the keyboard in it.
+    button = rename_button(a, auto["number"])
+    assert (button.text, button.get_attribute("aria-label")) == \
+        ("Name…", f"Name the autosave of {a.js(SPAN, auto['since'], auto['time'])} (version {auto['number']})")
+    button.click()
+    assert a.js(FORM) == {"number": auto["number"], "label": f"Name version {auto['number']} (named, autosave keeps it)",
+                          "value": "", "submit": "Save", "error": "", "focused": "version-rename-input"}
+    assert rename_button(a, auto["number"]).get_attribute("aria-expanded") == "true"
+    a.driver.switch_to.active_element.send_keys("First draft", Keys.ENTER)
+    # Named, it is kept: no longer automatic, its span the same.
+    named = dict(auto, name="First draft", automatic=False)
+    wait_versions(a, server, doc["id"], lambda vs: vs == [named], "not named")
+    listed = [{"number": auto["number"], "kind": "named", "name": "First draft",
+               "since": round(auto["since"] * 1000), "time": round(auto["time"] * 1000)}]
+    for w in (a, b):
+        w.wait(lambda: rounded(items(w)) == listed, 10, f"listed {items(w)}")
+        # The span it covers, quietly beside its time.
+        assert w.js("return document.querySelector('#versions-list .version-meta .version-span').textContent") == \
+            "autosaved " + w.js(SPAN, auto["since"], auto["time"])
+    # The other window heard the version event: the list was not fetched again.
+    assert b.js("return window.__listFetches") == 0
+    # The form is done; the keyboard is back on the entry's button, which now renames.
+    assert a.js(FORM) is None
+    assert focused_entry_button(a) == [auto["number"], "Rename…", "false"]
+    # More typing: autosave makes a new checkpoint beside the named one.
+    a.type_at(13, " Second line.")
+    vs = wait_versions(a, server, doc["id"], lambda vs: len(vs) == 2, "no second autosave")
+    assert vs[0] == named
+    assert vs[1]["automatic"] is True and vs[1]["number"] > auto["number"] and vs[1]["name"] is None
+    expected = [(vs[1]["number"], "automatic", "Autosaved · " + a.js(SPAN, vs[1]["since"], vs[1]["time"])),
+                (auto["number"], "named", "First draft")]
+    for w in (a, b):
+        w.wait(lambda: [(i["number"], i["kind"], i["name"]) for i in items(w)] == expected, 10, f"listed {items(w)}")
+    # Later still, autosave replaces the new checkpoint, never the named one.
+    a.type_at(26, " Third.")
+    later = wait_versions(a, server, doc["id"], lambda vs: len(vs) == 2 and vs[1]["number"] != expected[0][0], "not replaced")
+    assert later[0] == named
+
+
+def test_renaming_to_a_too_long_name_shows_the_servers_error_and_escape_leaves_the_form(server, windows):
+    doc = server.create_document("Report", "Figures")
+    status, saved = server.request("POST", f"/documents/{doc['id']}/save", {"name": "Sent to Ann"})
+    assert status in (200, 201) and saved["name"] == "Sent to Ann", saved
+    a = windows().open(doc["id"])
+    a.allow_console("400")  # the refused name
+    a.wait(lambda: [i["name"] for i in items(a)] == ["Sent to Ann"], 10, f"listed {items(a)}")
+    # By keyboard: "Rename…" opens the form with the name in it, selected.
+    a.js("arguments[0].focus()", rename_button(a, saved["number"]))
+    a.driver.switch_to.active_element.send_keys(Keys.ENTER)
+    assert a.js(FORM) == {"number": saved["number"], "label": f"Rename version {saved['number']} (empty takes the name away)",
+                          "value": "Sent to Ann", "submit": "Save", "error": "", "focused": "version-rename-input"}
+    assert a.js("const i = document.activeElement; return [i.selectionStart, i.selectionEnd]") == [0, 11]
+    # 201 characters: the server refuses, the form says why and keeps the name to mend.
+    a.driver.switch_to.active_element.send_keys("z" * 201, Keys.ENTER)
+    a.wait(lambda: a.js(FORM)["error"] != "", 10, "no error shown")
+    form = a.js(FORM)
+    assert (form["error"], form["value"], form["focused"]) == ("name: must be 1 to 200 characters", "z" * 201, "version-rename-input")
+    assert a.button("version-rename-input").get_attribute("aria-invalid") == "true"
+    assert versions(server, doc["id"]) == [saved]
+    assert [i["name"] for i in items(a)] == ["Sent to Ann"]
+    # Escape leaves it, the keyboard back on the entry's button; nothing changed.
+    a.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+    assert a.js(FORM) is None
+    assert focused_entry_button(a) == [saved["number"], "Rename…", "false"]
+    assert versions(server, doc["id"]) == [saved]
+
+
+def test_emptying_a_versions_name_offers_to_remove_it_and_removes_it(server, windows):
+    doc = server.create_document("Memo", "Body")
+    status, saved = server.request("POST", f"/documents/{doc['id']}/save", {"name": "Draft"})
+    assert status in (200, 201), saved
+    a = windows().open(doc["id"])
+    b = windows().open(doc["id"])
+    a.wait(lambda: [i["name"] for i in items(a)] == ["Draft"], 10, f"listed {items(a)}")
+    rename_button(a, saved["number"]).click()
+    field = a.button("version-rename-input")
+    field.send_keys(Keys.BACKSPACE)  # the whole name was selected
+    assert a.js(FORM)["submit"] == "Remove name"
+    field.send_keys(Keys.ENTER)
+    wait_versions(a, server, doc["id"], lambda vs: vs == [dict(saved, name=None)], "the name is still there")
+    listed = [{"number": saved["number"], "kind": "saved", "name": "Saved version", "since": None, "time": None}]
+    for w in (a, b):
+        w.wait(lambda: items(w) == listed, 10, f"listed {items(w)}")
+    assert focused_entry_button(a) == [saved["number"], "Name…", "false"]
+    # Empty on a version without a name: nothing to send, the form says so.
+    rename_button(a, saved["number"]).click()
+    a.button("version-rename-input").send_keys(Keys.ENTER)
+    assert a.js(FORM)["error"] == "Type a name for this version, or Cancel."
+    assert versions(server, doc["id"]) == [dict(saved, name=None)]
+
+
+def test_a_reader_is_offered_no_naming_and_an_editor_loses_it_when_the_document_is_locked(server, windows):
+    doc = server.create_document("Minutes", "Agreed.")
+    status, saved = server.request("POST", f"/documents/{doc['id']}/save", {"name": "Agreed"})
+    assert status in (200, 201), saved
+    owner = {"Tandem-Link": doc["ownerLink"]["token"]}
+    b = windows().open(doc["id"])
+    b.wait(lambda: len(items(b)) == 1, 10, f"listed {items(b)}")
+    shown = "return [...document.querySelectorAll('#versions-list .version-rename')].map((b) => [b.textContent, b.checkVisibility()])"
+    assert b.js(shown) == [["Rename…", True]]
+    rename_button(b, saved["number"]).click()
+    assert b.js(FORM)["number"] == saved["number"]
+    # Locked: b may only read now. The form goes, and the button with it.
+    assert server.request("PATCH", f"/documents/{doc['id']}", {"access": "locked"}, headers=owner)[0] == 200
+    b.wait(lambda: b.js("return window.tandem.view.access.canEdit") is False, 10, "b can still edit")
+    b.wait(lambda: b.js(shown) == [["Rename…", False]] and b.js(FORM) is None, 10, f"b shows {b.js(shown)}, {b.js(FORM)}")
+    # A reader opening it: the entry, no naming; the server refuses a reader's name anyway.
+    c = windows().open(doc["id"])
+    c.wait(lambda: [i["name"] for i in items(c)] == ["Agreed"], 10, f"listed {items(c)}")
+    assert c.js(shown) == [["Rename…", False]]
+    assert c.js("return document.getElementById('version-name-button').disabled") is True
+    status, _ = server.request("PATCH", f"/documents/{doc['id']}/versions/{saved['number']}", {"name": "Mine"})
+    assert status in (403, 404)
+    # Editing again (unlocked): naming is offered again.
+    assert server.request("PATCH", f"/documents/{doc['id']}", {"access": "open"}, headers=owner)[0] == 200
+    c.wait(lambda: c.js(shown) == [["Rename…", True]], 10, f"c shows {c.js(shown)}")
+
+
+def test_a_name_form_open_on_a_checkpoint_follows_it_when_autosave_replaces_it(server, windows):
+    doc = server.create_document("Log", "")
+    a = windows().open(doc["id"])
+    a.type_at(0, "Start")
+    [first] = wait_versions(a, server, doc["id"], lambda vs: len(vs) == 1, "no autosave")
+    a.wait(lambda: [i["number"] for i in items(a)] == [first["number"]], 10, f"listed {items(a)}")
+    rename_button(a, first["number"]).click()
+    a.driver.switch_to.active_element.send_keys("Half")
+    # Someone else writes on; autosave replaces the checkpoint while the name is being typed.
+    remote_edit(server, doc["id"], [5, " and on"])
+    [second] = wait_versions(a, server, doc["id"], lambda vs: len(vs) == 1 and vs[0]["number"] != first["number"], "not replaced")
+    a.wait(lambda: (a.js(FORM) or {}).get("number") == second["number"], 10, f"the form is on {a.js(FORM)}")
+    form = a.js(FORM)
+    assert (form["value"], form["focused"], form["label"]) == ("Half", "version-rename-input", f"Name version {second['number']} (named, autosave keeps it)")
+    a.driver.switch_to.active_element.send_keys(" way", Keys.ENTER)
+    wait_versions(a, server, doc["id"], lambda vs: vs == [dict(second, name="Half way", automatic=False)], "not named")
+    a.wait(lambda: [(i["number"], i["name"]) for i in items(a)] == [(second["number"], "Half way")], 10, f"listed {items(a)}")

@@ -10,9 +10,10 @@ import * as accessRulesTests from './access-rules-tests.js';
 import * as peopleListsTests from './people-lists-tests.js';
 import * as pasteboardPeopleTests from './pasteboard-people-tests.js';
 import * as whoWroteWhatTests from './who-wrote-what-tests.js';
+import * as versionListTests from './version-list-tests.js';
 
 let failed = 0;
-for (const [name, suite] of [['ot', otTests], ['collab-state', collabTests], ['undo-notices', undoNoticeTests], ['links', linkTests], ['saved-state', savedStateTests], ['access-rules', accessRulesTests], ['people-lists', peopleListsTests], ['pasteboard-people', pasteboardPeopleTests], ['who-wrote-what', whoWroteWhatTests]]) {
+for (const [name, suite] of [['ot', otTests], ['collab-state', collabTests], ['undo-notices', undoNoticeTests], ['links', linkTests], ['saved-state', savedStateTests], ['access-rules', accessRulesTests], ['people-lists', peopleListsTests], ['pasteboard-people', pasteboardPeopleTests], ['who-wrote-what', whoWroteWhatTests], ['version-list', versionListTests]]) {
   const result = suite.run();
   for (const f of result.failures) console.error(`FAIL ${name}: ${f.name}: ${f.message}`);
   console.log(`${name}: ${result.passed} passed, ${result.failed} failed`);

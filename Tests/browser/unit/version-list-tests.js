@@ -1,5 +1,5 @@
 // Unit tests for Public/js/version-list.js: the Versions panel's list as data, kinds,
-// names, the `saved` event's replacements, and runs of checkpoints folded into groups.
+// names, the `saved` and `version` events, and runs of checkpoints folded into groups.
 import * as vl from '../../../Public/js/version-list.js';
 import { eq, suite } from './harness.js';
 
@@ -65,4 +65,51 @@ test('a group covers its oldest checkpoint\'s start to its newest\'s end', () =>
   const now = (T + 3600) * 1000;
   const group = [auto(4, T + 200), auto(3, T + 100)];
   eq(vl.groupSpan(group, now), vl.spanText(T + 100, T + 240, now));
+});
+
+test('a version event names a version in place: same numbers, the new name, the named kind', () => {
+  const list = [saved(1), saved(2, 'Draft'), saved(3)];
+  const after = vl.applyVersion(list, { ...saved(1), name: 'First' });
+  eq(after.map((v) => [v.number, vl.kindOf(v), vl.titleOf(v)]), [[1, 'named', 'First'], [2, 'named', 'Draft'], [3, 'saved', 'Saved version']]);
+  eq(list[0].name, null, 'the list it was given is not changed');
+  const unnamed = vl.applyVersion(after, { ...saved(2), name: null });
+  eq(unnamed.map((v) => vl.titleOf(v)), ['First', 'Saved version', 'Saved version'], 'a name taken away');
+  eq(vl.applyVersion(after, { ...saved(1), name: 'First' }), after, 'heard twice, the same list');
+});
+
+test('a checkpoint named inside a group leaves it, keeps its span, and splits the group', () => {
+  const list = [saved(1, 'Outline'), auto(2, T + 60), auto(3, T + 150), auto(4, T + 210), auto(5, T + 270)];
+  eq(vl.rows(list).map((r) => (r.group ? r.group.map((v) => v.number) : r.version.number)), [[5, 4, 3, 2], 1]);
+  const named = { ...auto(3, T + 150), name: 'Before the cut', automatic: false };
+  const after = vl.applyVersion(list, named);
+  eq(after.map((v) => v.number), [1, 2, 3, 4, 5]);
+  eq([vl.kindOf(after[2]), vl.titleOf(after[2]), after[2].since, after[2].time], ['named', 'Before the cut', T + 150, T + 180]);
+  eq(vl.rows(after).map((r) => (r.group ? r.group.map((v) => v.number) : r.version.number)), [[5, 4], 3, 2, 1]);
+  // The group was open: what is left of it stays open under its new key.
+  eq([...vl.openGroups(list, after, new Set([2]))], [4]);
+  eq([...vl.openGroups(list, after, new Set())], [], 'a closed group stays closed');
+  // Its name taken away, it is a save without a name, still out of the group.
+  const unnamed = vl.applyVersion(after, { ...named, name: null });
+  eq([vl.kindOf(unnamed[2]), unnamed[2].since], ['saved', T + 150]);
+  eq(vl.rows(unnamed).map((r) => (r.group ? r.group.map((v) => v.number) : r.version.number)), [[5, 4], 3, 2, 1]);
+});
+
+test('a version event for a version not listed yet adds it in order', () => {
+  eq(vl.applyVersion([saved(1), saved(3)], saved(2, 'Middle')).map((v) => [v.number, v.name]), [[1, null], [2, 'Middle'], [3, null]]);
+  eq(vl.applyVersion([saved(1)], { number: 'x' }).map((v) => v.number), [1], 'one without a number changes nothing');
+});
+
+test('a saved event does not remove the checkpoint it replaced once that was named', () => {
+  const list = vl.applyVersion([saved(1), auto(2)], { ...auto(2), name: 'Kept', automatic: false });
+  eq(vl.applySaved(list, { ...auto(3), replaced: 2 }).map((v) => [v.number, vl.titleOf(v)]), [[1, 'Saved version'], [2, 'Kept'], [3, 'Autosaved']]);
+});
+
+test('the name form sends a new name, null for an emptied name, and nothing otherwise', () => {
+  eq(vl.nameChange(auto(2), '  Sent to Ann '), { name: 'Sent to Ann' });
+  eq(vl.nameChange(saved(1), 'First'), { name: 'First' });
+  eq(vl.nameChange(saved(1, 'Draft'), 'Final'), { name: 'Final' });
+  eq(vl.nameChange(saved(1, 'Draft'), '   '), { name: null });
+  eq(vl.nameChange(saved(1, 'Draft'), ' Draft'), { unchanged: true });
+  eq(vl.nameChange(auto(2), ''), { empty: true });
+  eq(vl.nameChange(saved(1), ''), { empty: true });
 });
