@@ -329,7 +329,7 @@ def test_a_version_name_is_checked_where_it_is_read(servers):
     srv = servers(name="version-names")
     ada = new_session(srv.base, "Ada")
     doc_id = ada.create_doc("text")["id"]
-    for body in ({"name": ""}, {"name": "x" * 201}, {"name": 5}, {"title": "x"}):
+    for body in ({"name": ""}, {"name": "x" * 201}, {"name": 5}, {"title": "x"}, {"name": " \t\u3000"}):
         assert_error(ada.post(f"/documents/{doc_id}/save", body), 400, "invalid_field")
     assert _versions(ada, doc_id) == []
     r = ada.post(f"/documents/{doc_id}/save", {"name": "é" * 200})

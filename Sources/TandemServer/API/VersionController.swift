@@ -35,10 +35,15 @@ final class VersionController: RouteController {
         return try Self.name(body)
     }
 
+    /// A name as given, or nil; blank is no name anyone could pick out in a list, so it is
+    /// refused rather than stored.
     private static func name(_ body: RequestBody) throws(APIError) -> String? {
-        let name = try body.string("name")
-        if let name, name.isEmpty || name.unicodeScalars.count > SaveRequest.maxNameLength {
+        guard let name = try body.string("name") else { return nil }
+        if name.isEmpty || name.unicodeScalars.count > SaveRequest.maxNameLength {
             throw .invalidField("name", "must be 1 to \(SaveRequest.maxNameLength) characters")
+        }
+        if name.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
+            throw .invalidField("name", "must not be blank")
         }
         return name
     }

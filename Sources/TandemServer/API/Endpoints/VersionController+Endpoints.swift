@@ -10,7 +10,7 @@ extension VersionController {
             ("length", Schemas.nonNegative), ("name", Schemas.nullableString), ("automatic", Schemas.boolean),
             ("since", Schemas.nullableNumber),
         ], required: ["number", "revision", "time", "length", "name", "automatic", "since"])
-        let name: JSONValue = ["type": ["string", "null"], "minLength": 1, "maxLength": .integer(SaveRequest.maxNameLength)]
+        let name: JSONValue = ["type": ["string", "null"], "minLength": 1, "maxLength": .integer(SaveRequest.maxNameLength), "pattern": "\\S"]
         return [
             Endpoint(
                 method: .post, path: "/documents/{id}/save", operationID: "save",
