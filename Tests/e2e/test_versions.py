@@ -3,6 +3,7 @@ and the locks behind them (a save, copy, cut or PATCH never blocks the edits of 
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
@@ -268,6 +269,12 @@ def test_an_ended_sessions_groups_do_not_come_back_after_a_restart(servers, stop
     assert r.status_code == 409, describe(r)
 
 
+def _events(srv, client: Client, doc_id: str):
+    """The document's event stream as `client` opens it, closed when the block ends."""
+    return contextlib.closing(SSEStream(srv.base, f"/documents/{doc_id}/events",
+                                        headers={"Authorization": f"Bearer {client.token}"}))
+
+
 def _next_event(stream: SSEStream, kind: str, seconds: float = 20):
     deadline = time.monotonic() + seconds
     while True:
@@ -284,8 +291,7 @@ def test_autosave_checkpoints_collapse_into_one_while_saves_made_on_purpose_stay
     srv = servers(name="checkpoints")
     ada = new_session(srv.base, "Ada")
     doc_id = ada.create_doc("")["id"]
-    events = SSEStream(srv.base, f"/documents/{doc_id}/events", headers={"Authorization": f"Bearer {ada.token}"})
-    try:
+    with _events(srv, ada, doc_id) as events:
         ada.insert(doc_id, "a", 0)
         first = _next_event(events, "saved")
         assert (first["automatic"], first["name"], first["replaced"], first["since"]) == (True, None, None, first["time"])
@@ -310,8 +316,6 @@ def test_autosave_checkpoints_collapse_into_one_while_saves_made_on_purpose_stay
         while third["automatic"] is False:     # the two saves above
             third = _next_event(events, "saved")
         assert (third["replaced"], third["since"]) == (None, third["time"])
-    finally:
-        events.close()
     listed = _versions(ada, doc_id)
     assert [(v["number"], v["automatic"], v["name"]) for v in listed] == [
         (second["number"], True, None), (named["number"], False, "First draft ✓"),
@@ -343,8 +347,7 @@ def test_a_named_checkpoint_is_kept_and_no_later_one_replaces_it(servers):
     srv = servers(name="name-checkpoint")
     ada = new_session(srv.base, "Ada")
     doc_id = ada.create_doc("")["id"]
-    events = SSEStream(srv.base, f"/documents/{doc_id}/events", headers={"Authorization": f"Bearer {ada.token}"})
-    try:
+    with _events(srv, ada, doc_id) as events:
         ada.insert(doc_id, "a", 0)
         checkpoint = _next_event(events, "saved")
         assert checkpoint["automatic"] is True
@@ -359,8 +362,6 @@ def test_a_named_checkpoint_is_kept_and_no_later_one_replaces_it(servers):
         ada.insert(doc_id, "b", 1)
         after = _next_event(events, "saved")
         assert (after["number"], after["replaced"], after["since"]) == (n + 1, None, after["time"])
-    finally:
-        events.close()
     assert [(v["number"], v["name"], v["automatic"]) for v in _versions(ada, doc_id)] == [
         (n, "Before the rewrite", False), (n + 1, None, True)]
     # Taking the name away keeps it kept.
@@ -387,8 +388,7 @@ def test_versions_past_their_budget_drop_the_oldest_checkpoints_then_refuse_and_
     r = ada.post("/documents", {"text": "x" * 1000, "access": "open"})
     assert r.status_code == 201, describe(r)
     doc_id = r.json()["id"]
-    events = SSEStream(srv.base, f"/documents/{doc_id}/events", headers={"Authorization": f"Bearer {ada.token}"})
-    try:
+    with _events(srv, ada, doc_id) as events:
         first = ada.post(f"/documents/{doc_id}/save", {"name": "A"}).json()
         ada.insert(doc_id, "y", 0)
         checkpoint = _next_event(events, "saved")
@@ -424,6 +424,4 @@ def test_versions_past_their_budget_drop_the_oldest_checkpoints_then_refuse_and_
         r = ada.post(f"/documents/{doc_id}/save", {"name": "D"})
         assert r.status_code == 201, describe(r)
         assert ada.doc(doc_id)["hasUnsavedChanges"] is False
-    finally:
-        events.close()
     assert [v["name"] for v in _versions(ada, doc_id)] == ["A", "C", "D"]
