@@ -24,7 +24,7 @@ final class AuthorshipController: RouteController {
             let revision = try Self.number(req.queryValue("revision"), "revision", "must be a revision")
             let number = try Self.number(req.queryValue("version"), "version", "must be a version number")
             if revision != nil, number != nil { throw .invalidField("version", "ask for a revision or a version, not both") }
-            let version = try number.map { n throws(APIError) in try service.version(n, of: handle) }
+            var version = try number.map { n throws(APIError) in try service.version(n, of: handle) }
             let logged = handle.executor.sync { st -> Result<(Int, [Authorship.Run]), DocumentError> in
                 let at = version?.revision ?? revision
                 do throws(DocumentError) {
@@ -38,9 +38,15 @@ final class AuthorshipController: RouteController {
                 return .json(authorshipJSON(revision: at, version: version?.number, runs: runs))
             case .failure(let error):
                 guard case .revisionTrimmed = error else { throw APIError.document(error) }
-                // Past the log, a saved version answers with the authors stored with it.
+                // Past the log, a saved version answers with the authors stored with it: the one
+                // asked for, or the newest saved at that revision (this runs on the pool:
+                // `HeavyWorkMiddleware.historyIsHeavy`).
+                if version == nil, let revision,
+                   let saved = try service.versions(of: handle).last(where: { $0.revision == revision }) {
+                    version = try service.version(saved.number, of: handle)
+                }
                 guard let version else {
-                    throw APIError(.gone, "revision_trimmed", "\(error); a saved version keeps its authors: ask with ?version=")
+                    throw APIError(.gone, "revision_trimmed", "\(error), and no saved version has it")
                 }
                 return .json(authorshipJSON(revision: version.revision, version: version.number, runs: Self.storedAuthors(of: version)))
             }

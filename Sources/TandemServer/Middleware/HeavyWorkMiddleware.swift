@@ -64,8 +64,13 @@ struct HeavyWorkMiddleware: RouteMiddleware {
             return handle.executor.syncIfIdle { $0.document.loggedUnits(since: max(0, since)) }
                 .map { $0 >= Self.heavyTextLength } ?? true
         }
-        // Authorship of a saved version reads the store.
-        if operation == "getAuthorship", request.queryValue("version") != nil { return true }
+        // Authorship of a saved version reads the store, as does that of a revision older than
+        // the log (a saved version's, if one has it).
+        if operation == "getAuthorship" {
+            if request.queryValue("version") != nil { return true }
+            if let revision = request.queryValue("revision").flatMap({ Int($0) }),
+               handle.executor.syncIfIdle({ revision < $0.document.firstAvailableRevision - 1 }) ?? true { return true }
+        }
         // Authorship at an earlier revision undoes every change since on a copy of the units.
         let parameter = operation == "getAuthorship" ? "revision" : "group"
         guard operation != "getAuthorship" || request.queryValue("revision") != nil else { return false }
