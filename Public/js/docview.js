@@ -105,6 +105,7 @@ export class DocView {
     collab.addEventListener('history', (e) => this.history.onEvent(e.detail));
     collab.addEventListener('saved', (e) => this.onSaved(e.detail));
     collab.addEventListener('version', (e) => this.versions.onVersion(e.detail));
+    collab.addEventListener('versionRemoved', (e) => this.onVersionRemoved(e.detail));
     collab.addEventListener('state', (e) => this.setDocState(e.detail && e.detail.state));
     collab.addEventListener('access', (e) => {
       const mode = e.detail && e.detail.access;
@@ -397,6 +398,18 @@ export class DocView {
     if (!this.lastSaved || version.number > this.lastSaved.number) this.lastSaved = version;
     this.learnSaved(version);
     this.versions.onSaved(version);
+    this.updateSaveStatus();
+  }
+
+  /**
+   * Version `number` was deleted (the `versionRemoved` event, or our DELETE's answer): out of
+   * the list; the last version beside the status is then the newest one left. Whether the
+   * text counts as saved stays as it was, as the server's hasUnsavedChanges does.
+   */
+  onVersionRemoved(removed) {
+    const number = removed && removed.number;
+    this.versions.onRemoved(number);
+    if (this.lastSaved && this.lastSaved.number === number) this.lastSaved = null;
     this.updateSaveStatus();
   }
 

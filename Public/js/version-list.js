@@ -1,5 +1,5 @@
 // The Versions panel's list as data: what kind each version is, what it is called, the
-// `saved` event's changes to the list, and runs of autosave checkpoints grouped the way
+// `saved`, `version` and `versionRemoved` events' changes to the list, and runs of autosave checkpoints grouped the way
 // Google Docs' version history folds them. Plain data and pure functions (no DOM).
 //
 // A version is {number, revision, time, length, name, automatic, since}: `automatic` for
@@ -76,13 +76,29 @@ export function sorted(list) {
 /**
  * The list after a `saved` event (or a save's answer): `v` is in it, and the version it
  * took the place of (`v.replaced`, a number, or null) is not, unless it is no longer a
- * checkpoint here (named meanwhile: the server keeps it, as it keeps every named one).
+ * checkpoint here (named meanwhile: the server keeps it, as it keeps every named one);
+ * nor are the checkpoints it dropped to stay within the document's budget (`v.dropped`).
  */
 export function applySaved(list, v) {
   const kept = list.find((x) => x.number === v.replaced);
-  const gone = Number.isInteger(v.replaced) && !(kept && !kept.automatic) ? v.replaced : null;
-  const { replaced, ...version } = v;
-  return sorted(list.filter((x) => x.number !== gone && x.number !== v.number).concat([version]));
+  const gone = new Set(droppedBy(v));
+  if (Number.isInteger(v.replaced) && !(kept && !kept.automatic)) gone.add(v.replaced);
+  const { replaced, dropped, ...version } = v;
+  return sorted(list.filter((x) => !gone.has(x.number) && x.number !== v.number).concat([version]));
+}
+
+/** The numbers of the checkpoints a `saved` event dropped (`dropped`), oldest first. */
+export function droppedBy(v) {
+  return Array.isArray(v && v.dropped) ? v.dropped.filter(Number.isInteger) : [];
+}
+
+/**
+ * The list after a `versionRemoved` event (or a DELETE's answer): version `number` is not
+ * in it. Heard twice, or for a version not listed, the list is the same one.
+ */
+export function applyRemoved(list, number) {
+  if (!list.some((x) => x.number === number)) return list;
+  return list.filter((x) => x.number !== number);
 }
 
 /**
@@ -92,7 +108,7 @@ export function applySaved(list, v) {
  */
 export function applyVersion(list, v) {
   if (!v || !Number.isInteger(v.number)) return list;
-  const { replaced, ...version } = v;
+  const { replaced, dropped, ...version } = v;
   return sorted(list.filter((x) => x.number !== v.number).concat([version]));
 }
 

@@ -1,8 +1,11 @@
 // Saving you can trust: save now (named or not), the list of versions, view one, see
 // what changed since it, restore it, name it. Named saves stand out; autosave's checkpoints
 // are labelled as such with the time they cover, quieter, and runs of them fold into a
-// group. Naming a checkpoint keeps it: it leaves its group, its span said beside it.
+// group. Naming a checkpoint keeps it: it leaves its group, its span said beside it. The
+// document's owner deletes versions (asked inline first); versions deleted, or checkpoints
+// dropped to make room, leave the list in every window, and what was open on them closes.
 import { $, el, ago, plural, toast } from './ui.js';
+import { sentence } from './access-rules.js';
 import { renderDiff } from './diff-view.js';
 import { timeElement, keepCurrent, msOf } from './relative-time.js';
 import * as vl from './version-list.js';
@@ -14,8 +17,9 @@ export class VersionsUI {
     this.expanded = new Set(); // groups opened, by vl.groupKey
     this.successor = new Map(); // a replaced checkpoint's number → the version that took its place
     this.showing = null; // {dialog: 'diff'|'view', v, token}: what an open dialog is about
-    this.heard = null; // ['saved' | 'version', v]: events heard while the list is being fetched
+    this.heard = null; // ['saved' | 'version', v] or ['removed', number]: events heard while the list is being fetched
     this.naming = null; // the open name form: {number, form, input, submit, error, label, busy}
+    this.deleting = null; // the open "Delete this version?": {number, box, yes, no, error, busy}
     this.fetches = 0;
     this.tokens = 0;
     $('#save-button').addEventListener('click', () => this.save());
@@ -45,6 +49,7 @@ export class VersionsUI {
       this.expanded.clear();
       this.successor.clear();
       this.dropNaming();
+      this.dropDeleting();
     }
     const ask = ++this.fetches;
     const heard = [];
@@ -61,16 +66,23 @@ export class VersionsUI {
     this.heard = null;
     // Saves and names heard meanwhile may be newer than the answer.
     let list = vl.sorted(Array.isArray(answer) ? answer : answer.versions || []);
-    for (const [type, v] of heard) list = type === 'saved' ? vl.applySaved(list, v) : vl.applyVersion(list, v);
+    for (const [type, v] of heard) {
+      list = type === 'saved' ? vl.applySaved(list, v) : type === 'removed' ? vl.applyRemoved(list, v) : vl.applyVersion(list, v);
+    }
     this.list = list;
     this.render();
     view.updateSaveStatus();
   }
 
-  /** A version was saved (the `saved` event, or our save's answer): into the list, and out with the one it replaced. */
+  /**
+   * A version was saved (the `saved` event, or our save's answer): into the list, and out
+   * with the one it replaced and the checkpoints it dropped to make room.
+   */
   onSaved(v) {
     if (!v || !Number.isInteger(v.number)) return;
     if (this.heard) this.heard.push(['saved', v]);
+    const dropped = vl.droppedBy(v).map((n) => this.list.find((x) => x.number === n)).filter(Boolean);
+    const lost = this.losing(dropped);
     this.setList(vl.applySaved(this.list, v));
     // (A checkpoint named meanwhile is kept, not replaced.)
     if (Number.isInteger(v.replaced) && !this.list.some((x) => x.number === v.replaced)) {
@@ -79,6 +91,59 @@ export class VersionsUI {
       if (shown && shown.v.number === v.replaced) this.follow(shown, v);
     }
     this.render();
+    this.lose(lost, 'was removed to make room for newer versions');
+  }
+
+  /**
+   * Version `number` was deleted (the `versionRemoved` event, or our DELETE's answer): out
+   * of the list, and what was open on it closes. Heard twice, nothing more happens.
+   */
+  onRemoved(number) {
+    if (!Number.isInteger(number)) return;
+    if (this.heard) this.heard.push(['removed', number]);
+    const v = this.list.find((x) => x.number === number);
+    if (!v) return;
+    const lost = this.losing([v]);
+    this.setList(vl.applyRemoved(this.list, number));
+    this.render();
+    this.lose(lost, 'was deleted');
+  }
+
+  /**
+   * What is open on `versions`, which are about to leave the list: a dialog showing one, the
+   * name form or the question to delete on one; and where the keyboard goes if it was there.
+   */
+  losing(versions) {
+    const numbers = new Set(versions.map((v) => v.number));
+    const shown = this.showing && numbers.has(this.showing.v.number) ? this.showing : null;
+    const naming = this.naming && numbers.has(this.naming.number) ? this.naming : null;
+    const deleting = this.deleting && numbers.has(this.deleting.number) ? this.deleting : null;
+    // The keyboard, in a dialog or an entry that goes: to the same kind of button nearby.
+    const active = document.activeElement;
+    const inList = !!active && $('#versions-list').contains(active);
+    const key = (inList && focusKey(active)) || '';
+    const focus = shown ? { row: this.rowIndex(shown.v.number), kind: shown.dialog === 'diff' ? 'changes' : 'view' }
+      : inList ? { row: this.rowIndex(active), kind: kindOfKey(key) } : null;
+    if (naming) this.dropNaming();
+    if (deleting) this.dropDeleting();
+    return { versions, shown, naming, deleting, focus };
+  }
+
+  /**
+   * They left the list (`why`, said after each): a dialog on one closes, and a note says
+   * why it or a form on one went; our own DELETE on its way (asked here) needs no note.
+   */
+  lose({ versions, shown, naming, deleting, focus }, why) {
+    if (shown && this.showing === shown) {
+      this.showing = null; // closed without restoring
+      const dialog = $(shown.dialog === 'diff' ? '#diff-dialog' : '#version-dialog');
+      if (dialog.open) dialog.close('');
+    }
+    const active = document.activeElement;
+    if (focus && (!active || active === document.body)) this.focusRow(focus.row, focus.kind);
+    const about = (n) => versions.find((v) => v.number === n);
+    const noted = shown ? shown.v : naming ? about(naming.number) : deleting && !deleting.busy ? about(deleting.number) : null;
+    if (noted) toast(`${capitalized(vl.describe(noted))} ${why}.`, { ms: 6000 });
   }
 
   /**
@@ -117,6 +182,7 @@ export class VersionsUI {
     const active = document.activeElement;
     const focused = active && ol.contains(active) ? focusKey(active) : null;
     const selection = focused === 'name-input' ? [active.selectionStart, active.selectionEnd, active.selectionDirection] : null;
+    const row = focused ? this.rowIndex(active) : -1;
     this.followNaming();
     ol.textContent = '';
     const now = Date.now();
@@ -143,12 +209,42 @@ export class VersionsUI {
     // A re-render keeps the keyboard where it was (the same button of the same version).
     if (focused) {
       // …or the same button of the checkpoint that replaced it.
-      const m = /^(changes|view|name)-(\d+)$/.exec(focused);
+      const m = /^(changes|view|name|delete)-(\d+)$/.exec(focused);
       const next = m && this.successor.get(Number(m[2]));
       const again = ol.querySelector(`[data-focus="${focused}"]`) || (next && ol.querySelector(`[data-focus="${m[1]}-${next.number}"]`));
       if (again) again.focus({ preventScroll: true });
       if (again && selection) again.setSelectionRange(...selection);
+      // Its entry went (deleted, dropped): the same control of the entry now in its place.
+      if (!again) this.focusRow(row, kindOfKey(focused));
     }
+  }
+
+  /** The entries and group buttons on screen, in order: where the keyboard may go back to. */
+  rows() {
+    return [...$('#versions-list').querySelectorAll('.version-item, .version-group-toggle')].filter((e) => !e.closest('[hidden]'));
+  }
+
+  /** Where version `which` (a number, or an element in the list) is among `rows()`; -1 if not there. */
+  rowIndex(which) {
+    const rows = this.rows();
+    if (typeof which === 'number') return rows.findIndex((r) => r.dataset.number === String(which));
+    return rows.findIndex((r) => r.contains(which));
+  }
+
+  /**
+   * The keyboard goes to the entry now at `index` of `rows()` (the next one down; the last
+   * if none is), on its `kind` button ("delete", "changes"…): after its own entry went.
+   * With none (or no index), to "Save version…".
+   */
+  focusRow(index, kind) {
+    const rows = this.rows();
+    const row = index < 0 ? null : rows[Math.min(index, rows.length - 1)];
+    let target = null;
+    if (row && row.classList.contains('version-item')) {
+      target = [...row.querySelectorAll(`[data-focus^="${kind}-"]`)].find((b) => !b.hidden) || row.querySelector('.version-changes');
+    } else if (row) target = row;
+    if (!target) target = $('#version-name-button').disabled ? $('#versions-panel summary') : $('#version-name-button');
+    target.focus({ preventScroll: true });
   }
 
   item(v, now) {
@@ -167,6 +263,11 @@ export class VersionsUI {
       'data-focus': `name-${v.number}`, 'aria-label': `${kind === 'named' ? 'Rename' : 'Name'} ${about}`, 'aria-expanded': String(!!naming),
       'aria-controls': naming ? 'version-rename-form' : null, onclick: () => this.toggleNaming(v.number) });
     rename.hidden = !this.view.access.canEdit;
+    const deleting = this.deleting && this.deleting.number === v.number ? this.deleting : null;
+    const remove = el('button', { type: 'button', class: 'button small quiet danger version-delete', text: 'Delete…',
+      'data-focus': `delete-${v.number}`, 'aria-label': `Delete ${about}`, 'aria-expanded': String(!!deleting),
+      'aria-controls': deleting ? 'version-delete-confirm' : null, onclick: () => this.toggleDeleting(v.number) });
+    remove.hidden = !this.canDelete;
     const li = el('li', { class: 'version-item', 'data-kind': kind, 'data-number': String(v.number) },
       el('div', { class: 'version-info' }, name, meta),
       el('div', { class: 'version-actions' },
@@ -174,12 +275,94 @@ export class VersionsUI {
           'aria-label': `Show changes since ${about}`, title: 'Show changes since this version', onclick: () => this.showChanges(v) }),
         el('button', { type: 'button', class: 'button small quiet version-view', text: 'View', 'data-focus': `view-${v.number}`,
           'aria-label': `View ${about}`, onclick: () => this.show(v) }),
-        rename));
+        rename, remove));
     if (naming) {
       this.labelNaming(v);
       li.append(naming.form);
     }
+    if (deleting) li.append(deleting.box);
     return li;
+  }
+
+  /** Only the document's owner deletes versions (the server refuses anyone else). */
+  get canDelete() { return this.view.access.role === 'owner'; }
+
+  /**
+   * An entry's "Delete…": the question under it, "Delete this version?" with Delete and
+   * Cancel, the keyboard on Cancel; Escape or opening it again leaves it. One question open
+   * at a time; it takes the place of a name form open on the same entry.
+   */
+  toggleDeleting(number) {
+    const v = this.list.find((x) => x.number === number);
+    const open = this.deleting && this.deleting.number === number;
+    this.dropDeleting();
+    if (this.naming && this.naming.number === number) this.dropNaming();
+    if (open || !v || !this.canDelete) { this.render(); this.focusControl(`delete-${number}`); return; }
+    const question = el('span', { class: 'version-delete-question', id: 'version-delete-question',
+      text: 'Delete this version? It cannot be undone.' });
+    const yes = el('button', { type: 'button', class: 'button small danger', id: 'version-delete-yes', text: 'Delete', 'data-focus': 'delete-yes',
+      'aria-describedby': 'version-delete-question version-delete-error' });
+    const no = el('button', { type: 'button', class: 'button small quiet', id: 'version-delete-no', text: 'Cancel', 'data-focus': 'delete-no' });
+    const error = el('p', { class: 'form-error', id: 'version-delete-error', role: 'alert' });
+    const box = el('div', { class: 'version-delete-confirm', id: 'version-delete-confirm', role: 'group', 'aria-labelledby': 'version-delete-question' },
+      question, el('div', { class: 'version-delete-buttons' }, yes, no), error);
+    const d = { number, box, yes, no, error, busy: false };
+    yes.addEventListener('click', () => this.confirmDelete(d));
+    no.addEventListener('click', () => this.closeDeleting());
+    box.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); this.closeDeleting(); }
+    });
+    this.deleting = d;
+    this.render();
+    no.focus();
+  }
+
+  /** Deletes the version asked about; it leaves the list here at once (its event, heard after, changes nothing). */
+  async confirmDelete(d) {
+    if (d.busy) return;
+    const view = this.view;
+    const v = this.list.find((x) => x.number === d.number);
+    if (!v) return;
+    d.busy = true;
+    d.yes.setAttribute('aria-disabled', 'true'); // not disabled: the keyboard stays on it
+    d.error.textContent = '';
+    try {
+      await view.api.del(`${view.base}/versions/${d.number}`);
+      toast(`Deleted ${vl.describe(v)}.`);
+      view.onVersionRemoved({ number: d.number });
+    } catch (err) {
+      if (err.status === 404) {
+        // Deleted meanwhile by someone else, or dropped: it is not there any more either way.
+        toast(`${capitalized(vl.describe(v))} was already deleted.`);
+        view.onVersionRemoved({ number: d.number });
+        return;
+      }
+      const message = err.status >= 400 && err.status < 500 ? sentence(err.message) : `Could not delete it: ${err.message}`;
+      if (this.deleting !== d) { toast(message, { kind: 'error' }); return; }
+      d.error.textContent = message;
+    } finally {
+      d.busy = false;
+      d.yes.removeAttribute('aria-disabled');
+    }
+  }
+
+  /** Leaves the question; the keyboard goes back to its entry's "Delete…". */
+  closeDeleting() {
+    if (!this.deleting) return;
+    const { number } = this.deleting;
+    this.dropDeleting();
+    this.render();
+    this.focusControl(`delete-${number}`);
+  }
+
+  dropDeleting() {
+    if (this.deleting) this.deleting.box.remove();
+    this.deleting = null;
+  }
+
+  focusControl(key) {
+    const button = $('#versions-list').querySelector(`[data-focus="${key}"]`);
+    if (button && !button.hidden) button.focus();
   }
 
   /**
@@ -190,6 +373,7 @@ export class VersionsUI {
     const v = this.list.find((x) => x.number === number);
     const open = this.naming && this.naming.number === number;
     this.dropNaming();
+    if (this.deleting && this.deleting.number === number) this.dropDeleting();
     if (open || !v || !this.view.access.canEdit) { this.render(); this.focusEntry(number); return; }
     const input = el('input', { type: 'text', id: 'version-rename-input', autocomplete: 'off', 'aria-describedby': 'version-rename-error', 'data-focus': 'name-input' });
     const submit = el('button', { type: 'submit', class: 'button small primary', id: 'version-rename-submit', text: 'Save' });
@@ -287,10 +471,7 @@ export class VersionsUI {
     this.naming = null;
   }
 
-  focusEntry(number) {
-    const button = $('#versions-list').querySelector(`[data-focus="name-${number}"]`);
-    if (button && !button.hidden) button.focus();
-  }
+  focusEntry(number) { this.focusControl(`name-${number}`); }
 
   /** The name form stays with its checkpoint when autosave replaces it, and goes when its version does. */
   followNaming() {
@@ -340,7 +521,7 @@ export class VersionsUI {
         close();
         toggle.focus();
       } catch (err) {
-        error.textContent = err.status === 400 ? err.message : `Save failed: ${err.message}`;
+        error.textContent = this.refusal(err);
         input.setAttribute('aria-invalid', 'true');
         input.focus();
       } finally {
@@ -349,10 +530,26 @@ export class VersionsUI {
     });
   }
 
-  /** Only people who may edit save versions and name them. */
+  /**
+   * Why the server refused a save, for the name form: its word for a bad name (400); for
+   * no room left among the versions (507 versions_full) its word too, and to the owner,
+   * who may delete some, where.
+   */
+  refusal(err) {
+    if (err.status === 400) return err.message;
+    if (err.status === 507 || err.code === 'versions_full') {
+      const hint = this.canDelete ? ' You own this document: delete older versions below (Delete…) to make room.' : '';
+      return sentence(err.message) + hint;
+    }
+    return `Save failed: ${err.message}`;
+  }
+
+  /** Only people who may edit save versions and name them; only the owner deletes them. */
   setEditable(canEdit) {
     $('#version-name-button').disabled = !canEdit;
     for (const b of document.querySelectorAll('#versions-list .version-rename')) b.hidden = !canEdit;
+    for (const b of document.querySelectorAll('#versions-list .version-delete')) b.hidden = !this.canDelete;
+    if (!this.canDelete && this.deleting) { this.dropDeleting(); this.render(); }
     if (!canEdit) {
       this.closeNameForm();
       if (this.naming) { this.dropNaming(); this.render(); }
@@ -375,7 +572,7 @@ export class VersionsUI {
       v = await view.post('/save', name ? { name } : undefined);
     } catch (e) {
       if (quiet) throw e;
-      toast(`Save failed: ${e.message}`, { kind: 'error' });
+      toast(e.status === 507 ? this.refusal(e) : `Save failed: ${e.message}`, { kind: 'error', ms: e.status === 507 ? 8000 : 3200 });
       return null;
     }
     toast(v.name ? `Saved “${v.name}” (version ${v.number})` : `Saved version ${v.number}`);
@@ -405,7 +602,7 @@ export class VersionsUI {
     try {
       loaded = await this.load(v, (x) => view.api.get(`${view.base}/versions/${x.number}/text`, { as: 'text' }));
     } catch (e) {
-      toast(`Could not load version ${v.number}: ${e.message}`, { kind: 'error' });
+      toast(this.gone(v, e) || `Could not load version ${v.number}: ${e.message}`, { kind: 'error' });
       return;
     }
     if (!loaded) return;
@@ -429,7 +626,7 @@ export class VersionsUI {
         view.api.get(`${view.base}/versions/${x.number}/diff?to=current`),
       ]));
     } catch (e) {
-      toast(`Could not load the changes since version ${v.number}: ${e.message}`, { kind: 'error' });
+      toast(this.gone(v, e) || `Could not load the changes since version ${v.number}: ${e.message}`, { kind: 'error' });
       return;
     }
     if (!loaded) return;
@@ -443,6 +640,11 @@ export class VersionsUI {
     $('#diff-revert').hidden = !view.access.canEdit;
     this.showing = { dialog: 'diff', v };
     if (!dialog.open) { dialog.returnValue = ''; dialog.showModal(); }
+  }
+
+  /** "… was deleted." when `e` (a 404) is about `v`, which has left the list meanwhile; else ''. */
+  gone(v, e) {
+    return e.status === 404 && !this.list.some((x) => x.number === v.number) ? `${capitalized(vl.describe(v))} was deleted.` : '';
   }
 
   async revert(v) {
@@ -468,3 +670,6 @@ function capitalized(s) { return s[0].toUpperCase() + s.slice(1); }
 
 /** Which control `e` is, to find it again after a re-render. */
 function focusKey(e) { return e.dataset && e.dataset.focus ? e.dataset.focus : null; }
+
+/** The kind of entry button a control's key stands for ("delete-yes": "delete"), to find one like it. */
+function kindOfKey(key) { return /^(changes|view|name|delete)/.exec(key || '')?.[1] || 'changes'; }

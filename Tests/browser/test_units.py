@@ -29,7 +29,7 @@ poll();
                                             ("saved-state-tests.js", 4), ("access-rules-tests.js", 5),
                                             ("people-lists-tests.js", 7), ("pasteboard-people-tests.js", 4),
                                             ("line-index-tests.js", 3),
-                                            ("who-wrote-what-tests.js", 6), ("version-list-tests.js", 12)])
+                                            ("who-wrote-what-tests.js", 6), ("version-list-tests.js", 16)])
 def test_unit_tests_pass_in_chromium(server, windows, name, at_least):
     w = windows()
     w.allow_console("favicon.ico")  # a page that is not the app names no icon: Chromium asks for one

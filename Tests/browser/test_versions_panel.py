@@ -3,13 +3,18 @@ version", autosave's checkpoints say they are automatic with the time they cover
 replaced in place as autosave collapses them, a name is given in the panel (the server's
 word shown when it refuses one), any entry is named or renamed from the panel (live in
 every window by the version event; a named checkpoint is kept), and the changes since any
-kind of version open from its entry. Autosave keeps the text after about 2 s of quiet:
-the tests wait for it."""
+kind of version open from its entry. The owner deletes versions from the panel (asked
+inline first), and versions deleted or dropped to stay within the document's budget
+(--version-bytes) leave every window's list. Autosave keeps the text after about 2 s of
+quiet: the tests wait for it."""
 import time
+
+import pytest
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from conftest import running_server
 from test_layout import CONTRASTS
 from test_viewport_editor import remote_edit
 
@@ -243,6 +248,14 @@ def test_the_versions_panel_reads_at_four_and_a_half_to_one_in_light_and_dark(se
     rename_button(a, 1).click()
     a.driver.switch_to.active_element.send_keys("Plan", Keys.ENTER)
     a.wait(lambda: a.js(FORM)["error"] == "This version is not there any more.", 10, str(a.js(FORM)))
+    # And the owner's question before deleting, with its error (the role is the test's own: the server refuses).
+    a.allow_console("403")
+    a.js("window.tandem.view.access.role = 'owner'; window.tandem.view.versions.render();")
+    delete_button(a, 2).click()
+    a.button("version-delete-yes").click()
+    a.wait(lambda: a.js(CONFIRM)["error"] == "Only the document's owner may do this.", 10, str(a.js(CONFIRM)))
+    assert (a.js(CONFIRM)["number"], a.js(FORM)["number"]) == (2, 1)  # both open, on their own entries
+    assert [i["number"] for i in items(a)] == [5, 4, 3, 2, 1]  # nothing left the list
     script = CONTRASTS.replace("'.appbar *, .toolbar *, .remote-label'", "'#versions-panel *'")
     assert script != CONTRASTS
     for scheme in ("light", "dark"):
@@ -251,7 +264,9 @@ def test_the_versions_panel_reads_at_four_and_a_half_to_one_in_light_and_dark(se
         found = a.js(script)
         kinds = {f[0] for f in found}
         assert {"version-name", "version-span", "version-meta", "version-group-label", "version-name-error",
-                "version-rename-error", "version-rename-submit", "button small quiet version-rename"} <= kinds, (scheme, kinds)
+                "version-rename-error", "version-rename-submit", "button small quiet version-rename",
+                "button small quiet danger version-delete", "version-delete-question", "version-delete-yes",
+                "version-delete-no", "version-delete-error"} <= kinds, (scheme, kinds)
         low = [f for f in found if f[2] < 4.5]
         assert low == [], (scheme, low)
 
@@ -427,3 +442,181 @@ def test_a_name_form_open_on_a_checkpoint_follows_it_when_autosave_replaces_it(s
     a.driver.switch_to.active_element.send_keys(" way", Keys.ENTER)
     wait_versions(a, server, doc["id"], lambda vs: vs == [dict(second, name="Half way", automatic=False)], "not named")
     a.wait(lambda: [(i["number"], i["name"]) for i in items(a)] == [(second["number"], "Half way")], 10, f"listed {items(a)}")
+
+
+# Issue 42, deleting versions: only the owner, asked first; every window follows.
+
+DELETE_SHOWN = "return [...document.querySelectorAll('#versions-list .version-delete')].map((b) => [Number(b.closest('.version-item').dataset.number), b.checkVisibility()])"
+
+CONFIRM = """const c = document.getElementById('version-delete-confirm');
+  return c && {number: Number(c.closest('.version-item').dataset.number),
+    question: document.getElementById('version-delete-question').textContent,
+    buttons: [...c.querySelectorAll('button')].map((b) => b.textContent),
+    error: document.getElementById('version-delete-error').textContent,
+    focused: document.activeElement.id || document.activeElement.dataset.focus}"""
+
+
+def toast(w):
+    return w.js("const t = document.getElementById('toast'); return t.hidden ? null : t.textContent")
+
+
+def save(server, doc_id, name=None, headers=None):
+    status, v = server.request("POST", f"/documents/{doc_id}/save", {"name": name} if name else None, headers=headers)
+    assert status == 201, (status, v)
+    return v
+
+
+def delete_button(w, number):
+    return w.driver.find_element(By.CSS_SELECTOR, f"#versions-list .version-item[data-number='{number}'] .version-delete")
+
+
+def focused(w):
+    return w.js("return document.activeElement.id || document.activeElement.dataset.focus")
+
+
+def owner_window(windows, doc, on=None):
+    return windows(on=on).open(f"{doc['id']}?link={doc['ownerLink']['token']}")
+
+
+def test_the_owner_deletes_a_version_after_saying_yes_and_it_leaves_both_windows(server, windows):
+    doc = server.create_document("Drafts", "Body")
+    one, two, three = (save(server, doc["id"], name) for name in ("One", "Two", "Three"))
+    a = owner_window(windows, doc)
+    b = windows().open(doc["id"])
+    for w in (a, b):
+        w.wait(lambda: [i["number"] for i in items(w)] == [three["number"], two["number"], one["number"]], 10, f"listed {items(w)}")
+    b.js(COUNT_FETCHES)
+    # Only the owner is offered Delete…, on every entry.
+    assert a.js(DELETE_SHOWN) == [[three["number"], True], [two["number"], True], [one["number"], True]]
+    assert b.js(DELETE_SHOWN) == [[three["number"], False], [two["number"], False], [one["number"], False]]
+    assert delete_button(a, two["number"]).get_attribute("aria-label") == f"Delete “Two” (version {two['number']})"
+    # b is renaming "Two" when it goes.
+    rename_button(b, two["number"]).click()
+    b.driver.switch_to.active_element.send_keys(Keys.END, " more")
+    assert (b.js(FORM)["number"], b.js(FORM)["value"]) == (two["number"], "Two more")
+    # By keyboard: Delete… asks first, the keyboard on Cancel; Escape leaves it, nothing deleted.
+    a.js("arguments[0].focus()", delete_button(a, two["number"]))
+    a.driver.switch_to.active_element.send_keys(Keys.ENTER)
+    assert a.js(CONFIRM) == {"number": two["number"], "question": "Delete this version? It cannot be undone.",
+                             "buttons": ["Delete", "Cancel"], "error": "", "focused": "version-delete-no"}
+    assert delete_button(a, two["number"]).get_attribute("aria-expanded") == "true"
+    a.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+    assert a.js(CONFIRM) is None
+    assert focused(a) == f"delete-{two['number']}"
+    assert delete_button(a, two["number"]).get_attribute("aria-expanded") == "false"
+    assert [v["number"] for v in versions(server, doc["id"])] == [one["number"], two["number"], three["number"]]
+    # Again, and this time Delete.
+    a.driver.switch_to.active_element.send_keys(Keys.ENTER)
+    assert a.js(CONFIRM)["focused"] == "version-delete-no"
+    a.driver.switch_to.active_element.send_keys(Keys.SHIFT, Keys.TAB)
+    assert focused(a) == "version-delete-yes"
+    a.driver.switch_to.active_element.send_keys(Keys.ENTER)
+    wait_versions(a, server, doc["id"], lambda vs: [v["number"] for v in vs] == [one["number"], three["number"]], "not deleted")
+    left = [three["number"], one["number"]]
+    for w in (a, b):
+        w.wait(lambda: [i["number"] for i in items(w)] == left, 10, f"listed {items(w)}")
+        w.wait(lambda: w.js("return document.getElementById('versions-count').textContent") == "2")
+    # a had the answer and the event: listed once, the question gone, the keyboard on the next entry's Delete….
+    assert a.js(CONFIRM) is None
+    assert focused(a) == f"delete-{one['number']}"
+    assert toast(a) == f"Deleted “Two” (version {two['number']})."
+    # b heard the event: its name form on "Two" closed, saying why, the keyboard on the
+    # next entry's Rename…; the list was not fetched again.
+    assert b.js(FORM) is None
+    assert toast(b) == f"“Two” (version {two['number']}) was deleted."
+    assert focused(b) == f"name-{one['number']}"
+    assert b.js("return window.__listFetches") == 0
+    # Heard once more (as a's answer and its event are): nothing changes.
+    b.js(f"window.tandem.view.onVersionRemoved({{number: {two['number']}}})")
+    assert [i["number"] for i in items(b)] == left
+    assert b.js("return window.tandem.view.versions.list.length") == 2
+
+
+def test_an_editor_who_is_not_the_owner_is_offered_no_delete(server, windows):
+    doc = server.create_document("Shared", "Words")
+    owner = {"Tandem-Link": doc["ownerLink"]["token"]}
+    assert server.request("PATCH", f"/documents/{doc['id']}", {"access": "locked"}, headers=owner)[0] == 200
+    status, link = server.request("POST", f"/documents/{doc['id']}/links", {"role": "editor"}, headers=owner)
+    assert status == 201, link
+    saved = save(server, doc["id"], "Agreed", headers=owner)
+    e = windows().open(f"{doc['id']}?link={link['token']}")
+    e.wait(lambda: [i["number"] for i in items(e)] == [saved["number"]], 10, f"listed {items(e)}")
+    assert e.js("return [window.tandem.view.access.role, window.tandem.view.access.canEdit]") == ["editor", True]
+    # The editor names versions, but deletes none: the button is not there to press.
+    assert e.js("return [...document.querySelectorAll('#versions-list .version-rename')].map((b) => b.checkVisibility())") == [True]
+    assert e.js(DELETE_SHOWN) == [[saved["number"], False]]
+    # …and the server would refuse it anyway.
+    status, _ = server.request("DELETE", f"/documents/{doc['id']}/versions/{saved['number']}",
+                               headers={"Tandem-Link": link["token"]})
+    assert status == 403
+    assert [v["number"] for v in versions(server, doc["id"])] == [saved["number"]]
+
+
+@pytest.fixture(scope="module")
+def small():
+    """A server whose documents keep at most 4096 bytes of versions."""
+    with running_server("--version-bytes", "4096") as s:
+        yield s
+
+
+# About 1.3 KB a version (the text, its authors and 256 bytes): three fit in 4096 bytes.
+LONG_TEXT = ("A paragraph of the report, long enough that its versions fill the budget. " * 14)[:1000]
+
+
+def test_a_named_save_drops_the_oldest_checkpoint_in_both_windows_and_one_past_the_budget_is_refused(small, windows):
+    doc = small.create_document("Report", LONG_TEXT)
+    a = owner_window(windows, doc, on=small)
+    b = windows(on=small).open(doc["id"])
+    a.allow_console("507")
+    b.allow_console("507")
+    a.type_at(1000, " End.")
+    [checkpoint] = wait_versions(a, small, doc["id"], lambda vs: len(vs) == 1, "no autosave")
+    assert checkpoint["automatic"] is True
+    first, second = save(small, doc["id"], "First"), save(small, doc["id"], "Second")
+    for w in (a, b):
+        w.wait(lambda: [i["number"] for i in items(w)] == [second["number"], first["number"], checkpoint["number"]], 10, f"listed {items(w)}")
+    b.js(COUNT_FETCHES)
+    # b is looking at the changes since the checkpoint when it goes.
+    b.click(f"#versions-list .version-item[data-number='{checkpoint['number']}'] .version-changes")
+    b.wait(lambda: b.js("return document.getElementById('diff-dialog').open"), 10, "the diff did not open")
+    # A third named save from a's panel: no room for it beside the checkpoint, which goes.
+    open_name_form(a)
+    a.driver.switch_to.active_element.send_keys("Third", Keys.ENTER)
+    vs = wait_versions(a, small, doc["id"], lambda vs: len(vs) == 3 and vs[-1]["name"] == "Third", "not saved")
+    third = vs[-1]
+    assert [v["number"] for v in vs] == [first["number"], second["number"], third["number"]]
+    left = [(third["number"], "named"), (second["number"], "named"), (first["number"], "named")]
+    for w in (a, b):
+        w.wait(lambda: [(i["number"], i["kind"]) for i in items(w)] == left, 10, f"listed {items(w)}")
+    assert b.js("return window.__listFetches") == 0  # the saved event's dropped, not a fetch
+    b.wait(lambda: b.js("return document.getElementById('diff-dialog').open") is False, 10, "b's diff stayed open")
+    span = b.js(SPAN, checkpoint["since"], checkpoint["time"])
+    assert toast(b) == f"The autosave of {span} (version {checkpoint['number']}) was removed to make room for newer versions."
+    # A fourth: only versions saved on purpose are left, so the server refuses it (507)
+    # and the form says so; to the owner, where to make room.
+    status, refused = small.request("POST", f"/documents/{doc['id']}/save", {"name": "Probe"})
+    assert status == 507 and refused["error"]["code"] == "versions_full", refused
+    said = refused["error"]["message"]
+    said = said[0].upper() + said[1:] + ("" if said.endswith(".") else ".")
+    error = "return document.getElementById('version-name-error').textContent"
+    open_name_form(a)
+    a.driver.switch_to.active_element.send_keys("Fourth", Keys.ENTER)
+    a.wait(lambda: a.js(error) != "", 10, "no error shown")
+    assert a.js(error) == said + " You own this document: delete older versions below (Delete…) to make room."
+    assert a.button("version-name-input").get_attribute("aria-invalid") == "true"
+    assert a.js("return [document.getElementById('version-name-form').hidden, document.getElementById('version-name-input').value,"
+                " document.activeElement.id]") == [False, "Fourth", "version-name-input"]
+    # Anyone else who may save is told the server's word alone.
+    open_name_form(b)
+    b.driver.switch_to.active_element.send_keys("Mine", Keys.ENTER)
+    b.wait(lambda: b.js(error) != "", 10, "no error shown")
+    assert b.js(error) == said
+    assert [v["number"] for v in versions(small, doc["id"])] == [first["number"], second["number"], third["number"]]
+    assert [i["number"] for i in items(a)] == [third["number"], second["number"], first["number"]]
+    # Deleting one makes room: the save goes through.
+    delete_button(a, first["number"]).click()
+    a.button("version-delete-yes").click()
+    b.wait(lambda: [i["number"] for i in items(b)] == [third["number"], second["number"]], 10, f"listed {items(b)}")
+    a.button("version-name-submit").click()
+    vs = wait_versions(a, small, doc["id"], lambda vs: [v["name"] for v in vs] == ["Second", "Third", "Fourth"], "not saved")
+    b.wait(lambda: [i["name"] for i in items(b)] == ["Fourth", "Third", "Second"], 10, f"listed {items(b)}")

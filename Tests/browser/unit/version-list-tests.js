@@ -1,5 +1,6 @@
 // Unit tests for Public/js/version-list.js: the Versions panel's list as data, kinds,
-// names, the `saved` and `version` events, and runs of checkpoints folded into groups.
+// names, the `saved`, `version` and `versionRemoved` events, and runs of checkpoints folded
+// into groups.
 import * as vl from '../../../Public/js/version-list.js';
 import { eq, suite } from './harness.js';
 
@@ -112,4 +113,50 @@ test('the name form sends a new name, null for an emptied name, and nothing othe
   eq(vl.nameChange(saved(1, 'Draft'), ' Draft'), { unchanged: true });
   eq(vl.nameChange(auto(2), ''), { empty: true });
   eq(vl.nameChange(saved(1), ''), { empty: true });
+});
+
+const numbers = (list) => list.map((v) => v.number);
+const shape = (list) => vl.rows(list).map((r) => (r.group ? r.group.map((v) => v.number) : r.version.number));
+
+test('a saved event removes the checkpoints it dropped, also from inside a group, and keeps no dropped field', () => {
+  const list = [auto(1), auto(2), saved(3, 'Draft'), auto(4), auto(5), auto(6), saved(7)];
+  eq(shape(list), [7, [6, 5, 4], 3, [2, 1]]);
+  const after = vl.applySaved(list, { ...saved(8, 'Final'), replaced: null, dropped: [1, 2, 4] });
+  eq(numbers(after), [3, 5, 6, 7, 8]);
+  eq(shape(after), [8, 7, [6, 5], 3]);
+  eq(Object.keys(after[4]), ['number', 'revision', 'time', 'length', 'name', 'automatic', 'since'], 'the event\'s extra fields are not kept');
+  eq(vl.applySaved(after, { ...saved(8, 'Final'), replaced: null, dropped: [1, 2, 4] }), after, 'heard twice, the same list');
+  eq(list.length, 7, 'the list it was given is not changed');
+});
+
+test('a saved event can replace the newest checkpoint and drop the oldest at once', () => {
+  const list = [auto(1), saved(2), auto(3)];
+  eq(numbers(vl.applySaved(list, { ...auto(4), replaced: 3, dropped: [1] })), [2, 4]);
+  eq(numbers(vl.applySaved(list, { ...auto(4), replaced: 3 })), [1, 2, 4], 'an event without dropped drops nothing');
+  eq(numbers(vl.applySaved(list, { ...auto(4), replaced: 3, dropped: ['1', null] })), [1, 2, 4], 'only numbers are dropped');
+  eq([vl.droppedBy({ dropped: [5, 2] }), vl.droppedBy({}), vl.droppedBy(null)], [[5, 2], [], []]);
+});
+
+test('a removed version leaves the list, a group included, and removing it again changes nothing', () => {
+  const list = [saved(1, 'Outline'), auto(2), auto(3), auto(4), saved(5)];
+  const after = vl.applyRemoved(list, 3);
+  eq(numbers(after), [1, 2, 4, 5]);
+  eq(shape(after), [5, [4, 2], 1]);
+  eq(vl.applyRemoved(after, 3), after, 'heard twice (our DELETE\'s answer, then the event): the same list');
+  eq(numbers(vl.applyRemoved(after, 99)), [1, 2, 4, 5], 'one not listed changes nothing');
+  eq(numbers(list), [1, 2, 3, 4, 5], 'the list it was given is not changed');
+  // Down to one checkpoint, the group is a lone entry; a named version removed leaves its neighbours apart.
+  eq(shape(vl.applyRemoved(after, 2)), [5, 4, 1]);
+  eq(shape(vl.applyRemoved([auto(1), saved(2), auto(3)], 2)), [[3, 1]], 'checkpoints on both sides fold together');
+  eq(vl.applyRemoved([], 1), []);
+});
+
+test('an open group whose oldest checkpoint is dropped or removed stays open', () => {
+  const list = [saved(1), auto(2), auto(3), auto(4)];
+  eq(vl.groupKey(vl.rows(list)[0].group), 2);
+  const dropped = vl.applySaved(list, { ...saved(5, 'Kept'), replaced: null, dropped: [2] });
+  eq([...vl.openGroups(list, dropped, new Set([2]))], [3], 'open under its new key');
+  eq([...vl.openGroups(list, dropped, new Set())], [], 'closed stays closed');
+  const removed = vl.applyRemoved(list, 2);
+  eq([...vl.openGroups(list, removed, new Set([2]))], [3]);
 });
