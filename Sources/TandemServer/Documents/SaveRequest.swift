@@ -43,10 +43,10 @@ struct SaveRequest: Sendable, Equatable {
             count -= 1
         }
         guard total <= budget, count <= maxCount else {
-            let what = total > budget ? "\(total) bytes, past their budget of \(budget) (--version-bytes)" : "more than \(maxCount) versions"
+            let what = total > budget ? "\(total) bytes, past the \(budget) a document's versions may hold" : "more than \(maxCount) versions"
             throw APIError(.insufficientStorage, "versions_full",
-                           "this version would bring the document's versions to \(what): "
-                           + "the document's owner may delete some (DELETE /documents/{id}/versions/{n})")
+                           "this document's saved versions are full: this one would bring them to \(what). "
+                           + "Its owner can delete older versions to make room.")
         }
         return SavePlan(replaced: replaced?.number, dropped: dropped, since: automatic ? (replaced?.since ?? time) : nil)
     }
