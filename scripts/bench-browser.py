@@ -209,6 +209,8 @@ def set_colours(d, base, on):
     """Authorship colours on or off for the next page load, as the toolbar's toggle keeps them."""
     d.get(f"{base}/")
     d.execute_script("localStorage.setItem('tandem.authorship', arguments[0])", "on" if on else "off")
+    # Away, so that opening the document loads the page anew (a change of hash alone would not).
+    d.get("about:blank")
 
 
 def open_doc(d, base, doc_id, editor=None):
@@ -352,6 +354,10 @@ def main():
             for d in (typist, observer):
                 set_colours(d, base, colours)
             handled, visible, count = run_one(base, size, others, args, typist, observer, profile, trace)
+            legend = typist.execute_script("const l = document.getElementById('authorship-legend');"
+                                           "return !!l && !l.hidden && l.textContent.length > 0")
+            if legend != colours:
+                print(f"warning: authorship colours were {'shown' if legend else 'not shown'} in this run", flush=True)
             label = f"{size / 1000:g} MB" if size >= 1000 else f"{size} KB"
             print(f"{label:>9} {others:>6} {'on' if colours else 'off':>7} | {pct(handled, 50):11.1f} {pct(handled, 95):6.1f} | "
                   f"{pct(visible, 50):11.1f} {pct(visible, 95):6.1f} | {count}", flush=True)
