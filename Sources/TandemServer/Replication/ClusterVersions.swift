@@ -11,21 +11,17 @@ extension ClusterSync {
             if st.deleted { let gone = st.goneError(handle.id); return .answer { then(.failure(gone)) } }
             if st.savingError { return .answer { then(.failure(.storageFailing)) } }
             // Taken at once: another save in the same unit comes after this one.
-            let planned = handle.versions.withLock { ledger -> Result<VersionWrite, APIError> in
-                var known = ledger ?? VersionLedger()
-                do throws(APIError) {
+            let write: VersionWrite
+            do throws(APIError) {
+                write = try handle.versions.withLock { ledger throws(APIError) -> VersionWrite in
+                    var known = ledger ?? VersionLedger()
                     let write = try persistence.versionWrites(&st, of: handle, request, after: known)
                     write.applied(to: &known)
                     ledger = known
-                    return .success(write)
-                } catch {
-                    return .failure(error)
+                    return write
                 }
-            }
-            let write: VersionWrite
-            switch planned {
-            case .success(let planned): write = planned
-            case .failure(let error): return .answer { then(.failure(error)) }
+            } catch {
+                return .answer { then(.failure(error)) }
             }
             return .store(PreparedUnit(writes: write.writes, stored: delivery.completion { [self] stored in
                 if case .failure(let error) = stored {
